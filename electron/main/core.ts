@@ -1,0 +1,232 @@
+/**
+ * The composition root: builds the services once and returns the one API object that every
+ * transport (in-process, Electron IPC, the browser host's JSON-RPC) exposes. Never imports
+ * Electron, so it runs and is tested under plain Node.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
+import { BerthError } from '../../shared/errors.js';
+import { DockerEngine, type Engine } from './engine/dockerEngine.js';
+import { EventHub, type Disposable, type EventListener } from './events.js';
+import { LABEL, APP_LABEL_VALUE } from './policy/containerSpec.js';
+import { qualifyTaskId } from './policy/containerKey.js';
+import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
+import { folderNameFor, networkNameFor } from './policy/names.js';
+import { selectOrphans } from './policy/orphans.js';
+import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
+import { systemClock, type Clock } from './sandbox/clock.js';
+import { SandboxManager } from './sandbox/sandboxManager.js';
+import { SandboxService } from './sandbox/sandboxService.js';
+import { SessionService } from './sessions/sessionService.js';
+import { openDatabase } from './store/database.js';
+import { createStore, type ChatRecord, type Store } from './store/repositories.js';
+import { gatherHostFacts } from './workspace/folderValidation.js';
+import { WorkspaceService } from './workspace/workspaceService.js';
+
+export interface CoreOptions {
+  /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
+  dataDir: string;
+  /** A Docker engine client; by default the engine the user's own Docker tools use. */
+  engine?: Engine;
+  clock?: Clock;
+  hostUser?: HostUser;
+  /** Read for DOCKER_HOST only; never a source of mounts. */
+  env?: NodeJS.ProcessEnv;
+  /** How often orphaned containers are looked for; 0 turns the periodic sweep off. */
+  reapIntervalMs?: number;
+}
+
+type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
+
+export interface BerthCore {
+  profiles: { list: Handler<'profiles.list'>; create: Handler<'profiles.create'>; delete: Handler<'profiles.delete'> };
+  chats: { create: Handler<'chats.create'>; list: Handler<'chats.list'>; delete: Handler<'chats.delete'> };
+  tasks: { register: Handler<'tasks.register'> };
+  workspace: { attach: Handler<'workspace.attach'>; detach: Handler<'workspace.detach'> };
+  sandbox: { exec: Handler<'sandbox.exec'>; status: Handler<'sandbox.status'>; stop: Handler<'sandbox.stop'> };
+  /** Calls a method by name with an unchecked payload: what transports use. */
+  call(method: string, params: unknown): Promise<unknown>;
+  onEvent(listener: EventListener): Disposable;
+  /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
+  reap(): Promise<number>;
+  /** Settles when start-up work (the first orphan sweep) is done. */
+  readonly ready: Promise<void>;
+  readonly instanceId: string;
+  dispose(): Promise<void>;
+}
+
+export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+function instanceIdOf(store: Store): string {
+  const existing = store.settings.get('instance_id');
+  if (existing) return existing;
+  const id = randomUUID().replace(/-/g, '');
+  store.settings.set('instance_id', id);
+  return id;
+}
+
+export function createCore(options: CoreOptions): BerthCore {
+  const dataDir = path.resolve(options.dataDir);
+  const clock = options.clock ?? systemClock;
+  const env = options.env ?? process.env;
+  const hostUser: HostUser = options.hostUser ?? {
+    uid: process.getuid?.() ?? null,
+    gid: process.getgid?.() ?? null,
+    platform: process.platform,
+  };
+  const store = createStore(openDatabase(dataDir));
+  const instanceId = instanceIdOf(store);
+  const engine = options.engine ?? new DockerEngine(resolveEngineEndpoint(env, process.platform, os.homedir(), fs.existsSync));
+  const events = new EventHub();
+  const hostFacts = () => gatherHostFacts(dataDir, env);
+
+  const manager = new SandboxManager({
+    engine,
+    instanceId,
+    dataDir,
+    hostFacts,
+    clock,
+    sandboxUser: (settings) => sandboxUserFor(hostUser, settings.sandboxUser),
+    homeOwner: (settings) => {
+      if (hostUser.uid !== 0) return null;
+      const [uid, gid] = sandboxUserFor(hostUser, settings.sandboxUser).split(':').map(Number);
+      return { uid: uid as number, gid: gid as number };
+    },
+  });
+  const sessions = new SessionService(store, clock);
+  sessions.ensureDefaultProfile();
+  const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
+  const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
+
+  const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
+
+  async function deleteChat(chat: ChatRecord): Promise<void> {
+    const taskIds = store.transaction(() => {
+      const ids = store.tasks.deleteForChat(chat.id);
+      for (const q of [...ids, ...sessions.ownedQualifiedIds(chat)]) store.cwd.clear(q);
+      store.chats.delete(chat.id);
+      return ids;
+    });
+    // The chat is gone from the store first: if Berth dies now, the reaper removes the rest.
+    const keys = await manager.removeForChat(chat.id);
+    for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {
+      fs.rmSync(manager.homeFor(chat.profile, key), { recursive: true, force: true });
+    }
+  }
+
+  const impl: { [M in MethodName]: (req: ParsedRequest<M>) => Promise<Response<M>> } = {
+    'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
+    'profiles.create': async (req) => sessions.createProfile(req),
+    'profiles.delete': async (req) => {
+      const profile = sessions.requireProfile(req.name);
+      if (profile.name === 'default') {
+        throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
+      }
+      const chats = store.chats.list(profile.name);
+      for (const chat of chats) await deleteChat(chat);
+      await manager.removeForProfile(profile.name);
+      store.profiles.delete(profile.name);
+      if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
+      fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
+      return { removedChats: chats.length };
+    },
+    'chats.create': async (req) => withAttachments(sessions.createChat(req)),
+    'chats.list': async (req) => ({ chats: store.chats.list(req.profile).map(withAttachments) }),
+    'chats.delete': async (req) => {
+      const chat = store.chats.get(req.chatId);
+      if (!chat) return { removed: false };
+      await deleteChat(chat);
+      return { removed: true };
+    },
+    'tasks.register': async (req) => {
+      const chat = sessions.requireChat(req.chatId);
+      sessions.registerTask(chat, req);
+      const target = sandbox.resolve(chat.id, req.taskId).target;
+      return { key: target.kind === 'container' ? target.key : null };
+    },
+    'workspace.attach': (req) => workspace.attach(req),
+    'workspace.detach': (req) => workspace.detach(req),
+    'sandbox.exec': (req) => sandbox.exec(req),
+    'sandbox.status': (req) => sandbox.status(req.chatId),
+    'sandbox.stop': (req) => sandbox.stop(req.chatId),
+  };
+
+  let disposed = false;
+  async function call(method: string, params: unknown): Promise<unknown> {
+    if (disposed) throw new BerthError('internal', 'Berth is shutting down.');
+    if (!Object.prototype.hasOwnProperty.call(methods, method)) {
+      throw new BerthError('invalid_request', `Unknown method "${method}".`);
+    }
+    const name = method as MethodName;
+    const parsed = methods[name].request.safeParse(params ?? {});
+    if (!parsed.success) {
+      throw new BerthError('invalid_request', `The request for ${name} is not valid: ${describeIssues(parsed.error)}.`);
+    }
+    try {
+      return await (impl[name] as (req: unknown) => Promise<unknown>)(parsed.data);
+    } catch (error) {
+      if (error instanceof BerthError) throw error;
+      throw new BerthError('internal', `Berth failed while handling ${name}: ${(error as Error)?.message ?? String(error)}`, {
+        hint: 'Try again; if it keeps happening, restart Berth.',
+        cause: error,
+      });
+    }
+  }
+  const handler = <M extends MethodName>(m: M): Handler<M> => (req) => call(m, req) as Promise<Response<M>>;
+
+  async function reap(): Promise<number> {
+    const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
+    const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
+    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
+    for (const c of mine) {
+      if (orphans.includes(c) || !c.running) continue;
+      const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
+      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
+    }
+    return orphans.length;
+  }
+
+  const interval = options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS;
+  let reapTimer: unknown = null;
+  const scheduleReap = () => {
+    if (interval <= 0 || disposed) return;
+    reapTimer = clock.setTimeout(() => {
+      void reap().catch(() => undefined).finally(scheduleReap);
+    }, interval);
+  };
+  // The engine may be down at start: the first sweep then waits for the next one.
+  const ready = reap().then(() => undefined, () => undefined);
+  scheduleReap();
+
+  return {
+    profiles: { list: handler('profiles.list'), create: handler('profiles.create'), delete: handler('profiles.delete') },
+    chats: { create: handler('chats.create'), list: handler('chats.list'), delete: handler('chats.delete') },
+    tasks: { register: handler('tasks.register') },
+    workspace: { attach: handler('workspace.attach'), detach: handler('workspace.detach') },
+    sandbox: { exec: handler('sandbox.exec'), status: handler('sandbox.status'), stop: handler('sandbox.stop') },
+    call,
+    onEvent: (listener) => events.on(listener),
+    reap,
+    ready,
+    instanceId,
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      if (reapTimer !== null) clock.clearTimeout(reapTimer);
+      await ready;
+      await manager.dispose();
+      store.close();
+    },
+  };
+}

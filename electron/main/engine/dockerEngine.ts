@@ -1,0 +1,324 @@
+/**
+ * The only module that talks to Docker. Small on purpose: policy decides, this acts, and
+ * tests drive it against a real engine.
+ */
+import Docker from 'dockerode';
+import { PassThrough, type Writable } from 'node:stream';
+import { BerthError } from '../../../shared/errors.js';
+import type { EngineEndpoint } from '../policy/engineEndpoint.js';
+import type { ContainerCreateBody } from '../policy/containerSpec.js';
+import { engineMessage, isUnreachable, statusOf, toBerthError, unreachableError } from './engineErrors.js';
+
+export interface ContainerSummary {
+  id: string;
+  name: string;
+  running: boolean;
+  labels: Record<string, string>;
+}
+
+export interface ContainerDetails extends ContainerSummary {
+  image: string;
+  user: string;
+  networkMode: string;
+  mounts: { type: string; source: string; target: string; readOnly: boolean }[];
+  hostConfig: Record<string, unknown>;
+}
+
+export interface AttachedStreams {
+  stdin: Writable;
+  stdout: PassThrough;
+  stderr: PassThrough;
+  /** Resolves when the connection to the container's stdio ends (container stopped, engine gone). */
+  ended: Promise<void>;
+  close(): void;
+}
+
+export interface PullProgress {
+  message: string;
+  fraction: number | null;
+}
+
+export interface Engine {
+  readonly endpointLabel: string;
+  ping(): Promise<{ version: string; apiVersion: string }>;
+  hasImage(ref: string): Promise<boolean>;
+  pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void>;
+  ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  removeNetwork(name: string): Promise<void>;
+  findContainers(labels: Record<string, string>): Promise<ContainerSummary[]>;
+  inspectContainer(id: string): Promise<ContainerDetails | null>;
+  /** Returns the new container's id; a name already taken rejects with code 'already_exists'. */
+  createContainer(body: ContainerCreateBody): Promise<string>;
+  attach(id: string): Promise<AttachedStreams>;
+  startContainer(id: string): Promise<void>;
+  stopContainer(id: string, graceSeconds: number): Promise<void>;
+  removeContainer(id: string): Promise<void>;
+  /** Runs a short command in a running container and collects its output. */
+  execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }>;
+}
+
+function endpointOptions(endpoint: EngineEndpoint): Docker.DockerOptions {
+  switch (endpoint.kind) {
+    case 'socket':
+      return { socketPath: endpoint.socketPath };
+    case 'tcp':
+      return { host: endpoint.host, port: endpoint.port, protocol: endpoint.tls ? 'https' : 'http' };
+    case 'ssh':
+      return { protocol: 'ssh', host: endpoint.host.replace(/^ssh:\/\//, '') };
+  }
+}
+
+export function describeEndpoint(endpoint: EngineEndpoint): string {
+  switch (endpoint.kind) {
+    case 'socket':
+      return endpoint.socketPath;
+    case 'tcp':
+      return `${endpoint.tls ? 'https' : 'tcp'}://${endpoint.host}:${endpoint.port}`;
+    case 'ssh':
+      return endpoint.host;
+  }
+}
+
+export class DockerEngine implements Engine {
+  readonly endpointLabel: string;
+  private readonly docker: Docker;
+
+  constructor(endpoint: EngineEndpoint) {
+    this.docker = new Docker(endpointOptions(endpoint));
+    this.endpointLabel = describeEndpoint(endpoint);
+  }
+
+  private fail(error: unknown, action: string): never {
+    throw toBerthError(error, action, this.endpointLabel);
+  }
+
+  async ping(): Promise<{ version: string; apiVersion: string }> {
+    try {
+      const v = await this.docker.version();
+      return { version: v.Version, apiVersion: v.ApiVersion };
+    } catch (error) {
+      throw isUnreachable(error) ? unreachableError(this.endpointLabel, error) : toBerthError(error, 'answer', this.endpointLabel);
+    }
+  }
+
+  async hasImage(ref: string): Promise<boolean> {
+    try {
+      await this.docker.getImage(ref).inspect();
+      return true;
+    } catch (error) {
+      if (statusOf(error) === 404) return false;
+      return this.fail(error, `look up the image ${ref}`);
+    }
+  }
+
+  async pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {
+    const layers = new Map<string, { current: number; total: number }>();
+    try {
+      const stream = await this.docker.pull(ref);
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.followProgress(
+          stream,
+          (err: Error | null) => (err ? reject(err) : resolve()),
+          (event: { id?: string; status?: string; progressDetail?: { current?: number; total?: number }; error?: string }) => {
+            if (event.error) return;
+            if (event.id && event.progressDetail?.total) {
+              layers.set(event.id, { current: event.progressDetail.current ?? 0, total: event.progressDetail.total });
+            }
+            let current = 0;
+            let total = 0;
+            for (const l of layers.values()) {
+              current += l.current;
+              total += l.total;
+            }
+            onProgress({ message: `${event.status ?? 'Pulling'}${event.id ? ` ${event.id}` : ''}`, fraction: total ? Math.min(1, current / total) : null });
+          },
+        );
+      });
+    } catch (error) {
+      if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
+      throw new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: ${engineMessage(error)}`, {
+        hint: 'Check the image name and your connection, or build or load the image locally (docker build / docker load), or pick another image in the profile settings.',
+        cause: error,
+      });
+    }
+  }
+
+  async ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+    const failed = (error: unknown): never => {
+      if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
+      throw new BerthError('network_failed', `The sandbox network ${name} could not be set up: ${engineMessage(error)}`, {
+        hint: `The chat will not start without its network. Check Docker's networking (docker network inspect ${name}), or set the profile's network to "none".`,
+        cause: error,
+      });
+    };
+    try {
+      await this.docker.getNetwork(name).inspect();
+      return;
+    } catch (error) {
+      if (statusOf(error) !== 404) failed(error);
+    }
+    try {
+      await this.docker.createNetwork({
+        Name: name,
+        Driver: 'bridge',
+        CheckDuplicate: true,
+        Labels: labels,
+        // Chats on one profile's network cannot reach each other.
+        Options: { 'com.docker.network.bridge.enable_icc': 'false' },
+      });
+    } catch (error) {
+      // Another create won the race: that network is the one we wanted.
+      if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
+      failed(error);
+    }
+  }
+
+  async removeNetwork(name: string): Promise<void> {
+    try {
+      await this.docker.getNetwork(name).remove();
+    } catch (error) {
+      if (statusOf(error) === 404) return;
+      this.fail(error, `remove the network ${name}`);
+    }
+  }
+
+  async findContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
+    try {
+      const list = await this.docker.listContainers({
+        all: true,
+        filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) },
+      });
+      return list.map((c) => ({
+        id: c.Id,
+        name: (c.Names[0] ?? '').replace(/^\//, ''),
+        running: c.State === 'running',
+        labels: c.Labels ?? {},
+      }));
+    } catch (error) {
+      return this.fail(error, 'list containers');
+    }
+  }
+
+  async inspectContainer(id: string): Promise<ContainerDetails | null> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return {
+        id: info.Id,
+        name: info.Name.replace(/^\//, ''),
+        running: info.State.Running,
+        labels: info.Config.Labels ?? {},
+        image: info.Config.Image,
+        user: info.Config.User,
+        networkMode: info.HostConfig.NetworkMode ?? '',
+        mounts: (info.Mounts ?? []).map((m) => ({ type: m.Type, source: m.Source, target: m.Destination, readOnly: !m.RW })),
+        hostConfig: info.HostConfig as unknown as Record<string, unknown>,
+      };
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      return this.fail(error, 'inspect a container');
+    }
+  }
+
+  async createContainer(body: ContainerCreateBody): Promise<string> {
+    try {
+      const container = await this.docker.createContainer(body as unknown as Docker.ContainerCreateOptions);
+      return container.id;
+    } catch (error) {
+      if (statusOf(error) === 409) {
+        throw new BerthError('already_exists', `A container named ${body.name} already exists.`, { cause: error });
+      }
+      if (statusOf(error) === 404 && /network/i.test(engineMessage(error))) {
+        throw new BerthError('network_failed', `The sandbox could not join its network: ${engineMessage(error)}`, {
+          hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
+          cause: error,
+        });
+      }
+      return this.fail(error, 'create the sandbox container');
+    }
+  }
+
+  async attach(id: string): Promise<AttachedStreams> {
+    try {
+      const stream = (await this.docker.getContainer(id).attach({
+        stream: true,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        hijack: true,
+      })) as NodeJS.ReadWriteStream & { destroy(): void; end(): void };
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      this.docker.modem.demuxStream(stream, stdout, stderr);
+      const ended = new Promise<void>((resolve) => {
+        const done = () => resolve();
+        stream.on('end', done);
+        stream.on('close', done);
+        stream.on('error', done);
+      });
+      return {
+        stdin: stream as unknown as Writable,
+        stdout,
+        stderr,
+        ended,
+        close: () => stream.destroy(),
+      };
+    } catch (error) {
+      return this.fail(error, 'attach to the sandbox');
+    }
+  }
+
+  async startContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).start();
+    } catch (error) {
+      if (statusOf(error) === 304) return;
+      if (statusOf(error) === 404 && /network/i.test(engineMessage(error))) {
+        throw new BerthError('network_failed', `The sandbox could not join its network: ${engineMessage(error)}`, {
+          hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
+          cause: error,
+        });
+      }
+      this.fail(error, 'start the sandbox container');
+    }
+  }
+
+  async stopContainer(id: string, graceSeconds: number): Promise<void> {
+    try {
+      await this.docker.getContainer(id).stop({ t: graceSeconds });
+    } catch (error) {
+      if (statusOf(error) === 304 || statusOf(error) === 404) return;
+      this.fail(error, 'stop the sandbox container');
+    }
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true });
+    } catch (error) {
+      if (statusOf(error) === 404) return;
+      // Already being removed by a concurrent call.
+      if (statusOf(error) === 409 && /already in progress/i.test(engineMessage(error))) return;
+      this.fail(error, 'remove the sandbox container');
+    }
+  }
+
+  async execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }> {
+    try {
+      const exec = await this.docker.getContainer(id).exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c));
+      this.docker.modem.demuxStream(stream, out, out);
+      await new Promise<void>((resolve) => {
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', resolve);
+      });
+      const info = await exec.inspect();
+      return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
+    } catch (error) {
+      return this.fail(error, 'run a command in the sandbox');
+    }
+  }
+}

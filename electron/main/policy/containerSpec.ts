@@ -1,0 +1,152 @@
+/**
+ * The Engine API body that creates a chat's container. Pure: every hardening decision is
+ * here, in one place, and tested without Docker.
+ */
+import { createHash } from 'node:crypto';
+import type { ResourceLimits } from '../../../shared/contract.js';
+import type { PlannedMount } from './mountPlan.js';
+import { SHELL_BOOTSTRAP } from './shellProtocol.js';
+
+export const SANDBOX_HOME = '/home/berth';
+export const LABEL = {
+  app: 'berth.app',
+  instance: 'berth.instance',
+  profile: 'berth.profile',
+  chat: 'berth.chat',
+  key: 'berth.key',
+  spec: 'berth.spec',
+} as const;
+export const APP_LABEL_VALUE = 'berth';
+
+export interface EngineMount {
+  Type: 'bind';
+  Source: string;
+  Target: string;
+  ReadOnly: boolean;
+  BindOptions: { NonRecursive: boolean };
+}
+
+export interface ContainerCreateBody {
+  name: string;
+  Image: string;
+  User: string;
+  Hostname: string;
+  WorkingDir: string;
+  Env: string[];
+  Entrypoint: string[];
+  Cmd: string[];
+  Labels: Record<string, string>;
+  OpenStdin: true;
+  StdinOnce: false;
+  AttachStdin: true;
+  AttachStdout: true;
+  AttachStderr: true;
+  Tty: false;
+  HostConfig: {
+    Mounts: EngineMount[];
+    CapDrop: string[];
+    CapAdd: string[];
+    SecurityOpt: string[];
+    Privileged: false;
+    Init: true;
+    Tmpfs: Record<string, string>;
+    PidsLimit: number;
+    Memory: number;
+    MemorySwap: number;
+    NanoCpus: number;
+    NetworkMode: string;
+    IpcMode: 'private';
+    PidMode: '';
+    RestartPolicy: { Name: 'no' };
+    LogConfig: { Type: 'none'; Config: Record<string, string> };
+  };
+  NetworkingConfig?: { EndpointsConfig: Record<string, object> };
+}
+
+export interface ContainerSpecInput {
+  name: string;
+  image: string;
+  user: string;
+  instanceId: string;
+  profile: string;
+  /** The chat that owns the container, or '' for a profile's shared container. */
+  chatId: string;
+  key: string;
+  /** Host folder holding this container's home. */
+  homeSource: string;
+  mounts: readonly PlannedMount[];
+  limits: ResourceLimits;
+  network: { mode: 'isolated'; name: string } | { mode: 'none' };
+  workingDir: string;
+}
+
+function toEngineMount(source: string, target: string, readOnly: boolean): EngineMount {
+  return { Type: 'bind', Source: source, Target: target, ReadOnly: readOnly, BindOptions: { NonRecursive: true } };
+}
+
+/** A fingerprint of what a container was created with; a change means it must be recreated. */
+export function specFingerprint(input: ContainerSpecInput): string {
+  const relevant = {
+    image: input.image,
+    user: input.user,
+    home: input.homeSource,
+    mounts: input.mounts.map((m) => [m.source, m.target, m.readOnly]),
+    limits: input.limits,
+    network: input.network,
+    v: 1,
+  };
+  return createHash('sha256').update(JSON.stringify(relevant)).digest('hex').slice(0, 16);
+}
+
+export function buildContainerSpec(input: ContainerSpecInput): ContainerCreateBody {
+  const networkMode = input.network.mode === 'none' ? 'none' : input.network.name;
+  const body: ContainerCreateBody = {
+    name: input.name,
+    Image: input.image,
+    User: input.user,
+    Hostname: 'sandbox',
+    WorkingDir: input.workingDir,
+    Env: [`HOME=${SANDBOX_HOME}`, 'USER=sandbox', 'LANG=C.UTF-8', 'BERTH_SANDBOX=1'],
+    Entrypoint: ['/bin/sh', '-c'],
+    Cmd: [SHELL_BOOTSTRAP],
+    Labels: {
+      [LABEL.app]: APP_LABEL_VALUE,
+      [LABEL.instance]: input.instanceId,
+      [LABEL.profile]: input.profile,
+      [LABEL.chat]: input.chatId,
+      [LABEL.key]: input.key,
+      [LABEL.spec]: specFingerprint(input),
+    },
+    OpenStdin: true,
+    StdinOnce: false,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+    HostConfig: {
+      Mounts: [
+        toEngineMount(input.homeSource, SANDBOX_HOME, false),
+        ...input.mounts.map((m) => toEngineMount(m.source, m.target, m.readOnly)),
+      ],
+      CapDrop: ['ALL'],
+      CapAdd: [],
+      SecurityOpt: ['no-new-privileges:true'],
+      Privileged: false,
+      Init: true,
+      Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=1g,mode=1777' },
+      PidsLimit: input.limits.pids,
+      Memory: input.limits.memoryMb * 1024 * 1024,
+      // Equal to Memory: no swap on top of the limit.
+      MemorySwap: input.limits.memoryMb * 1024 * 1024,
+      NanoCpus: Math.round(input.limits.cpus * 1e9),
+      NetworkMode: networkMode,
+      IpcMode: 'private',
+      PidMode: '',
+      RestartPolicy: { Name: 'no' },
+      // Command output stays between the sandbox and Berth; the engine keeps no copy on disk.
+      LogConfig: { Type: 'none', Config: {} },
+    },
+  };
+  if (input.network.mode === 'isolated') body.NetworkingConfig = { EndpointsConfig: { [input.network.name]: {} } };
+  return body;
+}

@@ -1,0 +1,74 @@
+/**
+ * Which host folders may never be mounted into a sandbox. Pure: the filesystem edge resolves
+ * the path through symlinks and gathers the facts; this decides.
+ */
+import path from 'node:path';
+
+export const CONTAINER_WORKSPACE = '/workspace';
+
+export interface HostFacts {
+  homeDir: string;
+  dataDir: string;
+  /** Every path at which a Docker socket may live on this host, resolved where possible. */
+  dockerSockets: string[];
+  platform: NodeJS.Platform;
+}
+
+const SYSTEM_DIRS_POSIX = [
+  '/etc', '/proc', '/sys', '/dev', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32',
+  '/var/run', '/run', '/var/lib/docker', '/var/lib/containerd', '/var/log', '/snap', '/opt/containerd',
+  '/System', '/Library', '/private/etc', '/private/var/run', '/private/var/db', '/private/var/root', '/Applications', '/Volumes',
+];
+
+/** Relative to the home directory. */
+const CREDENTIAL_DIRS = [
+  '.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config/gcloud', '.config/gh', '.password-store',
+  '.local/share/keyrings', 'Library/Keychains', '.colima', '.lima', '.orbstack', '.rd',
+];
+
+export function isContainerPath(p: string): boolean {
+  const normal = path.posix.normalize(p);
+  return normal === CONTAINER_WORKSPACE || normal.startsWith(`${CONTAINER_WORKSPACE}/`);
+}
+
+export function isSameOrInside(child: string, parent: string): boolean {
+  if (child === parent) return true;
+  const withSep = parent.endsWith('/') ? parent : `${parent}/`;
+  return child.startsWith(withSep);
+}
+
+/**
+ * Why `realPath` may not be mounted, as a sentence for the user, or null when it may.
+ * A folder is refused when it is, is inside, or contains something sensitive.
+ */
+export function sensitivePathReason(realPath: string, facts: HostFacts): string | null {
+  const p = realPath;
+  if (p === '/' || /^[A-Za-z]:\\?$/.test(p)) return 'the whole disk cannot be shared with a sandbox.';
+
+  const home = facts.homeDir;
+  if (p === home) return 'your whole home folder cannot be shared; pick a project folder inside it.';
+
+  for (const socket of facts.dockerSockets) {
+    if (isSameOrInside(socket, p)) {
+      return 'it contains the Docker socket, which would give the sandbox control of the whole computer.';
+    }
+  }
+  if (isSameOrInside(p, facts.dataDir) || isSameOrInside(facts.dataDir, p)) {
+    return "it holds Berth's own data (chat homes and settings).";
+  }
+  for (const rel of CREDENTIAL_DIRS) {
+    const cred = path.join(home, rel);
+    if (isSameOrInside(p, cred)) return `it is inside ${cred}, which holds credentials.`;
+    if (isSameOrInside(cred, p)) return `it contains ${cred}, which holds credentials.`;
+  }
+  if (isSameOrInside(home, p)) return 'it contains your home folder.';
+  if (facts.platform !== 'win32') {
+    for (const dir of SYSTEM_DIRS_POSIX) {
+      if (isSameOrInside(p, dir)) return `${dir} is a system folder.`;
+      if (isSameOrInside(dir, p)) return `it contains the system folder ${dir}.`;
+    }
+  } else if (/^[A-Za-z]:\\(Windows|Program Files|Program Files \(x86\)|ProgramData)(\\|$)/i.test(p)) {
+    return 'it is a Windows system folder.';
+  }
+  return null;
+}

@@ -1,0 +1,91 @@
+/**
+ * The long-lived shell in each container. Its main process reads shell code from stdin; Berth
+ * sends one function call per command. Each command runs in a fresh subshell that restores
+ * the exported variables saved by the previous one, so a timeout or an interrupt that kills
+ * the command never loses the shell's state. Pure: text in, text out.
+ */
+
+/** The container's main process: bash when the image has it, otherwise sh. */
+export const SHELL_BOOTSTRAP =
+  'if command -v bash >/dev/null 2>&1; then exec bash --noprofile --norc -s; fi; exec sh -s';
+
+export const SHELL_STATE_DIR = '/tmp/.berth-shell';
+
+/** Sent once after each attach; defining functions twice is harmless. */
+export const SHELL_PRELUDE = `
+__BS=${SHELL_STATE_DIR}
+mkdir -p "$__BS" 2>/dev/null
+__berth_save() {
+  __s=$?
+  pwd > "$__BS/cwd" 2>/dev/null
+  export -p > "$__BS/env" 2>/dev/null
+  exit $__s
+}
+__berth_run() {
+  : > "$__BS/cwd" 2>/dev/null
+  (
+    trap __berth_save EXIT
+    if [ -r "$__BS/env" ]; then . "$__BS/env" >/dev/null 2>&1; fi
+    if ! cd -- "$2" 2>/dev/null; then
+      printf 'berth: %s does not exist; starting in %s\\n' "$2" "$3" >&2
+      cd -- "$3" 2>/dev/null || cd /
+    fi
+    eval "$4"
+  ) </dev/null 2>&1 &
+  __p=$!
+  echo "$__p" > "$__BS/pid"
+  wait "$__p"
+  __rc=$?
+  __cwd=
+  if [ -s "$__BS/cwd" ]; then read -r __cwd < "$__BS/cwd"; fi
+  printf '%s %s %s\\n' "$1" "$__rc" "$__cwd"
+}
+`;
+
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export function commandLine(marker: string, cwd: string, fallback: string, command: string): string {
+  return `__berth_run ${shellQuote(marker)} ${shellQuote(cwd)} ${shellQuote(fallback)} ${shellQuote(command)}\n`;
+}
+
+/**
+ * Signals the running command and all its descendants (the pid the shell recorded), found by
+ * walking /proc so it works in any image with a POSIX sh.
+ */
+export function killTreeScript(signal: 'INT' | 'TERM' | 'KILL'): string {
+  return `
+__kids() { for __s in /proc/[0-9]*/stat; do
+  read -r __l < "$__s" 2>/dev/null || continue
+  __r=\${__l##*) }; set -- $__r
+  if [ "$2" = "$__want" ]; then __x=\${__s#/proc/}; echo "\${__x%/stat}"; fi
+done; }
+__tree() { __want=$1; for __c in $(__kids); do __tree "$__c"; done; echo "$1"; }
+[ -s ${SHELL_STATE_DIR}/pid ] || exit 0
+read -r __root < ${SHELL_STATE_DIR}/pid
+for __p in $(__tree "$__root"); do kill -${signal} "$__p" 2>/dev/null; done
+exit 0
+`;
+}
+
+export interface CommandEnd {
+  /** Bytes of output before the marker. */
+  outputEnd: number;
+  /** Index just past the end line. */
+  consumed: number;
+  exitCode: number;
+  cwd: string | null;
+}
+
+/** Finds the end line `<marker> <rc> <cwd>\n` in the buffered stdout, or null if not yet there. */
+export function findCommandEnd(buffer: Buffer, marker: string): CommandEnd | null {
+  const at = buffer.indexOf(marker);
+  if (at < 0) return null;
+  const nl = buffer.indexOf(0x0a, at);
+  if (nl < 0) return null;
+  const line = buffer.subarray(at + marker.length, nl).toString('utf8');
+  const match = /^ (\d+) ?(.*)$/.exec(line);
+  if (!match) return null;
+  return { outputEnd: at, consumed: nl + 1, exitCode: Number(match[1]), cwd: match[2] ? match[2] : null };
+}

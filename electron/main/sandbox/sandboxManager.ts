@@ -1,0 +1,374 @@
+/**
+ * Container lifecycle per key: one container per key however many callers race, created on
+ * first use, kept between turns, stopped when idle and at quit, recreated when its mounts
+ * or settings changed or when it vanished.
+ */
+import path from 'node:path';
+import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import type { Engine } from '../engine/dockerEngine.js';
+import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
+import type { PlannedMount } from '../policy/mountPlan.js';
+import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
+import { killTreeScript } from '../policy/shellProtocol.js';
+import type { HostFacts } from '../policy/sensitivePaths.js';
+import { recheckAttachedFolder } from '../workspace/folderValidation.js';
+import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
+import type { Clock } from './clock.js';
+import { ShellSession } from './shellSession.js';
+
+export interface SandboxRequest {
+  key: string;
+  profile: { name: string; settings: ProfileSettings };
+  /** The chat that owns the container, or '' for the profile's shared container. */
+  chatId: string;
+  image: string;
+  mounts: readonly PlannedMount[];
+  workingDir: string;
+  onProgress(phase: SandboxProgressEvent['phase'], message: string, fraction: number | null): void;
+}
+
+export interface Ready {
+  session: ShellSession;
+  containerId: string;
+  notices: string[];
+}
+
+export interface SlotStatus {
+  state: 'none' | 'pulling' | 'creating' | 'starting' | 'running' | 'stopped' | 'error';
+  containerId: string | null;
+  containerName: string;
+  error: BerthError | null;
+}
+
+interface Slot {
+  key: string;
+  name: string;
+  containerId: string | null;
+  session: ShellSession | null;
+  ensuring: Promise<Ready> | null;
+  phase: SlotStatus['state'] | null;
+  error: BerthError | null;
+  /** Set when Berth itself stopped the container, so a restart is not news to the user. */
+  stoppedByUs: boolean;
+  busy: number;
+  idleTimer: unknown;
+  settings: ProfileSettings | null;
+  user: string;
+}
+
+export interface SandboxManagerDeps {
+  engine: Engine;
+  instanceId: string;
+  dataDir: string;
+  hostFacts: () => readonly HostFacts[];
+  sandboxUser: (settings: ProfileSettings) => string;
+  /** Who owns a new home on the host: the sandbox uid when Berth runs as root, else null (the user). */
+  homeOwner: (settings: ProfileSettings) => Owner | null;
+  clock: Clock;
+}
+
+const STOP_GRACE_SECONDS = 3;
+
+export class SandboxManager {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(private readonly deps: SandboxManagerDeps) {}
+
+  homeFor(profile: string, key: string): string {
+    return path.join(this.deps.dataDir, 'profiles', folderNameFor(profile), 'homes', folderNameFor(key));
+  }
+
+  private slot(key: string): Slot {
+    let s = this.slots.get(key);
+    if (!s) {
+      s = {
+        key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, ensuring: null, phase: null,
+        error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '',
+      };
+      this.slots.set(key, s);
+    }
+    return s;
+  }
+
+  /** A ready shell for the key's container; concurrent callers share one bring-up. */
+  async acquire(req: SandboxRequest): Promise<Ready> {
+    const s = this.slot(req.key);
+    s.busy++;
+    this.clearIdle(s);
+    try {
+      for (;;) {
+        if (s.ensuring) {
+          await s.ensuring.catch(() => undefined);
+          continue;
+        }
+        const spec = this.specFor(req, s);
+        if (s.session && !s.session.closed && s.containerId && s.settings && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
+          return { session: s.session, containerId: s.containerId, notices: [] };
+        }
+        s.ensuring = this.bringUp(s, req, spec);
+        try {
+          return await s.ensuring;
+        } finally {
+          s.ensuring = null;
+        }
+      }
+    } catch (error) {
+      s.busy--;
+      this.scheduleIdle(s);
+      throw error;
+    }
+  }
+
+  /** Marks the end of a use that acquire() began; starts the idle clock when nobody is left. */
+  release(key: string): void {
+    const s = this.slots.get(key);
+    if (!s) return;
+    s.busy = Math.max(0, s.busy - 1);
+    this.scheduleIdle(s);
+  }
+
+  private specLabels = new Map<string, string>();
+  private currentSpec(s: Slot): string | undefined {
+    return this.specLabels.get(s.key);
+  }
+
+  private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
+    const user = this.deps.sandboxUser(req.profile.settings);
+    const network = req.profile.settings.network === 'none'
+      ? { mode: 'none' as const }
+      : { mode: 'isolated' as const, name: networkNameFor(req.profile.name) };
+    return buildContainerSpec({
+      name: s.name,
+      image: req.image,
+      user,
+      instanceId: this.deps.instanceId,
+      profile: req.profile.name,
+      chatId: req.chatId,
+      key: req.key,
+      homeSource: this.homeFor(req.profile.name, req.key),
+      mounts: req.mounts,
+      limits: req.profile.settings.limits,
+      network,
+      workingDir: req.workingDir,
+    });
+  }
+
+  private recheckMounts(req: SandboxRequest): void {
+    const facts = this.deps.hostFacts();
+    for (const m of req.mounts) recheckAttachedFolder(m.source, facts);
+  }
+
+  private async bringUp(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<Ready> {
+    const { engine } = this.deps;
+    const notices: string[] = [];
+    const hadSession = s.session !== null;
+    const knownId = s.containerId;
+    s.session?.close();
+    s.session = null;
+    s.error = null;
+    try {
+      let existing = knownId ? await engine.inspectContainer(knownId) : null;
+      if (!existing) {
+        const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: req.key });
+        for (const extra of found.slice(1)) await engine.removeContainer(extra.id);
+        existing = found[0] ? await engine.inspectContainer(found[0].id) : null;
+      }
+      if (knownId && !existing) {
+        notices.push(
+          'The sandbox container had disappeared (removed by hand, or Docker was reset), so Berth created a new one. Your attached folders and the sandbox home are kept; anything else in the old container is gone.',
+        );
+      } else if (existing && !existing.running && hadSession && !s.stoppedByUs) {
+        notices.push('The sandbox had stopped (Docker restarted or the container was stopped), so Berth started it again. Files are kept; running processes were ended.');
+      }
+      if (existing && existing.labels[LABEL.spec] !== spec.Labels[LABEL.spec]) {
+        await engine.removeContainer(existing.id);
+        existing = null;
+        notices.push(
+          'The sandbox was recreated to apply changed folders or settings (Docker cannot change the mounts of an existing container). Your attached folders and the sandbox home are kept; other container state, such as installed packages and running processes, was reset.',
+        );
+      }
+
+      this.recheckMounts(req);
+      if (req.profile.settings.network === 'isolated') {
+        const net = networkNameFor(req.profile.name);
+        await engine.ensureNetwork(net, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+      }
+
+      let id: string;
+      if (existing) {
+        id = existing.id;
+      } else {
+        id = await this.create(s, req, spec);
+      }
+      s.containerId = id;
+
+      const running = existing?.running ?? false;
+      const streams = await engine.attach(id);
+      if (!running) {
+        s.phase = 'starting';
+        req.onProgress('starting', 'Starting the sandbox…', null);
+        // Docker resolves bind sources again at every start.
+        this.recheckMounts(req);
+        try {
+          await engine.startContainer(id);
+        } catch (error) {
+          streams.close();
+          throw error;
+        }
+      }
+      const session = await ShellSession.open(
+        streams,
+        (signal) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal)], spec.User).then(() => undefined),
+        this.deps.clock.now,
+      ).catch(async (error: unknown) => {
+        const details = await engine.inspectContainer(id).catch(() => null);
+        if (details && !details.running) {
+          throw new BerthError('container_failed', `The sandbox started but its shell exited at once. The image ${req.image} needs /bin/sh.`, {
+            hint: 'Pick an image that has a POSIX shell (most do), in the profile settings or for this chat.',
+            cause: error,
+          });
+        }
+        throw error;
+      });
+      s.session = session;
+      s.settings = req.profile.settings;
+      s.user = spec.User;
+      s.stoppedByUs = false;
+      s.phase = 'running';
+      this.specLabels.set(s.key, spec.Labels[LABEL.spec] as string);
+      req.onProgress('ready', 'Sandbox ready', null);
+      return { session, containerId: id, notices };
+    } catch (error) {
+      s.phase = 'error';
+      s.error = error instanceof BerthError ? error : new BerthError('internal', 'The sandbox could not be started.', { cause: error });
+      throw s.error;
+    }
+  }
+
+  private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<string> {
+    const { engine } = this.deps;
+    if (!(await engine.hasImage(req.image))) {
+      s.phase = 'pulling';
+      req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
+      await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));
+    }
+    prepareHome(this.homeFor(req.profile.name, req.key), req.profile.settings.homeTemplate, this.deps.homeOwner(req.profile.settings));
+    s.phase = 'creating';
+    req.onProgress('creating', 'Creating the sandbox…', null);
+    this.recheckMounts(req);
+    try {
+      return await engine.createContainer(spec);
+    } catch (error) {
+      // Same name: a container for this key that the label search did not see yet.
+      if (error instanceof BerthError && error.code === 'already_exists') {
+        const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: req.key });
+        if (found[0]) {
+          await engine.removeContainer(found[0].id);
+          return engine.createContainer(spec);
+        }
+      }
+      throw error;
+    }
+  }
+
+  async status(key: string): Promise<SlotStatus> {
+    const s = this.slot(key);
+    if (s.ensuring || s.phase === 'error') {
+      return { state: s.phase ?? 'starting', containerId: s.containerId, containerName: s.name, error: s.error };
+    }
+    const found = s.containerId
+      ? await this.deps.engine.inspectContainer(s.containerId)
+      : await this.deps.engine
+          .findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })
+          .then((list) => (list[0] ? this.deps.engine.inspectContainer(list[0].id) : null));
+    if (!found) return { state: 'none', containerId: null, containerName: s.name, error: null };
+    return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
+  }
+
+  async interrupt(key: string): Promise<void> {
+    await this.slots.get(key)?.session?.interrupt('INT');
+  }
+
+  async stop(key: string): Promise<void> {
+    const s = this.slot(key);
+    if (s.ensuring) await s.ensuring.catch(() => undefined);
+    this.clearIdle(s);
+    s.session?.close();
+    s.session = null;
+    s.stoppedByUs = true;
+    const ids = s.containerId
+      ? [s.containerId]
+      : (await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
+    for (const id of ids) await this.deps.engine.stopContainer(id, STOP_GRACE_SECONDS);
+    s.phase = 'stopped';
+  }
+
+  /** Removes every container the chat owns, and forgets their keys. */
+  async removeForChat(chatId: string): Promise<string[]> {
+    const found = await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.chat]: chatId });
+    await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key])));
+    return found.map((c) => c.labels[LABEL.key] ?? '');
+  }
+
+  async removeForProfile(profile: string): Promise<void> {
+    const found = await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.profile]: profile });
+    await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key])));
+  }
+
+  async removeContainer(id: string, key: string | undefined): Promise<void> {
+    if (key !== undefined) {
+      const s = this.slots.get(key);
+      if (s) {
+        if (s.ensuring) await s.ensuring.catch(() => undefined);
+        this.clearIdle(s);
+        s.session?.close();
+        this.slots.delete(key);
+        this.specLabels.delete(key);
+      }
+    }
+    await this.deps.engine.removeContainer(id);
+  }
+
+  /** Running containers found at start-up get the same idle clock as ones Berth started. */
+  adopt(key: string, containerId: string, settings: ProfileSettings): void {
+    const s = this.slot(key);
+    if (s.containerId) return;
+    s.containerId = containerId;
+    s.settings = settings;
+    this.scheduleIdle(s);
+  }
+
+  private clearIdle(s: Slot): void {
+    if (s.idleTimer !== null) this.deps.clock.clearTimeout(s.idleTimer);
+    s.idleTimer = null;
+  }
+
+  private scheduleIdle(s: Slot): void {
+    this.clearIdle(s);
+    const minutes = s.settings?.retention.idleStopMinutes ?? 0;
+    if (s.busy > 0 || minutes <= 0 || !s.containerId) return;
+    s.idleTimer = this.deps.clock.setTimeout(() => {
+      s.idleTimer = null;
+      if (s.busy > 0 || s.ensuring) return;
+      void this.stop(s.key).catch(() => undefined);
+    }, minutes * 60_000);
+  }
+
+  /** At quit: stop or keep each container as its profile's retention says. */
+  async dispose(): Promise<void> {
+    const work: Promise<void>[] = [];
+    for (const s of this.slots.values()) {
+      this.clearIdle(s);
+      const keep = s.settings?.retention.onQuit === 'keep';
+      if (s.ensuring) await s.ensuring.catch(() => undefined);
+      s.session?.close();
+      s.session = null;
+      if (!keep && s.containerId) work.push(this.deps.engine.stopContainer(s.containerId, STOP_GRACE_SECONDS).catch(() => undefined));
+    }
+    await Promise.all(work);
+    this.slots.clear();
+  }
+}
+
+export { SANDBOX_HOME };

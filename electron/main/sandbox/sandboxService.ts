@@ -1,0 +1,164 @@
+/** Running a chat's commands: which container, what is mounted, where the command starts. */
+import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import type { EventHub } from '../events.js';
+import { defaultContainerCwd, resolveCommandCwd } from '../policy/commandCwd.js';
+import { SANDBOX_HOME } from '../policy/containerSpec.js';
+import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
+import { planMounts, type PlannedMount } from '../policy/mountPlan.js';
+import { networkNameFor } from '../policy/names.js';
+import type { SessionService } from '../sessions/sessionService.js';
+import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
+import type { Clock } from './clock.js';
+import { runLocal } from './localRunner.js';
+import type { SandboxManager } from './sandboxManager.js';
+
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+export const OUTPUT_HEAD_BYTES = 32 * 1024;
+export const OUTPUT_TAIL_BYTES = 32 * 1024;
+
+export interface ResolvedTarget {
+  chat: ChatRecord;
+  profile: ProfileRecord;
+  taskId: string;
+  target: ContainerTarget;
+}
+
+export class SandboxService {
+  constructor(
+    private readonly store: Store,
+    private readonly sessions: SessionService,
+    private readonly manager: SandboxManager,
+    private readonly events: EventHub,
+    private readonly clock: Clock,
+    private readonly homeDir: string,
+  ) {}
+
+  resolve(chatId: string, taskId?: string): ResolvedTarget {
+    const chat = this.sessions.requireChat(chatId);
+    const profile = this.sessions.requireProfile(chat.profile);
+    const id = taskId ?? chat.id;
+    const target = resolveContainerKey(
+      { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
+      id,
+      this.sessions.taskLookup(profile.name),
+    );
+    return { chat, profile, taskId: id, target };
+  }
+
+  /** The chat whose attachments a container mounts: the owner task's chat; none for a shared container. */
+  private mountsFor(r: ResolvedTarget): PlannedMount[] {
+    if (r.target.kind !== 'container') return [];
+    const owner = r.target.ownerTaskId;
+    let ownerChat: ChatRecord | undefined;
+    if (owner !== null) {
+      ownerChat = this.store.chats.get(owner);
+      if (!ownerChat || ownerChat.profile !== r.profile.name) {
+        const task = this.store.tasks.get(qualifyTaskId(r.profile.name, owner));
+        ownerChat = task ? this.store.chats.get(task.chatId) : undefined;
+      }
+    }
+    return planMounts({
+      backend: r.profile.settings.backend,
+      mountWorkspace: r.profile.settings.mountWorkspace,
+      attachments: ownerChat ? this.store.attachments.forChat(ownerChat.id) : [],
+      staticMounts: r.profile.settings.staticMounts,
+    });
+  }
+
+  private imageFor(r: ResolvedTarget): string {
+    if (r.target.kind !== 'container' || r.target.ownerTaskId === null) return r.profile.settings.image;
+    const lookup = this.sessions.taskLookup(r.profile.name);
+    return lookup(qualifyTaskId(r.profile.name, r.target.ownerTaskId))?.override?.image ?? r.profile.settings.image;
+  }
+
+  async exec(req: ParsedRequest<'sandbox.exec'>): Promise<ExecResult> {
+    const r = this.resolve(req.chatId, req.taskId);
+    const cwdKey = qualifyTaskId(r.profile.name, r.taskId);
+    const recorded = this.store.cwd.get(cwdKey);
+    const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+    if (r.target.kind === 'local') {
+      const first = this.store.attachments.forChat(r.chat.id).find((a) => a.provenance === 'session');
+      const where = resolveCommandCwd({
+        backend: 'local', workdir: req.workdir ?? null, recorded, mounts: [], home: this.homeDir, localDefault: first?.hostPath ?? null,
+      });
+      const out = await runLocal({ command: req.command, cwd: where.cwd, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES });
+      if (out.cwd) this.store.cwd.set(cwdKey, { path: out.cwd, location: 'host' }, this.clock.now());
+      return { ...out, cwd: out.cwd ?? where.cwd, notices: out.timedOut ? [timeoutNotice(timeoutMs)] : [] };
+    }
+
+    const mounts = this.mountsFor(r);
+    const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts, home: SANDBOX_HOME });
+    const key = r.target.key;
+    const ready = await this.manager.acquire({
+      key,
+      profile: r.profile,
+      chatId: r.target.ownerTaskId === null ? '' : this.ownerChatId(r),
+      image: this.imageFor(r),
+      mounts,
+      workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
+      onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
+    });
+    try {
+      const out = await ready.session.run({
+        command: req.command, cwd: where.cwd, fallback: where.fallback, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES,
+      });
+      if (out.cwd) this.store.cwd.set(cwdKey, { path: out.cwd, location: 'container' }, this.clock.now());
+      const notices = [...ready.notices];
+      if (out.timedOut) notices.push(timeoutNotice(timeoutMs));
+      return { ...out, cwd: out.cwd ?? where.cwd, notices };
+    } finally {
+      this.manager.release(key);
+    }
+  }
+
+  private ownerChatId(r: ResolvedTarget): string {
+    if (r.target.kind !== 'container' || r.target.ownerTaskId === null) return '';
+    const owner = r.target.ownerTaskId;
+    const chat = this.store.chats.get(owner);
+    if (chat && chat.profile === r.profile.name) return chat.id;
+    return this.store.tasks.get(qualifyTaskId(r.profile.name, owner))?.chatId ?? r.chat.id;
+  }
+
+  async status(chatId: string): Promise<SandboxStatus> {
+    const r = this.resolve(chatId);
+    const base = { chatId, image: this.imageFor(r) };
+    if (r.target.kind === 'local') {
+      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null };
+    }
+    const networkName = r.profile.settings.network === 'isolated' ? networkNameFor(r.profile.name) : null;
+    const s = await this.manager.status(r.target.key);
+    return {
+      ...base,
+      state: s.state,
+      key: r.target.key,
+      containerId: s.containerId,
+      containerName: s.containerName,
+      networkName,
+      error: s.error ? { code: s.error.code, message: s.error.message } : null,
+    };
+  }
+
+  async stop(chatId: string): Promise<SandboxStatus> {
+    const r = this.resolve(chatId);
+    if (r.target.kind === 'container') await this.manager.stop(r.target.key);
+    const status = await this.status(chatId);
+    this.events.emit('sandbox.status', status);
+    return status;
+  }
+
+  async containerExists(chat: ChatRecord): Promise<boolean> {
+    const r = this.resolve(chat.id);
+    if (r.target.kind !== 'container') return false;
+    return (await this.manager.status(r.target.key)).state !== 'none';
+  }
+
+  assertKnown(chatId: string): void {
+    if (!this.store.chats.get(chatId)) throw new BerthError('not_found', 'That chat no longer exists.');
+  }
+}
+
+function timeoutNotice(ms: number): string {
+  return `The command was stopped after ${Math.round(ms / 1000)} s (exit code 124). The shell's working directory and exported variables are kept.`;
+}

@@ -1,0 +1,127 @@
+/** Profiles and chats: their records, views, and the task lookup that container keys need. */
+import { randomUUID } from 'node:crypto';
+import {
+  DEFAULT_PROFILE, ProfileSettings, type ChatView, type ParsedRequest, type ProfileView,
+} from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import { profileDefaultKey, qualifyTaskId, type TaskLookup } from '../policy/containerKey.js';
+import { networkNameFor } from '../policy/names.js';
+import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
+import type { Clock } from '../sandbox/clock.js';
+
+export function boundaryText(settings: ProfileSettings): string {
+  if (settings.backend === 'local') {
+    return 'No sandbox: commands run directly on this computer with your permissions and can read and change anything you can.';
+  }
+  const net = settings.network === 'none'
+    ? 'no network at all'
+    : "its own network, where chats cannot reach each other (but can reach the internet and services listening on all of this computer's interfaces)";
+  const scope = settings.containerScope === 'chat' ? 'one container per chat' : 'one container shared by all chats of this profile';
+  return `Docker sandbox: ${scope}, non-root with no capabilities, ${net}.`;
+}
+
+export class SessionService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  ensureDefaultProfile(): void {
+    if (!this.store.profiles.get(DEFAULT_PROFILE)) {
+      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({}), createdAt: this.clock.now() });
+    }
+  }
+
+  profileView(p: ProfileRecord): ProfileView {
+    return {
+      name: p.name,
+      settings: p.settings,
+      networkName: p.settings.backend === 'docker' && p.settings.network === 'isolated' ? networkNameFor(p.name) : null,
+      boundary: boundaryText(p.settings),
+      createdAt: p.createdAt,
+    };
+  }
+
+  requireProfile(name: string): ProfileRecord {
+    const p = this.store.profiles.get(name);
+    if (!p) throw new BerthError('not_found', `There is no profile named "${name}".`, { hint: 'Create it first, or pick an existing profile.' });
+    return p;
+  }
+
+  createProfile(req: ParsedRequest<'profiles.create'>): ProfileView {
+    const { name, ...rest } = req;
+    if (this.store.profiles.get(name)) {
+      throw new BerthError('already_exists', `A profile named "${name}" already exists.`, { hint: 'Pick another name.' });
+    }
+    const settings = ProfileSettings.parse(rest);
+    if (settings.backend === 'docker' && settings.network === 'isolated') networkNameFor(name);
+    const record = { name, settings, createdAt: this.clock.now() };
+    this.store.profiles.insert(record);
+    return this.profileView(record);
+  }
+
+  requireChat(chatId: string): ChatRecord {
+    const chat = this.store.chats.get(chatId);
+    if (!chat) throw new BerthError('not_found', 'That chat no longer exists.', { hint: 'It may have been deleted in another window; pick another chat.' });
+    return chat;
+  }
+
+  createChat(req: ParsedRequest<'chats.create'>): ChatRecord {
+    this.requireProfile(req.profile);
+    const chat: ChatRecord = {
+      id: randomUUID(),
+      profile: req.profile,
+      title: req.title?.trim() || 'New chat',
+      image: req.image ?? null,
+      createdAt: this.clock.now(),
+    };
+    this.store.chats.insert(chat);
+    return chat;
+  }
+
+  chatView(chat: ChatRecord, attachments: ChatView['attachments']): ChatView {
+    return { id: chat.id, profile: chat.profile, title: chat.title, image: chat.image, createdAt: chat.createdAt, attachments };
+  }
+
+  /**
+   * Finds a chat or a registered task by profile-qualified id. A chat is a root task whose
+   * own image, if any, is its override.
+   */
+  taskLookup(profile: string): TaskLookup {
+    const prefix = qualifyTaskId(profile, '');
+    return (qualifiedId) => {
+      const task = this.store.tasks.get(qualifiedId);
+      if (task) return { parentId: task.parentId, override: task.override };
+      if (!qualifiedId.startsWith(prefix)) return undefined;
+      const chat = this.store.chats.get(qualifiedId.slice(prefix.length));
+      if (!chat || chat.profile !== profile) return undefined;
+      return { parentId: null, override: chat.image ? { image: chat.image } : null };
+    };
+  }
+
+  /** Records a subagent (or other task) of a chat. */
+  registerTask(chat: ChatRecord, req: ParsedRequest<'tasks.register'>): void {
+    const lookup = this.taskLookup(chat.profile);
+    if (req.parentId !== undefined && !lookup(qualifyTaskId(chat.profile, req.parentId))) {
+      throw new BerthError('not_found', `The parent task "${req.parentId}" does not exist in this chat's profile.`);
+    }
+    const override = req.image || req.cwd ? { image: req.image ?? null, cwd: req.cwd ?? null } : null;
+    this.store.tasks.upsert({
+      qualifiedId: qualifyTaskId(chat.profile, req.taskId),
+      profile: chat.profile,
+      chatId: chat.id,
+      rawId: req.taskId,
+      parentId: req.parentId ?? null,
+      override,
+    });
+  }
+
+  /** The qualified ids whose cwd records and homes belong to this chat. */
+  ownedQualifiedIds(chat: ChatRecord): string[] {
+    return [qualifyTaskId(chat.profile, chat.id)];
+  }
+
+  sharedKey(profile: string): string {
+    return profileDefaultKey(profile);
+  }
+}

@@ -1,0 +1,194 @@
+/** One small repository per table; plain rows in, plain records out. */
+import type { ProfileSettings } from '../../../shared/contract.js';
+import type { CwdRecord } from '../policy/commandCwd.js';
+import type { TaskOverride } from '../policy/containerKey.js';
+import type { Provenance } from '../policy/mountPlan.js';
+import type { Db } from './database.js';
+
+export interface ProfileRecord {
+  name: string;
+  settings: ProfileSettings;
+  createdAt: number;
+}
+export interface ChatRecord {
+  id: string;
+  profile: string;
+  title: string;
+  image: string | null;
+  createdAt: number;
+}
+export interface AttachmentRecord {
+  chatId: string;
+  hostPath: string;
+  readOnly: boolean;
+  provenance: Provenance;
+  attachedAt: number;
+}
+export interface TaskRecord {
+  qualifiedId: string;
+  profile: string;
+  chatId: string;
+  rawId: string;
+  parentId: string | null;
+  override: TaskOverride | null;
+}
+
+export class ProfilesRepo {
+  constructor(private readonly db: Db) {}
+  list(): ProfileRecord[] {
+    const rows = this.db.prepare('SELECT name, settings, created_at FROM profiles ORDER BY created_at, name').all() as {
+      name: string; settings: string; created_at: number;
+    }[];
+    return rows.map((r) => ({ name: r.name, settings: JSON.parse(r.settings) as ProfileSettings, createdAt: r.created_at }));
+  }
+  get(name: string): ProfileRecord | undefined {
+    const r = this.db.prepare('SELECT name, settings, created_at FROM profiles WHERE name = ?').get(name) as
+      | { name: string; settings: string; created_at: number }
+      | undefined;
+    return r && { name: r.name, settings: JSON.parse(r.settings) as ProfileSettings, createdAt: r.created_at };
+  }
+  insert(record: ProfileRecord): void {
+    this.db.prepare('INSERT INTO profiles (name, settings, created_at) VALUES (?, ?, ?)').run(
+      record.name, JSON.stringify(record.settings), record.createdAt,
+    );
+  }
+  delete(name: string): void {
+    this.db.prepare('DELETE FROM profiles WHERE name = ?').run(name);
+  }
+}
+
+export class ChatsRepo {
+  constructor(private readonly db: Db) {}
+  private static map(r: { id: string; profile: string; title: string; image: string | null; created_at: number }): ChatRecord {
+    return { id: r.id, profile: r.profile, title: r.title, image: r.image, createdAt: r.created_at };
+  }
+  list(profile?: string): ChatRecord[] {
+    const rows = (profile === undefined
+      ? this.db.prepare('SELECT * FROM chats ORDER BY created_at, id').all()
+      : this.db.prepare('SELECT * FROM chats WHERE profile = ? ORDER BY created_at, id').all(profile)) as Parameters<typeof ChatsRepo.map>[0][];
+    return rows.map(ChatsRepo.map);
+  }
+  get(id: string): ChatRecord | undefined {
+    const r = this.db.prepare('SELECT * FROM chats WHERE id = ?').get(id) as Parameters<typeof ChatsRepo.map>[0] | undefined;
+    return r && ChatsRepo.map(r);
+  }
+  insert(chat: ChatRecord): void {
+    this.db.prepare('INSERT INTO chats (id, profile, title, image, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      chat.id, chat.profile, chat.title, chat.image, chat.createdAt,
+    );
+  }
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM chats WHERE id = ?').run(id);
+  }
+}
+
+export class AttachmentsRepo {
+  constructor(private readonly db: Db) {}
+  forChat(chatId: string): AttachmentRecord[] {
+    const rows = this.db
+      .prepare('SELECT chat_id, host_path, read_only, provenance, attached_at FROM attachments WHERE chat_id = ? ORDER BY seq')
+      .all(chatId) as { chat_id: string; host_path: string; read_only: number; provenance: Provenance; attached_at: number }[];
+    return rows.map((r) => ({
+      chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at,
+    }));
+  }
+  /** Adds the folder, or updates read-only on an existing one; order of first attach is kept. */
+  upsert(a: AttachmentRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO attachments (chat_id, host_path, read_only, provenance, attached_at, seq)
+         VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM attachments WHERE chat_id = ?))
+         ON CONFLICT (chat_id, host_path) DO UPDATE SET read_only = excluded.read_only`,
+      )
+      .run(a.chatId, a.hostPath, a.readOnly ? 1 : 0, a.provenance, a.attachedAt, a.chatId);
+  }
+  remove(chatId: string, hostPath: string): boolean {
+    return this.db.prepare('DELETE FROM attachments WHERE chat_id = ? AND host_path = ?').run(chatId, hostPath).changes > 0;
+  }
+}
+
+export class TasksRepo {
+  constructor(private readonly db: Db) {}
+  get(qualifiedId: string): TaskRecord | undefined {
+    const r = this.db.prepare('SELECT * FROM tasks WHERE qualified_id = ?').get(qualifiedId) as
+      | { qualified_id: string; profile: string; chat_id: string; raw_id: string; parent_id: string | null; override: string | null }
+      | undefined;
+    return r && {
+      qualifiedId: r.qualified_id, profile: r.profile, chatId: r.chat_id, rawId: r.raw_id, parentId: r.parent_id,
+      override: r.override ? (JSON.parse(r.override) as TaskOverride) : null,
+    };
+  }
+  upsert(t: TaskRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO tasks (qualified_id, profile, chat_id, raw_id, parent_id, override) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (qualified_id) DO UPDATE SET parent_id = excluded.parent_id, override = excluded.override, chat_id = excluded.chat_id`,
+      )
+      .run(t.qualifiedId, t.profile, t.chatId, t.rawId, t.parentId, t.override ? JSON.stringify(t.override) : null);
+  }
+  deleteForChat(chatId: string): string[] {
+    const ids = (this.db.prepare('SELECT qualified_id FROM tasks WHERE chat_id = ?').all(chatId) as { qualified_id: string }[]).map(
+      (r) => r.qualified_id,
+    );
+    this.db.prepare('DELETE FROM tasks WHERE chat_id = ?').run(chatId);
+    return ids;
+  }
+}
+
+export class CwdRepo {
+  constructor(private readonly db: Db) {}
+  get(qualifiedId: string): CwdRecord | null {
+    const r = this.db.prepare('SELECT path, location FROM cwd_records WHERE qualified_id = ?').get(qualifiedId) as
+      | { path: string; location: 'container' | 'host' }
+      | undefined;
+    return r ? { path: r.path, location: r.location } : null;
+  }
+  set(qualifiedId: string, record: CwdRecord, now: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO cwd_records (qualified_id, path, location, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (qualified_id) DO UPDATE SET path = excluded.path, location = excluded.location, updated_at = excluded.updated_at`,
+      )
+      .run(qualifiedId, record.path, record.location, now);
+  }
+  clear(qualifiedId: string): void {
+    this.db.prepare('DELETE FROM cwd_records WHERE qualified_id = ?').run(qualifiedId);
+  }
+}
+
+export class SettingsRepo {
+  constructor(private readonly db: Db) {}
+  get(key: string): string | undefined {
+    return (this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+  set(key: string, value: string): void {
+    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+}
+
+export interface Store {
+  db: Db;
+  profiles: ProfilesRepo;
+  chats: ChatsRepo;
+  attachments: AttachmentsRepo;
+  tasks: TasksRepo;
+  cwd: CwdRepo;
+  settings: SettingsRepo;
+  /** Runs fn in one transaction: all of it lands, or none. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export function createStore(db: Db): Store {
+  return {
+    db,
+    profiles: new ProfilesRepo(db),
+    chats: new ChatsRepo(db),
+    attachments: new AttachmentsRepo(db),
+    tasks: new TasksRepo(db),
+    cwd: new CwdRepo(db),
+    settings: new SettingsRepo(db),
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    close: () => db.close(),
+  };
+}

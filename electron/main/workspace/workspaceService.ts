@@ -1,0 +1,87 @@
+/** Attaching and detaching a chat's folders. The only way a host folder reaches a sandbox. */
+import type { AttachmentView, ParsedRequest } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import { resolveContainerKey } from '../policy/containerKey.js';
+import { workspaceTargets } from '../policy/mountPlan.js';
+import type { HostFacts } from '../policy/sensitivePaths.js';
+import type { SessionService } from '../sessions/sessionService.js';
+import type { ChatRecord, Store } from '../store/repositories.js';
+import type { Clock } from '../sandbox/clock.js';
+import { resolveAttachableFolder } from './folderValidation.js';
+
+export const RECREATE_NOTICE =
+  "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
+
+export class WorkspaceService {
+  constructor(
+    private readonly store: Store,
+    private readonly sessions: SessionService,
+    private readonly hostFacts: () => readonly HostFacts[],
+    private readonly clock: Clock,
+    private readonly containerExists: (chat: ChatRecord) => Promise<boolean>,
+  ) {}
+
+  views(chat: ChatRecord): AttachmentView[] {
+    const profile = this.sessions.requireProfile(chat.profile);
+    const mounted = profile.settings.backend === 'docker' && profile.settings.mountWorkspace;
+    const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
+    const targets = workspaceTargets(session.map((a) => a.hostPath));
+    return session.map((a, i) => ({
+      hostPath: a.hostPath,
+      containerPath: mounted ? (targets[i] ?? null) : null,
+      readOnly: a.readOnly,
+      attachedAt: a.attachedAt,
+    }));
+  }
+
+  private assertOwnContainer(chat: ChatRecord): void {
+    const profile = this.sessions.requireProfile(chat.profile);
+    const target = resolveContainerKey(
+      { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
+      chat.id,
+      this.sessions.taskLookup(chat.profile),
+    );
+    if (target.kind === 'container' && target.ownerTaskId === null) {
+      throw new BerthError(
+        'workspace_refused',
+        `The profile "${profile.name}" shares one container among all its chats, so a folder attached to one chat would be visible to every chat.`,
+        { hint: 'Switch the profile to one container per chat, give this chat its own image, or add the folder as a profile mount.' },
+      );
+    }
+  }
+
+  private async noticeIfRunning(chat: ChatRecord): Promise<string | null> {
+    try {
+      return (await this.containerExists(chat)) ? RECREATE_NOTICE : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async attach(req: ParsedRequest<'workspace.attach'>): Promise<{ attachment: AttachmentView; attachments: AttachmentView[]; notice: string | null }> {
+    const chat = this.sessions.requireChat(req.chatId);
+    this.assertOwnContainer(chat);
+    const real = resolveAttachableFolder(req.path, this.hostFacts());
+    this.store.attachments.upsert({
+      chatId: chat.id, hostPath: real, readOnly: req.readOnly ?? false, provenance: 'session', attachedAt: this.clock.now(),
+    });
+    const attachments = this.views(chat);
+    const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;
+    return { attachment, attachments, notice: await this.noticeIfRunning(chat) };
+  }
+
+  async detach(req: ParsedRequest<'workspace.detach'>): Promise<{ attachments: AttachmentView[]; notice: string | null }> {
+    const chat = this.sessions.requireChat(req.chatId);
+    const known = this.store.attachments.forChat(chat.id);
+    const match = known.find((a) => a.hostPath === req.path) ?? known.find((a) => {
+      try {
+        return a.hostPath === resolveAttachableFolder(req.path, this.hostFacts());
+      } catch {
+        return false;
+      }
+    });
+    if (!match) throw new BerthError('not_found', `"${req.path}" is not attached to this chat.`);
+    this.store.attachments.remove(chat.id, match.hostPath);
+    return { attachments: this.views(chat), notice: await this.noticeIfRunning(chat) };
+  }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the local images the tests use; no registry is reachable here, so nothing is pulled.
+#   berth-test:busybox   a tiny rootfs made from the host's static busybox (seconds)
+#   berth-test:bookworm  a realistic Debian image with bash, git and python3 (about a minute)
+# Idempotent: an image that already exists is kept.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+engine_scripts=${BERTH_ENGINE_SCRIPTS:-$here/../../shared/engine}
+log() { printf 'build-test-images: %s\n' "$*" >&2; }
+
+if ! docker image inspect berth-test:busybox >/dev/null 2>&1; then
+  [ -x /bin/busybox ] || { log "/bin/busybox is missing: run ensure-docker.sh first"; exit 1; }
+  root=$(mktemp -d)
+  trap 'rm -rf "$root"' EXIT
+  mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,tmp,home,workspace,root}
+  cp /bin/busybox "$root/bin/busybox"
+  chroot "$root" /bin/busybox --install -s
+  printf 'root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/home/sandbox:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+  printf 'root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n' >"$root/etc/group"
+  chmod 1777 "$root/tmp"
+  # A setuid-root copy of busybox: the no-new-privileges test checks it gains nothing.
+  cp /bin/busybox "$root/bin/suid-busybox" && chmod 4755 "$root/bin/suid-busybox"
+  tar -C "$root" -c . | docker import -c 'CMD ["/bin/sh"]' - berth-test:busybox >/dev/null
+  log "built berth-test:busybox"
+else
+  log "berth-test:busybox already present"
+fi
+
+bash "$engine_scripts/build-debian-image.sh" berth-test:bookworm

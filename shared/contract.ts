@@ -1,0 +1,222 @@
+/**
+ * The contract between the renderer (or any client) and the main process: every method's
+ * request and response, and every event, written once. Main validates each request against
+ * these schemas before acting; the renderer is untrusted.
+ */
+import { z } from 'zod';
+
+// ---------- profiles ----------
+
+export const PROFILE_NAME_MAX = 64;
+export const DEFAULT_PROFILE = 'default';
+
+export const ProfileName = z
+  .string()
+  .trim()
+  .min(1, 'A profile needs a name.')
+  .max(PROFILE_NAME_MAX, `A profile name has at most ${PROFILE_NAME_MAX} characters.`)
+  // eslint-disable-next-line no-control-regex
+  .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'A profile name cannot contain control characters.');
+
+export const StaticMount = z.object({
+  source: z.string().min(1),
+  target: z.string().startsWith('/', 'A mount target is an absolute path inside the sandbox.'),
+  readOnly: z.boolean().default(true),
+});
+export type StaticMount = z.infer<typeof StaticMount>;
+
+export const ResourceLimits = z.object({
+  memoryMb: z.number().int().min(64).max(1024 * 1024).default(2048),
+  cpus: z.number().min(0.1).max(256).default(2),
+  pids: z.number().int().min(16).max(1_000_000).default(512),
+});
+export type ResourceLimits = z.infer<typeof ResourceLimits>;
+
+export const Retention = z.object({
+  /** Stop a chat's container after this many idle minutes; 0 keeps it running. */
+  idleStopMinutes: z.number().min(0).max(7 * 24 * 60).default(30),
+  /** What quitting the app does to running containers. */
+  onQuit: z.enum(['stop', 'keep']).default('stop'),
+});
+export type Retention = z.infer<typeof Retention>;
+
+export const ProfileSettings = z.object({
+  /**
+   * 'docker' runs commands in containers. 'local' runs them directly on this computer with
+   * the user's own permissions: there is no sandbox boundary at all.
+   */
+  backend: z.enum(['docker', 'local']).default('docker'),
+  image: z.string().trim().min(1).max(512).default('debian:bookworm-slim'),
+  /** 'isolated': the profile's own network, chats cannot reach each other. 'none': no network. */
+  network: z.enum(['isolated', 'none']).default('isolated'),
+  /** 'chat': a container per chat. 'shared': one container for the whole profile. */
+  containerScope: z.enum(['chat', 'shared']).default('chat'),
+  mountWorkspace: z.boolean().default(true),
+  limits: ResourceLimits.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
+  retention: Retention.default({ idleStopMinutes: 30, onQuit: 'stop' }),
+  /** The uid:gid the sandbox runs as when Berth itself runs as root (otherwise the host user's). */
+  sandboxUser: z
+    .string()
+    .regex(/^\d+:\d+$/, 'The sandbox user is written uid:gid, for example 1000:1000.')
+    .refine((v) => !v.startsWith('0:'), 'The sandbox never runs as root (uid 0).')
+    .default('1000:1000'),
+  /** A folder whose configuration files seed each new chat's home. */
+  homeTemplate: z.string().min(1).nullable().default(null),
+  staticMounts: z.array(StaticMount).max(32).default([]),
+});
+export type ProfileSettings = z.infer<typeof ProfileSettings>;
+export type ProfileSettingsInput = z.input<typeof ProfileSettings>;
+
+export const ProfileView = z.object({
+  name: z.string(),
+  settings: ProfileSettings,
+  networkName: z.string().nullable(),
+  /** Plain words about what this profile's boundary is and is not. */
+  boundary: z.string(),
+  createdAt: z.number(),
+});
+export type ProfileView = z.infer<typeof ProfileView>;
+
+// ---------- chats and workspace ----------
+
+export const ChatId = z.string().min(1).max(256);
+export const TaskId = z.string().min(1).max(256);
+
+export const AttachmentView = z.object({
+  hostPath: z.string(),
+  containerPath: z.string().nullable(),
+  readOnly: z.boolean(),
+  attachedAt: z.number(),
+});
+export type AttachmentView = z.infer<typeof AttachmentView>;
+
+export const ChatView = z.object({
+  id: z.string(),
+  profile: z.string(),
+  title: z.string(),
+  image: z.string().nullable(),
+  createdAt: z.number(),
+  attachments: z.array(AttachmentView),
+});
+export type ChatView = z.infer<typeof ChatView>;
+
+export const SandboxState = z.enum(['none', 'pulling', 'creating', 'starting', 'running', 'stopped', 'error', 'local']);
+export type SandboxState = z.infer<typeof SandboxState>;
+
+export const SandboxStatus = z.object({
+  chatId: z.string(),
+  state: SandboxState,
+  key: z.string().nullable(),
+  containerId: z.string().nullable(),
+  containerName: z.string().nullable(),
+  image: z.string().nullable(),
+  networkName: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type SandboxStatus = z.infer<typeof SandboxStatus>;
+
+export const ExecResult = z.object({
+  exitCode: z.number().int(),
+  /** Combined stdout and stderr; when capped, the head and the tail with a marker between. */
+  output: z.string(),
+  /** Total bytes the command printed, capped or not. */
+  outputBytes: z.number().int(),
+  truncated: z.boolean(),
+  timedOut: z.boolean(),
+  /** The working directory after the command, inside the sandbox. */
+  cwd: z.string(),
+  durationMs: z.number(),
+  /** Things the user should know: a recreated container, a missing cwd, a timeout. */
+  notices: z.array(z.string()),
+});
+export type ExecResult = z.infer<typeof ExecResult>;
+
+// ---------- methods ----------
+
+const Empty = z.object({}).strict();
+
+export const methods = {
+  'profiles.list': { request: Empty, response: z.object({ profiles: z.array(ProfileView) }) },
+  'profiles.create': {
+    request: ProfileSettings.partial().extend({ name: ProfileName }).strict(),
+    response: ProfileView,
+  },
+  'profiles.delete': { request: z.object({ name: ProfileName }).strict(), response: z.object({ removedChats: z.number() }) },
+  'chats.create': {
+    request: z
+      .object({
+        profile: ProfileName.default(DEFAULT_PROFILE),
+        title: z.string().max(200).optional(),
+        /** An image for this chat alone; it gets its own container even in shared scope. */
+        image: z.string().trim().min(1).max(512).optional(),
+      })
+      .strict(),
+    response: ChatView,
+  },
+  'chats.list': { request: z.object({ profile: ProfileName.optional() }).strict(), response: z.object({ chats: z.array(ChatView) }) },
+  'chats.delete': { request: z.object({ chatId: ChatId }).strict(), response: z.object({ removed: z.boolean() }) },
+  'tasks.register': {
+    request: z
+      .object({
+        chatId: ChatId,
+        taskId: TaskId,
+        /** The task this one is an alias of (a subagent's parent); it shares that container. */
+        parentId: TaskId.optional(),
+        image: z.string().trim().min(1).max(512).optional(),
+        cwd: z.string().optional(),
+      })
+      .strict(),
+    response: z.object({ key: z.string().nullable() }),
+  },
+  'workspace.attach': {
+    request: z.object({ chatId: ChatId, path: z.string().min(1).max(4096), readOnly: z.boolean().optional() }).strict(),
+    response: z.object({ attachment: AttachmentView, attachments: z.array(AttachmentView), notice: z.string().nullable() }),
+  },
+  'workspace.detach': {
+    request: z.object({ chatId: ChatId, path: z.string().min(1).max(4096) }).strict(),
+    response: z.object({ attachments: z.array(AttachmentView), notice: z.string().nullable() }),
+  },
+  'sandbox.exec': {
+    request: z
+      .object({
+        chatId: ChatId,
+        /** A subagent registered with tasks.register; defaults to the chat itself. */
+        taskId: TaskId.optional(),
+        command: z.string().min(1).max(1024 * 1024),
+        workdir: z.string().min(1).max(4096).optional(),
+        timeoutMs: z.number().int().min(100).max(24 * 60 * 60 * 1000).optional(),
+      })
+      .strict(),
+    response: ExecResult,
+  },
+  'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
+  'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
+} as const;
+
+export type MethodName = keyof typeof methods;
+export type Request<M extends MethodName> = z.input<(typeof methods)[M]['request']>;
+export type ParsedRequest<M extends MethodName> = z.output<(typeof methods)[M]['request']>;
+export type Response<M extends MethodName> = z.output<(typeof methods)[M]['response']>;
+
+// ---------- events ----------
+
+export const SandboxProgressEvent = z.object({
+  chatId: z.string(),
+  key: z.string(),
+  phase: z.enum(['pulling', 'creating', 'starting', 'ready']),
+  message: z.string(),
+  /** 0..1 where the engine reports it (image pulls). */
+  fraction: z.number().min(0).max(1).nullable(),
+});
+export type SandboxProgressEvent = z.infer<typeof SandboxProgressEvent>;
+
+export const events = {
+  'sandbox.progress': SandboxProgressEvent,
+  'sandbox.status': SandboxStatus,
+} as const;
+export type EventName = keyof typeof events;
+export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;
+
+export function isMethodName(value: string): value is MethodName {
+  return Object.prototype.hasOwnProperty.call(methods, value);
+}
