@@ -18,8 +18,9 @@ if ! docker image inspect berth-test:busybox >/dev/null 2>&1; then
   printf 'root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/home/sandbox:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
   printf 'root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n' >"$root/etc/group"
   chmod 1777 "$root/tmp"
-  # A setuid-root copy of busybox: the no-new-privileges test checks it gains nothing.
-  cp /bin/busybox "$root/bin/suid-busybox" && chmod 4755 "$root/bin/suid-busybox"
+  # A setuid-root program: the no-new-privileges test checks it gains nothing.
+  gcc -static -O2 -o "$root/bin/suid-probe" "$here/test-image/suid-probe.c"
+  chmod 4755 "$root/bin/suid-probe"
   tar -C "$root" -c . | docker import -c 'CMD ["/bin/sh"]' - berth-test:busybox >/dev/null
   log "built berth-test:busybox"
 else

@@ -143,7 +143,18 @@ export class DockerEngine implements Engine {
     }
   }
 
-  async ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+  private readonly networksInFlight = new Map<string, Promise<void>>();
+
+  /** Concurrent calls for one name share one attempt. */
+  ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+    const inFlight = this.networksInFlight.get(name);
+    if (inFlight) return inFlight;
+    const attempt = this.ensureNetworkOnce(name, labels).finally(() => this.networksInFlight.delete(name));
+    this.networksInFlight.set(name, attempt);
+    return attempt;
+  }
+
+  private async ensureNetworkOnce(name: string, labels: Record<string, string>): Promise<void> {
     const failed = (error: unknown): never => {
       if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
       throw new BerthError('network_failed', `The sandbox network ${name} could not be set up: ${engineMessage(error)}`, {
@@ -152,9 +163,18 @@ export class DockerEngine implements Engine {
       });
     };
     try {
-      await this.docker.getNetwork(name).inspect();
+      const info = (await this.docker.getNetwork(name).inspect()) as { Driver?: string; Options?: Record<string, string> };
+      // A network of that name that Berth did not make isolated would let chats reach each other.
+      if (info.Driver !== 'bridge' || info.Options?.['com.docker.network.bridge.enable_icc'] !== 'false') {
+        throw new BerthError(
+          'network_failed',
+          `The Docker network ${name} exists but does not keep chats apart (it is not a bridge with inter-container traffic off), so Berth will not use it.`,
+          { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's network to "none".` },
+        );
+      }
       return;
     } catch (error) {
+      if (error instanceof BerthError) throw error;
       if (statusOf(error) !== 404) failed(error);
     }
     try {
@@ -170,6 +190,20 @@ export class DockerEngine implements Engine {
       // Another create won the race: that network is the one we wanted.
       if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
       failed(error);
+    }
+    await this.dropDuplicateNetworks(name);
+  }
+
+  /**
+   * The engine's duplicate check is best effort: two processes creating one name at once can
+   * both succeed. Every racer keeps the oldest and removes the rest, so all agree on one.
+   */
+  private async dropDuplicateNetworks(name: string): Promise<void> {
+    const same = (await this.docker.listNetworks({ filters: { name: [name] } })).filter((n) => n.Name === name);
+    if (same.length < 2) return;
+    same.sort((a, b) => (a.Created ?? '').localeCompare(b.Created ?? '') || a.Id.localeCompare(b.Id));
+    for (const extra of same.slice(1)) {
+      await this.docker.getNetwork(extra.Id).remove().catch(() => undefined);
     }
   }
 

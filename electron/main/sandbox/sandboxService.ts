@@ -160,5 +160,6 @@ export class SandboxService {
 }
 
 function timeoutNotice(ms: number): string {
-  return `The command was stopped after ${Math.round(ms / 1000)} s (exit code 124). The shell's working directory and exported variables are kept.`;
+  const after = ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+  return `The command was stopped after ${after} (exit code 124). The shell's working directory and exported variables are kept.`;
 }

@@ -1,0 +1,93 @@
+/** Per-profile networks: chats cannot reach each other, and a network problem stops the start. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
+import { docker, dockerOk, inspect } from '../support/docker.js';
+import { Harness, uniqueName } from '../support/harness.js';
+import { DockerEngine } from '../../electron/main/engine/dockerEngine.js';
+
+const h = new Harness();
+let core: BerthCore;
+afterAll(() => h.cleanup());
+beforeAll(() => {
+  core = h.core();
+});
+
+const SERVE = 'mkdir -p /tmp/www && echo reached > /tmp/www/index.html && httpd -p 8080 -h /tmp/www && hostname -i';
+const fetchFrom = (ip: string) => `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${ip} 8080 2>&1 | tail -1`;
+
+describe('network isolation', () => {
+  it('a chat in profile A reaches neither a second chat in A nor a chat in profile B', async () => {
+    const a = (await h.profile(core)).name;
+    const b = (await h.profile(core)).name;
+    const a1 = await core.chats.create({ profile: a });
+    const a2 = await core.chats.create({ profile: a });
+    const b1 = await core.chats.create({ profile: b });
+
+    const ipA2 = (await core.sandbox.exec({ chatId: a2.id, command: SERVE })).output.trim();
+    const ipB1 = (await core.sandbox.exec({ chatId: b1.id, command: SERVE })).output.trim();
+    expect(ipA2).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+
+    // Positive control: each server answers inside its own container.
+    expect((await core.sandbox.exec({ chatId: a2.id, command: fetchFrom('127.0.0.1') })).output).toContain('reached');
+    expect((await core.sandbox.exec({ chatId: b1.id, command: fetchFrom('127.0.0.1') })).output).toContain('reached');
+
+    const sameProfile = await core.sandbox.exec({ chatId: a1.id, command: fetchFrom(ipA2) });
+    const otherProfile = await core.sandbox.exec({ chatId: a1.id, command: fetchFrom(ipB1) });
+    expect(sameProfile.output).not.toContain('reached');
+    expect(otherProfile.output).not.toContain('reached');
+
+    const statusA = await core.sandbox.status({ chatId: a1.id });
+    const statusB = await core.sandbox.status({ chatId: b1.id });
+    expect(statusA.networkName).toBe(`berth-${a}`);
+    expect(statusB.networkName).toBe(`berth-${b}`);
+    const net = await inspect<{ Options: Record<string, string>; Labels: Record<string, string> }>(statusA.networkName as string);
+    expect(net.Options['com.docker.network.bridge.enable_icc']).toBe('false');
+    expect(net.Labels['berth.app']).toBe('berth');
+  });
+
+  it("a profile with network 'none' has no network interface but loopback", async () => {
+    const p = (await h.profile(core, { network: 'none' })).name;
+    const chat = await core.chats.create({ profile: p });
+    const out = await core.sandbox.exec({ chatId: chat.id, command: 'ls /sys/class/net' });
+    expect(out.output.trim()).toBe('lo');
+    expect((await core.sandbox.status({ chatId: chat.id })).networkName).toBeNull();
+  });
+
+  it('a network of that name that does not keep chats apart fails the start with an error naming it; nothing falls back', async () => {
+    const p = (await h.profile(core)).name;
+    const net = `berth-${p}`;
+    await docker('network', 'create', '--label', 'berth.app=berth', net);
+    try {
+      const chat = await core.chats.create({ profile: p });
+      const failure = core.sandbox.exec({ chatId: chat.id, command: 'echo should-not-run' });
+      await expect(failure).rejects.toMatchObject({ code: 'network_failed' });
+      await expect(failure).rejects.toThrow(net);
+      const status = await core.sandbox.status({ chatId: chat.id });
+      expect(status.state).toBe('error');
+      expect(status.error?.message).toContain(net);
+      expect(await docker('ps', '-aq', '--filter', `label=berth.chat=${chat.id}`)).toBe('');
+    } finally {
+      await dockerOk('network', 'rm', net);
+    }
+  });
+
+  it('a profile name is sanitized into its network name, and one with nothing usable is refused', async () => {
+    const raw = `${uniqueName('A b')}/c`;
+    const view = await core.profiles.create({ name: raw, image: 'berth-test:busybox' });
+    expect(view.networkName).toMatch(/^berth-a-b-[0-9a-f]{8}-c$/);
+    await expect(core.profiles.create({ name: '///' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('two concurrent creates of one network make one network', async () => {
+    const name = `berth-${uniqueName('race')}`;
+    const e1 = new DockerEngine({ kind: 'socket', socketPath: '/var/run/docker.sock' });
+    const e2 = new DockerEngine({ kind: 'socket', socketPath: '/var/run/docker.sock' });
+    try {
+      await Promise.all([e1.ensureNetwork(name, { 'berth.app': 'berth' }), e2.ensureNetwork(name, { 'berth.app': 'berth' }), e1.ensureNetwork(name, { 'berth.app': 'berth' })]);
+      const ids = (await docker('network', 'ls', '-q', '--filter', `name=^${name}$`)).split('\n').filter(Boolean);
+      expect(ids).toHaveLength(1);
+    } finally {
+      for (const id of (await docker('network', 'ls', '-q', '--filter', `name=^${name}$`)).split('\n').filter(Boolean)) await dockerOk('network', 'rm', id);
+    }
+  });
+});

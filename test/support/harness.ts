@@ -1,0 +1,84 @@
+/**
+ * Builds real cores on temp data folders and real workspace folders, and removes everything
+ * they made: containers, networks, homes, folders.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createCore, type BerthCore, type CoreOptions } from '../../electron/main/core.js';
+import { containersWithLabel, docker, dockerOk } from './docker.js';
+
+/** The uid the sandbox runs as on this machine: the host user's, or 1000 when tests run as root. */
+export const SANDBOX_UID = process.getuid?.() === 0 ? 1000 : (process.getuid?.() ?? 1000);
+export const SANDBOX_GID = process.getgid?.() === 0 ? 1000 : (process.getgid?.() ?? 1000);
+
+export function uniqueName(prefix = 'it'): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export class Harness {
+  private readonly cores: BerthCore[] = [];
+  private readonly dirs: string[] = [];
+  readonly root = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-it-'));
+
+  dataDir(): string {
+    const dir = fs.mkdtempSync(path.join(this.root, 'data-'));
+    return dir;
+  }
+
+  core(options: Partial<CoreOptions> = {}): BerthCore {
+    const core = createCore({ dataDir: options.dataDir ?? this.dataDir(), reapIntervalMs: 0, ...options });
+    this.cores.push(core);
+    return core;
+  }
+
+  /** A folder as the user would have it: theirs, writable by the sandbox user. */
+  workspace(name = 'ws', files: Record<string, string> = {}): string {
+    const dir = path.join(fs.mkdtempSync(path.join(this.root, 'w-')), name);
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [rel, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), content);
+    }
+    chownTree(dir, SANDBOX_UID, SANDBOX_GID);
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  async profile(core: BerthCore, settings: Parameters<BerthCore['profiles']['create']>[0] | Record<string, unknown> = {}) {
+    return core.profiles.create({ name: uniqueName('p'), image: 'berth-test:busybox', ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
+  }
+
+  /** Deletes every profile and chat the cores made, disposes them, and sweeps their labels. */
+  async cleanup(): Promise<void> {
+    for (const core of this.cores.splice(0)) {
+      try {
+        const { chats } = await core.chats.list({});
+        for (const chat of chats) await core.chats.delete({ chatId: chat.id }).catch(() => undefined);
+        const { profiles } = await core.profiles.list({});
+        for (const p of profiles) if (p.name !== 'default') await core.profiles.delete({ name: p.name }).catch(() => undefined);
+      } catch {
+        // A core whose engine is unreachable has nothing on the engine.
+      }
+      const instance = core.instanceId;
+      await core.dispose().catch(() => undefined);
+      const left = await containersWithLabel(`berth.instance=${instance}`);
+      if (left.length) await docker('rm', '-f', ...left);
+    }
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+export function chownTree(dir: string, uid: number, gid: number): void {
+  fs.chownSync(dir, uid, gid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(p, uid, gid);
+    else fs.lchownSync(p, uid, gid);
+  }
+}
+
+export async function removeNetwork(name: string): Promise<void> {
+  await dockerOk('network', 'rm', name);
+}
