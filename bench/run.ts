@@ -362,9 +362,17 @@ async function main(): Promise<void> {
   }
 }
 
-process.once('SIGINT', () => {
-  interrupted = true;
-  console.error('\ninterrupted: finishing the current step, then cleaning up (Ctrl-C again to abort)');
+// tsx relays the terminal's SIGINT to this process, so one Ctrl-C can arrive twice: a second
+// one only aborts (skipping cleanup) when it comes a moment later.
+let firstSigint = 0;
+process.on('SIGINT', () => {
+  if (!interrupted) {
+    interrupted = true;
+    firstSigint = Date.now();
+    console.error('\ninterrupted: finishing the current step, then cleaning up (Ctrl-C again to abort without cleanup)');
+  } else if (Date.now() - firstSigint > 1000) {
+    process.exit(130);
+  }
 });
 
 main().then(

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { DockerEngine, type Engine } from './engine/dockerEngine.js';
+import { unavailableEngine } from './engine/unavailableEngine.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
 import { LABEL, APP_LABEL_VALUE } from './policy/containerSpec.js';
 import { qualifyTaskId } from './policy/containerKey.js';
@@ -24,7 +25,7 @@ import { SandboxService } from './sandbox/sandboxService.js';
 import { SessionService } from './sessions/sessionService.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
-import { gatherHostFacts } from './workspace/folderValidation.js';
+import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderValidation.js';
 import { WorkspaceService } from './workspace/workspaceService.js';
 
 export interface CoreOptions {
@@ -68,6 +69,16 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The engine the user's Docker tools use; a broken DOCKER_HOST still lets the app open and say so. */
+function defaultEngine(env: NodeJS.ProcessEnv): Engine {
+  try {
+    return new DockerEngine(resolveEngineEndpoint(env, process.platform, os.homedir(), fs.existsSync));
+  } catch (error) {
+    if (error instanceof BerthError) return unavailableEngine(error);
+    throw error;
+  }
+}
+
 function instanceIdOf(store: Store): string {
   const existing = store.settings.get('instance_id');
   if (existing) return existing;
@@ -87,7 +98,7 @@ export function createCore(options: CoreOptions): BerthCore {
   };
   const store = createStore(openDatabase(dataDir));
   const instanceId = instanceIdOf(store);
-  const engine = options.engine ?? new DockerEngine(resolveEngineEndpoint(env, process.platform, os.homedir(), fs.existsSync));
+  const engine = options.engine ?? defaultEngine(env);
   const events = new EventHub();
   const hostFacts = () => gatherHostFacts(dataDir, env);
 
@@ -104,7 +115,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return { uid: uid as number, gid: gid as number };
     },
   });
-  const sessions = new SessionService(store, clock);
+  const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));

@@ -76,6 +76,8 @@ describe('network isolation', () => {
     const view = await core.profiles.create({ name: raw, image: 'berth-test:busybox' });
     expect(view.networkName).toMatch(/^berth-a-b-[0-9a-f]{8}-c$/);
     await expect(core.profiles.create({ name: '///' })).rejects.toMatchObject({ code: 'invalid_request' });
+    // Two profiles never share one network: a name that slugs to an existing one is refused.
+    await expect(core.profiles.create({ name: raw.toUpperCase() })).rejects.toThrow(/both would use the Docker network/);
   });
 
   it('two concurrent creates of one network make one network', async () => {

@@ -1,8 +1,14 @@
 /**
  * Integration tests need the real engine and the local test images (scripts/build-test-images.sh).
- * After the run, nothing labelled berth.app may be left on the engine.
+ * After the run, nothing a test made may be left on the engine. Only this run's instances and
+ * networks are looked at: a Berth the developer is using at the same time is never touched.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { containersWithLabel, docker, dockerOk } from './docker.js';
+
+let runDir = '';
 
 export async function setup(): Promise<void> {
   if (!(await dockerOk('version', '--format', '{{.Server.Version}}'))) {
@@ -13,14 +19,24 @@ export async function setup(): Promise<void> {
       throw new Error(`The integration tests need the local image ${image}: run \`bash scripts/build-test-images.sh\`.`);
     }
   }
+  runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-test-run-'));
+  process.env.BERTH_TEST_RUN_DIR = runDir;
+}
+
+function recorded(kind: 'instances' | 'networks'): string[] {
+  const file = path.join(runDir, kind);
+  return fs.existsSync(file) ? [...new Set(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean))] : [];
 }
 
 export async function teardown(): Promise<void> {
-  const left = await containersWithLabel('berth.app');
-  const nets = (await docker('network', 'ls', '-q', '--filter', 'label=berth.app')).split('\n').filter(Boolean);
+  const left: string[] = [];
+  for (const instance of recorded('instances')) left.push(...(await containersWithLabel(`berth.instance=${instance}`)));
+  const nets: string[] = [];
+  for (const name of recorded('networks')) if (await dockerOk('network', 'inspect', name)) nets.push(name);
   if (left.length) await docker('rm', '-f', ...left);
   for (const n of nets) await dockerOk('network', 'rm', n);
+  fs.rmSync(runDir, { recursive: true, force: true });
   if (left.length || nets.length) {
-    throw new Error(`Tests left ${left.length} containers and ${nets.length} networks labelled berth.app behind (now removed): a teardown is missing.`);
+    throw new Error(`Tests left ${left.length} containers and ${nets.length} networks behind (now removed): a teardown is missing. Networks: ${nets.join(', ')}`);
   }
 }

@@ -13,6 +13,12 @@ import { containersWithLabel, docker, dockerOk } from './docker.js';
 export const SANDBOX_UID = process.getuid?.() === 0 ? 1000 : (process.getuid?.() ?? 1000);
 export const SANDBOX_GID = process.getgid?.() === 0 ? 1000 : (process.getgid?.() ?? 1000);
 
+/** Tells the global teardown what this run made, so it checks for leftovers of this run only. */
+function record(kind: 'instances' | 'networks', value: string): void {
+  const dir = process.env.BERTH_TEST_RUN_DIR;
+  if (dir) fs.appendFileSync(path.join(dir, kind), `${value}\n`);
+}
+
 export function uniqueName(prefix = 'it'): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
@@ -30,6 +36,13 @@ export class Harness {
   core(options: Partial<CoreOptions> = {}): BerthCore {
     const core = createCore({ dataDir: options.dataDir ?? this.dataDir(), reapIntervalMs: 0, ...options });
     this.cores.push(core);
+    record('instances', core.instanceId);
+    const create = core.profiles.create;
+    core.profiles.create = async (req) => {
+      const view = await create(req);
+      if (view.networkName) record('networks', view.networkName);
+      return view;
+    };
     return core;
   }
 

@@ -121,8 +121,11 @@ export class DockerEngine implements Engine {
           (err: Error | null) => (err ? reject(err) : resolve()),
           (event: { id?: string; status?: string; progressDetail?: { current?: number; total?: number }; error?: string }) => {
             if (event.error) return;
-            if (event.id && event.progressDetail?.total) {
+            const layer = event.id ? layers.get(event.id) : undefined;
+            if (event.id && event.progressDetail?.total && event.status === 'Downloading') {
               layers.set(event.id, { current: event.progressDetail.current ?? 0, total: event.progressDetail.total });
+            } else if (layer && /^(Download complete|Pull complete|Already exists)/.test(event.status ?? '')) {
+              layer.current = layer.total;
             }
             let current = 0;
             let total = 0;
@@ -134,6 +137,7 @@ export class DockerEngine implements Engine {
           },
         );
       });
+      onProgress({ message: `Downloaded ${ref}`, fraction: 1 });
     } catch (error) {
       if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
       throw new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: ${engineMessage(error)}`, {

@@ -1,4 +1,6 @@
 /** Which Docker engine to talk to: the one the user's own Docker tools use. Pure. */
+import { BerthError } from '../../../shared/errors.js';
+
 export type EngineEndpoint =
   | { kind: 'socket'; socketPath: string }
   | { kind: 'tcp'; host: string; port: number; tls: boolean }
@@ -20,9 +22,17 @@ export function resolveEngineEndpoint(
     if (raw.startsWith('unix://')) return { kind: 'socket', socketPath: raw.slice('unix://'.length) };
     if (raw.startsWith('npipe://')) return { kind: 'socket', socketPath: raw.slice('npipe:'.length).replace(/\//g, '\\') };
     if (raw.startsWith('ssh://')) return { kind: 'ssh', host: raw };
-    const url = new URL(raw.replace(/^tcp:/, 'http:'));
-    const tls = env.DOCKER_TLS_VERIFY === '1' || url.protocol === 'https:';
-    return { kind: 'tcp', host: url.hostname, port: Number(url.port || (tls ? 2376 : 2375)), tls };
+    // Parsed by hand: URL() drops a port that is its scheme's default (80 for http).
+    const match = /^(tcp|https?):\/\/(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(raw);
+    if (!match) {
+      throw new BerthError('engine_unreachable', `DOCKER_HOST is set to "${raw}", which is not a unix://, tcp://, npipe:// or ssh:// address.`, {
+        hint: 'Fix or unset DOCKER_HOST and start Berth again.',
+      });
+    }
+    // Like Docker's own CLI: any non-empty DOCKER_TLS_VERIFY turns TLS on.
+    const tls = Boolean(env.DOCKER_TLS_VERIFY) || match[1] === 'https';
+    const host = (match[2] as string).replace(/^\[|\]$/g, '');
+    return { kind: 'tcp', host, port: match[3] ? Number(match[3]) : tls ? 2376 : 2375, tls };
   }
   if (platform === 'win32') return { kind: 'socket', socketPath: '\\\\.\\pipe\\docker_engine' };
   const candidates =

@@ -6,7 +6,7 @@ const DENIED_NAMES = [
   /(^|\/)\.ssh(\/|$)/, /(^|\/)\.gnupg(\/|$)/, /(^|\/)\.aws(\/|$)/, /(^|\/)\.azure(\/|$)/, /(^|\/)\.kube(\/|$)/,
   /(^|\/)\.docker(\/|$)/, /(^|\/)\.config\/gcloud(\/|$)/, /(^|\/)\.config\/gh(\/|$)/, /(^|\/)\.password-store(\/|$)/,
   /(^|\/)\.netrc$/, /(^|\/)\.npmrc$/, /(^|\/)\.pypirc$/, /(^|\/)\.git-credentials$/, /(^|\/)\.pgpass$/,
-  /(^|\/)\.[a-z0-9_]*_history$/i, /(^|\/)\.history$/, /(^|\/)\.lesshst$/, /(^|\/)\.viminfo$/,
+  /(^|\/)[^/]*_history$/i, /(^|\/)\.?history$/i, /(^|\/)\.local\/share\/fish(\/|$)/, /(^|\/)\.lesshst$/, /(^|\/)\.viminfo$/,
   /(^|\/)\.claude(\/|$)/, /(^|\/)\.codex(\/|$)/, /(^|\/)\.hermes(\/|$)/, /(^|\/)\.cache(\/|$)/,
   /(^|\/)id_[a-z0-9]+(\.pub)?$/i, /\.(pem|key|p12|pfx|kdbx|gpg|asc)$/i,
   /(auth|token|secret|credential|password|apikey|api_key)[^/]*$/i,

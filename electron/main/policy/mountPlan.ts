@@ -57,6 +57,20 @@ export function workspaceTargets(hostPaths: readonly string[]): string[] {
   });
 }
 
+const RESERVED_TARGETS = ['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/tmp', '/home/berth', '/run', '/var/run'];
+
+/** Why a profile mount may not land at this container path, or null when it may. */
+export function staticTargetProblem(target: string): string | null {
+  const t = path.posix.normalize(target).replace(/(.)\/+$/, '$1');
+  if (!t.startsWith('/')) return `the container path "${target}" must start with /.`;
+  for (const reserved of RESERVED_TARGETS) {
+    if (t === reserved || (reserved !== '/' && t.startsWith(`${reserved}/`))) {
+      return `the container path "${target}" is reserved for the sandbox itself.`;
+    }
+  }
+  return null;
+}
+
 export function planMounts(input: MountPlanInput): PlannedMount[] {
   if (input.backend !== 'docker' || !input.mountWorkspace) return [];
   const chatFolders = input.attachments.filter((a) => a.provenance === 'session');
@@ -70,7 +84,7 @@ export function planMounts(input: MountPlanInput): PlannedMount[] {
   const taken = new Set(chatMounts.map((m) => m.target));
   const profileMounts: PlannedMount[] = [];
   for (const m of input.staticMounts) {
-    const target = path.posix.normalize(m.target);
+    const target = path.posix.normalize(m.target).replace(/(.)\/+$/, '$1');
     // One source per target: the chat's own folder replaces a profile mount at the same path.
     if (taken.has(target)) continue;
     taken.add(target);

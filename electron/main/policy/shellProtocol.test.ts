@@ -1,5 +1,4 @@
-// Round-tripping quoted strings needs a real /bin/sh; this test is the only place policy code meets a process.
-// eslint-disable-next-line no-restricted-imports
+// Round-tripping quoted strings needs a real /bin/sh; this test file is the only place policy code meets a process.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { commandLine, findCommandEnd, shellQuote } from './shellProtocol.js';

@@ -9,13 +9,16 @@
 export const SHELL_BOOTSTRAP =
   'if command -v bash >/dev/null 2>&1; then exec bash --noprofile --norc -s; fi; exec sh -s';
 
-/** In the sandbox home, so exported variables survive a restart of the container. */
-export const SHELL_STATE_DIR = '"$HOME/.berth/shell"';
+/**
+ * On the container's tmpfs: saving state there keeps a warm command near a millisecond. So
+ * exported variables last as long as the container runs; the cwd is kept by Berth itself.
+ */
+export const SHELL_STATE_DIR = '/tmp/.berth-shell';
 
 /** Sent once after each attach; defining functions twice is harmless. */
 export const SHELL_PRELUDE = `
 __BS=${SHELL_STATE_DIR}
-mkdir -p "$__BS" 2>/dev/null && chmod 700 "$HOME/.berth" 2>/dev/null
+mkdir -p -m 700 "$__BS" 2>/dev/null
 __berth_save() {
   __s=$?
   pwd > "$__BS/cwd" 2>/dev/null

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { Engine } from '../engine/dockerEngine.js';
+import type { ContainerDetails, Engine } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
@@ -168,12 +168,14 @@ export class SandboxManager {
     s.session = null;
     s.error = null;
     try {
-      let existing = knownId ? await engine.inspectContainer(knownId) : null;
-      if (!existing) {
-        const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: req.key });
-        for (const extra of found.slice(1)) await engine.removeContainer(extra.id);
-        existing = found[0] ? await engine.inspectContainer(found[0].id) : null;
-      }
+      // Independent look-ups go out together: this is on the path of a chat's first command.
+      const network = req.profile.settings.network === 'isolated' ? networkNameFor(req.profile.name) : null;
+      const [found, imagePresent] = await Promise.all([
+        this.findExisting(knownId, req.key),
+        engine.hasImage(req.image),
+        network ? engine.ensureNetwork(network, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name }) : undefined,
+      ]);
+      let existing = found;
       if (knownId && !existing) {
         notices.push(
           'The sandbox container had disappeared (removed by hand, or Docker was reset), so Berth created a new one. Your attached folders and the sandbox home are kept; anything else in the old container is gone.',
@@ -190,47 +192,9 @@ export class SandboxManager {
       }
 
       this.recheckMounts(req);
-      if (req.profile.settings.network === 'isolated') {
-        const net = networkNameFor(req.profile.name);
-        await engine.ensureNetwork(net, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
-      }
-
-      let id: string;
-      if (existing) {
-        id = existing.id;
-      } else {
-        id = await this.create(s, req, spec);
-      }
+      const id = existing ? existing.id : await this.create(s, req, spec, imagePresent);
       s.containerId = id;
-
-      const running = existing?.running ?? false;
-      const streams = await engine.attach(id);
-      if (!running) {
-        s.phase = 'starting';
-        req.onProgress('starting', 'Starting the sandbox…', null);
-        // Docker resolves bind sources again at every start.
-        this.recheckMounts(req);
-        try {
-          await engine.startContainer(id);
-        } catch (error) {
-          streams.close();
-          throw error;
-        }
-      }
-      const session = await ShellSession.open(
-        streams,
-        (signal) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal)], spec.User).then(() => undefined),
-        this.deps.clock.now,
-      ).catch(async (error: unknown) => {
-        const details = await engine.inspectContainer(id).catch(() => null);
-        if (details && !details.running) {
-          throw new BerthError('container_failed', `The sandbox started but its shell exited at once. The image ${req.image} needs /bin/sh.`, {
-            hint: 'Pick an image that has a POSIX shell (most do), in the profile settings or for this chat.',
-            cause: error,
-          });
-        }
-        throw error;
-      });
+      const session = await this.openShell(s, req, id, spec.User, existing?.running ?? false);
       s.session = session;
       s.settings = req.profile.settings;
       s.user = spec.User;
@@ -246,9 +210,54 @@ export class SandboxManager {
     }
   }
 
-  private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<string> {
+  private async findExisting(knownId: string | null, key: string): Promise<ContainerDetails | null> {
     const { engine } = this.deps;
-    if (!(await engine.hasImage(req.image))) {
+    const known = knownId ? await engine.inspectContainer(knownId) : null;
+    if (known) return known;
+    const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key });
+    for (const extra of found.slice(1)) await engine.removeContainer(extra.id);
+    return found[0] ? engine.inspectContainer(found[0].id) : null;
+  }
+
+  /**
+   * Starts the container if needed and opens its shell. Attaching runs alongside the start:
+   * the shell waits on its open stdin, so no output can be missed.
+   */
+  private async openShell(s: Slot, req: SandboxRequest, id: string, user: string, running: boolean): Promise<ShellSession> {
+    const { engine } = this.deps;
+    if (!running) {
+      s.phase = 'starting';
+      req.onProgress('starting', 'Starting the sandbox…', null);
+      // Docker resolves bind sources again at every start.
+      this.recheckMounts(req);
+    }
+    const [attached, started] = await Promise.allSettled([engine.attach(id), running ? Promise.resolve() : engine.startContainer(id)]);
+    try {
+      if (started.status === 'rejected') throw started.reason;
+      if (attached.status === 'rejected') throw attached.reason;
+      return await ShellSession.open(
+        attached.value,
+        (signal) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal)], user).then(() => undefined),
+        this.deps.clock.now,
+      );
+    } catch (error) {
+      if (attached.status === 'fulfilled') attached.value.close();
+      if (started.status === 'fulfilled') {
+        const details = await engine.inspectContainer(id).catch(() => null);
+        if (details && !details.running) {
+          throw new BerthError('container_failed', `The sandbox started but its shell exited at once. The image ${req.image} needs /bin/sh.`, {
+            hint: 'Pick an image that has a POSIX shell (most do), in the profile settings or for this chat.',
+            cause: error,
+          });
+        }
+      }
+      throw error;
+    }
+  }
+
+  private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody, imagePresent: boolean): Promise<string> {
+    const { engine } = this.deps;
+    if (!imagePresent) {
       s.phase = 'pulling';
       req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
       await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));

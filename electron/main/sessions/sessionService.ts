@@ -5,6 +5,7 @@ import {
 } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { profileDefaultKey, qualifyTaskId, type TaskLookup } from '../policy/containerKey.js';
+import { staticTargetProblem } from '../policy/mountPlan.js';
 import { networkNameFor } from '../policy/names.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../sandbox/clock.js';
@@ -24,6 +25,8 @@ export class SessionService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Resolves a host folder through symlinks and refuses sensitive ones (workspace/). */
+    private readonly resolveFolder: (hostPath: string) => string,
   ) {}
 
   ensureDefaultProfile(): void {
@@ -54,7 +57,20 @@ export class SessionService {
       throw new BerthError('already_exists', `A profile named "${name}" already exists.`, { hint: 'Pick another name.' });
     }
     const settings = ProfileSettings.parse(rest);
-    if (settings.backend === 'docker' && settings.network === 'isolated') networkNameFor(name);
+    // Profile mounts pass the same checks as a chat's folders, and are kept by their real path.
+    settings.staticMounts = settings.staticMounts.map((m) => {
+      const problem = staticTargetProblem(m.target);
+      if (problem) throw new BerthError('workspace_refused', `The profile mount cannot be used: ${problem}`, { hint: 'Pick another path, such as /data.' });
+      return { ...m, source: this.resolveFolder(m.source) };
+    });
+    const network = networkNameFor(name);
+    const clash = this.store.profiles.list().find((p) => networkNameFor(p.name) === network);
+    if (clash) {
+      // Two profiles on one network would share its lifetime and labels.
+      throw new BerthError('already_exists', `The name "${name}" is too close to the existing profile "${clash.name}": both would use the Docker network ${network}.`, {
+        hint: 'Pick a name that differs in more than case or punctuation.',
+      });
+    }
     const record = { name, settings, createdAt: this.clock.now() };
     this.store.profiles.insert(record);
     return this.profileView(record);

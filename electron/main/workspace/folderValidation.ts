@@ -71,7 +71,7 @@ export function resolveAttachableFolder(input: string, facts: readonly HostFacts
  * still at its real path (not swapped for a symlink), still allowed.
  */
 export function recheckAttachedFolder(hostPath: string, facts: readonly HostFacts[]): void {
-  let real: string | null = null;
+  let real: string | null;
   try {
     real = fs.realpathSync.native(hostPath);
   } catch {

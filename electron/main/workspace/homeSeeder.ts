@@ -19,6 +19,14 @@ function templateError(template: string, why: string, cause?: unknown): BerthErr
   });
 }
 
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
 function chown(p: string, owner: Owner | null): void {
   if (owner) fs.lchownSync(p, owner.uid, owner.gid);
 }
@@ -56,15 +64,19 @@ function copyConfig(fromRoot: string, toRoot: string, rel: string, owner: Owner 
     if (!isSeedable(childRel)) continue;
     const src = path.join(fromRoot, childRel);
     const dest = path.join(toRoot, childRel);
-    // Links could point anywhere on the host (credentials included): never followed.
+    // Links could point anywhere on the host (credentials included): never followed, neither
+    // in the template nor in the home, where the sandbox itself may have planted one.
     if (entry.isSymbolicLink()) continue;
+    const existing = lstatOrNull(dest);
+    if (existing?.isSymbolicLink()) continue;
     if (entry.isDirectory()) {
-      if (!fs.existsSync(dest)) {
+      if (existing && !existing.isDirectory()) continue;
+      if (!existing) {
         fs.mkdirSync(dest, { mode: 0o700 });
         chown(dest, owner);
       }
       copyConfig(fromRoot, toRoot, childRel, owner);
-    } else if (entry.isFile() && !fs.existsSync(dest)) {
+    } else if (entry.isFile() && !existing) {
       try {
         fs.copyFileSync(src, dest, fs.constants.COPYFILE_EXCL);
       } catch (error) {

@@ -1,0 +1,9 @@
+/** Stands in for the engine when its address is unusable: every call fails with the reason. */
+import type { BerthError } from '../../../shared/errors.js';
+import type { Engine } from './dockerEngine.js';
+
+export function unavailableEngine(reason: BerthError): Engine {
+  return new Proxy({} as Engine, {
+    get: (_target, property) => (property === 'endpointLabel' ? 'DOCKER_HOST' : () => Promise.reject(reason)),
+  });
+}

@@ -1,0 +1,19 @@
+/** Test support: temp folders that are removed after each test. Not used by the app. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export class TempDirs {
+  private readonly dirs: string[] = [];
+
+  /** A new empty folder under the OS temp dir, with its real path (no symlinks in it). */
+  make(prefix = 'berth-test-'): string {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  removeAll(): void {
+    for (const dir of this.dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

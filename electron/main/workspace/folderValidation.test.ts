@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BerthError, type ErrorCode } from '../../../shared/errors.js';
+import type { HostFacts } from '../policy/sensitivePaths.js';
+import { TempDirs } from '../store/testTempDirs.js';
+import { gatherHostFacts, recheckAttachedFolder, resolveAttachableFolder } from './folderValidation.js';
+
+const temp = new TempDirs();
+let root: string;
+let dataDir: string;
+let facts: HostFacts[];
+
+beforeEach(() => {
+  root = temp.make();
+  dataDir = path.join(root, 'berth-data');
+  fs.mkdirSync(path.join(dataDir, 'homes'), { recursive: true });
+  facts = gatherHostFacts(dataDir, {});
+});
+
+afterEach(() => temp.removeAll());
+
+function errorOf(fn: () => unknown): BerthError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof BerthError) return error;
+    throw error;
+  }
+  throw new Error('expected a BerthError');
+}
+
+function expectRefused(input: string, code: ErrorCode = 'workspace_refused'): BerthError {
+  const error = errorOf(() => resolveAttachableFolder(input, facts));
+  expect(error.code).toBe(code);
+  expect(error.message).toContain(`"${input}"`);
+  return error;
+}
+
+describe('resolveAttachableFolder', () => {
+  it('accepts a project folder and returns its real path', () => {
+    const app = path.join(root, 'projects', 'app');
+    fs.mkdirSync(app, { recursive: true });
+    expect(resolveAttachableFolder(app, facts)).toBe(app);
+  });
+
+  it('refuses a path that does not exist', () => {
+    expect(expectRefused(path.join(root, 'nope')).message).toMatch(/does not exist/);
+  });
+
+  it('refuses a file', () => {
+    const file = path.join(root, 'notes.txt');
+    fs.writeFileSync(file, 'x');
+    expect(expectRefused(file).message).toMatch(/file, not a folder/);
+  });
+
+  it('refuses a relative path', () => {
+    fs.mkdirSync(path.join(root, 'rel'));
+    expect(expectRefused('rel').message).toMatch(/not a full path/);
+    expectRefused('./projects/app');
+  });
+
+  it('refuses /workspace and paths under it, which are inside the sandbox', () => {
+    expectRefused('/workspace');
+    expectRefused('/workspace/src');
+  });
+
+  it.each(['/', '/etc', '/proc', '/usr'])('refuses the system path %s', (p) => {
+    expectRefused(p);
+  });
+
+  it('resolves a symlink to a folder to the real folder', () => {
+    const real = path.join(root, 'real-project');
+    fs.mkdirSync(real);
+    const link = path.join(root, 'link-to-project');
+    fs.symlinkSync(real, link);
+    expect(resolveAttachableFolder(link, facts)).toBe(real);
+  });
+
+  it("refuses a symlink that points into Berth's data folder", () => {
+    const link = path.join(root, 'innocent-looking');
+    fs.symlinkSync(path.join(dataDir, 'homes'), link);
+    expect(expectRefused(link).message).toMatch(/Berth's own data/);
+  });
+
+  it("refuses the data folder itself and a folder containing it", () => {
+    expectRefused(dataDir);
+    expectRefused(root);
+  });
+
+  it('refuses a symlink to a system folder', () => {
+    const link = path.join(root, 'etc-link');
+    fs.symlinkSync('/etc', link);
+    expectRefused(link);
+  });
+
+  it('refuses a folder containing a Docker socket named by DOCKER_HOST', () => {
+    const sockDir = path.join(root, 'sock');
+    fs.mkdirSync(sockDir);
+    const withSocket = gatherHostFacts(dataDir, { DOCKER_HOST: `unix://${path.join(sockDir, 'docker.sock')}` });
+    const error = errorOf(() => resolveAttachableFolder(sockDir, withSocket));
+    expect(error.code).toBe('workspace_refused');
+    expect(error.message).toMatch(/Docker socket/);
+  });
+
+  it('applies every set of facts it is given', () => {
+    const app = path.join(root, 'app');
+    fs.mkdirSync(app);
+    const handBuilt: HostFacts[] = [
+      { homeDir: '/home/nobody', dataDir: '/nonexistent/data', dockerSockets: [], platform: 'linux' },
+      { homeDir: '/home/nobody', dataDir: app, dockerSockets: [], platform: 'linux' },
+    ];
+    expect(errorOf(() => resolveAttachableFolder(app, handBuilt)).code).toBe('workspace_refused');
+    expect(resolveAttachableFolder(app, handBuilt.slice(0, 1))).toBe(app);
+  });
+});
+
+describe('recheckAttachedFolder', () => {
+  let app: string;
+  beforeEach(() => {
+    app = path.join(root, 'app');
+    fs.mkdirSync(app);
+  });
+
+  it('passes a folder that is still what was attached', () => {
+    expect(() => recheckAttachedFolder(app, facts)).not.toThrow();
+  });
+
+  it('refuses a folder replaced by a symlink to another folder', () => {
+    const other = path.join(root, 'other');
+    fs.mkdirSync(other);
+    fs.rmSync(app, { recursive: true });
+    fs.symlinkSync(other, app);
+    const error = errorOf(() => recheckAttachedFolder(app, facts));
+    expect(error.code).toBe('workspace_changed');
+    expect(error.message).toContain(app);
+  });
+
+  it("refuses a folder replaced by a symlink into Berth's data", () => {
+    fs.rmSync(app, { recursive: true });
+    fs.symlinkSync(path.join(dataDir, 'homes'), app);
+    expect(errorOf(() => recheckAttachedFolder(app, facts)).code).toBe('workspace_changed');
+  });
+
+  it('refuses a folder that was deleted', () => {
+    fs.rmSync(app, { recursive: true });
+    const error = errorOf(() => recheckAttachedFolder(app, facts));
+    expect(error.code).toBe('workspace_changed');
+    expect(error.message).toMatch(/no longer exists/);
+  });
+
+  it('refuses a folder replaced by a file', () => {
+    fs.rmSync(app, { recursive: true });
+    fs.writeFileSync(app, 'x');
+    expect(errorOf(() => recheckAttachedFolder(app, facts)).code).toBe('workspace_changed');
+  });
+
+  it('refuses a folder whose parent was swapped for a symlink', () => {
+    const parent = path.join(root, 'parent');
+    const child = path.join(parent, 'child');
+    fs.mkdirSync(child, { recursive: true });
+    const elsewhere = path.join(root, 'elsewhere');
+    fs.mkdirSync(path.join(elsewhere, 'child'), { recursive: true });
+    fs.rmSync(parent, { recursive: true });
+    fs.symlinkSync(elsewhere, parent);
+    expect(errorOf(() => recheckAttachedFolder(child, facts)).code).toBe('workspace_changed');
+  });
+});

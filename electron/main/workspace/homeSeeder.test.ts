@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BerthError } from '../../../shared/errors.js';
+import { TempDirs } from '../store/testTempDirs.js';
+import { prepareHome } from './homeSeeder.js';
+
+const temp = new TempDirs();
+let root: string;
+let template: string;
+let home: string;
+
+function write(base: string, rel: string, content: string): void {
+  const file = path.join(base, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+}
+
+function files(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    out.push(r);
+    if (e.isDirectory()) out.push(...files(dir, r));
+  }
+  return out.sort();
+}
+
+function errorOf(fn: () => unknown): BerthError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof BerthError) return error;
+    throw error;
+  }
+  throw new Error('expected a BerthError');
+}
+
+beforeEach(() => {
+  root = temp.make();
+  template = path.join(root, 'template');
+  home = path.join(root, 'data', 'homes', 'chat-1');
+  write(template, '.bashrc', 'export EDITOR=vim\n');
+  write(template, '.gitconfig', '[user]\n  name = U\n');
+  write(template, '.config/app/settings.json', '{"theme":"dark"}');
+  write(template, '.bash_history', 'curl -H "Authorization: secret"\n');
+  write(template, '.ssh/id_ed25519', 'PRIVATE KEY');
+  write(template, '.aws/credentials', '[default]\naws_secret_access_key=x\n');
+});
+
+afterEach(() => temp.removeAll());
+
+describe('prepareHome', () => {
+  it('creates an empty private home when there is no template', () => {
+    prepareHome(home, null, null);
+    expect(fs.statSync(home).isDirectory()).toBe(true);
+    expect(fs.readdirSync(home)).toEqual([]);
+    expect(fs.statSync(home).mode & 0o077).toBe(0);
+  });
+
+  it('seeds configuration files and never history or credentials', () => {
+    prepareHome(home, template, null);
+    expect(files(home)).toEqual(['.bashrc', '.config', '.config/app', '.config/app/settings.json', '.gitconfig']);
+    expect(fs.readFileSync(path.join(home, '.config/app/settings.json'), 'utf8')).toBe('{"theme":"dark"}');
+    expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('export EDITOR=vim\n');
+  });
+
+  it('does not overwrite a file the chat changed when seeding again, but adds new template files', () => {
+    prepareHome(home, template, null);
+    fs.writeFileSync(path.join(home, '.bashrc'), 'changed by the chat\n');
+    fs.rmSync(path.join(home, '.gitconfig'));
+    write(template, '.config/app/extra.toml', 'x = 1');
+    prepareHome(home, template, null);
+    expect(fs.readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('changed by the chat\n');
+    expect(fs.existsSync(path.join(home, '.config/app/extra.toml'))).toBe(true);
+    expect(fs.existsSync(path.join(home, '.gitconfig'))).toBe(true);
+  });
+
+  it('refuses a configured template that is missing, before creating the home', () => {
+    const error = errorOf(() => prepareHome(home, path.join(root, 'no-such-template'), null));
+    expect(error.code).toBe('home_template_failed');
+    expect(error.message).toContain('no-such-template');
+    expect(fs.existsSync(home)).toBe(false);
+  });
+
+  it('refuses a configured template that is a file, before creating the home', () => {
+    const file = path.join(root, 'template.txt');
+    fs.writeFileSync(file, 'x');
+    expect(errorOf(() => prepareHome(home, file, null)).code).toBe('home_template_failed');
+    expect(fs.existsSync(home)).toBe(false);
+  });
+
+  it('does not follow symlinks in the template', () => {
+    const secrets = path.join(root, 'secrets');
+    write(secrets, 'plain.conf', 'looks harmless');
+    fs.symlinkSync(path.join(secrets, 'plain.conf'), path.join(template, '.inputrc'));
+    fs.symlinkSync(secrets, path.join(template, '.config', 'linked-dir'));
+    prepareHome(home, template, null);
+    expect(fs.existsSync(path.join(home, '.inputrc'))).toBe(false);
+    expect(fs.existsSync(path.join(home, '.config', 'linked-dir'))).toBe(false);
+    expect(files(home)).not.toContain('.config/linked-dir/plain.conf');
+  });
+
+  it('never writes outside the home through a symlink the sandbox left in it', () => {
+    prepareHome(home, null, null);
+    const outside = path.join(root, 'outside');
+    fs.mkdirSync(outside);
+    // The sandbox owns its home and can plant links in it; the host resolves them on the next seeding.
+    fs.symlinkSync(outside, path.join(home, '.config'));
+    prepareHome(home, template, null);
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  it.runIf(process.getuid?.() === 0)('gives the new home and seeded files to the sandbox user', () => {
+    prepareHome(home, template, { uid: 4321, gid: 4322 });
+    for (const p of [home, path.join(home, '.bashrc'), path.join(home, '.config/app'), path.join(home, '.config/app/settings.json')]) {
+      const st = fs.lstatSync(p);
+      expect([st.uid, st.gid]).toEqual([4321, 4322]);
+    }
+  });
+});

@@ -1,0 +1,150 @@
+/** Bad input gets a clear error and loses nothing; engine trouble says what to do. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
+import { containersWithLabel } from '../support/docker.js';
+import { Harness, chownTree } from '../support/harness.js';
+
+const h = new Harness();
+let core: BerthCore;
+let dataDir: string;
+let profile: string;
+
+beforeAll(async () => {
+  dataDir = h.dataDir();
+  core = h.core({ dataDir });
+  profile = (await h.profile(core)).name;
+});
+afterAll(() => h.cleanup());
+
+describe('refused attachments', () => {
+  it('refuses system, in-container, sensitive and non-folder paths with a message the UI can show, and keeps what was attached', async () => {
+    const chat = await core.chats.create({ profile });
+    const good = h.workspace('good');
+    await core.workspace.attach({ chatId: chat.id, path: good });
+    const file = path.join(good, 'file.txt');
+    fs.writeFileSync(file, 'x');
+    const cases: [string, RegExp][] = [
+      ['/etc', /\/etc is a system folder/],
+      ['/', /whole disk/],
+      ['/workspace', /inside the sandbox/],
+      ['/workspace/project', /inside the sandbox/],
+      ['/var/run', /Docker socket|system folder/],
+      ['/var', /Docker socket|system folder/],
+      [os.homedir(), /whole home folder/],
+      [dataDir, /Berth's own data/],
+      [path.join(dataDir, 'profiles'), /Berth's own data|does not exist/],
+      [path.join(os.homedir(), '.ssh'), /credentials|does not exist/],
+      [file, /a file, not a folder/],
+      [path.join(good, 'nope'), /does not exist/],
+      ['relative/path', /not a full path/],
+    ];
+    for (const [p, message] of cases) {
+      const attempt = core.workspace.attach({ chatId: chat.id, path: p });
+      await expect(attempt, p).rejects.toMatchObject({ code: 'workspace_refused' });
+      await expect(attempt, p).rejects.toThrow(message);
+    }
+    // A link that leads somewhere refused is refused too.
+    const link = path.join(h.root, 'innocent-looking');
+    fs.symlinkSync('/etc', link);
+    await expect(core.workspace.attach({ chatId: chat.id, path: link })).rejects.toThrow(/\/etc is a system folder/);
+
+    const { chats } = await core.chats.list({ profile });
+    expect(chats.find((c) => c.id === chat.id)?.attachments.map((a) => a.hostPath)).toEqual([good]);
+  });
+
+  it('a folder reached through a symlink is recorded and mounted by its real path', async () => {
+    const chat = await core.chats.create({ profile });
+    const real = h.workspace('real-one', { 'inside.txt': 'i' });
+    const link = path.join(h.root, 'link-to-real');
+    fs.symlinkSync(real, link);
+    const attached = await core.workspace.attach({ chatId: chat.id, path: link });
+    expect(attached.attachment.hostPath).toBe(real);
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'ls' })).output).toBe('inside.txt\n');
+  });
+});
+
+describe('malformed requests', () => {
+  it('rejects requests that do not match the contract, and unknown methods, without acting', async () => {
+    await expect(core.call('sandbox.exec', { chatId: 5, command: 'true' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(core.call('sandbox.exec', { chatId: 'x', command: 'true', privileged: true })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(core.call('docker.run', {})).rejects.toMatchObject({ code: 'invalid_request', message: 'Unknown method "docker.run".' });
+    await expect(core.call('profiles.create', { name: 'x', network: 'host' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(core.call('profiles.create', { name: 'y', sandboxUser: '0:0' })).rejects.toThrow(/never runs as root/);
+    expect((await core.profiles.list({})).profiles.map((p) => p.name)).not.toContain('x');
+    await expect(core.sandbox.exec({ chatId: 'no-such-chat', command: 'true' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('engine trouble', () => {
+  it('an unreachable engine gives a typed error with a next step; chats still list', async () => {
+    const offline = h.core({ env: { DOCKER_HOST: `unix://${path.join(h.root, 'no-docker.sock')}` } });
+    const chat = await offline.chats.create({ title: 'works offline' });
+    const run = offline.sandbox.exec({ chatId: chat.id, command: 'true' });
+    await expect(run).rejects.toMatchObject({ code: 'engine_unreachable' });
+    await expect(run).rejects.toThrow(/cannot be reached/);
+    const error = (await run.catch((e: unknown) => e)) as { hint?: string };
+    expect(error.hint).toMatch(/Start Docker/);
+    expect((await offline.chats.list({})).chats.map((c) => c.title)).toContain('works offline');
+  });
+});
+
+describe('home template', () => {
+  it('seeds configuration but never history or credentials, and never overwrites what the chat changed', async () => {
+    const template = path.join(h.root, 'template');
+    const files: Record<string, string> = {
+      '.bashrc': 'export FROM_TEMPLATE=1\n',
+      '.config/tool/settings.json': '{"theme":"dark"}',
+      '.bash_history': 'secret command\n',
+      '.ssh/id_ed25519': 'PRIVATE KEY',
+      '.aws/credentials': '[default]',
+    };
+    for (const [rel, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(template, rel)), { recursive: true });
+      fs.writeFileSync(path.join(template, rel), content);
+    }
+    chownTree(template, 0, 0);
+    const p = (await h.profile(core, { homeTemplate: template })).name;
+    const chat = await core.chats.create({ profile: p });
+    const out = await core.sandbox.exec({ chatId: chat.id, command: 'cd ~ && find . -type f | grep -v "^./.berth/" | sort' });
+    expect(out.output).toBe('./.bashrc\n./.config/tool/settings.json\n');
+    await core.sandbox.exec({ chatId: chat.id, command: 'echo "export MINE=1" > ~/.bashrc' });
+
+    // Recreating the container (a folder attached) seeds again: the chat's change stays.
+    await core.workspace.attach({ chatId: chat.id, path: h.workspace('trigger') });
+    const again = await core.sandbox.exec({ chatId: chat.id, command: 'cat ~/.bashrc' });
+    expect(again.notices.join(' ')).toMatch(/recreated/);
+    expect(again.output).toBe('export MINE=1\n');
+  });
+
+  it('a configured template that is missing fails the start with a clear error instead of an empty home', async () => {
+    const p = (await h.profile(core, { homeTemplate: path.join(h.root, 'no-such-template') })).name;
+    const chat = await core.chats.create({ profile: p });
+    const run = core.sandbox.exec({ chatId: chat.id, command: 'true' });
+    await expect(run).rejects.toMatchObject({ code: 'home_template_failed' });
+    await expect(run).rejects.toThrow(/no-such-template" does not exist/);
+    expect(await containersWithLabel(`berth.chat=${chat.id}`)).toEqual([]);
+  });
+});
+
+describe('profile mounts', () => {
+  it("a chat's folder replaces a profile mount at the same path; other profile mounts stay", async () => {
+    const shared = h.workspace('profile-data', { 'data.txt': 'd' });
+    const fallbackWs = h.workspace('profile-ws', { 'profile-default.txt': 'p' });
+    const p = (await h.profile(core, {
+      staticMounts: [
+        { source: fallbackWs, target: '/workspace', readOnly: true },
+        { source: shared, target: '/data', readOnly: true },
+      ],
+    })).name;
+    const plain = await core.chats.create({ profile: p });
+    expect((await core.sandbox.exec({ chatId: plain.id, command: 'ls /workspace /data' })).output).toBe('/data:\ndata.txt\n\n/workspace:\nprofile-default.txt\n');
+    await expect(h.profile(core, { staticMounts: [{ source: '/etc', target: '/data', readOnly: true }] })).rejects.toThrow(/\/etc is a system folder/);
+    await expect(h.profile(core, { staticMounts: [{ source: shared, target: '/home/berth', readOnly: true }] })).rejects.toThrow(/reserved/);
+    const own = await core.chats.create({ profile: p });
+    await core.workspace.attach({ chatId: own.id, path: h.workspace('chat-ws', { 'chat.txt': 'c' }) });
+    expect((await core.sandbox.exec({ chatId: own.id, command: 'ls /workspace /data' })).output).toBe('/data:\ndata.txt\n\n/workspace:\nchat.txt\n');
+  });
+});
