@@ -105,6 +105,7 @@ type Phase = SandboxProgressEvent['phase'];
 interface ColdSample {
   berthMs: number;
   cliMs: number;
+  cliNetMs: number;
   /** Offsets from the start of the berth iteration, in ms. */
   chatCreatedMs: number;
   phases: Partial<Record<Phase, number>>;
@@ -172,7 +173,7 @@ async function main(): Promise<void> {
     });
     await c.ready;
 
-    await c.profiles.create({ name: profile, image: opts.image, network: 'isolated' });
+    const profileNetwork = (await c.profiles.create({ name: profile, image: opts.image, network: 'isolated' })).networkName as string;
     profileCreated = true;
 
     // Warm-up, untimed: the profile network, the image's layers in the page cache, both paths once.
@@ -216,7 +217,9 @@ async function main(): Promise<void> {
         cliMs = await runCli();
         b = await runBerth();
       }
-      cold.push({ ...b, cliMs });
+      // Context, not a target: the CLI on the same user-defined network a Berth chat joins.
+      const cliNetMs = (await timed(() => docker(['run', '--rm', '--network', profileNetwork, opts.image, 'sh', '-c', ':'])))[0];
+      cold.push({ ...b, cliMs, cliNetMs });
       process.stdout.write('.');
     }
     process.stdout.write('\n');
@@ -278,6 +281,12 @@ async function main(): Promise<void> {
       ),
     );
     console.log(`CLI side: ${metrics.map((m) => m.cliCommand).join(' | ')}`);
+    const onNetwork = summarize(cold.map((s) => s.cliNetMs));
+    console.log(
+      `context: docker run --rm --network ${profileNetwork} ${opts.image} sh -c : took ${ms(onNetwork.median)} (p95 ${ms(onNetwork.p95)}); ` +
+        `berth cold / that = ${((metrics[0]?.berth.median ?? Number.NaN) / onNetwork.median).toFixed(3)}x ` +
+        "(a user-defined network's per-container set-up, which Docker's default bridge skips, is in Berth's cold time)",
+    );
 
     // Where cold time goes: medians of each step, from the core's progress events.
     const steps: [string, (s: ColdSample) => number][] = [

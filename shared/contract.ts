@@ -189,6 +189,10 @@ export const methods = {
       .strict(),
     response: ExecResult,
   },
+  'sandbox.interrupt': {
+    request: z.object({ chatId: ChatId, taskId: TaskId.optional() }).strict(),
+    response: z.object({ interrupted: z.boolean() }),
+  },
   'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
 } as const;

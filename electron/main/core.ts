@@ -12,6 +12,7 @@ import { methods, type MethodName, type ParsedRequest, type Request, type Respon
 import { BerthError } from '../../shared/errors.js';
 import { DockerEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
+import { currentContextHost } from './engine/dockerContext.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
 import { LABEL, APP_LABEL_VALUE } from './policy/containerSpec.js';
 import { qualifyTaskId } from './policy/containerKey.js';
@@ -48,7 +49,12 @@ export interface BerthCore {
   chats: { create: Handler<'chats.create'>; list: Handler<'chats.list'>; delete: Handler<'chats.delete'> };
   tasks: { register: Handler<'tasks.register'> };
   workspace: { attach: Handler<'workspace.attach'>; detach: Handler<'workspace.detach'> };
-  sandbox: { exec: Handler<'sandbox.exec'>; status: Handler<'sandbox.status'>; stop: Handler<'sandbox.stop'> };
+  sandbox: {
+    exec: Handler<'sandbox.exec'>;
+    interrupt: Handler<'sandbox.interrupt'>;
+    status: Handler<'sandbox.status'>;
+    stop: Handler<'sandbox.stop'>;
+  };
   /** Calls a method by name with an unchecked payload: what transports use. */
   call(method: string, params: unknown): Promise<unknown>;
   onEvent(listener: EventListener): Disposable;
@@ -72,7 +78,8 @@ function describeIssues(error: z.ZodError): string {
 /** The engine the user's Docker tools use; a broken DOCKER_HOST still lets the app open and say so. */
 function defaultEngine(env: NodeJS.ProcessEnv): Engine {
   try {
-    return new DockerEngine(resolveEngineEndpoint(env, process.platform, os.homedir(), fs.existsSync));
+    const home = os.homedir();
+    return new DockerEngine(resolveEngineEndpoint(env, process.platform, home, fs.existsSync, currentContextHost(env, home)));
   } catch (error) {
     if (error instanceof BerthError) return unavailableEngine(error);
     throw error;
@@ -169,6 +176,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'workspace.attach': (req) => workspace.attach(req),
     'workspace.detach': (req) => workspace.detach(req),
     'sandbox.exec': (req) => sandbox.exec(req),
+    'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
   };
@@ -225,7 +233,12 @@ export function createCore(options: CoreOptions): BerthCore {
     chats: { create: handler('chats.create'), list: handler('chats.list'), delete: handler('chats.delete') },
     tasks: { register: handler('tasks.register') },
     workspace: { attach: handler('workspace.attach'), detach: handler('workspace.detach') },
-    sandbox: { exec: handler('sandbox.exec'), status: handler('sandbox.status'), stop: handler('sandbox.stop') },
+    sandbox: {
+      exec: handler('sandbox.exec'),
+      interrupt: handler('sandbox.interrupt'),
+      status: handler('sandbox.status'),
+      stop: handler('sandbox.stop'),
+    },
     call,
     onEvent: (listener) => events.on(listener),
     reap,

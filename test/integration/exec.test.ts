@@ -83,6 +83,23 @@ describe('the chat shell', () => {
     expect(after.output).toBe('STAY=1\n/tmp\n0\n');
   });
 
+  it('an interrupt stops the running command and everything it started; the shell and its state live on', async () => {
+    const chat = await core.chats.create({ profile });
+    await core.sandbox.exec({ chatId: chat.id, command: 'export STAY=2; cd /tmp' });
+    expect(await core.sandbox.interrupt({ chatId: chat.id })).toEqual({ interrupted: false });
+    const started = Date.now();
+    const running = core.sandbox.exec({ chatId: chat.id, command: 'echo working; sleep 120 & sleep 121' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await core.sandbox.interrupt({ chatId: chat.id })).toEqual({ interrupted: true });
+    const out = await running;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(out).toMatchObject({ exitCode: 130, timedOut: false, cwd: '/tmp' });
+    expect(out.output).toBe('working\n');
+    expect(out.notices.join(' ')).toMatch(/interrupted \(exit code 130\)/);
+    const after = await core.sandbox.exec({ chatId: chat.id, command: 'echo "STAY=$STAY"; ps -o comm | grep -c "^sleep$" || true' });
+    expect(after.output).toBe('STAY=2\n0\n');
+  });
+
   it('caps a flood of output, keeping the head and the tail and the total size', async () => {
     const chat = await core.chats.create({ profile });
     const out = await core.sandbox.exec({ chatId: chat.id, command: 'echo FIRST; yes filler | head -c 4999995; echo LAST' });

@@ -56,6 +56,19 @@ describe('one container per chat', () => {
     expect(second).not.toBe(first);
     expect(await containersWithLabel(`berth.chat=${chat.id}`)).toHaveLength(1);
   });
+
+  it('a container stopped by hand (as a Docker restart does) is started again by the next command, which says so', async () => {
+    const core = h.core();
+    const p = (await h.profile(core)).name;
+    const chat = await core.chats.create({ profile: p });
+    await core.sandbox.exec({ chatId: chat.id, command: 'cd /etc' });
+    const id = (await core.sandbox.status({ chatId: chat.id })).containerId as string;
+    await docker('stop', '-t', '1', id);
+    const out = await core.sandbox.exec({ chatId: chat.id, command: 'pwd' });
+    expect(out.output).toBe('/etc\n');
+    expect(out.notices.join(' ')).toMatch(/had stopped.*started it again/);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(id);
+  });
 });
 
 describe('changing folders', () => {
@@ -201,6 +214,26 @@ await core.chats.delete({ chatId: doomed.id });
     expect(await containersWithLabel(`berth.chat=${ids.kept}`)).toHaveLength(1);
     expect(await containersWithLabel(`berth.chat=${otherChat.id}`)).toHaveLength(1);
     expect(await next.reap()).toBe(0);
+  });
+});
+
+describe('periodic reaping', () => {
+  it('sweeps again on its interval: a chat deleted behind its back loses its container', async () => {
+    const clock = new ManualClock();
+    const dataDir = h.dataDir();
+    const core = h.core({ dataDir, clock, reapIntervalMs: 60_000 });
+    const p = (await h.profile(core)).name;
+    const chat = await core.chats.create({ profile: p });
+    await core.sandbox.exec({ chatId: chat.id, command: 'true' });
+    await core.ready;
+    // Another writer (say, a second window of an older version) deletes the chat row.
+    const { openDatabase } = await import('../../electron/main/store/database.js');
+    const side = openDatabase(dataDir);
+    side.prepare('DELETE FROM chats WHERE id = ?').run(chat.id);
+    side.close();
+    expect(await containersWithLabel(`berth.chat=${chat.id}`)).toHaveLength(1);
+    clock.advance(60_000);
+    await waitFor(async () => (await containersWithLabel(`berth.chat=${chat.id}`)).length === 0, 'the periodic sweep');
   });
 });
 

@@ -78,3 +78,19 @@ describe('resolveEngineEndpoint: default socket', () => {
     expect(resolveEngineEndpoint({}, 'win32', 'C:\\Users\\me', nothing)).toEqual({ kind: 'socket', socketPath: '\\\\.\\pipe\\docker_engine' });
   });
 });
+
+describe('the Docker CLI context', () => {
+  const none = () => false;
+  it("uses the current context's host when DOCKER_HOST is unset", () => {
+    expect(resolveEngineEndpoint({}, 'darwin', '/Users/u', none, 'unix:///Users/u/.docker/run/docker.sock')).toEqual({
+      kind: 'socket',
+      socketPath: '/Users/u/.docker/run/docker.sock',
+    });
+  });
+  it('DOCKER_HOST wins over the context', () => {
+    expect(resolveEngineEndpoint({ DOCKER_HOST: 'tcp://h:2375' }, 'linux', '/home/u', none, 'unix:///ctx.sock')).toMatchObject({ kind: 'tcp', host: 'h' });
+  });
+  it('a context with an unusable host is an error that names the context, not DOCKER_HOST', () => {
+    expect(() => resolveEngineEndpoint({}, 'linux', '/home/u', none, 'bogus')).toThrow(/current Docker context/);
+  });
+});

@@ -11,13 +11,20 @@ export interface EndpointEnv {
   DOCKER_TLS_VERIFY?: string | undefined;
 }
 
+/**
+ * DOCKER_HOST first, then the host of the Docker CLI's current context (`docker context use`,
+ * as Docker Desktop and Colima set it up), then the platform's default socket.
+ */
 export function resolveEngineEndpoint(
   env: EndpointEnv,
   platform: NodeJS.Platform,
   homeDir: string,
   exists: (p: string) => boolean,
+  contextHost: string | null = null,
 ): EngineEndpoint {
-  const raw = env.DOCKER_HOST?.trim();
+  const fromEnv = env.DOCKER_HOST?.trim();
+  const raw = fromEnv || contextHost?.trim();
+  const source = fromEnv ? 'DOCKER_HOST is set to' : 'The current Docker context points at';
   if (raw) {
     if (raw.startsWith('unix://')) return { kind: 'socket', socketPath: raw.slice('unix://'.length) };
     if (raw.startsWith('npipe://')) return { kind: 'socket', socketPath: raw.slice('npipe:'.length).replace(/\//g, '\\') };
@@ -25,8 +32,8 @@ export function resolveEngineEndpoint(
     // Parsed by hand: URL() drops a port that is its scheme's default (80 for http).
     const match = /^(tcp|https?):\/\/(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(raw);
     if (!match) {
-      throw new BerthError('engine_unreachable', `DOCKER_HOST is set to "${raw}", which is not a unix://, tcp://, npipe:// or ssh:// address.`, {
-        hint: 'Fix or unset DOCKER_HOST and start Berth again.',
+      throw new BerthError('engine_unreachable', `${source} "${raw}", which is not a unix://, tcp://, npipe:// or ssh:// address.`, {
+        hint: fromEnv ? 'Fix or unset DOCKER_HOST and start Berth again.' : 'Switch contexts (docker context use default) and start Berth again.',
       });
     }
     // Like Docker's own CLI: any non-empty DOCKER_TLS_VERIFY turns TLS on.
@@ -44,7 +51,7 @@ export function resolveEngineEndpoint(
 }
 
 /** Paths of Docker sockets on this host, for the mount deny-list. */
-export function dockerSocketCandidates(env: EndpointEnv, homeDir: string): string[] {
+export function dockerSocketCandidates(env: EndpointEnv, homeDir: string, contextHost: string | null = null): string[] {
   const list = [
     '/var/run/docker.sock',
     '/run/docker.sock',
@@ -53,7 +60,8 @@ export function dockerSocketCandidates(env: EndpointEnv, homeDir: string): strin
     `${homeDir}/.colima/default/docker.sock`,
     '/run/user',
   ];
-  const raw = env.DOCKER_HOST?.trim();
-  if (raw?.startsWith('unix://')) list.unshift(raw.slice('unix://'.length));
+  for (const raw of [env.DOCKER_HOST?.trim(), contextHost?.trim()]) {
+    if (raw?.startsWith('unix://')) list.unshift(raw.slice('unix://'.length));
+  }
   return list;
 }

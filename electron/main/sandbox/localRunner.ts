@@ -46,6 +46,7 @@ export function runLocal(req: LocalRunRequest): Promise<RunOutcome> {
         outputBytes: cap.total,
         truncated: cap.truncated,
         timedOut,
+        interrupted: false,
         cwd: timedOut ? null : cwdText.trim() || null,
         durationMs: Date.now() - started,
       });

@@ -295,8 +295,9 @@ export class SandboxManager {
     return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
   }
 
-  async interrupt(key: string): Promise<void> {
-    await this.slots.get(key)?.session?.interrupt('INT');
+  /** Stops the command running in the key's shell, if any; true when there was one. */
+  async interrupt(key: string): Promise<boolean> {
+    return (await this.slots.get(key)?.session?.interrupt()) ?? false;
   }
 
   async stop(key: string): Promise<void> {

@@ -85,7 +85,8 @@ export class SandboxService {
       });
       const out = await runLocal({ command: req.command, cwd: where.cwd, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES });
       if (out.cwd) this.store.cwd.set(cwdKey, { path: out.cwd, location: 'host' }, this.clock.now());
-      return { ...out, cwd: out.cwd ?? where.cwd, notices: out.timedOut ? [timeoutNotice(timeoutMs)] : [] };
+      const { interrupted: _interrupted, ...result } = out;
+      return { ...result, cwd: out.cwd ?? where.cwd, notices: out.timedOut ? [timeoutNotice(timeoutMs)] : [] };
     }
 
     const mounts = this.mountsFor(r);
@@ -107,7 +108,9 @@ export class SandboxService {
       if (out.cwd) this.store.cwd.set(cwdKey, { path: out.cwd, location: 'container' }, this.clock.now());
       const notices = [...ready.notices];
       if (out.timedOut) notices.push(timeoutNotice(timeoutMs));
-      return { ...out, cwd: out.cwd ?? where.cwd, notices };
+      if (out.interrupted) notices.push("The command was interrupted (exit code 130). The shell's working directory and exported variables are kept.");
+      const { interrupted: _interrupted, ...result } = out;
+      return { ...result, cwd: out.cwd ?? where.cwd, notices };
     } finally {
       this.manager.release(key);
     }
@@ -119,6 +122,13 @@ export class SandboxService {
     const chat = this.store.chats.get(owner);
     if (chat && chat.profile === r.profile.name) return chat.id;
     return this.store.tasks.get(qualifyTaskId(r.profile.name, owner))?.chatId ?? r.chat.id;
+  }
+
+  /** Stops the command the task is running; a shared container's other users are not affected. */
+  async interrupt(chatId: string, taskId?: string): Promise<{ interrupted: boolean }> {
+    const r = this.resolve(chatId, taskId);
+    if (r.target.kind !== 'container') return { interrupted: false };
+    return { interrupted: await this.manager.interrupt(r.target.key) };
   }
 
   async status(chatId: string): Promise<SandboxStatus> {

@@ -26,6 +26,7 @@ export interface RunOutcome {
   outputBytes: number;
   truncated: boolean;
   timedOut: boolean;
+  interrupted: boolean;
   /** The cwd the command ended in, or null when it did not end normally. */
   cwd: string | null;
   durationMs: number;
@@ -33,6 +34,7 @@ export interface RunOutcome {
 
 interface Pending {
   marker: string;
+  interrupted: boolean;
   buffer: Buffer;
   cap: OutputCap;
   resolve(end: { exitCode: number; cwd: string | null }): void;
@@ -90,9 +92,19 @@ export class ShellSession {
     return result;
   }
 
-  /** Signals the running command's process tree; the shell itself lives on. */
-  async interrupt(signal: Signal = 'INT'): Promise<void> {
-    if (this.pending) await this.signalCommand(signal);
+  /**
+   * Stops the running command's process tree (TERM, then KILL after a grace period); the
+   * shell itself lives on. TERM, not INT: a non-interactive shell's background jobs ignore INT.
+   */
+  async interrupt(): Promise<boolean> {
+    const p = this.pending;
+    if (!p) return false;
+    p.interrupted = true;
+    await this.signalCommand('TERM');
+    setTimeout(() => {
+      if (this.pending === p) void this.signalCommand('KILL').catch(() => undefined);
+    }, TERM_GRACE_MS).unref();
+    return true;
   }
 
   close(): void {
@@ -107,7 +119,7 @@ export class ShellSession {
     const cap = new OutputCap(request.headBytes, request.tailBytes);
     let timedOut = false;
     const ended = new Promise<{ exitCode: number; cwd: string | null }>((resolve, reject) => {
-      this.pending = { marker, buffer: Buffer.alloc(0), cap, resolve, reject };
+      this.pending = { marker, interrupted: false, buffer: Buffer.alloc(0), cap, resolve, reject };
     });
     const timers: NodeJS.Timeout[] = [];
     timers.push(
@@ -124,19 +136,22 @@ export class ShellSession {
         );
       }, request.timeoutMs),
     );
+    const pending = this.pending as Pending | null;
     this.streams.stdin.write(commandLine(marker, request.cwd, request.fallback, request.command));
     try {
       const end = await ended.catch((error: unknown) => {
         if (timedOut) return { exitCode: 124, cwd: null };
         throw error;
       });
+      const interrupted = !timedOut && (pending?.interrupted ?? false);
       return {
-        exitCode: timedOut ? 124 : end.exitCode,
+        exitCode: timedOut ? 124 : interrupted ? 130 : end.exitCode,
         output: cap.text(),
         outputBytes: cap.total,
         truncated: cap.truncated,
         timedOut,
-        cwd: timedOut ? null : end.cwd,
+        interrupted,
+        cwd: timedOut || interrupted ? null : end.cwd,
         durationMs: this.now() - started,
       };
     } finally {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
+import { currentContextHost } from '../engine/dockerContext.js';
 import { dockerSocketCandidates } from '../policy/engineEndpoint.js';
 import { isContainerPath, sensitivePathReason, type HostFacts } from '../policy/sensitivePaths.js';
 
@@ -21,7 +22,7 @@ function realOrSelf(p: string): string {
 /** Facts about this host, with each path in both its given and resolved forms. */
 export function gatherHostFacts(dataDir: string, env: NodeJS.ProcessEnv = process.env): HostFacts[] {
   const home = os.homedir();
-  const sockets = dockerSocketCandidates(env, home);
+  const sockets = dockerSocketCandidates(env, home, currentContextHost(env, home));
   const given: HostFacts = { homeDir: home, dataDir: path.resolve(dataDir), dockerSockets: sockets, platform: process.platform };
   const resolved: HostFacts = {
     homeDir: realOrSelf(home),
