@@ -15,9 +15,7 @@ let dataDir: string;
 let profile: string;
 
 beforeAll(async () => {
-  dataDir = h.dataDir();
-  core = h.core({ dataDir });
-  profile = (await h.profile(core)).name;
+  ({ core, dataDir, profile } = await h.coreWithProfile());
 });
 afterAll(() => h.cleanup());
 

@@ -59,6 +59,13 @@ export class Harness {
     return dir;
   }
 
+  /** A core on a fresh data folder with one busybox profile, for a test file's beforeAll. */
+  async coreWithProfile(options: Partial<CoreOptions> = {}): Promise<{ core: BerthCore; dataDir: string; profile: string }> {
+    const dataDir = options.dataDir ?? this.dataDir();
+    const core = this.core({ ...options, dataDir });
+    return { core, dataDir, profile: (await this.profile(core)).name };
+  }
+
   async profile(core: BerthCore, settings: Parameters<BerthCore['profiles']['create']>[0] | Record<string, unknown> = {}) {
     return core.profiles.create({ name: uniqueName('p'), image: 'berth-test:busybox', ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
   }

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, schemaVersion, type Db } from './database.js';
 import { MIGRATIONS } from './migrations.js';
 import { createStore } from './repositories.js';
-import { TempDirs } from './testTempDirs.js';
+import { TempDirs } from '../../../test/support/tempDirs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const temp = new TempDirs();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileSettings } from '../../../shared/contract.js';
 import { openDatabase } from './database.js';
 import { createStore, type ChatRecord, type Store } from './repositories.js';
-import { TempDirs } from './testTempDirs.js';
+import { TempDirs } from '../../../test/support/tempDirs.js';
 
 const temp = new TempDirs();
 let store: Store;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BerthError, type ErrorCode } from '../../../shared/errors.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
-import { TempDirs } from '../store/testTempDirs.js';
+import { TempDirs, berthErrorOf } from '../../../test/support/tempDirs.js';
 import { gatherHostFacts, recheckAttachedFolder, resolveAttachableFolder } from './folderValidation.js';
 
 const temp = new TempDirs();
@@ -20,15 +20,7 @@ beforeEach(() => {
 
 afterEach(() => temp.removeAll());
 
-function errorOf(fn: () => unknown): BerthError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof BerthError) return error;
-    throw error;
-  }
-  throw new Error('expected a BerthError');
-}
+const errorOf = berthErrorOf;
 
 function expectRefused(input: string, code: ErrorCode = 'workspace_refused'): BerthError {
   const error = errorOf(() => resolveAttachableFolder(input, facts));

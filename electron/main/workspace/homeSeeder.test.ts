@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BerthError } from '../../../shared/errors.js';
-import { TempDirs } from '../store/testTempDirs.js';
+import { TempDirs, berthErrorOf } from '../../../test/support/tempDirs.js';
 import { prepareHome } from './homeSeeder.js';
 
 const temp = new TempDirs();
@@ -26,15 +25,7 @@ function files(dir: string, rel = ''): string[] {
   return out.sort();
 }
 
-function errorOf(fn: () => unknown): BerthError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof BerthError) return error;
-    throw error;
-  }
-  throw new Error('expected a BerthError');
-}
+const errorOf = berthErrorOf;
 
 beforeEach(() => {
   root = temp.make();

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BerthError } from '../../shared/errors.js';
 
 export class TempDirs {
   private readonly dirs: string[] = [];
@@ -16,4 +17,15 @@ export class TempDirs {
   removeAll(): void {
     for (const dir of this.dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Runs fn and returns the BerthError it throws; fails when it throws nothing or something else. */
+export function berthErrorOf(fn: () => unknown): BerthError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof BerthError) return error;
+    throw error;
+  }
+  throw new Error('expected a BerthError');
 }
