@@ -58,7 +58,8 @@ export const ProfileSettings = z.object({
   sandboxUser: z
     .string()
     .regex(/^\d+:\d+$/, 'The sandbox user is written uid:gid, for example 1000:1000.')
-    .refine((v) => !v.startsWith('0:'), 'The sandbox never runs as root (uid 0).')
+    .refine((v) => !/^0+:\d+$/.test(v), 'The sandbox never runs as root (uid 0).')
+    .refine((v) => !/^\d+:0+$/.test(v), "The sandbox never runs in root's group (gid 0).")
     .default('1000:1000'),
   /** A folder whose configuration files seed each new chat's home. */
   homeTemplate: z.string().min(1).nullable().default(null),

@@ -67,6 +67,8 @@ export interface BerthCore {
 }
 
 export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
+/** How long quitting waits for calls in progress before stopping containers anyway. */
+const DISPOSE_WAIT_MS = 5_000;
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -136,8 +138,10 @@ export function createCore(options: CoreOptions): BerthCore {
       store.chats.delete(chat.id);
       return ids;
     });
-    // The chat is gone from the store first: if Berth dies now, the reaper removes the rest.
-    const keys = await manager.removeForChat(chat.id);
+    // The chat is gone from the store first: if Berth dies now, or the engine cannot be
+    // reached, the reaper removes its containers later. Its homes go now either way.
+    const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
+    const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
     for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {
       fs.rmSync(manager.homeFor(chat.profile, key), { recursive: true, force: true });
     }
@@ -182,8 +186,19 @@ export function createCore(options: CoreOptions): BerthCore {
   };
 
   let disposed = false;
+  const inFlight = new Set<Promise<unknown>>();
   async function call(method: string, params: unknown): Promise<unknown> {
     if (disposed) throw new BerthError('internal', 'Berth is shutting down.');
+    const work = handle(method, params);
+    inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      inFlight.delete(work);
+    }
+  }
+
+  async function handle(method: string, params: unknown): Promise<unknown> {
     if (!Object.prototype.hasOwnProperty.call(methods, method)) {
       throw new BerthError('invalid_request', `Unknown method "${method}".`);
     }
@@ -196,7 +211,8 @@ export function createCore(options: CoreOptions): BerthCore {
       return await (impl[name] as (req: unknown) => Promise<unknown>)(parsed.data);
     } catch (error) {
       if (error instanceof BerthError) throw error;
-      throw new BerthError('internal', `Berth failed while handling ${name}: ${(error as Error)?.message ?? String(error)}`, {
+      // The cause stays attached for logs; the user gets words, not a stack's first line.
+      throw new BerthError('internal', `Berth could not complete ${name} because of an internal error.`, {
         hint: 'Try again; if it keeps happening, restart Berth.',
         cause: error,
       });
@@ -205,6 +221,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const handler = <M extends MethodName>(m: M): Handler<M> => (req) => call(m, req) as Promise<Response<M>>;
 
   async function reap(): Promise<number> {
+    if (disposed) return 0;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
     const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
     await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
@@ -248,7 +265,9 @@ export function createCore(options: CoreOptions): BerthCore {
       if (disposed) return;
       disposed = true;
       if (reapTimer !== null) clock.clearTimeout(reapTimer);
-      await ready;
+      // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
+      const settle = Promise.allSettled([ready, ...inFlight]);
+      await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
       store.close();
     },

@@ -3,6 +3,9 @@
  * tests drive it against a real engine.
  */
 import Docker from 'dockerode';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
@@ -57,12 +60,49 @@ export interface Engine {
   execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }>;
 }
 
-function endpointOptions(endpoint: EngineEndpoint): Docker.DockerOptions {
+export interface DockerEngineOptions {
+  /**
+   * The folder holding ca.pem, cert.pem and key.pem for a TLS tcp endpoint. By default, like
+   * the docker command: DOCKER_CERT_PATH, otherwise ~/.docker.
+   */
+  certPath?: string;
+}
+
+const TLS_FILES = ['ca.pem', 'cert.pem', 'key.pem'] as const;
+
+/** The client's TLS material, or the error every call will report when it cannot be read. */
+function readTlsFiles(certPath: string, label: string): { ca: Buffer; cert: Buffer; key: Buffer } | BerthError {
+  const read: Buffer[] = [];
+  const missing: string[] = [];
+  let cause: unknown;
+  for (const file of TLS_FILES) {
+    try {
+      read.push(fs.readFileSync(path.join(certPath, file)));
+    } catch (error) {
+      missing.push(file);
+      cause ??= error;
+    }
+  }
+  if (missing.length > 0) {
+    return new BerthError(
+      'engine_unreachable',
+      `The Docker engine at ${label} needs TLS, but Berth cannot read ${missing.join(', ')} in ${certPath}.`,
+      {
+        hint: 'Put the TLS certificates (ca.pem, cert.pem, key.pem) there, or set DOCKER_CERT_PATH to the folder that holds them, as for the docker command; then start Berth again.',
+        cause,
+      },
+    );
+  }
+  const [ca, cert, key] = read as [Buffer, Buffer, Buffer];
+  return { ca, cert, key };
+}
+
+function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert: Buffer; key: Buffer } | null): Docker.DockerOptions {
   switch (endpoint.kind) {
     case 'socket':
       return { socketPath: endpoint.socketPath };
     case 'tcp':
-      return { host: endpoint.host, port: endpoint.port, protocol: endpoint.tls ? 'https' : 'http' };
+      return { host: endpoint.host, port: endpoint.port, protocol: endpoint.tls ? 'https' : 'http', ...(tlsFiles ?? {}) };
     case 'ssh':
       return { protocol: 'ssh', host: endpoint.host.replace(/^ssh:\/\//, '') };
   }
@@ -82,10 +122,26 @@ export function describeEndpoint(endpoint: EngineEndpoint): string {
 export class DockerEngine implements Engine {
   readonly endpointLabel: string;
   private readonly docker: Docker;
+  /** Why this engine cannot be used at all (its TLS files are missing); reported by every call. */
+  private readonly unusable: BerthError | null;
 
-  constructor(endpoint: EngineEndpoint) {
-    this.docker = new Docker(endpointOptions(endpoint));
+  constructor(endpoint: EngineEndpoint, options: DockerEngineOptions = {}) {
     this.endpointLabel = describeEndpoint(endpoint);
+    let tlsFiles: { ca: Buffer; cert: Buffer; key: Buffer } | null = null;
+    let unusable: BerthError | null = null;
+    if (endpoint.kind === 'tcp' && endpoint.tls) {
+      // Not thrown here: callers build the engine at start-up and expect its calls to fail.
+      const certPath = options.certPath ?? (process.env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker'));
+      const read = readTlsFiles(certPath, this.endpointLabel);
+      if (read instanceof BerthError) unusable = read;
+      else tlsFiles = read;
+    }
+    this.unusable = unusable;
+    this.docker = new Docker(endpointOptions(endpoint, tlsFiles));
+  }
+
+  private assertUsable(): void {
+    if (this.unusable) throw this.unusable;
   }
 
   private fail(error: unknown, action: string): never {
@@ -93,6 +149,7 @@ export class DockerEngine implements Engine {
   }
 
   async ping(): Promise<{ version: string; apiVersion: string }> {
+    this.assertUsable();
     try {
       const v = await this.docker.version();
       return { version: v.Version, apiVersion: v.ApiVersion };
@@ -102,6 +159,7 @@ export class DockerEngine implements Engine {
   }
 
   async hasImage(ref: string): Promise<boolean> {
+    this.assertUsable();
     try {
       await this.docker.getImage(ref).inspect();
       return true;
@@ -112,6 +170,7 @@ export class DockerEngine implements Engine {
   }
 
   async pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {
+    this.assertUsable();
     const layers = new Map<string, { current: number; total: number }>();
     try {
       const stream = await this.docker.pull(ref);
@@ -151,6 +210,7 @@ export class DockerEngine implements Engine {
 
   /** Concurrent calls for one name share one attempt. */
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+    if (this.unusable) return Promise.reject(this.unusable);
     const inFlight = this.networksInFlight.get(name);
     if (inFlight) return inFlight;
     const attempt = this.ensureNetworkOnce(name, labels).finally(() => this.networksInFlight.delete(name));
@@ -158,14 +218,18 @@ export class DockerEngine implements Engine {
     return attempt;
   }
 
+  /** A failure setting up a network: the engine is unreachable, or the network failed. */
+  private networkFailed(name: string, error: unknown): never {
+    if (error instanceof BerthError) throw error;
+    if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
+    throw new BerthError('network_failed', `The sandbox network ${name} could not be set up: ${engineMessage(error)}`, {
+      hint: `The chat will not start without its network. Check Docker's networking (docker network inspect ${name}), or set the profile's network to "none".`,
+      cause: error,
+    });
+  }
+
   private async ensureNetworkOnce(name: string, labels: Record<string, string>): Promise<void> {
-    const failed = (error: unknown): never => {
-      if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
-      throw new BerthError('network_failed', `The sandbox network ${name} could not be set up: ${engineMessage(error)}`, {
-        hint: `The chat will not start without its network. Check Docker's networking (docker network inspect ${name}), or set the profile's network to "none".`,
-        cause: error,
-      });
-    };
+    const failed = (error: unknown): never => this.networkFailed(name, error);
     try {
       const info = (await this.docker.getNetwork(name).inspect()) as { Driver?: string; Options?: Record<string, string> };
       // A network of that name that Berth did not make isolated would let chats reach each other.
@@ -203,7 +267,12 @@ export class DockerEngine implements Engine {
    * both succeed. Every racer keeps the oldest and removes the rest, so all agree on one.
    */
   private async dropDuplicateNetworks(name: string): Promise<void> {
-    const same = (await this.docker.listNetworks({ filters: { name: [name] } })).filter((n) => n.Name === name);
+    let same: Docker.NetworkInspectInfo[];
+    try {
+      same = (await this.docker.listNetworks({ filters: { name: [name] } })).filter((n) => n.Name === name);
+    } catch (error) {
+      this.networkFailed(name, error);
+    }
     if (same.length < 2) return;
     same.sort((a, b) => (a.Created ?? '').localeCompare(b.Created ?? '') || a.Id.localeCompare(b.Id));
     for (const extra of same.slice(1)) {
@@ -212,6 +281,7 @@ export class DockerEngine implements Engine {
   }
 
   async removeNetwork(name: string): Promise<void> {
+    this.assertUsable();
     try {
       await this.docker.getNetwork(name).remove();
     } catch (error) {
@@ -221,6 +291,7 @@ export class DockerEngine implements Engine {
   }
 
   async findContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
+    this.assertUsable();
     try {
       const list = await this.docker.listContainers({
         all: true,
@@ -238,6 +309,7 @@ export class DockerEngine implements Engine {
   }
 
   async inspectContainer(id: string): Promise<ContainerDetails | null> {
+    this.assertUsable();
     try {
       const info = await this.docker.getContainer(id).inspect();
       return {
@@ -258,6 +330,7 @@ export class DockerEngine implements Engine {
   }
 
   async createContainer(body: ContainerCreateBody): Promise<string> {
+    this.assertUsable();
     try {
       const container = await this.docker.createContainer(body as unknown as Docker.ContainerCreateOptions);
       return container.id;
@@ -276,6 +349,7 @@ export class DockerEngine implements Engine {
   }
 
   async attach(id: string): Promise<AttachedStreams> {
+    this.assertUsable();
     try {
       const stream = (await this.docker.getContainer(id).attach({
         stream: true,
@@ -306,6 +380,7 @@ export class DockerEngine implements Engine {
   }
 
   async startContainer(id: string): Promise<void> {
+    this.assertUsable();
     try {
       await this.docker.getContainer(id).start();
     } catch (error) {
@@ -321,6 +396,7 @@ export class DockerEngine implements Engine {
   }
 
   async stopContainer(id: string, graceSeconds: number): Promise<void> {
+    this.assertUsable();
     try {
       await this.docker.getContainer(id).stop({ t: graceSeconds });
     } catch (error) {
@@ -330,6 +406,7 @@ export class DockerEngine implements Engine {
   }
 
   async removeContainer(id: string): Promise<void> {
+    this.assertUsable();
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
     } catch (error) {
@@ -341,6 +418,7 @@ export class DockerEngine implements Engine {
   }
 
   async execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }> {
+    this.assertUsable();
     try {
       const exec = await this.docker.getContainer(id).exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true });
       const stream = await exec.start({ hijack: true, stdin: false });

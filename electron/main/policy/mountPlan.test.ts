@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planMounts, workspaceTargets, type AttachmentInput, type MountPlanInput } from './mountPlan.js';
+import { planMounts, staticMountsProblem, staticTargetProblem, workspaceTargets, type AttachmentInput, type MountPlanInput } from './mountPlan.js';
 
 const session = (hostPath: string, readOnly = false): AttachmentInput => ({ hostPath, readOnly, provenance: 'session' });
 const processCwd = (hostPath: string): AttachmentInput => ({ hostPath, readOnly: false, provenance: 'process' });
@@ -128,5 +128,99 @@ describe('planMounts: which folders a chat container sees', () => {
     expect(new Set(targets).size).toBe(targets.length);
     expect(mounts.filter((m) => m.origin === 'chat').map((m) => m.source)).toEqual(['/a/app', '/b/app']);
     expect(mounts.find((m) => m.target === '/opt/z')?.source).toBe('/srv/z');
+  });
+});
+
+describe('planMounts: profile mounts never nest with chat folders or each other', () => {
+  it('drops a profile mount at /workspace when the chat has several folders under it', () => {
+    const mounts = plan({
+      attachments: [session('/home/u/a'), session('/home/u/b')],
+      staticMounts: [{ source: '/srv/ws', target: '/workspace', readOnly: true }],
+    });
+    expect(mounts.map((m) => m.target)).toEqual(['/workspace/a', '/workspace/b']);
+    expect(mounts.every((m) => m.origin === 'chat')).toBe(true);
+  });
+
+  it("drops a profile mount inside the chat's lone folder at /workspace", () => {
+    const mounts = plan({
+      attachments: [session('/home/u/app')],
+      staticMounts: [{ source: '/srv/extra', target: '/workspace/extra', readOnly: true }],
+    });
+    expect(mounts).toEqual([{ source: '/home/u/app', target: '/workspace', readOnly: false, origin: 'chat' }]);
+  });
+
+  it('keeps a profile mount under /workspace while the chat has no folder there', () => {
+    expect(plan({ staticMounts: [{ source: '/srv/extra', target: '/workspace/extra', readOnly: true }] })).toHaveLength(1);
+  });
+
+  it('drops a later profile mount that nests with an earlier one, either way round', () => {
+    const mounts = plan({
+      staticMounts: [
+        { source: '/srv/data', target: '/data', readOnly: true },
+        { source: '/srv/inner', target: '/data/x', readOnly: true },
+        { source: '/srv/outer', target: '/opt', readOnly: true },
+        { source: '/srv/deeper', target: '/opt/tools/', readOnly: true },
+        { source: '/srv/ref', target: '/reference', readOnly: true },
+      ],
+    });
+    expect(mounts.map((m) => m.target)).toEqual(['/data', '/opt', '/reference']);
+  });
+
+  it('drops a profile mount stored at a path the sandbox uses', () => {
+    const mounts = plan({
+      staticMounts: [
+        { source: '/srv/h', target: '/home', readOnly: true },
+        { source: '/srv/r', target: '/', readOnly: true },
+        { source: '/srv/d', target: '/data', readOnly: true },
+      ],
+    });
+    expect(mounts.map((m) => m.target)).toEqual(['/data']);
+  });
+});
+
+describe('staticTargetProblem', () => {
+  it.each(['/data', '/opt/tools', '/workspace', '/srv', '/home/other', '/var/lib/x', '/data/'])('accepts %s', (target) => {
+    expect(staticTargetProblem(target)).toBeNull();
+  });
+
+  it.each(['/', '//', '/proc', '/etc/x', '/home/berth', '/home/berth/', '/home/berth/.config', '/tmp/', '/var/run/x'])('refuses the reserved path %s', (target) => {
+    expect(staticTargetProblem(target)).toMatch(/reserved for the sandbox itself/);
+  });
+
+  it.each([
+    ['/home', '/home/berth'],
+    ['/home/', '/home/berth'],
+    ['/var', '/var/run'],
+    ['/var/', '/var/run'],
+  ])('refuses %s, which holds %s', (target, reserved) => {
+    expect(staticTargetProblem(target)).toBe(`the container path "${target}" holds ${reserved}, which the sandbox itself uses.`);
+  });
+
+  it('refuses a relative path', () => {
+    expect(staticTargetProblem('data')).toMatch(/must start with \//);
+  });
+});
+
+describe('staticMountsProblem', () => {
+  it('accepts separate mounts, /workspace itself included', () => {
+    expect(staticMountsProblem([{ target: '/data' }, { target: '/reference' }, { target: '/workspace' }, { target: '/database' }])).toBeNull();
+    expect(staticMountsProblem([])).toBeNull();
+  });
+
+  it('refuses two mounts at one path, however written', () => {
+    expect(staticMountsProblem([{ target: '/data' }, { target: '/data/' }])).toMatch(/same container path "\/data"/);
+  });
+
+  it.each([
+    ['/data', '/data/x'],
+    ['/data/x', '/data'],
+    ['/opt', '/opt/a/b/'],
+  ])('refuses %s and %s, one inside the other', (a, b) => {
+    expect(staticMountsProblem([{ target: a }, { target: b }])).toMatch(/one inside the other/);
+  });
+
+  it("refuses a mount inside /workspace, where a chat's folder goes", () => {
+    expect(staticMountsProblem([{ target: '/workspace/x' }])).toMatch(/would land inside a chat's folder at \/workspace/);
+    expect(staticMountsProblem([{ target: '/workspace/../workspace/x/' }])).toMatch(/inside a chat's folder/);
   });
 });

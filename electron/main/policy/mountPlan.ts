@@ -57,15 +57,51 @@ export function workspaceTargets(hostPaths: readonly string[]): string[] {
   });
 }
 
-const RESERVED_TARGETS = ['/', '/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/tmp', '/home/berth', '/run', '/var/run'];
+const RESERVED_TARGETS = ['/proc', '/sys', '/dev', '/etc', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/tmp', '/home/berth', '/run', '/var/run'];
 
-/** Why a profile mount may not land at this container path, or null when it may. */
+/** A container path in one spelling: normalised, without a trailing slash. */
+function normaliseTarget(target: string): string {
+  return path.posix.normalize(target).replace(/(.)\/+$/, '$1');
+}
+
+/** Whether a is b, or one of them lies inside the other. */
+function nests(a: string, b: string): boolean {
+  return a === b || a === '/' || b === '/' || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+/**
+ * Why a profile mount may not land at this container path, or null when it may: paths the
+ * sandbox itself uses, anything inside them, and anything that holds one (/home holds the
+ * sandbox's home) are refused.
+ */
 export function staticTargetProblem(target: string): string | null {
-  const t = path.posix.normalize(target).replace(/(.)\/+$/, '$1');
+  const t = normaliseTarget(target);
   if (!t.startsWith('/')) return `the container path "${target}" must start with /.`;
+  if (t === '/') return `the container path "${target}" is reserved for the sandbox itself.`;
   for (const reserved of RESERVED_TARGETS) {
-    if (t === reserved || (reserved !== '/' && t.startsWith(`${reserved}/`))) {
-      return `the container path "${target}" is reserved for the sandbox itself.`;
+    if (nests(t, reserved)) {
+      return t === reserved || t.startsWith(`${reserved}/`)
+        ? `the container path "${target}" is reserved for the sandbox itself.`
+        : `the container path "${target}" holds ${reserved}, which the sandbox itself uses.`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Why a profile's mounts cannot be used together, or null when they can: no two may repeat or
+ * nest (one would land inside the other), and none may land inside /workspace other than at
+ * /workspace itself, where a chat's own folders go.
+ */
+export function staticMountsProblem(mounts: readonly { target: string }[]): string | null {
+  const targets = mounts.map((m) => normaliseTarget(m.target));
+  for (const [i, t] of targets.entries()) {
+    if (t.startsWith(`${CONTAINER_WORKSPACE}/`)) {
+      return `The profile mount at "${t}" would land inside a chat's folder at ${CONTAINER_WORKSPACE}; use ${CONTAINER_WORKSPACE} itself or a path outside it, such as /data.`;
+    }
+    for (const other of targets.slice(0, i)) {
+      if (t === other) return `Two profile mounts use the same container path "${t}"; give each its own.`;
+      if (nests(t, other)) return `The profile mounts at "${other}" and "${t}" lie one inside the other; give each a separate path, such as /data and /reference.`;
     }
   }
   return null;
@@ -81,13 +117,14 @@ export function planMounts(input: MountPlanInput): PlannedMount[] {
     readOnly: a.readOnly,
     origin: 'chat',
   }));
-  const taken = new Set(chatMounts.map((m) => m.target));
+  const taken = chatMounts.map((m) => m.target);
   const profileMounts: PlannedMount[] = [];
   for (const m of input.staticMounts) {
-    const target = path.posix.normalize(m.target).replace(/(.)\/+$/, '$1');
-    // One source per target: the chat's own folder replaces a profile mount at the same path.
-    if (taken.has(target)) continue;
-    taken.add(target);
+    const target = normaliseTarget(m.target);
+    // Never at a path the sandbox uses, and never at, inside or around another mount: the
+    // chat's own folders win over a profile mount, and the first profile mount over later ones.
+    if (staticTargetProblem(target) !== null || taken.some((t) => nests(t, target))) continue;
+    taken.push(target);
     profileMounts.push({ source: m.source, target, readOnly: m.readOnly, origin: 'profile' });
   }
   return [...chatMounts, ...profileMounts];

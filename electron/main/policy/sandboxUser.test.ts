@@ -18,3 +18,14 @@ describe('sandboxUserFor', () => {
     expect(sandboxUserFor({ uid: null, gid: null, platform: 'linux' }, '1000:1000')).toBe('1000:1000');
   });
 });
+
+describe('sandboxUserFor never picks root or its group', () => {
+  it("keeps the host uid but not root's group when the host user's group is 0", () => {
+    expect(sandboxUserFor({ uid: 1001, gid: 0, platform: 'linux' }, '1500:1600')).toBe('1001:1600');
+  });
+
+  it.each(['0:0', '00:1000', '1000:0', '1000:00', 'root', ''])('falls back to 1000:1000 for the stored value %j', (configured) => {
+    expect(sandboxUserFor({ uid: 0, gid: 0, platform: 'linux' }, configured)).toBe('1000:1000');
+    expect(sandboxUserFor({ uid: 501, gid: 20, platform: 'darwin' }, configured)).toBe('1000:1000');
+  });
+});

@@ -58,7 +58,10 @@ describe('sensitivePathReason: folders never shared with a sandbox', () => {
     expect(sensitivePathReason('/home/u/.config', facts)).toMatch(/credentials/);
   });
 
-  it.each(['/home/u/projects/app', '/home/u/projects', '/tmp/x', '/srv/data', '/home/u/.sshkeys-notes', '/etcetera'])('allows %s', (p) => {
+  it.each([
+    '/home/u/projects/app', '/home/u/projects', '/tmp/x', '/srv/data', '/home/u/.sshkeys-notes', '/etcetera',
+    '/tmp/berth-it-xyz/ws', '/var/tmp/build', '/mnt/usb/photos', '/media/u/disk', '/home/other/shared', '/tmpfiles',
+  ])('allows %s', (p) => {
     expect(sensitivePathReason(p, facts)).toBeNull();
   });
 
@@ -67,6 +70,45 @@ describe('sensitivePathReason: folders never shared with a sandbox', () => {
     expect(sensitivePathReason('/Users/me/.ssh', other)).toMatch(/credentials/);
     expect(sensitivePathReason('/Users/me', other)).toMatch(/home folder/);
     expect(sensitivePathReason('/Users/me/code/app', other)).toBeNull();
+  });
+});
+
+describe('sensitivePathReason: shared roots, session sockets and more credential folders', () => {
+  // Berth running as root: /root is home, so /home does not contain it.
+  const asRoot: HostFacts = { homeDir: '/root', dataDir: '/root/.local/share/berth', dockerSockets: ['/var/run/docker.sock'], platform: 'linux' };
+
+  it.each(['/tmp', '/tmp/', '/var/tmp', '/mnt', '/media', '/srv', '/home', '/Users', '/private/tmp'])('refuses the shared root %s itself', (p) => {
+    expect(sensitivePathReason(p, asRoot)).toMatch(/pick a folder inside it instead|contains (\/private)?\/tmp\/\.X11-unix/);
+  });
+
+  it('explains the shared roots in words', () => {
+    expect(sensitivePathReason('/home', asRoot)).toBe("it holds every user's home folder; pick a folder inside it instead.");
+    expect(sensitivePathReason('/mnt', asRoot)).toBe('it holds other disks and network shares; pick a folder inside it instead.');
+    expect(sensitivePathReason('/var/tmp', asRoot)).toBe("it holds every program's temporary files; pick a folder inside it instead.");
+  });
+
+  it('refuses /tmp because it holds the X11 and ICE sockets, and those folders themselves', () => {
+    expect(sensitivePathReason('/tmp', asRoot)).toMatch(/contains \/tmp\/\.X11-unix/);
+    expect(sensitivePathReason('/tmp/.X11-unix', asRoot)).toMatch(/\/tmp\/\.X11-unix/);
+    expect(sensitivePathReason('/tmp/.ICE-unix', asRoot)).toMatch(/\/tmp\/\.ICE-unix/);
+  });
+
+  it("refuses a folder holding the SSH agent's socket, and allows its neighbours", () => {
+    const withAgent: HostFacts = { ...asRoot, extraSockets: ['/tmp/ssh-AbC123/agent.42'] };
+    expect(sensitivePathReason('/tmp/ssh-AbC123', withAgent)).toMatch(/ssh-AbC123\/agent\.42.*SSH agent/);
+    expect(sensitivePathReason('/tmp/ssh-AbC123', asRoot)).toBeNull();
+    expect(sensitivePathReason('/tmp/berth-it-xyz/ws', withAgent)).toBeNull();
+  });
+
+  it.each([
+    '.mozilla', '.mozilla/firefox/x.default', '.config/google-chrome', '.config/chromium/Default', '.config/BraveSoftware',
+    '.local/share/keyrings', '.config/rclone', '.config/op', '.1password', '.gnupg', '.terraform.d', '.config/Code/User/globalStorage',
+  ])('refuses the credential or browser folder ~/%s', (rel) => {
+    expect(sensitivePathReason(`/home/u/${rel}`, facts)).toMatch(/credentials/);
+  });
+
+  it('still allows the rest of the Code settings', () => {
+    expect(sensitivePathReason('/home/u/.config/Code/User/snippets', facts)).toBeNull();
   });
 });
 

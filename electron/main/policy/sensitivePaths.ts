@@ -11,6 +11,8 @@ export interface HostFacts {
   dataDir: string;
   /** Every path at which a Docker socket may live on this host, resolved where possible. */
   dockerSockets: string[];
+  /** Other sockets a sandbox must not reach, such as the SSH agent's (SSH_AUTH_SOCK). */
+  extraSockets?: string[];
   platform: NodeJS.Platform;
 }
 
@@ -20,10 +22,34 @@ const SYSTEM_DIRS_POSIX = [
   '/System', '/Library', '/private/etc', '/private/var/run', '/private/var/db', '/private/var/root', '/Applications', '/Volumes',
 ];
 
-/** Relative to the home directory. */
+/**
+ * Folders that hold many others (disks, shares, every user's home, everyone's temporary files):
+ * refused themselves, while a folder inside them may be shared.
+ */
+const SHARED_ROOTS_POSIX: ReadonlyMap<string, string> = new Map([
+  ['/home', "every user's home folder"],
+  ['/Users', "every user's home folder"],
+  ['/mnt', 'other disks and network shares'],
+  ['/media', 'other disks and network shares'],
+  ['/srv', "the data of this computer's services"],
+  ['/tmp', "every program's temporary files"],
+  ['/var/tmp', "every program's temporary files"],
+  ['/private/tmp', "every program's temporary files"],
+  ['/private/var/tmp', "every program's temporary files"],
+]);
+
+/** Sockets of the desktop session (X11 display, ICE) that a folder must never contain. */
+const SESSION_SOCKETS_POSIX = ['/tmp/.X11-unix', '/tmp/.ICE-unix', '/private/tmp/.X11-unix', '/private/tmp/.ICE-unix'];
+
+/** Relative to the home directory: credentials, key stores, browser profiles and their cookies. */
 const CREDENTIAL_DIRS = [
   '.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config/gcloud', '.config/gh', '.password-store',
   '.local/share/keyrings', 'Library/Keychains', '.colima', '.lima', '.orbstack', '.rd',
+  '.1password', '.config/op', '.config/1Password', '.config/Bitwarden', '.config/rclone', '.config/hub', '.config/doctl',
+  '.config/heroku', '.config/netlify', '.config/keybase', '.terraform.d', '.config/Code/User/globalStorage',
+  '.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge',
+  '.config/vivaldi', '.config/opera', 'Library/Application Support/Google/Chrome', 'Library/Application Support/Firefox',
+  'Library/Application Support/BraveSoftware', 'Library/Cookies',
 ];
 
 export function isContainerPath(p: string): boolean {
@@ -63,6 +89,13 @@ export function sensitivePathReason(realPath: string, facts: HostFacts): string 
   }
   if (isSameOrInside(home, p)) return 'it contains your home folder.';
   if (facts.platform !== 'win32') {
+    for (const socket of [...SESSION_SOCKETS_POSIX, ...(facts.extraSockets ?? [])]) {
+      if (isSameOrInside(socket, p)) {
+        return `it contains ${socket}, where programs on this computer (the display, the SSH agent) listen; the sandbox could use them.`;
+      }
+    }
+    const holds = SHARED_ROOTS_POSIX.get(p.replace(/(.)\/+$/, '$1'));
+    if (holds !== undefined) return `it holds ${holds}; pick a folder inside it instead.`;
     for (const dir of SYSTEM_DIRS_POSIX) {
       if (isSameOrInside(p, dir)) return `${dir} is a system folder.`;
       if (isSameOrInside(dir, p)) return `it contains the system folder ${dir}.`;

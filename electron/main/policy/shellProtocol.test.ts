@@ -26,10 +26,10 @@ describe('shellQuote', () => {
   });
 
   it('keeps each argument of a command line a single word', () => {
-    const line = commandLine(MARKER, '/work space', "/it's", 'echo "$1"; `x`');
+    const line = commandLine(MARKER, '/work space', "/it's", 'echo "$1"; `x`', 7);
     const script = `__berth_run() { printf '[%s]' "$@"; }\n${line}`;
     const out = execFileSync('/bin/sh', ['-c', script], { encoding: 'utf8' });
-    expect(out).toBe(`[${MARKER}][/work space][/it's][echo "$1"; \`x\`]`);
+    expect(out).toBe(`[${MARKER}][/work space][/it's][echo "$1"; \`x\`][7]`);
   });
 });
 

@@ -26,23 +26,27 @@ __berth_save() {
   exit $__s
 }
 __berth_run() {
+  __m=$1 __d=$2 __f=$3 __c=$4 __n=$5
   : > "$__BS/cwd" 2>/dev/null
   (
+    # The command must not see its end marker, or it could end its own output early.
+    set --
+    unset __m
     trap __berth_save EXIT
     if [ -r "$__BS/env" ]; then . "$__BS/env" >/dev/null 2>&1; fi
-    if ! cd -- "$2" 2>/dev/null; then
-      printf 'berth: %s does not exist; starting in %s\\n' "$2" "$3" >&2
-      cd -- "$3" 2>/dev/null || cd /
+    if ! cd -- "$__d" 2>/dev/null; then
+      printf 'berth: %s does not exist; starting in %s\\n' "$__d" "$__f" >&2
+      cd -- "$__f" 2>/dev/null || cd /
     fi
-    eval "$4"
+    eval "$__c"
   ) </dev/null 2>&1 &
   __p=$!
-  echo "$__p" > "$__BS/pid"
+  echo "$__p $__n" > "$__BS/pid"
   wait "$__p"
   __rc=$?
   __cwd=
   if [ -s "$__BS/cwd" ]; then read -r __cwd < "$__BS/cwd"; fi
-  printf '%s %s %s\\n' "$1" "$__rc" "$__cwd"
+  printf '%s %s %s\\n' "$__m" "$__rc" "$__cwd"
 }
 `;
 
@@ -50,15 +54,16 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export function commandLine(marker: string, cwd: string, fallback: string, command: string): string {
-  return `__berth_run ${shellQuote(marker)} ${shellQuote(cwd)} ${shellQuote(fallback)} ${shellQuote(command)}\n`;
+/** `serial` numbers the command, so a late signal never reaches the command after it. */
+export function commandLine(marker: string, cwd: string, fallback: string, command: string, serial: number): string {
+  return `__berth_run ${shellQuote(marker)} ${shellQuote(cwd)} ${shellQuote(fallback)} ${shellQuote(command)} ${serial}\n`;
 }
 
 /**
  * Signals the running command and all its descendants (the pid the shell recorded), found by
  * walking /proc so it works in any image with a POSIX sh.
  */
-export function killTreeScript(signal: 'INT' | 'TERM' | 'KILL'): string {
+export function killTreeScript(signal: 'INT' | 'TERM' | 'KILL', serial: number): string {
   return `
 __kids() { for __s in /proc/[0-9]*/stat; do
   read -r __l < "$__s" 2>/dev/null || continue
@@ -67,11 +72,16 @@ __kids() { for __s in /proc/[0-9]*/stat; do
 done; }
 __tree() { __want=$1; for __c in $(__kids); do __tree "$__c"; done; echo "$1"; }
 [ -s ${SHELL_STATE_DIR}/pid ] || exit 0
-read -r __root < ${SHELL_STATE_DIR}/pid
+read -r __root __serial < ${SHELL_STATE_DIR}/pid
+[ "$__serial" = "${Math.trunc(serial)}" ] || exit 0
+case $__root in ''|*[!0-9]*|1) exit 0 ;; esac
 for __p in $(__tree "$__root"); do kill -${signal} "$__p" 2>/dev/null; done
 exit 0
 `;
 }
+
+/** Longest end line Berth waits for after a marker; anything longer is the command's own output. */
+export const MAX_END_LINE = 8192;
 
 export interface CommandEnd {
   /** Bytes of output before the marker. */
@@ -82,14 +92,29 @@ export interface CommandEnd {
   cwd: string | null;
 }
 
-/** Finds the end line `<marker> <rc> <cwd>\n` in the buffered stdout, or null if not yet there. */
-export function findCommandEnd(buffer: Buffer, marker: string): CommandEnd | null {
-  const at = buffer.indexOf(marker);
-  if (at < 0) return null;
-  const nl = buffer.indexOf(0x0a, at);
-  if (nl < 0) return null;
-  const line = buffer.subarray(at + marker.length, nl).toString('utf8');
-  const match = /^ (\d+) ?(.*)$/.exec(line);
+/**
+ * Parses an end line `<marker> <rc> <cwd>\n` that starts at offset 0 of `buffer`:
+ * 'incomplete' while its newline has not arrived, null when it is not an end line.
+ */
+export function parseEndLine(buffer: Buffer, marker: string): CommandEnd | 'incomplete' | null {
+  if (!buffer.subarray(0, marker.length).equals(Buffer.from(marker))) return null;
+  const nl = buffer.indexOf(0x0a, marker.length);
+  if (nl < 0) return buffer.length - marker.length > MAX_END_LINE ? null : 'incomplete';
+  const line = buffer.subarray(marker.length, nl).toString('utf8');
+  const match = /^ (\d{1,3}) (\/[^\n]*)?$/.exec(line);
   if (!match) return null;
-  return { outputEnd: at, consumed: nl + 1, exitCode: Number(match[1]), cwd: match[2] ? match[2] : null };
+  return { outputEnd: 0, consumed: nl + 1, exitCode: Number(match[1]), cwd: match[2] ?? null };
+}
+
+/** Finds the end line in buffered stdout, or null if it is not (yet) there. */
+export function findCommandEnd(buffer: Buffer, marker: string): CommandEnd | null {
+  let from = 0;
+  for (;;) {
+    const at = buffer.indexOf(marker, from);
+    if (at < 0) return null;
+    const end = parseEndLine(buffer.subarray(at), marker);
+    if (end && end !== 'incomplete') return { ...end, outputEnd: at, consumed: at + end.consumed };
+    if (end === 'incomplete') return null;
+    from = at + 1;
+  }
 }

@@ -3,6 +3,7 @@
  * first use, kept between turns, stopped when idle and at quit, recreated when its mounts
  * or settings changed or when it vanished.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
@@ -12,7 +13,7 @@ import type { PlannedMount } from '../policy/mountPlan.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
-import { recheckAttachedFolder } from '../workspace/folderValidation.js';
+import { recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from './clock.js';
 import { ShellSession } from './shellSession.js';
@@ -46,7 +47,12 @@ interface Slot {
   name: string;
   containerId: string | null;
   session: ShellSession | null;
-  ensuring: Promise<Ready> | null;
+  /** An exclusive operation in progress (bring-up or stop); everyone else waits for it. */
+  lock: Promise<unknown> | null;
+  lockKind: 'bringUp' | 'stop' | null;
+  /** Callers holding the session between acquire() and release(). */
+  inUse: number;
+  drainWaiters: (() => void)[];
   phase: SlotStatus['state'] | null;
   error: BerthError | null;
   /** Set when Berth itself stopped the container, so a restart is not news to the user. */
@@ -83,35 +89,43 @@ export class SandboxManager {
     let s = this.slots.get(key);
     if (!s) {
       s = {
-        key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, ensuring: null, phase: null,
-        error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '',
+        key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, lock: null, lockKind: null,
+        inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '',
       };
       this.slots.set(key, s);
     }
     return s;
   }
 
-  /** A ready shell for the key's container; concurrent callers share one bring-up. */
+  /**
+   * A ready shell for the key's container. Concurrent callers share one bring-up and its
+   * failure; a container that must be recreated waits until no command is running in it.
+   */
   async acquire(req: SandboxRequest): Promise<Ready> {
     const s = this.slot(req.key);
     s.busy++;
     this.clearIdle(s);
     try {
       for (;;) {
-        if (s.ensuring) {
-          await s.ensuring.catch(() => undefined);
+        if (s.lock) {
+          const kind = s.lockKind;
+          const failure = await s.lock.then(() => null, (error: unknown) => error);
+          if (failure && kind === 'bringUp') throw failure;
           continue;
         }
         const spec = this.specFor(req, s);
-        if (s.session && !s.session.closed && s.containerId && s.settings && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
-          return { session: s.session, containerId: s.containerId, notices: [] };
+        const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
+        if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
+          s.inUse++;
+          return { session: s.session as ShellSession, containerId: s.containerId as string, notices: [] };
         }
-        s.ensuring = this.bringUp(s, req, spec);
-        try {
-          return await s.ensuring;
-        } finally {
-          s.ensuring = null;
+        if (healthy && s.inUse > 0) {
+          await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
+          continue;
         }
+        const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, req, spec));
+        s.inUse++;
+        return ready;
       }
     } catch (error) {
       s.busy--;
@@ -125,7 +139,25 @@ export class SandboxManager {
     const s = this.slots.get(key);
     if (!s) return;
     s.busy = Math.max(0, s.busy - 1);
+    s.inUse = Math.max(0, s.inUse - 1);
+    if (s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
     this.scheduleIdle(s);
+  }
+
+  /** Runs fn as the slot's only bring-up or stop. */
+  private async exclusive<T>(s: Slot, kind: 'bringUp' | 'stop', fn: () => Promise<T>): Promise<T> {
+    while (s.lock) await s.lock.catch(() => undefined);
+    const op = fn();
+    s.lock = op;
+    s.lockKind = kind;
+    try {
+      return await op;
+    } finally {
+      if (s.lock === op) {
+        s.lock = null;
+        s.lockKind = null;
+      }
+    }
   }
 
   private specLabels = new Map<string, string>();
@@ -164,6 +196,9 @@ export class SandboxManager {
     const notices: string[] = [];
     const hadSession = s.session !== null;
     const knownId = s.containerId;
+    // A shell abandoned after a timeout may still hold the container's stdin: restart it.
+    const shellStuck = s.session?.failure?.code === 'shell_failed';
+    s.phase = 'creating';
     s.session?.close();
     s.session = null;
     s.error = null;
@@ -192,9 +227,27 @@ export class SandboxManager {
       }
 
       this.recheckMounts(req);
-      const id = existing ? existing.id : await this.create(s, req, spec, imagePresent);
+      if (existing?.running && shellStuck) {
+        await engine.stopContainer(existing.id, STOP_GRACE_SECONDS);
+        existing = { ...existing, running: false };
+        notices.push("The sandbox's shell stopped answering, so Berth restarted the sandbox. Files are kept; running processes were ended.");
+      }
+      let id = existing ? existing.id : await this.create(s, req, spec, imagePresent);
       s.containerId = id;
-      const session = await this.openShell(s, req, id, spec.User, existing?.running ?? false);
+      let session: ShellSession;
+      try {
+        session = await this.openShell(s, req, id, spec.User, existing?.running ?? false);
+      } catch (error) {
+        // A stopped container remembers its network by id: once that network was removed
+        // (docker network prune), it can never start again. Recreate it on the new network.
+        if (!(existing && error instanceof BerthError && error.code === 'network_failed' && network)) throw error;
+        await engine.removeContainer(id);
+        await engine.ensureNetwork(network, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+        id = await this.create(s, req, spec, true);
+        s.containerId = id;
+        session = await this.openShell(s, req, id, spec.User, false);
+        notices.push("The sandbox's network had been removed, so Berth recreated the network and the sandbox. Files in the home and attached folders are kept; other container state was reset.");
+      }
       s.session = session;
       s.settings = req.profile.settings;
       s.user = spec.User;
@@ -237,7 +290,7 @@ export class SandboxManager {
       if (attached.status === 'rejected') throw attached.reason;
       return await ShellSession.open(
         attached.value,
-        (signal) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal)], user).then(() => undefined),
+        (signal, serial) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal, serial)], user).then(() => undefined),
         this.deps.clock.now,
       );
     } catch (error) {
@@ -262,6 +315,7 @@ export class SandboxManager {
       req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
       await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));
     }
+    this.checkTemplate(req.profile.settings.homeTemplate);
     prepareHome(this.homeFor(req.profile.name, req.key), req.profile.settings.homeTemplate, this.deps.homeOwner(req.profile.settings));
     s.phase = 'creating';
     req.onProgress('creating', 'Creating the sandbox…', null);
@@ -281,37 +335,53 @@ export class SandboxManager {
     }
   }
 
-  async status(key: string): Promise<SlotStatus> {
-    const s = this.slot(key);
-    if (s.ensuring || s.phase === 'error') {
-      return { state: s.phase ?? 'starting', containerId: s.containerId, containerName: s.name, error: s.error };
+  /** A template is read on the host: the same deny-list as a mount applies (never ~ or ~/.ssh). */
+  private checkTemplate(template: string | null): void {
+    if (template === null || !fs.existsSync(template)) return;
+    try {
+      resolveAttachableFolder(template, this.deps.hostFacts());
+    } catch (error) {
+      const why = error instanceof BerthError ? error.message.replace(/^Berth will not share "[^"]*" with the sandbox: /, '') : 'it cannot be read';
+      throw new BerthError('home_template_failed', `The profile's home template "${template}" cannot be used: ${why}`, {
+        hint: 'Pick a folder that holds only configuration files, such as a dotfiles folder.',
+        cause: error,
+      });
     }
-    const found = s.containerId
+  }
+
+  async status(key: string): Promise<SlotStatus> {
+    const s = this.slots.get(key);
+    const name = s?.name ?? containerNameFor(this.deps.instanceId, key);
+    if (s && ((s.lock && s.lockKind === 'bringUp') || s.phase === 'error')) {
+      return { state: s.phase ?? 'starting', containerId: s.containerId, containerName: name, error: s.error };
+    }
+    const found = s?.containerId
       ? await this.deps.engine.inspectContainer(s.containerId)
       : await this.deps.engine
           .findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })
           .then((list) => (list[0] ? this.deps.engine.inspectContainer(list[0].id) : null));
-    if (!found) return { state: 'none', containerId: null, containerName: s.name, error: null };
+    if (!found) return { state: 'none', containerId: null, containerName: name, error: null };
     return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
   }
 
-  /** Stops the command running in the key's shell, if any; true when there was one. */
-  async interrupt(key: string): Promise<boolean> {
-    return (await this.slots.get(key)?.session?.interrupt()) ?? false;
+  /** Stops the command `owner` is running in the key's shell, if any; true when there was one. */
+  async interrupt(key: string, owner: string): Promise<boolean> {
+    return (await this.slots.get(key)?.session?.interrupt(owner)) ?? false;
   }
 
   async stop(key: string): Promise<void> {
     const s = this.slot(key);
-    if (s.ensuring) await s.ensuring.catch(() => undefined);
-    this.clearIdle(s);
-    s.session?.close();
-    s.session = null;
-    s.stoppedByUs = true;
-    const ids = s.containerId
-      ? [s.containerId]
-      : (await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
-    for (const id of ids) await this.deps.engine.stopContainer(id, STOP_GRACE_SECONDS);
-    s.phase = 'stopped';
+    await this.exclusive(s, 'stop', async () => {
+      this.clearIdle(s);
+      s.session?.close();
+      s.session = null;
+      s.stoppedByUs = true;
+      const ids = s.containerId
+        ? [s.containerId]
+        : (await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
+      for (const id of ids) await this.deps.engine.stopContainer(id, STOP_GRACE_SECONDS);
+      s.phase = 'stopped';
+    });
   }
 
   /** Removes every container the chat owns, and forgets their keys. */
@@ -330,7 +400,7 @@ export class SandboxManager {
     if (key !== undefined) {
       const s = this.slots.get(key);
       if (s) {
-        if (s.ensuring) await s.ensuring.catch(() => undefined);
+        while (s.lock) await s.lock.catch(() => undefined);
         this.clearIdle(s);
         s.session?.close();
         this.slots.delete(key);
@@ -360,7 +430,7 @@ export class SandboxManager {
     if (s.busy > 0 || minutes <= 0 || !s.containerId) return;
     s.idleTimer = this.deps.clock.setTimeout(() => {
       s.idleTimer = null;
-      if (s.busy > 0 || s.ensuring) return;
+      if (s.busy > 0 || s.lock) return;
       void this.stop(s.key).catch(() => undefined);
     }, minutes * 60_000);
   }
@@ -371,7 +441,7 @@ export class SandboxManager {
     for (const s of this.slots.values()) {
       this.clearIdle(s);
       const keep = s.settings?.retention.onQuit === 'keep';
-      if (s.ensuring) await s.ensuring.catch(() => undefined);
+      while (s.lock) await s.lock.catch(() => undefined);
       s.session?.close();
       s.session = null;
       if (!keep && s.containerId) work.push(this.deps.engine.stopContainer(s.containerId, STOP_GRACE_SECONDS).catch(() => undefined));

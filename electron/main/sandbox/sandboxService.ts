@@ -2,7 +2,8 @@
 import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { EventHub } from '../events.js';
-import { defaultContainerCwd, resolveCommandCwd } from '../policy/commandCwd.js';
+import fs from 'node:fs';
+import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
 import { planMounts, type PlannedMount } from '../policy/mountPlan.js';
@@ -38,6 +39,13 @@ export class SandboxService {
     const chat = this.sessions.requireChat(chatId);
     const profile = this.sessions.requireProfile(chat.profile);
     const id = taskId ?? chat.id;
+    if (id !== chat.id) {
+      // A task runs only on behalf of the chat that registered it, never another chat's.
+      const task = this.store.tasks.get(qualifyTaskId(profile.name, id));
+      if (!task || task.chatId !== chat.id) {
+        throw new BerthError('not_found', `The task "${id}" is not part of this chat.`, { hint: 'Register it with tasks.register for this chat first.' });
+      }
+    }
     const target = resolveContainerKey(
       { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
       id,
@@ -75,21 +83,32 @@ export class SandboxService {
   async exec(req: ParsedRequest<'sandbox.exec'>): Promise<ExecResult> {
     const r = this.resolve(req.chatId, req.taskId);
     const cwdKey = qualifyTaskId(r.profile.name, r.taskId);
-    const recorded = this.store.cwd.get(cwdKey);
+    const startCwd = r.taskId === r.chat.id ? null : (this.store.tasks.get(cwdKey)?.override?.cwd ?? null);
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
     if (r.target.kind === 'local') {
       const first = this.store.attachments.forChat(r.chat.id).find((a) => a.provenance === 'session');
+      const recorded = this.store.cwd.get(cwdKey) ?? (startCwd ? { path: startCwd, location: 'host' as const } : null);
       const where = resolveCommandCwd({
         backend: 'local', workdir: req.workdir ?? null, recorded, mounts: [], home: this.homeDir, localDefault: first?.hostPath ?? null,
       });
-      const out = await runLocal({ command: req.command, cwd: where.cwd, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES });
+      const notices: string[] = [];
+      let cwd = where.cwd;
+      if (!isDirectory(cwd)) {
+        notices.push(`${cwd} does not exist any more; the command ran in ${where.fallback}.`);
+        cwd = isDirectory(where.fallback) ? where.fallback : this.homeDir;
+      }
+      const out = await runLocal({ command: req.command, cwd, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES });
       if (out.cwd) this.store.cwd.set(cwdKey, { path: out.cwd, location: 'host' }, this.clock.now());
+      if (out.timedOut) notices.push(timeoutNotice(timeoutMs));
       const { interrupted: _interrupted, ...result } = out;
-      return { ...result, cwd: out.cwd ?? where.cwd, notices: out.timedOut ? [timeoutNotice(timeoutMs)] : [] };
+      return { ...result, cwd: out.cwd ?? cwd, notices };
     }
 
     const mounts = this.mountsFor(r);
+    const recorded =
+      this.store.cwd.get(cwdKey) ??
+      (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, mounts) ? ('host' as const) : ('container' as const) } : null);
     const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts, home: SANDBOX_HOME });
     const key = r.target.key;
     const ready = await this.manager.acquire({
@@ -104,6 +123,7 @@ export class SandboxService {
     try {
       const out = await ready.session.run({
         command: req.command, cwd: where.cwd, fallback: where.fallback, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES,
+        owner: cwdKey,
       });
       if (out.cwd) this.store.cwd.set(cwdKey, { path: out.cwd, location: 'container' }, this.clock.now());
       const notices = [...ready.notices];
@@ -128,7 +148,7 @@ export class SandboxService {
   async interrupt(chatId: string, taskId?: string): Promise<{ interrupted: boolean }> {
     const r = this.resolve(chatId, taskId);
     if (r.target.kind !== 'container') return { interrupted: false };
-    return { interrupted: await this.manager.interrupt(r.target.key) };
+    return { interrupted: await this.manager.interrupt(r.target.key, qualifyTaskId(r.profile.name, r.taskId)) };
   }
 
   async status(chatId: string): Promise<SandboxStatus> {
@@ -166,6 +186,14 @@ export class SandboxService {
 
   assertKnown(chatId: string): void {
     if (!this.store.chats.get(chatId)) throw new BerthError('not_found', 'That chat no longer exists.');
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -7,9 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { BerthError } from '../../../shared/errors.js';
 import type { AttachedStreams } from '../engine/dockerEngine.js';
 import { OutputCap } from '../policy/outputCap.js';
-import { SHELL_PRELUDE, commandLine, findCommandEnd } from '../policy/shellProtocol.js';
+import { SHELL_PRELUDE, commandLine, parseEndLine } from '../policy/shellProtocol.js';
 
 export type Signal = 'INT' | 'TERM' | 'KILL';
+
+/** Signals the process tree of the command numbered `serial`, if it is still the one running. */
+export type SignalCommand = (signal: Signal, serial: number) => Promise<void>;
 
 export interface RunRequest {
   command: string;
@@ -18,6 +21,8 @@ export interface RunRequest {
   timeoutMs: number;
   headBytes: number;
   tailBytes: number;
+  /** Who runs the command (a task's qualified id); only that owner may interrupt it. */
+  owner?: string;
 }
 
 export interface RunOutcome {
@@ -34,6 +39,8 @@ export interface RunOutcome {
 
 interface Pending {
   marker: string;
+  serial: number;
+  owner: string | undefined;
   interrupted: boolean;
   buffer: Buffer;
   cap: OutputCap;
@@ -50,10 +57,11 @@ export class ShellSession {
   private tail: Promise<unknown> = Promise.resolve();
   private closedWith: BerthError | null = null;
   private stderrTail = '';
+  private serial = 0;
 
   private constructor(
     private readonly streams: AttachedStreams,
-    private readonly signalCommand: (signal: Signal) => Promise<void>,
+    private readonly signalCommand: SignalCommand,
     private readonly now: () => number,
   ) {
     streams.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
@@ -70,15 +78,24 @@ export class ShellSession {
   }
 
   /** Sends the prelude and waits for the shell to answer a no-op, which also drains stale output. */
-  static async open(streams: AttachedStreams, signalCommand: (signal: Signal) => Promise<void>, now: () => number): Promise<ShellSession> {
+  static async open(streams: AttachedStreams, signalCommand: SignalCommand, now: () => number): Promise<ShellSession> {
     const session = new ShellSession(streams, signalCommand, now);
     streams.stdin.write(SHELL_PRELUDE);
-    await session.run({ command: ':', cwd: '/', fallback: '/', timeoutMs: 30_000, headBytes: 1024, tailBytes: 1024 });
+    const sync = await session.run({ command: ':', cwd: '/', fallback: '/', timeoutMs: 30_000, headBytes: 1024, tailBytes: 1024 });
+    if (sync.timedOut || sync.exitCode !== 0) {
+      session.close();
+      throw new BerthError('shell_failed', "The sandbox's shell did not answer.", { hint: 'Try again; Berth restarts the sandbox.' });
+    }
     return session;
   }
 
   get closed(): boolean {
     return this.closedWith !== null;
+  }
+
+  /** Why the session ended, once it has. */
+  get failure(): BerthError | null {
+    return this.closedWith;
   }
 
   /** What the container's shell last wrote to stderr; explains a shell that died at start. */
@@ -96,13 +113,13 @@ export class ShellSession {
    * Stops the running command's process tree (TERM, then KILL after a grace period); the
    * shell itself lives on. TERM, not INT: a non-interactive shell's background jobs ignore INT.
    */
-  async interrupt(): Promise<boolean> {
+  async interrupt(owner?: string): Promise<boolean> {
     const p = this.pending;
-    if (!p) return false;
+    if (!p || p.owner !== owner) return false;
     p.interrupted = true;
-    await this.signalCommand('TERM');
+    await this.signalCommand('TERM', p.serial);
     setTimeout(() => {
-      if (this.pending === p) void this.signalCommand('KILL').catch(() => undefined);
+      if (this.pending === p) void this.signalCommand('KILL', p.serial).catch(() => undefined);
     }, TERM_GRACE_MS).unref();
     return true;
   }
@@ -116,17 +133,18 @@ export class ShellSession {
     if (this.closedWith) throw this.closedWith;
     const started = this.now();
     const marker = `__BERTH_END_${randomBytes(12).toString('hex')}__`;
+    const serial = ++this.serial;
     const cap = new OutputCap(request.headBytes, request.tailBytes);
     let timedOut = false;
     const ended = new Promise<{ exitCode: number; cwd: string | null }>((resolve, reject) => {
-      this.pending = { marker, interrupted: false, buffer: Buffer.alloc(0), cap, resolve, reject };
+      this.pending = { marker, serial, owner: request.owner, interrupted: false, buffer: Buffer.alloc(0), cap, resolve, reject };
     });
     const timers: NodeJS.Timeout[] = [];
     timers.push(
       setTimeout(() => {
         timedOut = true;
-        void this.signalCommand('TERM').catch(() => undefined);
-        timers.push(setTimeout(() => void this.signalCommand('KILL').catch(() => undefined), TERM_GRACE_MS));
+        void this.signalCommand('TERM', serial).catch(() => undefined);
+        timers.push(setTimeout(() => void this.signalCommand('KILL', serial).catch(() => undefined), TERM_GRACE_MS));
         timers.push(
           setTimeout(() => {
             // The shell itself does not answer: abandon it so the next command gets a fresh one.
@@ -137,7 +155,7 @@ export class ShellSession {
       }, request.timeoutMs),
     );
     const pending = this.pending as Pending | null;
-    this.streams.stdin.write(commandLine(marker, request.cwd, request.fallback, request.command));
+    this.streams.stdin.write(commandLine(marker, request.cwd, request.fallback, request.command, serial));
     try {
       const end = await ended.catch((error: unknown) => {
         if (timedOut) return { exitCode: 124, cwd: null };
@@ -160,27 +178,39 @@ export class ShellSession {
     }
   }
 
+  /**
+   * Everything before the command's end line is its output, fed to the cap as it arrives:
+   * Berth never holds more than one end line's worth of bytes, whatever the command prints.
+   */
   private onStdout(chunk: Buffer): void {
     const p = this.pending;
     if (!p) return; // Output of a background job that outlived its command.
     p.buffer = p.buffer.length ? Buffer.concat([p.buffer, chunk]) : chunk;
-    const at = p.buffer.indexOf(p.marker);
-    if (at < 0) {
-      // Keep just enough to find a marker split across chunks.
-      const keep = p.marker.length - 1;
-      if (p.buffer.length > keep) {
-        p.cap.push(p.buffer.subarray(0, p.buffer.length - keep));
-        p.buffer = p.buffer.subarray(p.buffer.length - keep);
+    for (;;) {
+      const at = p.buffer.indexOf(p.marker);
+      if (at < 0) {
+        // Keep just enough to find a marker split across chunks.
+        const keep = p.marker.length - 1;
+        if (p.buffer.length > keep) {
+          p.cap.push(p.buffer.subarray(0, p.buffer.length - keep));
+          p.buffer = p.buffer.subarray(p.buffer.length - keep);
+        }
+        return;
       }
-      return;
+      if (at > 0) {
+        p.cap.push(p.buffer.subarray(0, at));
+        p.buffer = p.buffer.subarray(at);
+      }
+      const end = parseEndLine(p.buffer, p.marker);
+      if (end === 'incomplete') return;
+      if (end) {
+        p.resolve({ exitCode: end.exitCode, cwd: end.cwd });
+        return;
+      }
+      // Not an end line after all: it is output.
+      p.cap.push(p.buffer.subarray(0, 1));
+      p.buffer = p.buffer.subarray(1);
     }
-    if (at > 0) {
-      p.cap.push(p.buffer.subarray(0, at));
-      p.buffer = p.buffer.subarray(at);
-    }
-    const end = findCommandEnd(p.buffer, p.marker);
-    if (!end) return;
-    p.resolve({ exitCode: end.exitCode, cwd: end.cwd });
   }
 
   private fail(error: BerthError): void {

@@ -117,9 +117,16 @@ export class SessionService {
 
   /** Records a subagent (or other task) of a chat. */
   registerTask(chat: ChatRecord, req: ParsedRequest<'tasks.register'>): void {
-    const lookup = this.taskLookup(chat.profile);
-    if (req.parentId !== undefined && !lookup(qualifyTaskId(chat.profile, req.parentId))) {
-      throw new BerthError('not_found', `The parent task "${req.parentId}" does not exist in this chat's profile.`);
+    // A task belongs to one chat: it can never take another chat's id or another chat's task.
+    const existing = this.store.tasks.get(qualifyTaskId(chat.profile, req.taskId));
+    if (req.taskId === chat.id || this.store.chats.get(req.taskId) || (existing && existing.chatId !== chat.id)) {
+      throw new BerthError('already_exists', `The task id "${req.taskId}" is already used by another chat or task.`, { hint: 'Pick a new id for the subagent.' });
+    }
+    if (req.parentId !== undefined && req.parentId !== chat.id) {
+      const parent = this.store.tasks.get(qualifyTaskId(chat.profile, req.parentId));
+      if (!parent || parent.chatId !== chat.id) {
+        throw new BerthError('not_found', `The parent task "${req.parentId}" is not part of this chat.`, { hint: "Use the chat's id, or a task registered for this chat." });
+      }
     }
     const override = req.image || req.cwd ? { image: req.image ?? null, cwd: req.cwd ?? null } : null;
     this.store.tasks.upsert({

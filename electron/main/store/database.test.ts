@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, schemaVersion, type Db } from './database.js';
 import { MIGRATIONS } from './migrations.js';
 import { createStore } from './repositories.js';
-import { TempDirs } from '../../../test/support/tempDirs.js';
+import { TempDirs, berthErrorOf } from '../../../test/support/tempDirs.js';
+import { toErrorPayload } from '../../../shared/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const temp = new TempDirs();
@@ -57,7 +58,12 @@ describe('openDatabase', () => {
     const raw = new Database(path.join(dir, 'berth.sqlite3'));
     raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     raw.close();
-    expect(() => track(openDatabase(dir))).toThrow(/newer Berth.*Update Berth/s);
+    const error = berthErrorOf(() => track(openDatabase(dir)));
+    expect(error.message).toMatch(/newer Berth.*Update Berth/s);
+    expect(error.code).toBe('internal');
+    expect(error.hint).toBe('Update Berth, or start it with another data folder.');
+    // The user sees the message itself, not the generic "something went wrong".
+    expect(toErrorPayload(error)).toEqual({ code: 'internal', message: error.message, hint: error.hint });
     // And leaves the newer schema version alone.
     const check = new Database(path.join(dir, 'berth.sqlite3'), { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);

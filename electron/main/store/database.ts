@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { BerthError } from '../../../shared/errors.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -16,7 +17,12 @@ export function openDatabase(dataDir: string): Db {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
@@ -28,8 +34,10 @@ export function schemaVersion(db: Db): number {
 export function migrate(db: Db): void {
   const current = schemaVersion(db);
   if (current > MIGRATIONS.length) {
-    throw new Error(
+    throw new BerthError(
+      'internal',
       `This data folder was written by a newer Berth (schema ${current}; this one knows ${MIGRATIONS.length}). Update Berth to open it.`,
+      { hint: 'Update Berth, or start it with another data folder.' },
     );
   }
   for (let version = current; version < MIGRATIONS.length; version++) {

@@ -92,6 +92,15 @@ export class AttachmentsRepo {
       chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at,
     }));
   }
+  all(): AttachmentRecord[] {
+    const rows = this.db
+      .prepare('SELECT chat_id, host_path, read_only, provenance, attached_at FROM attachments ORDER BY chat_id, seq')
+      .all() as { chat_id: string; host_path: string; read_only: number; provenance: Provenance; attached_at: number }[];
+    return rows.map((r) => ({
+      chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at,
+    }));
+  }
+
   /** Adds the folder, or updates read-only on an existing one; order of first attach is kept. */
   upsert(a: AttachmentRecord): void {
     this.db

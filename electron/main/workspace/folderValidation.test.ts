@@ -95,6 +95,33 @@ describe('resolveAttachableFolder', () => {
     expect(error.message).toMatch(/Docker socket/);
   });
 
+  it("refuses a folder holding the SSH agent's socket named by SSH_AUTH_SOCK, also through a link", () => {
+    const agentDir = path.join(root, 'ssh-agent');
+    fs.mkdirSync(agentDir);
+    fs.writeFileSync(path.join(agentDir, 'agent.1'), ''); // stands in for the socket
+    const linkDir = path.join(root, 'agent-link');
+    fs.symlinkSync(agentDir, linkDir);
+    const withAgent = gatherHostFacts(dataDir, { SSH_AUTH_SOCK: path.join(linkDir, 'agent.1') });
+    expect(withAgent.map((f) => f.extraSockets)).toEqual([[path.join(linkDir, 'agent.1')], [path.join(agentDir, 'agent.1')]]);
+    expect(errorOf(() => resolveAttachableFolder(agentDir, withAgent)).message).toMatch(/SSH agent/);
+    expect(errorOf(() => resolveAttachableFolder(linkDir, withAgent)).message).toMatch(/SSH agent/);
+    const neighbour = path.join(root, 'project');
+    fs.mkdirSync(neighbour);
+    expect(resolveAttachableFolder(neighbour, withAgent)).toBe(neighbour);
+  });
+
+  it('ignores an SSH_AUTH_SOCK that is empty or not a full path', () => {
+    expect(gatherHostFacts(dataDir, { SSH_AUTH_SOCK: '' }).map((f) => f.extraSockets)).toEqual([[], []]);
+    expect(gatherHostFacts(dataDir, { SSH_AUTH_SOCK: 'agent.sock' }).map((f) => f.extraSockets)).toEqual([[], []]);
+  });
+
+  it('accepts a folder inside the temp folder but not the temp folder itself', () => {
+    const ws = path.join(root, 'ws');
+    fs.mkdirSync(ws);
+    expect(resolveAttachableFolder(ws, facts)).toBe(ws);
+    if (process.platform !== 'win32') expectRefused('/tmp');
+  });
+
   it('applies every set of facts it is given', () => {
     const app = path.join(root, 'app');
     fs.mkdirSync(app);

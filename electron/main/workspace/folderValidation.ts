@@ -23,11 +23,15 @@ function realOrSelf(p: string): string {
 export function gatherHostFacts(dataDir: string, env: NodeJS.ProcessEnv = process.env): HostFacts[] {
   const home = os.homedir();
   const sockets = dockerSocketCandidates(env, home, currentContextHost(env, home));
-  const given: HostFacts = { homeDir: home, dataDir: path.resolve(dataDir), dockerSockets: sockets, platform: process.platform };
+  // The SSH agent's socket: a sandbox that could reach it could sign in as the user anywhere.
+  const agent = env.SSH_AUTH_SOCK;
+  const extraSockets = agent && path.isAbsolute(agent) ? [path.resolve(agent)] : [];
+  const given: HostFacts = { homeDir: home, dataDir: path.resolve(dataDir), dockerSockets: sockets, extraSockets, platform: process.platform };
   const resolved: HostFacts = {
     homeDir: realOrSelf(home),
     dataDir: realOrSelf(path.resolve(dataDir)),
     dockerSockets: sockets.map(realOrSelf),
+    extraSockets: extraSockets.map(realOrSelf),
     platform: process.platform,
   };
   return [given, resolved];

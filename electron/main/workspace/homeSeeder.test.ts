@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,6 +101,60 @@ describe('prepareHome', () => {
     fs.symlinkSync(outside, path.join(home, '.config'));
     prepareHome(home, template, null);
     expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  it('seeds only the configuration files of a home-like template (E10)', () => {
+    const homeLike = path.join(root, 'home-like');
+    write(homeLike, 'Documents/taxes.pdf', '%PDF');
+    write(homeLike, '.mozilla/firefox/x/key4.db', 'keys');
+    write(homeLike, '.config/google-chrome/Default/Cookies', 'cookies');
+    write(homeLike, '.local/share/keyrings/login.keyring', 'keyring');
+    write(homeLike, '.config/rclone/rclone.conf', '[drive]\ntoken = x\n');
+    write(homeLike, '.bashrc', 'export EDITOR=vim\n');
+    write(homeLike, '.gitconfig', '[user]\n  name = U\n');
+    write(homeLike, '.config/nvim/init.lua', 'vim.o.number = true');
+    prepareHome(home, homeLike, null);
+    expect(files(home).filter((f) => fs.statSync(path.join(home, f)).isFile())).toEqual(['.bashrc', '.config/nvim/init.lua', '.gitconfig']);
+    expect(files(home)).toEqual(['.bashrc', '.config', '.config/nvim', '.config/nvim/init.lua', '.gitconfig']);
+  });
+
+  it('skips a file over 1 MiB and seeds the rest', () => {
+    write(template, '.config/app/big.json', 'x'.repeat(1024 * 1024 + 1));
+    write(template, '.config/app/just-fits.json', 'x'.repeat(1024 * 1024));
+    prepareHome(home, template, null);
+    expect(fs.existsSync(path.join(home, '.config/app/big.json'))).toBe(false);
+    expect(fs.statSync(path.join(home, '.config/app/just-fits.json')).size).toBe(1024 * 1024);
+    expect(fs.existsSync(path.join(home, '.config/app/settings.json'))).toBe(true);
+  });
+
+  it('stops seeding, without an error, once 16 MiB are copied', () => {
+    const big = path.join(root, 'big-template');
+    const mib = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 20; i += 1) write(big, `.config/app/part-${String(i).padStart(2, '0')}.json`, mib);
+    write(big, '.config/zz/last.toml', 'x = 1');
+    prepareHome(home, big, null);
+    const seeded = fs.readdirSync(path.join(home, '.config/app')).sort();
+    expect(seeded).toHaveLength(16);
+    expect(seeded[15]).toBe('part-15.json');
+    expect(fs.existsSync(path.join(home, '.config/zz/last.toml'))).toBe(false);
+  });
+
+  it('keeps the mode of a seeded file', () => {
+    write(template, '.config/app/hook.sh', '#!/bin/sh\n');
+    fs.chmodSync(path.join(template, '.config/app/hook.sh'), 0o750);
+    prepareHome(home, template, null);
+    expect(fs.statSync(path.join(home, '.config/app/hook.sh')).mode & 0o777).toBe(0o750);
+  });
+
+  it.runIf(process.platform !== 'win32')('skips a pipe in the template instead of waiting on it', () => {
+    const fifo = path.join(template, '.config/app/pipe');
+    try {
+      execFileSync('mkfifo', [fifo]);
+    } catch {
+      return;
+    }
+    prepareHome(home, template, null);
+    expect(fs.existsSync(path.join(home, '.config/app/pipe'))).toBe(false);
   });
 
   it.runIf(process.getuid?.() === 0)('gives the new home and seeded files to the sandbox user', () => {

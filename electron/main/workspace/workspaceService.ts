@@ -2,6 +2,7 @@
 import type { AttachmentView, ParsedRequest } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveContainerKey } from '../policy/containerKey.js';
+import { overlapProblem, type MountedFolder } from '../policy/attachmentOverlap.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import type { SessionService } from '../sessions/sessionService.js';
@@ -34,6 +35,19 @@ export class WorkspaceService {
     }));
   }
 
+  /** Every folder some sandbox mounts, except this very attachment. */
+  private mountedElsewhere(chat: ChatRecord, hostPath: string): MountedFolder[] {
+    const titles = new Map(this.store.chats.list().map((c) => [c.id, c.title]));
+    const fromChats = this.store.attachments
+      .all()
+      .filter((a) => a.provenance === 'session' && !(a.chatId === chat.id && a.hostPath === hostPath))
+      .map((a) => ({ hostPath: a.hostPath, readOnly: a.readOnly, owner: a.chatId === chat.id ? 'this chat' : `the chat "${titles.get(a.chatId) ?? a.chatId}"` }));
+    const fromProfiles = this.store.profiles
+      .list()
+      .flatMap((p) => p.settings.staticMounts.map((m) => ({ hostPath: m.source, readOnly: m.readOnly, owner: `the profile "${p.name}"` })));
+    return [...fromChats, ...fromProfiles];
+  }
+
   private assertOwnContainer(chat: ChatRecord): void {
     const profile = this.sessions.requireProfile(chat.profile);
     const target = resolveContainerKey(
@@ -62,8 +76,15 @@ export class WorkspaceService {
     const chat = this.sessions.requireChat(req.chatId);
     this.assertOwnContainer(chat);
     const real = resolveAttachableFolder(req.path, this.hostFacts());
+    const readOnly = req.readOnly ?? false;
+    const problem = overlapProblem({ hostPath: real, readOnly }, this.mountedElsewhere(chat, real));
+    if (problem) {
+      throw new BerthError('workspace_refused', `Berth will not share "${req.path}" with this chat: ${problem}`, {
+        hint: 'Pick a folder that does not overlap another chat’s writable folder.',
+      });
+    }
     this.store.attachments.upsert({
-      chatId: chat.id, hostPath: real, readOnly: req.readOnly ?? false, provenance: 'session', attachedAt: this.clock.now(),
+      chatId: chat.id, hostPath: real, readOnly, provenance: 'session', attachedAt: this.clock.now(),
     });
     const attachments = this.views(chat);
     const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;

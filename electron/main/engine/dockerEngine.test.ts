@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BerthError } from '../../../shared/errors.js';
+import { TempDirs } from '../../../test/support/tempDirs.js';
+import { DockerEngine } from './dockerEngine.js';
+
+const temp = new TempDirs();
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  temp.removeAll();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<BerthError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof BerthError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+const tlsEndpoint = { kind: 'tcp', host: '127.0.0.1', port: 1, tls: true } as const;
+
+describe('DockerEngine over TLS', () => {
+  it('is built without throwing when the TLS files are missing, and every call then says where they were looked for', async () => {
+    const certDir = temp.make();
+    vi.stubEnv('DOCKER_CERT_PATH', certDir);
+    const engine = new DockerEngine(tlsEndpoint);
+    const error = await rejection(engine.ping());
+    expect(error.code).toBe('engine_unreachable');
+    expect(error.message).toContain(certDir);
+    expect(error.message).toContain('ca.pem, cert.pem, key.pem');
+    expect(error.hint).toMatch(/DOCKER_CERT_PATH/);
+    for (const call of [
+      engine.hasImage('x'),
+      engine.ensureNetwork('berth-x', {}),
+      engine.findContainers({}),
+      engine.inspectContainer('x'),
+      engine.removeContainer('x'),
+    ]) {
+      expect((await rejection(call)).code).toBe('engine_unreachable');
+    }
+  });
+
+  it('names only the files that are missing', async () => {
+    const certDir = temp.make();
+    fs.writeFileSync(path.join(certDir, 'ca.pem'), 'x');
+    const error = await rejection(new DockerEngine(tlsEndpoint, { certPath: certDir }).ping());
+    expect(error.message).toContain('cert.pem, key.pem');
+    expect(error.message).not.toContain('ca.pem');
+  });
+
+  it('looks in ~/.docker when DOCKER_CERT_PATH is not set', async () => {
+    vi.stubEnv('DOCKER_CERT_PATH', '');
+    vi.stubEnv('HOME', temp.make());
+    const error = await rejection(new DockerEngine(tlsEndpoint).ping());
+    expect(error.message).toContain(path.join(process.env.HOME as string, '.docker'));
+  });
+
+  it('needs no certificates for a plain tcp endpoint', async () => {
+    vi.stubEnv('DOCKER_CERT_PATH', temp.make());
+    const error = await rejection(new DockerEngine({ kind: 'tcp', host: '127.0.0.1', port: 1, tls: false }).ping());
+    expect(error.code).toBe('engine_unreachable');
+    expect(error.message).not.toMatch(/TLS/);
+  });
+});
+
+describe('DockerEngine.ensureNetwork', () => {
+  it('reports an engine that goes away while checking for duplicate networks as unreachable', async () => {
+    const engine = new DockerEngine({ kind: 'socket', socketPath: '/nonexistent/docker.sock' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    // The engine answers the look-up and the create, then stops answering.
+    (engine as unknown as { docker: unknown }).docker = {
+      getNetwork: () => ({ inspect: () => Promise.reject(Object.assign(new Error('no such network'), { statusCode: 404 })) }),
+      createNetwork: () => Promise.resolve({}),
+      listNetworks: () => Promise.reject(refused),
+    };
+    const error = await rejection(engine.ensureNetwork('berth-x', {}));
+    expect(error.code).toBe('engine_unreachable');
+    expect(error.cause).toBe(refused);
+  });
+
+  it('reports any other failure listing networks as a network failure', async () => {
+    const engine = new DockerEngine({ kind: 'socket', socketPath: '/nonexistent/docker.sock' });
+    (engine as unknown as { docker: unknown }).docker = {
+      getNetwork: () => ({ inspect: () => Promise.reject(Object.assign(new Error('no such network'), { statusCode: 404 })) }),
+      createNetwork: () => Promise.resolve({}),
+      listNetworks: () => Promise.reject(Object.assign(new Error('boom'), { statusCode: 500 })),
+    };
+    const error = await rejection(engine.ensureNetwork('berth-x', {}));
+    expect(error.code).toBe('network_failed');
+    expect(error.message).toContain('berth-x');
+  });
+});
