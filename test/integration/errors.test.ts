@@ -141,6 +141,14 @@ describe('profile mounts', () => {
     expect((await core.sandbox.exec({ chatId: plain.id, command: 'ls /workspace /data' })).output).toBe('/data:\ndata.txt\n\n/workspace:\nprofile-default.txt\n');
     await expect(h.profile(core, { staticMounts: [{ source: '/etc', target: '/data', readOnly: true }] })).rejects.toThrow(/\/etc is a system folder/);
     await expect(h.profile(core, { staticMounts: [{ source: shared, target: '/home/berth', readOnly: true }] })).rejects.toThrow(/reserved/);
+    await expect(
+      h.profile(core, {
+        staticMounts: [
+          { source: shared, target: '/data', readOnly: true },
+          { source: fallbackWs, target: '/data/more', readOnly: true },
+        ],
+      }),
+    ).rejects.toMatchObject({ code: 'workspace_refused' });
     const own = await core.chats.create({ profile: p });
     await core.workspace.attach({ chatId: own.id, path: h.workspace('chat-ws', { 'chat.txt': 'c' }) });
     expect((await core.sandbox.exec({ chatId: own.id, command: 'ls /workspace /data' })).output).toBe('/data:\ndata.txt\n\n/workspace:\nchat.txt\n');

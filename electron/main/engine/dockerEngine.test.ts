@@ -60,38 +60,24 @@ describe('DockerEngine over TLS', () => {
     expect(error.message).toContain(path.join(process.env.HOME as string, '.docker'));
   });
 
+  it('hands the TLS files from DOCKER_CERT_PATH to the connection', () => {
+    const certDir = temp.make();
+    for (const file of ['ca.pem', 'cert.pem', 'key.pem']) fs.writeFileSync(path.join(certDir, file), `contents of ${file}`);
+    vi.stubEnv('DOCKER_CERT_PATH', certDir);
+    const engine = new DockerEngine(tlsEndpoint);
+    const modem = (engine as unknown as { docker: { modem: { ca?: Buffer; cert?: Buffer; key?: Buffer; protocol?: string } } }).docker.modem;
+    expect([modem.protocol, String(modem.ca), String(modem.cert), String(modem.key)]).toEqual([
+      'https',
+      'contents of ca.pem',
+      'contents of cert.pem',
+      'contents of key.pem',
+    ]);
+  });
+
   it('needs no certificates for a plain tcp endpoint', async () => {
     vi.stubEnv('DOCKER_CERT_PATH', temp.make());
     const error = await rejection(new DockerEngine({ kind: 'tcp', host: '127.0.0.1', port: 1, tls: false }).ping());
     expect(error.code).toBe('engine_unreachable');
     expect(error.message).not.toMatch(/TLS/);
-  });
-});
-
-describe('DockerEngine.ensureNetwork', () => {
-  it('reports an engine that goes away while checking for duplicate networks as unreachable', async () => {
-    const engine = new DockerEngine({ kind: 'socket', socketPath: '/nonexistent/docker.sock' });
-    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    // The engine answers the look-up and the create, then stops answering.
-    (engine as unknown as { docker: unknown }).docker = {
-      getNetwork: () => ({ inspect: () => Promise.reject(Object.assign(new Error('no such network'), { statusCode: 404 })) }),
-      createNetwork: () => Promise.resolve({}),
-      listNetworks: () => Promise.reject(refused),
-    };
-    const error = await rejection(engine.ensureNetwork('berth-x', {}));
-    expect(error.code).toBe('engine_unreachable');
-    expect(error.cause).toBe(refused);
-  });
-
-  it('reports any other failure listing networks as a network failure', async () => {
-    const engine = new DockerEngine({ kind: 'socket', socketPath: '/nonexistent/docker.sock' });
-    (engine as unknown as { docker: unknown }).docker = {
-      getNetwork: () => ({ inspect: () => Promise.reject(Object.assign(new Error('no such network'), { statusCode: 404 })) }),
-      createNetwork: () => Promise.resolve({}),
-      listNetworks: () => Promise.reject(Object.assign(new Error('boom'), { statusCode: 500 })),
-    };
-    const error = await rejection(engine.ensureNetwork('berth-x', {}));
-    expect(error.code).toBe('network_failed');
-    expect(error.message).toContain('berth-x');
   });
 });

@@ -61,3 +61,15 @@ describe('OutputCap', () => {
     expect(cap.text()).toBe(`aaaa\n[… 999992 bytes omitted of 1000000 …]\nzzzz`);
   });
 });
+
+describe('OutputCap on multi-byte text', () => {
+  it('never cuts a character in half at the head/tail boundary', () => {
+    const cap = new OutputCap(5, 5);
+    // 'é' is two bytes and '✓' three: the byte limits fall inside them.
+    cap.push(Buffer.from('ééé' + 'x'.repeat(50) + '✓✓✓'));
+    const text = cap.text();
+    expect(text).not.toContain('\uFFFD');
+    expect(text.startsWith('éé\n')).toBe(true);
+    expect(text.endsWith('\n✓')).toBe(true);
+  });
+});

@@ -36,11 +36,35 @@ export class OutputCap {
   }
 
   text(): string {
-    const head = Buffer.concat(this.head).toString('utf8');
+    const headBytes = Buffer.concat(this.head);
     let tail = Buffer.concat(this.tail);
-    if (!this.truncated) return head + tail.toString('utf8');
+    if (!this.truncated) return Buffer.concat([headBytes, tail]).toString('utf8');
+    // Cut on character boundaries, so neither side ends in half a UTF-8 character.
+    const head = headBytes.subarray(0, utf8Boundary(headBytes, headBytes.length));
     tail = tail.subarray(tail.length - this.tailLimit);
-    const omitted = this.total - this.headBytes - tail.length;
-    return `${head}\n[… ${omitted} bytes omitted of ${this.total} …]\n${tail.toString('utf8')}`;
+    tail = tail.subarray(utf8Boundary(tail, 0));
+    const omitted = this.total - head.length - tail.length;
+    return `${head.toString('utf8')}\n[… ${omitted} bytes omitted of ${this.total} …]\n${tail.toString('utf8')}`;
   }
+}
+
+/** The nearest offset at or after `from` (or, from the end, at or before it) that starts a character. */
+function utf8Boundary(buf: Buffer, from: number): number {
+  const isContinuation = (i: number) => ((buf[i] ?? 0) & 0xc0) === 0x80;
+  if (from === 0) {
+    let i = 0;
+    while (i < buf.length && i < 4 && isContinuation(i)) i++;
+    return i;
+  }
+  // Step back over a lead byte whose character runs past the end.
+  let i = from;
+  let back = 0;
+  while (i > 0 && back < 4 && isContinuation(i - 1)) {
+    i--;
+    back++;
+  }
+  if (i === 0) return from;
+  const lead = buf[i - 1] ?? 0;
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return need === back + 1 ? from : i - 1;
 }

@@ -5,7 +5,9 @@ import {
 } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { profileDefaultKey, qualifyTaskId, type TaskLookup } from '../policy/containerKey.js';
-import { staticTargetProblem } from '../policy/mountPlan.js';
+import { overlapProblem } from '../policy/attachmentOverlap.js';
+import { staticMountsProblem, staticTargetProblem } from '../policy/mountPlan.js';
+import { mountedFolders } from '../workspace/mountedFolders.js';
 import { networkNameFor } from '../policy/names.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../sandbox/clock.js';
@@ -58,10 +60,15 @@ export class SessionService {
     }
     const settings = ProfileSettings.parse(rest);
     // Profile mounts pass the same checks as a chat's folders, and are kept by their real path.
+    const nesting = staticMountsProblem(settings.staticMounts);
+    if (nesting) throw new BerthError('workspace_refused', `The profile mounts cannot be used: ${nesting}`, { hint: 'Give each profile mount its own path, such as /data and /docs.' });
     settings.staticMounts = settings.staticMounts.map((m) => {
       const problem = staticTargetProblem(m.target);
       if (problem) throw new BerthError('workspace_refused', `The profile mount cannot be used: ${problem}`, { hint: 'Pick another path, such as /data.' });
-      return { ...m, source: this.resolveFolder(m.source) };
+      const source = this.resolveFolder(m.source);
+      const overlap = overlapProblem({ hostPath: source, readOnly: m.readOnly }, mountedFolders(this.store));
+      if (overlap) throw new BerthError('workspace_refused', `The profile mount "${m.source}" cannot be used: ${overlap}`, { hint: 'Mount it read-only, or pick a folder no chat uses.' });
+      return { ...m, source };
     });
     const network = networkNameFor(name);
     const clash = this.store.profiles.list().find((p) => networkNameFor(p.name) === network);

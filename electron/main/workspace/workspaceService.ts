@@ -2,13 +2,14 @@
 import type { AttachmentView, ParsedRequest } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveContainerKey } from '../policy/containerKey.js';
-import { overlapProblem, type MountedFolder } from '../policy/attachmentOverlap.js';
+import { overlapProblem } from '../policy/attachmentOverlap.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../sandbox/clock.js';
 import { resolveAttachableFolder } from './folderValidation.js';
+import { mountedFolders } from './mountedFolders.js';
 
 export const RECREATE_NOTICE =
   "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
@@ -33,19 +34,6 @@ export class WorkspaceService {
       readOnly: a.readOnly,
       attachedAt: a.attachedAt,
     }));
-  }
-
-  /** Every folder some sandbox mounts, except this very attachment. */
-  private mountedElsewhere(chat: ChatRecord, hostPath: string): MountedFolder[] {
-    const titles = new Map(this.store.chats.list().map((c) => [c.id, c.title]));
-    const fromChats = this.store.attachments
-      .all()
-      .filter((a) => a.provenance === 'session' && !(a.chatId === chat.id && a.hostPath === hostPath))
-      .map((a) => ({ hostPath: a.hostPath, readOnly: a.readOnly, owner: a.chatId === chat.id ? 'this chat' : `the chat "${titles.get(a.chatId) ?? a.chatId}"` }));
-    const fromProfiles = this.store.profiles
-      .list()
-      .flatMap((p) => p.settings.staticMounts.map((m) => ({ hostPath: m.source, readOnly: m.readOnly, owner: `the profile "${p.name}"` })));
-    return [...fromChats, ...fromProfiles];
   }
 
   private assertOwnContainer(chat: ChatRecord): void {
@@ -77,7 +65,7 @@ export class WorkspaceService {
     this.assertOwnContainer(chat);
     const real = resolveAttachableFolder(req.path, this.hostFacts());
     const readOnly = req.readOnly ?? false;
-    const problem = overlapProblem({ hostPath: real, readOnly }, this.mountedElsewhere(chat, real));
+    const problem = overlapProblem({ hostPath: real, readOnly }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
     if (problem) {
       throw new BerthError('workspace_refused', `Berth will not share "${req.path}" with this chat: ${problem}`, {
         hint: 'Pick a folder that does not overlap another chat’s writable folder.',
