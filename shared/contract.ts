@@ -132,6 +132,40 @@ export const ExecResult = z.object({
 });
 export type ExecResult = z.infer<typeof ExecResult>;
 
+export const EngineStatus = z.object({
+  state: z.enum(['checking', 'ok', 'unreachable']),
+  /** The engine's version when it answers. */
+  version: z.string().nullable(),
+  endpoint: z.string(),
+  /** What happened and what to do, when it does not answer. */
+  message: z.string().nullable(),
+  hint: z.string().nullable(),
+});
+export type EngineStatus = z.infer<typeof EngineStatus>;
+
+export const TerminalView = z.object({
+  terminalId: z.string(),
+  chatId: z.string(),
+  title: z.string(),
+  state: z.enum(['starting', 'running', 'exited']),
+  /** Why it ended, when it has: the shell exited, or the sandbox stopped. */
+  exitReason: z.string().nullable(),
+  cols: z.number().int(),
+  rows: z.number().int(),
+});
+export type TerminalView = z.infer<typeof TerminalView>;
+
+export const DirectoryListing = z.object({
+  path: z.string(),
+  parent: z.string().nullable(),
+  entries: z.array(z.object({ name: z.string(), path: z.string() })),
+});
+export type DirectoryListing = z.infer<typeof DirectoryListing>;
+
+const TerminalId = z.string().min(1).max(128);
+const Cols = z.number().int().min(2).max(1000);
+const Rows = z.number().int().min(1).max(500);
+
 // ---------- methods ----------
 
 const Empty = z.object({}).strict();
@@ -140,6 +174,10 @@ export const methods = {
   'profiles.list': { request: Empty, response: z.object({ profiles: z.array(ProfileView) }) },
   'profiles.create': {
     request: ProfileSettings.partial().extend({ name: ProfileName }).strict(),
+    response: ProfileView,
+  },
+  'profiles.update': {
+    request: z.object({ name: ProfileName, settings: ProfileSettings.partial() }).strict(),
     response: ProfileView,
   },
   'profiles.delete': { request: z.object({ name: ProfileName }).strict(), response: z.object({ removedChats: z.number() }) },
@@ -152,6 +190,10 @@ export const methods = {
         image: z.string().trim().min(1).max(512).optional(),
       })
       .strict(),
+    response: ChatView,
+  },
+  'chats.rename': {
+    request: z.object({ chatId: ChatId, title: z.string().trim().min(1, 'A chat needs a title.').max(200) }).strict(),
     response: ChatView,
   },
   'chats.list': { request: z.object({ profile: ProfileName.optional() }).strict(), response: z.object({ chats: z.array(ChatView) }) },
@@ -196,6 +238,25 @@ export const methods = {
   },
   'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
+  'engine.status': { request: Empty, response: EngineStatus },
+  /** Folders under a host path, for the browser host's folder picker (never files). */
+  'workspace.browse': {
+    request: z.object({ path: z.string().max(4096).optional() }).strict(),
+    response: DirectoryListing,
+  },
+  /** An interactive shell (with a TTY) in the chat's own container. */
+  'terminal.open': {
+    request: z.object({ chatId: ChatId, cols: Cols.default(80), rows: Rows.default(24) }).strict(),
+    response: TerminalView,
+  },
+  'terminal.list': { request: z.object({ chatId: ChatId }).strict(), response: z.object({ terminals: z.array(TerminalView) }) },
+  'terminal.input': { request: z.object({ terminalId: TerminalId, data: z.string().max(1024 * 1024) }).strict(), response: z.object({}) },
+  'terminal.resize': { request: z.object({ terminalId: TerminalId, cols: Cols, rows: Rows }).strict(), response: z.object({}) },
+  /** The terminal's recent output, to repaint it after switching back to its chat. */
+  'terminal.replay': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({ data: z.string() }) },
+  /** Flow control: the client has written this many more characters to the screen. */
+  'terminal.ack': { request: z.object({ terminalId: TerminalId, chars: z.number().int().min(0) }).strict(), response: z.object({}) },
+  'terminal.close': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({}) },
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -218,6 +279,12 @@ export type SandboxProgressEvent = z.infer<typeof SandboxProgressEvent>;
 export const events = {
   'sandbox.progress': SandboxProgressEvent,
   'sandbox.status': SandboxStatus,
+  'engine.status': EngineStatus,
+  /** Output of a terminal, in order; the client acks what it has written (terminal.ack). */
+  'terminal.data': z.object({ terminalId: z.string(), data: z.string() }),
+  'terminal.exit': z.object({ terminalId: z.string(), chatId: z.string(), reason: z.string() }),
+  /** Chats or profiles changed (created, renamed, deleted, attached): refetch the lists. */
+  'chats.changed': z.object({ chatId: z.string().nullable() }),
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

@@ -28,6 +28,9 @@ import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
 import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderValidation.js';
 import { WorkspaceService } from './workspace/workspaceService.js';
+import { browseFolders } from './workspace/folderBrowser.js';
+import { EngineMonitor } from './sandbox/engineMonitor.js';
+import { TerminalService } from './terminal/terminalService.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -43,18 +46,14 @@ export interface CoreOptions {
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
+type GroupOf<M> = M extends `${infer G}.${string}` ? G : never;
+type VerbOf<M> = M extends `${string}.${infer V}` ? V : never;
+/** `core.chats.create(…)` for `chats.create`: every contract method, grouped by its prefix. */
+export type GroupedApi = {
+  [G in GroupOf<MethodName>]: { [M in MethodName as GroupOf<M> extends G ? VerbOf<M> : never]: Handler<M> };
+};
 
-export interface BerthCore {
-  profiles: { list: Handler<'profiles.list'>; create: Handler<'profiles.create'>; delete: Handler<'profiles.delete'> };
-  chats: { create: Handler<'chats.create'>; list: Handler<'chats.list'>; delete: Handler<'chats.delete'> };
-  tasks: { register: Handler<'tasks.register'> };
-  workspace: { attach: Handler<'workspace.attach'>; detach: Handler<'workspace.detach'> };
-  sandbox: {
-    exec: Handler<'sandbox.exec'>;
-    interrupt: Handler<'sandbox.interrupt'>;
-    status: Handler<'sandbox.status'>;
-    stop: Handler<'sandbox.stop'>;
-  };
+export interface BerthCore extends GroupedApi {
   /** Calls a method by name with an unchecked payload: what transports use. */
   call(method: string, params: unknown): Promise<unknown>;
   onEvent(listener: EventListener): Disposable;
@@ -127,11 +126,14 @@ export function createCore(options: CoreOptions): BerthCore {
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
+  const monitor = new EngineMonitor(engine, events, clock);
+  const terminals = new TerminalService(engine, sandbox, manager, events);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
   const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
 
   async function deleteChat(chat: ChatRecord): Promise<void> {
+    terminals.closeForChat(chat.id);
     const taskIds = store.transaction(() => {
       const ids = store.tasks.deleteForChat(chat.id);
       for (const q of [...ids, ...sessions.ownedQualifiedIds(chat)]) store.cwd.clear(q);
@@ -149,7 +151,8 @@ export function createCore(options: CoreOptions): BerthCore {
 
   const impl: { [M in MethodName]: (req: ParsedRequest<M>) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
-    'profiles.create': async (req) => sessions.createProfile(req),
+    'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
+    'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
     'profiles.delete': async (req) => {
       const profile = sessions.requireProfile(req.name);
       if (profile.name === 'default') {
@@ -161,15 +164,19 @@ export function createCore(options: CoreOptions): BerthCore {
       store.profiles.delete(profile.name);
       if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
       fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
-      return { removedChats: chats.length };
+      return changed(null, { removedChats: chats.length });
     },
-    'chats.create': async (req) => withAttachments(sessions.createChat(req)),
+    'chats.create': async (req) => {
+      const chat = withAttachments(sessions.createChat(req));
+      return changed(chat.id, chat);
+    },
+    'chats.rename': async (req) => changed(req.chatId, withAttachments(sessions.renameChat(req.chatId, req.title))),
     'chats.list': async (req) => ({ chats: store.chats.list(req.profile).map(withAttachments) }),
     'chats.delete': async (req) => {
       const chat = store.chats.get(req.chatId);
       if (!chat) return { removed: false };
       await deleteChat(chat);
-      return { removed: true };
+      return changed(chat.id, { removed: true });
     },
     'tasks.register': async (req) => {
       const chat = sessions.requireChat(req.chatId);
@@ -177,13 +184,40 @@ export function createCore(options: CoreOptions): BerthCore {
       const target = sandbox.resolve(chat.id, req.taskId).target;
       return { key: target.kind === 'container' ? target.key : null };
     },
-    'workspace.attach': (req) => workspace.attach(req),
-    'workspace.detach': (req) => workspace.detach(req),
+    'workspace.attach': async (req) => changed(req.chatId, await workspace.attach(req)),
+    'workspace.detach': async (req) => changed(req.chatId, await workspace.detach(req)),
+    'workspace.browse': async (req) => browseFolders(req.path),
     'sandbox.exec': (req) => sandbox.exec(req),
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
+    'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
+    'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
+    'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
+    'terminal.input': async (req) => {
+      terminals.input(req.terminalId, req.data);
+      return {};
+    },
+    'terminal.resize': async (req) => {
+      await terminals.resize(req.terminalId, req.cols, req.rows);
+      return {};
+    },
+    'terminal.replay': async (req) => ({ data: terminals.replay(req.terminalId) }),
+    'terminal.ack': async (req) => {
+      terminals.ack(req.terminalId, req.chars);
+      return {};
+    },
+    'terminal.close': async (req) => {
+      terminals.close(req.terminalId);
+      return {};
+    },
   };
+
+  /** Tells clients to refetch their lists, then returns the result unchanged. */
+  function changed<T>(chatId: string | null, result: T): T {
+    events.emit('chats.changed', { chatId });
+    return result;
+  }
 
   let disposed = false;
   const inFlight = new Set<Promise<unknown>>();
@@ -210,6 +244,8 @@ export function createCore(options: CoreOptions): BerthCore {
     try {
       return await (impl[name] as (req: unknown) => Promise<unknown>)(parsed.data);
     } catch (error) {
+      // A call that found the engine gone updates the status bar at once.
+      if (error instanceof BerthError && error.code === 'engine_unreachable') void monitor.check();
       if (error instanceof BerthError) throw error;
       // The cause stays attached for logs; the user gets words, not a stack's first line.
       throw new BerthError('internal', `Berth could not complete ${name} because of an internal error.`, {
@@ -218,7 +254,6 @@ export function createCore(options: CoreOptions): BerthCore {
       });
     }
   }
-  const handler = <M extends MethodName>(m: M): Handler<M> => (req) => call(m, req) as Promise<Response<M>>;
 
   async function reap(): Promise<number> {
     if (disposed) return 0;
@@ -243,19 +278,17 @@ export function createCore(options: CoreOptions): BerthCore {
   };
   // The engine may be down at start: the first sweep then waits for the next one.
   const ready = reap().then(() => undefined, () => undefined);
+  void monitor.check();
   scheduleReap();
 
+  const grouped = {} as Record<string, Record<string, (req: unknown) => Promise<unknown>>>;
+  for (const method of Object.keys(methods)) {
+    const [group, verb] = method.split('.') as [string, string];
+    (grouped[group] ??= {})[verb] = (req) => call(method, req);
+  }
+
   return {
-    profiles: { list: handler('profiles.list'), create: handler('profiles.create'), delete: handler('profiles.delete') },
-    chats: { create: handler('chats.create'), list: handler('chats.list'), delete: handler('chats.delete') },
-    tasks: { register: handler('tasks.register') },
-    workspace: { attach: handler('workspace.attach'), detach: handler('workspace.detach') },
-    sandbox: {
-      exec: handler('sandbox.exec'),
-      interrupt: handler('sandbox.interrupt'),
-      status: handler('sandbox.status'),
-      stop: handler('sandbox.stop'),
-    },
+    ...(grouped as unknown as GroupedApi),
     call,
     onEvent: (listener) => events.on(listener),
     reap,
@@ -265,6 +298,8 @@ export function createCore(options: CoreOptions): BerthCore {
       if (disposed) return;
       disposed = true;
       if (reapTimer !== null) clock.clearTimeout(reapTimer);
+      monitor.dispose();
+      terminals.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);

@@ -89,6 +89,55 @@ describe('engine trouble', () => {
   });
 });
 
+describe('engine status', () => {
+  it('says the engine is down, then notices by itself when it comes back', async () => {
+    const net = await import('node:net');
+    const { ManualClock } = await import('../support/manualClock.js');
+    const { waitFor } = await import('../support/waitFor.js');
+    const socket = path.join(h.root, 'late-docker.sock');
+    const clock = new ManualClock();
+    const late = h.core({ clock, env: { DOCKER_HOST: `unix://${socket}` } });
+    const seen: string[] = [];
+    late.onEvent((event, payload) => {
+      if (event === 'engine.status') seen.push((payload as { state: string }).state);
+    });
+    const down = await late.engine.status({});
+    expect(down).toMatchObject({ state: 'unreachable', endpoint: socket });
+    expect(down.message).toMatch(/cannot be reached/);
+    expect(down.hint).toMatch(/Start Docker/);
+    expect((await late.chats.list({})).chats).toEqual([]);
+
+    // The engine "returns": a socket at that path now leads to the real one.
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect('/var/run/docker.sock');
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(socket, resolve));
+    try {
+      clock.advance(5_000);
+      const up = await waitFor(async () => {
+        const s = await late.engine.status({});
+        return s.state === 'ok' ? s : undefined;
+      }, 'the engine to be seen again');
+      expect(up.version).toMatch(/^\d+\./);
+      expect(seen).toEqual(['unreachable', 'ok']);
+    } finally {
+      await late.dispose();
+      proxy.close();
+    }
+  });
+
+  it('lists folders, not files, for the browser picker', async () => {
+    const root = h.workspace('browse', { 'a/x.txt': 'x', 'b/y.txt': 'y', 'file.txt': 'f', '.hidden/z': 'z' });
+    const listing = await core.workspace.browse({ path: root });
+    expect(listing.entries.map((e) => e.name)).toEqual(['a', 'b']);
+    expect(listing.parent).toBe(path.dirname(root));
+    await expect(core.workspace.browse({ path: path.join(root, 'nope') })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
 describe('home template', () => {
   it('seeds configuration but never history or credentials, and never overwrites what the chat changed', async () => {
     const template = path.join(h.root, 'template');

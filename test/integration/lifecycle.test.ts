@@ -129,6 +129,26 @@ describe('changing folders', () => {
   });
 });
 
+describe('editing', () => {
+  it("a profile edit applies at each chat's next use, by recreating its container; a rename keeps everything", async () => {
+    const core = h.core();
+    const p = (await h.profile(core)).name;
+    const chat = await core.chats.create({ profile: p, title: 'Before' });
+    await core.sandbox.exec({ chatId: chat.id, command: 'echo mine > ~/kept' });
+    const renamed = await core.chats.rename({ chatId: chat.id, title: 'After' });
+    expect(renamed.title).toBe('After');
+    const edited = await core.profiles.update({ name: p, settings: { limits: { memoryMb: 768, cpus: 1, pids: 256 } } });
+    expect(edited.settings.limits.memoryMb).toBe(768);
+    expect(edited.settings.image).toBe('berth-test:busybox');
+    const out = await core.sandbox.exec({ chatId: chat.id, command: 'cat ~/kept' });
+    expect(out.output).toBe('mine\n');
+    expect(out.notices.join(' ')).toMatch(/recreated/);
+    const id = (await core.sandbox.status({ chatId: chat.id })).containerId as string;
+    expect((await inspect<{ HostConfig: { Memory: number; PidsLimit: number } }>(id)).HostConfig).toMatchObject({ Memory: 768 * 1024 * 1024, PidsLimit: 256 });
+    await expect(core.chats.rename({ chatId: chat.id, title: '   ' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});
+
 describe('retention', () => {
   it('stops a container after the idle period and starts it again with its state on next use', async () => {
     const clock = new ManualClock();

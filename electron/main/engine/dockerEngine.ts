@@ -36,6 +36,24 @@ export interface AttachedStreams {
   close(): void;
 }
 
+/** An interactive process with a TTY in a container (a terminal). */
+export interface TtyProcess {
+  /** Raw terminal bytes both ways (a TTY has no stdout/stderr split). */
+  stream: NodeJS.ReadWriteStream & { destroy(): void; pause(): void; resume(): void };
+  resize(cols: number, rows: number): Promise<void>;
+  /** Resolves when the process's stream ends. */
+  ended: Promise<void>;
+}
+
+export interface TtyOptions {
+  cmd: string[];
+  user: string;
+  env: string[];
+  workingDir: string;
+  cols: number;
+  rows: number;
+}
+
 export interface PullProgress {
   message: string;
   fraction: number | null;
@@ -58,6 +76,8 @@ export interface Engine {
   removeContainer(id: string): Promise<void>;
   /** Runs a short command in a running container and collects its output. */
   execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }>;
+  /** Starts an interactive process with a TTY in a running container. */
+  execTty(id: string, options: TtyOptions): Promise<TtyProcess>;
 }
 
 export interface DockerEngineOptions {
@@ -435,6 +455,39 @@ export class DockerEngine implements Engine {
       return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
     } catch (error) {
       return this.fail(error, 'run a command in the sandbox');
+    }
+  }
+
+  async execTty(id: string, options: TtyOptions): Promise<TtyProcess> {
+    this.assertUsable();
+    try {
+      const exec = await this.docker.getContainer(id).exec({
+        Cmd: options.cmd,
+        User: options.user,
+        Env: options.env,
+        WorkingDir: options.workingDir,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: true,
+      });
+      const stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as TtyProcess['stream'];
+      const ended = new Promise<void>((resolve) => {
+        stream.on('end', () => resolve());
+        stream.on('close', () => resolve());
+        stream.on('error', () => resolve());
+      });
+      const resize = async (cols: number, rows: number) => {
+        try {
+          await exec.resize({ w: cols, h: rows });
+        } catch {
+          // The process may have just exited; a resize then has nothing to do.
+        }
+      };
+      await resize(options.cols, options.rows);
+      return { stream, resize, ended };
+    } catch (error) {
+      return this.fail(error, 'open a terminal in the sandbox');
     }
   }
 }

@@ -32,6 +32,8 @@ export interface SandboxRequest {
 export interface Ready {
   session: ShellSession;
   containerId: string;
+  /** The uid:gid the container runs as; terminals run as the same user. */
+  user: string;
   notices: string[];
 }
 
@@ -76,10 +78,23 @@ export interface SandboxManagerDeps {
 
 const STOP_GRACE_SECONDS = 3;
 
+export type GoneListener = (key: string, reason: string) => void;
+
 export class SandboxManager {
   private readonly slots = new Map<string, Slot>();
+  private readonly goneListeners = new Set<GoneListener>();
 
   constructor(private readonly deps: SandboxManagerDeps) {}
+
+  /** Hears, just before it happens, that a key's container stops or goes away, and why. */
+  onGone(listener: GoneListener): () => void {
+    this.goneListeners.add(listener);
+    return () => this.goneListeners.delete(listener);
+  }
+
+  private gone(key: string, reason: string): void {
+    for (const l of this.goneListeners) l(key, reason);
+  }
 
   homeFor(profile: string, key: string): string {
     return path.join(this.deps.dataDir, 'profiles', folderNameFor(profile), 'homes', folderNameFor(key));
@@ -117,7 +132,7 @@ export class SandboxManager {
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
           s.inUse++;
-          return { session: s.session as ShellSession, containerId: s.containerId as string, notices: [] };
+          return { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [] };
         }
         if (healthy && s.inUse > 0) {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
@@ -141,6 +156,25 @@ export class SandboxManager {
     s.busy = Math.max(0, s.busy - 1);
     s.inUse = Math.max(0, s.inUse - 1);
     if (s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
+    this.scheduleIdle(s);
+  }
+
+  /**
+   * Like acquire(), for a long-lived user such as a terminal: it keeps the container from
+   * idling until unhold(), but never delays a recreate (its terminal just ends then).
+   */
+  async hold(req: SandboxRequest): Promise<Ready> {
+    const ready = await this.acquire(req);
+    const s = this.slot(req.key);
+    s.inUse = Math.max(0, s.inUse - 1);
+    if (s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
+    return ready;
+  }
+
+  unhold(key: string): void {
+    const s = this.slots.get(key);
+    if (!s) return;
+    s.busy = Math.max(0, s.busy - 1);
     this.scheduleIdle(s);
   }
 
@@ -219,6 +253,7 @@ export class SandboxManager {
         notices.push('The sandbox had stopped (Docker restarted or the container was stopped), so Berth started it again. Files are kept; running processes were ended.');
       }
       if (existing && existing.labels[LABEL.spec] !== spec.Labels[LABEL.spec]) {
+        this.gone(req.key, 'The sandbox was recreated to apply changed folders or settings.');
         await engine.removeContainer(existing.id);
         existing = null;
         notices.push(
@@ -255,7 +290,7 @@ export class SandboxManager {
       s.phase = 'running';
       this.specLabels.set(s.key, spec.Labels[LABEL.spec] as string);
       req.onProgress('ready', 'Sandbox ready', null);
-      return { session, containerId: id, notices };
+      return { session, containerId: id, user: spec.User, notices };
     } catch (error) {
       s.phase = 'error';
       s.error = error instanceof BerthError ? error : new BerthError('internal', 'The sandbox could not be started.', { cause: error });
@@ -369,9 +404,10 @@ export class SandboxManager {
     return (await this.slots.get(key)?.session?.interrupt(owner)) ?? false;
   }
 
-  async stop(key: string): Promise<void> {
+  async stop(key: string, reason = 'The sandbox was stopped.'): Promise<void> {
     const s = this.slot(key);
     await this.exclusive(s, 'stop', async () => {
+      this.gone(key, reason);
       this.clearIdle(s);
       s.session?.close();
       s.session = null;
@@ -398,6 +434,7 @@ export class SandboxManager {
 
   async removeContainer(id: string, key: string | undefined): Promise<void> {
     if (key !== undefined) {
+      this.gone(key, 'The sandbox was removed.');
       const s = this.slots.get(key);
       if (s) {
         while (s.lock) await s.lock.catch(() => undefined);
@@ -431,7 +468,7 @@ export class SandboxManager {
     s.idleTimer = this.deps.clock.setTimeout(() => {
       s.idleTimer = null;
       if (s.busy > 0 || s.lock) return;
-      void this.stop(s.key).catch(() => undefined);
+      void this.stop(s.key, 'The sandbox stopped after being idle.').catch(() => undefined);
     }, minutes * 60_000);
   }
 

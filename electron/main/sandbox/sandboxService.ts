@@ -136,6 +136,31 @@ export class SandboxService {
     }
   }
 
+  /**
+   * Brings the chat's container up for a terminal and holds it (no idle stop) until the
+   * terminal's owner calls manager.unhold(key).
+   */
+  async acquireForTerminal(chatId: string): Promise<{ key: string; containerId: string; user: string; mounts: PlannedMount[] }> {
+    const r = this.resolve(chatId);
+    if (r.target.kind !== 'container') {
+      throw new BerthError('invalid_request', `The profile "${r.profile.name}" runs commands directly on this computer (no sandbox), so Berth opens no terminal for it.`, {
+        hint: 'Use your own terminal for local work, or switch the profile to the Docker backend.',
+      });
+    }
+    const mounts = this.mountsFor(r);
+    const key = r.target.key;
+    const ready = await this.manager.hold({
+      key,
+      profile: r.profile,
+      chatId: r.target.ownerTaskId === null ? '' : this.ownerChatId(r),
+      image: this.imageFor(r),
+      mounts,
+      workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
+      onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
+    });
+    return { key, containerId: ready.containerId, user: ready.user, mounts };
+  }
+
   private ownerChatId(r: ResolvedTarget): string {
     if (r.target.kind !== 'container' || r.target.ownerTaskId === null) return '';
     const owner = r.target.ownerTaskId;

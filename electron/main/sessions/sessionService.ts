@@ -58,18 +58,7 @@ export class SessionService {
     if (this.store.profiles.get(name)) {
       throw new BerthError('already_exists', `A profile named "${name}" already exists.`, { hint: 'Pick another name.' });
     }
-    const settings = ProfileSettings.parse(rest);
-    // Profile mounts pass the same checks as a chat's folders, and are kept by their real path.
-    const nesting = staticMountsProblem(settings.staticMounts);
-    if (nesting) throw new BerthError('workspace_refused', `The profile mounts cannot be used: ${nesting}`, { hint: 'Give each profile mount its own path, such as /data and /docs.' });
-    settings.staticMounts = settings.staticMounts.map((m) => {
-      const problem = staticTargetProblem(m.target);
-      if (problem) throw new BerthError('workspace_refused', `The profile mount cannot be used: ${problem}`, { hint: 'Pick another path, such as /data.' });
-      const source = this.resolveFolder(m.source);
-      const overlap = overlapProblem({ hostPath: source, readOnly: m.readOnly }, mountedFolders(this.store));
-      if (overlap) throw new BerthError('workspace_refused', `The profile mount "${m.source}" cannot be used: ${overlap}`, { hint: 'Mount it read-only, or pick a folder no chat uses.' });
-      return { ...m, source };
-    });
+    const settings = this.checkedSettings(ProfileSettings.parse(rest));
     const network = networkNameFor(name);
     const clash = this.store.profiles.list().find((p) => networkNameFor(p.name) === network);
     if (clash) {
@@ -81,6 +70,35 @@ export class SessionService {
     const record = { name, settings, createdAt: this.clock.now() };
     this.store.profiles.insert(record);
     return this.profileView(record);
+  }
+
+  /** Changes a profile's settings; its containers are recreated at their next use to match. */
+  updateProfile(req: ParsedRequest<'profiles.update'>): ProfileView {
+    const existing = this.requireProfile(req.name);
+    const settings = this.checkedSettings(ProfileSettings.parse({ ...existing.settings, ...req.settings }));
+    this.store.profiles.updateSettings(existing.name, settings);
+    return this.profileView({ ...existing, settings });
+  }
+
+  /** Profile mounts pass the same checks as a chat's folders, and are kept by their real path. */
+  private checkedSettings(settings: ProfileSettings): ProfileSettings {
+    const nesting = staticMountsProblem(settings.staticMounts);
+    if (nesting) throw new BerthError('workspace_refused', `The profile mounts cannot be used: ${nesting}`, { hint: 'Give each profile mount its own path, such as /data and /docs.' });
+    const staticMounts = settings.staticMounts.map((m) => {
+      const problem = staticTargetProblem(m.target);
+      if (problem) throw new BerthError('workspace_refused', `The profile mount cannot be used: ${problem}`, { hint: 'Pick another path, such as /data.' });
+      const source = this.resolveFolder(m.source);
+      const overlap = overlapProblem({ hostPath: source, readOnly: m.readOnly }, mountedFolders(this.store));
+      if (overlap) throw new BerthError('workspace_refused', `The profile mount "${m.source}" cannot be used: ${overlap}`, { hint: 'Mount it read-only, or pick a folder no chat uses.' });
+      return { ...m, source };
+    });
+    return { ...settings, staticMounts };
+  }
+
+  renameChat(chatId: string, title: string): ChatRecord {
+    const chat = this.requireChat(chatId);
+    this.store.chats.rename(chat.id, title);
+    return { ...chat, title };
   }
 
   requireChat(chatId: string): ChatRecord {

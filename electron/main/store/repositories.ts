@@ -52,6 +52,9 @@ export class ProfilesRepo {
       record.name, JSON.stringify(record.settings), record.createdAt,
     );
   }
+  updateSettings(name: string, settings: ProfileSettings): void {
+    this.db.prepare('UPDATE profiles SET settings = ? WHERE name = ?').run(JSON.stringify(settings), name);
+  }
   delete(name: string): void {
     this.db.prepare('DELETE FROM profiles WHERE name = ?').run(name);
   }
@@ -76,6 +79,9 @@ export class ChatsRepo {
     this.db.prepare('INSERT INTO chats (id, profile, title, image, created_at) VALUES (?, ?, ?, ?, ?)').run(
       chat.id, chat.profile, chat.title, chat.image, chat.createdAt,
     );
+  }
+  rename(id: string, title: string): void {
+    this.db.prepare('UPDATE chats SET title = ? WHERE id = ?').run(title, id);
   }
   delete(id: string): void {
     this.db.prepare('DELETE FROM chats WHERE id = ?').run(id);

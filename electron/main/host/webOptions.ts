@@ -1,0 +1,50 @@
+/** The `npm run web` command line: pure parsing and defaults, no I/O. */
+import path from 'node:path';
+
+export const DEFAULT_PORT = 5178;
+
+export interface WebOptions {
+  /** 0 picks a free port. */
+  port: number;
+  dataDir: string;
+}
+
+export const USAGE = `Usage: npm run web -- [--port N] [--data-dir DIR]
+
+  --port N        the port on 127.0.0.1 to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --data-dir DIR  where Berth keeps its data (default $XDG_DATA_HOME/berth or ~/.local/share/berth)
+`;
+
+/** `$XDG_DATA_HOME/berth` when that is an absolute path, else `~/.local/share/berth`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv, home: string): string {
+  const xdg = env.XDG_DATA_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'berth');
+  return path.join(home, '.local', 'share', 'berth');
+}
+
+export type ParsedArgs = { kind: 'run'; options: WebOptions } | { kind: 'help' } | { kind: 'error'; message: string };
+
+export function parseWebArgs(argv: readonly string[], env: NodeJS.ProcessEnv, home: string, cwd: string): ParsedArgs {
+  let port = DEFAULT_PORT;
+  let dataDir: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') return { kind: 'help' };
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    if (name !== '--port' && name !== '--data-dir') return { kind: 'error', message: `Unknown option "${arg}".` };
+    let value: string | undefined;
+    if (eq > 0 && arg.startsWith('--')) value = arg.slice(eq + 1);
+    else value = argv[++i];
+    if (value === undefined || value === '') return { kind: 'error', message: `${name} needs a value.` };
+    if (name === '--port') {
+      if (!/^\d+$/.test(value) || Number(value) > 65535) {
+        return { kind: 'error', message: `--port takes a number from 0 to 65535, not "${value}".` };
+      }
+      port = Number(value);
+    } else {
+      dataDir = path.resolve(cwd, value);
+    }
+  }
+  return { kind: 'run', options: { port, dataDir: dataDir ?? defaultDataDir(env, home) } };
+}

@@ -1,0 +1,152 @@
+/**
+ * Interactive terminals: shells with a TTY in a chat's own container. Output goes to
+ * listeners as events (never through a store), with a replay buffer for coming back to a
+ * chat and flow control so a flood cannot swamp the screen.
+ */
+import { randomUUID } from 'node:crypto';
+import { StringDecoder } from 'node:string_decoder';
+import type { TerminalView } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import type { Engine, TtyProcess } from '../engine/dockerEngine.js';
+import type { EventHub } from '../events.js';
+import { defaultContainerCwd } from '../policy/commandCwd.js';
+import { SANDBOX_HOME } from '../policy/containerSpec.js';
+import type { SandboxService } from '../sandbox/sandboxService.js';
+import type { SandboxManager } from '../sandbox/sandboxManager.js';
+import { FlowControl } from './flowControl.js';
+import { ReplayBuffer } from './replayBuffer.js';
+
+const REPLAY_CHARS = 256 * 1024;
+const SHELL = ['/bin/sh', '-c', 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi'];
+
+interface Terminal {
+  view: TerminalView;
+  key: string;
+  containerId: string;
+  process: TtyProcess | null;
+  replay: ReplayBuffer;
+  flow: FlowControl;
+}
+
+export class TerminalService {
+  private readonly terminals = new Map<string, Terminal>();
+  private counter = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly sandbox: SandboxService,
+    private readonly manager: SandboxManager,
+    private readonly events: EventHub,
+  ) {
+    // Say why before the stream ends, rather than guess from the container's state after.
+    manager.onGone((key, reason) => {
+      for (const t of this.terminals.values()) if (t.key === key) this.finish(t, reason);
+    });
+  }
+
+  list(chatId: string): TerminalView[] {
+    return [...this.terminals.values()].filter((t) => t.view.chatId === chatId).map((t) => ({ ...t.view }));
+  }
+
+  async open(chatId: string, cols: number, rows: number): Promise<TerminalView> {
+    const { key, containerId, user, mounts } = await this.sandbox.acquireForTerminal(chatId);
+    const terminal: Terminal = {
+      view: { terminalId: randomUUID(), chatId, title: `Terminal ${++this.counter}`, state: 'starting', exitReason: null, cols, rows },
+      key,
+      containerId,
+      process: null,
+      replay: new ReplayBuffer(REPLAY_CHARS),
+      flow: new FlowControl(),
+    };
+    this.terminals.set(terminal.view.terminalId, terminal);
+    try {
+      terminal.process = await this.engine.execTty(containerId, {
+        cmd: SHELL,
+        user,
+        env: ['TERM=xterm-256color', 'COLORTERM=truecolor'],
+        workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
+        cols,
+        rows,
+      });
+    } catch (error) {
+      this.terminals.delete(terminal.view.terminalId);
+      this.manager.unhold(key);
+      throw error;
+    }
+    terminal.view.state = 'running';
+    this.pipe(terminal, terminal.process);
+    return { ...terminal.view };
+  }
+
+  private pipe(terminal: Terminal, proc: TtyProcess): void {
+    const decoder = new StringDecoder('utf8');
+    const id = terminal.view.terminalId;
+    proc.stream.on('data', (chunk: Buffer) => {
+      const data = decoder.write(chunk);
+      if (!data) return;
+      terminal.replay.push(data);
+      this.events.emit('terminal.data', { terminalId: id, data });
+      if (terminal.flow.sent(data.length)) proc.stream.pause();
+    });
+    void proc.ended.then(async () => {
+      if (terminal.view.state === 'exited') return;
+      const details = await this.engine.inspectContainer(terminal.containerId).catch(() => null);
+      this.finish(terminal, details?.running ? 'The shell exited.' : 'The sandbox stopped.');
+    });
+  }
+
+  private finish(terminal: Terminal, reason: string): void {
+    if (terminal.view.state === 'exited') return;
+    terminal.view.state = 'exited';
+    terminal.view.exitReason = reason;
+    this.manager.unhold(terminal.key);
+    this.events.emit('terminal.exit', { terminalId: terminal.view.terminalId, chatId: terminal.view.chatId, reason });
+  }
+
+  private require(terminalId: string): Terminal {
+    const t = this.terminals.get(terminalId);
+    if (!t) throw new BerthError('not_found', 'That terminal is closed.', { hint: 'Open a new terminal.' });
+    return t;
+  }
+
+  input(terminalId: string, data: string): void {
+    const t = this.require(terminalId);
+    if (t.view.state !== 'running' || !t.process) {
+      throw new BerthError('container_vanished', `This terminal has ended: ${t.view.exitReason ?? 'it is not running'}`, { hint: 'Restart the terminal.' });
+    }
+    t.process.stream.write(data);
+  }
+
+  async resize(terminalId: string, cols: number, rows: number): Promise<void> {
+    const t = this.require(terminalId);
+    t.view.cols = cols;
+    t.view.rows = rows;
+    await t.process?.resize(cols, rows);
+  }
+
+  replay(terminalId: string): string {
+    return this.require(terminalId).replay.text();
+  }
+
+  ack(terminalId: string, chars: number): void {
+    const t = this.terminals.get(terminalId);
+    if (t && t.flow.acked(chars)) t.process?.stream.resume();
+  }
+
+  close(terminalId: string): void {
+    const t = this.terminals.get(terminalId);
+    if (!t) return;
+    this.terminals.delete(terminalId);
+    t.process?.stream.destroy();
+    this.finish(t, 'The terminal was closed.');
+  }
+
+  /** Closes a chat's terminals (the chat is being deleted). */
+  closeForChat(chatId: string): void {
+    for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId) this.close(t.view.terminalId);
+  }
+
+  dispose(): void {
+    for (const id of [...this.terminals.keys()]) this.close(id);
+  }
+}

@@ -1,0 +1,53 @@
+/** The desktop transport: `window.berth`, exposed by the preload (docs/transport.md). */
+import type { AttachmentView } from '../../shared/contract';
+import type { BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+import { toApiError } from './errors';
+
+/** What the preload exposes: named verbs only. */
+export interface PreloadBridge {
+  call(method: string, params: unknown): Promise<unknown>;
+  on(event: string, listener: (payload: unknown) => void): () => void;
+  /** Main opens the native folder dialog for the chat and attaches what the user chose. */
+  pickFolder(chatId: string, readOnly: boolean): Promise<{ attached: AttachmentView | null }>;
+}
+
+declare global {
+  interface Window {
+    berth?: PreloadBridge;
+  }
+}
+
+export class PreloadClient implements BerthApi, ConnectionSource {
+  private readonly info: ConnectionInfo = { transport: 'ipc', state: 'open', epoch: 1, retryAt: null };
+
+  constructor(private readonly bridge: PreloadBridge) {}
+
+  async call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>> {
+    try {
+      return (await this.bridge.call(method, params)) as Response<M>;
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
+    return this.bridge.on(event, listener as (payload: unknown) => void);
+  }
+
+  async pickFolder(chatId: string, readOnly: boolean): Promise<PickFolderResult> {
+    try {
+      const { attached } = await this.bridge.pickFolder(chatId, readOnly);
+      return attached ? 'picked' : 'cancelled';
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  get(): ConnectionInfo {
+    return this.info;
+  }
+
+  subscribe(_listener: (info: ConnectionInfo) => void): () => void {
+    return () => {};
+  }
+}

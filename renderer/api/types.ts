@@ -1,0 +1,38 @@
+/**
+ * What the renderer may ask of main, and hear from it. Components and stores depend on this
+ * interface only; whether it runs over the preload bridge (desktop) or JSON-RPC over WebSocket
+ * (browser host) is decided once, in ./index.ts.
+ */
+import type { EventName, EventPayload, MethodName, Request, Response } from '../../shared/contract';
+
+export type { EventName, EventPayload, MethodName, Request, Response };
+
+export type PickFolderResult = 'picked' | 'cancelled' | 'browse';
+
+export interface BerthApi {
+  call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+  /**
+   * Lets the user choose a folder for a chat and attaches it. The desktop opens the native dialog
+   * and attaches in main ('picked' or 'cancelled'); the browser host answers 'browse', and the UI
+   * shows its own folder browser (`workspace.browse`, then `workspace.attach`).
+   */
+  pickFolder(chatId: string, readOnly: boolean): Promise<PickFolderResult>;
+}
+
+/** The link to main: always 'open' over the preload bridge; the WebSocket can drop and come back. */
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface ConnectionInfo {
+  transport: 'ipc' | 'ws';
+  state: ConnectionState;
+  /** Counts successful (re)connections; a change after the first means events may have been missed. */
+  epoch: number;
+  /** When the next reconnect attempt is due (ms since the epoch), while reconnecting. */
+  retryAt: number | null;
+}
+
+export interface ConnectionSource {
+  get(): ConnectionInfo;
+  subscribe(listener: (info: ConnectionInfo) => void): () => void;
+}

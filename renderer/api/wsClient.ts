@@ -1,0 +1,268 @@
+/**
+ * JSON-RPC 2.0 over WebSocket to the browser host (docs/transport.md): requests with ids, a
+ * pending map, notifications dispatched to listeners by event name, and reconnection with
+ * backoff when the socket drops. The host's cookie authenticates; `?token=` is passed on too.
+ */
+import type { BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+import { ApiError } from './errors';
+
+/** The subset of the DOM WebSocket this client uses (a test can hand in its own). */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: Event) => unknown) | null;
+  onmessage: ((ev: MessageEvent) => unknown) | null;
+  onclose: ((ev: CloseEvent) => unknown) | null;
+  onerror: ((ev: Event) => unknown) | null;
+}
+
+export interface WsClientOptions {
+  url: string;
+  createSocket?: (url: string) => SocketLike;
+  /** Reconnect delays: initialMs doubling up to maxMs, each with up to 50% jitter removed. */
+  backoff?: { initialMs: number; maxMs: number };
+  random?: () => number;
+}
+
+const OPEN = 1;
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  /** The serialised request, until it has been handed to an open socket. */
+  unsent: string | null;
+}
+
+interface RpcError {
+  code: number;
+  message: string;
+  data?: { code?: unknown; hint?: unknown };
+}
+
+const RPC_CODES: Record<number, string> = {
+  [-32700]: 'invalid_request',
+  [-32600]: 'invalid_request',
+  [-32601]: 'not_found',
+  [-32602]: 'invalid_request',
+};
+
+export function rpcError(error: RpcError): ApiError {
+  const data = error.data ?? {};
+  const code = typeof data.code === 'string' ? data.code : (RPC_CODES[error.code] ?? 'internal');
+  const hint = typeof data.hint === 'string' && data.hint !== '' ? data.hint : undefined;
+  const message = typeof error.message === 'string' && error.message !== '' ? error.message : 'Berth could not do that.';
+  return new ApiError(code, message, hint);
+}
+
+/** `ws(s)://<host>/rpc`, with the page's `?token=` passed on when it has one. */
+export function rpcUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const token = new URLSearchParams(location.search).get('token');
+  return `${scheme}://${location.host}/rpc${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+}
+
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: number): number {
+  const base = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
+  return Math.round(base * (0.5 + random / 2));
+}
+
+export class WsClient implements BerthApi, ConnectionSource {
+  private socket: SocketLike | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+  private readonly stateListeners = new Set<(info: ConnectionInfo) => void>();
+  private info: ConnectionInfo = { transport: 'ws', state: 'connecting', epoch: 0, retryAt: null };
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private disposed = false;
+  private readonly createSocket: (url: string) => SocketLike;
+  private readonly backoff: { initialMs: number; maxMs: number };
+  private readonly random: () => number;
+
+  constructor(private readonly options: WsClientOptions) {
+    this.createSocket = options.createSocket ?? ((url) => new WebSocket(url));
+    this.backoff = options.backoff ?? { initialMs: 250, maxMs: 5000 };
+    this.random = options.random ?? Math.random;
+    this.connect();
+  }
+
+  // ---------- BerthApi ----------
+
+  call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>> {
+    if (this.disposed) return Promise.reject(new ApiError('disconnected', 'The connection to Berth is closed.'));
+    const id = this.nextId++;
+    const message = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    return new Promise<Response<M>>((resolve, reject) => {
+      const entry: Pending = { resolve: resolve as (value: unknown) => void, reject, unsent: message };
+      this.pending.set(id, entry);
+      this.flushOne(entry);
+    });
+  }
+
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
+    let set = this.listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(event, set);
+    }
+    const l = listener as (payload: unknown) => void;
+    set.add(l);
+    return () => {
+      set.delete(l);
+    };
+  }
+
+  /** The browser host cannot open a native dialog: the UI shows its own folder browser. */
+  pickFolder(_chatId: string, _readOnly: boolean): Promise<PickFolderResult> {
+    return Promise.resolve('browse');
+  }
+
+  // ---------- ConnectionSource ----------
+
+  get(): ConnectionInfo {
+    return this.info;
+  }
+
+  subscribe(listener: (info: ConnectionInfo) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => {
+      this.stateListeners.delete(listener);
+    };
+  }
+
+  /** Tries to reconnect at once instead of waiting for the backoff. */
+  reconnectNow(): void {
+    if (this.disposed || this.info.state !== 'reconnecting') return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.connect();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const socket = this.socket;
+    this.socket = null;
+    if (socket) {
+      socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+      socket.close();
+    }
+    this.rejectPending(() => true, new ApiError('disconnected', 'The connection to Berth is closed.'));
+    this.setInfo({ ...this.info, state: 'closed', retryAt: null });
+  }
+
+  // ---------- internals ----------
+
+  private setInfo(info: ConnectionInfo): void {
+    this.info = info;
+    for (const l of [...this.stateListeners]) {
+      try {
+        l(info);
+      } catch {
+        // A failing listener must not break the connection or the other listeners.
+      }
+    }
+  }
+
+  private connect(): void {
+    let socket: SocketLike;
+    try {
+      socket = this.createSocket(this.options.url);
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      this.attempt = 0;
+      this.setInfo({ transport: 'ws', state: 'open', epoch: this.info.epoch + 1, retryAt: null });
+      for (const entry of this.pending.values()) this.flushOne(entry);
+    };
+    socket.onmessage = (ev) => {
+      if (this.socket !== socket) return;
+      if (typeof ev.data === 'string') this.handleMessage(ev.data);
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      // Requests the server received may or may not have run: the caller decides what to retry.
+      // Requests never sent wait for the next connection.
+      this.rejectPending(
+        (entry) => entry.unsent === null,
+        new ApiError('disconnected', 'Lost the connection to Berth before it answered.', 'Reconnecting; try again in a moment.'),
+      );
+      this.scheduleReconnect();
+    };
+    socket.onerror = () => {
+      // A close event follows; reconnection is handled there.
+    };
+  }
+
+  private scheduleReconnect(): void {
+    if (this.disposed) return;
+    const delay = backoffDelay(this.attempt, this.backoff.initialMs, this.backoff.maxMs, this.random());
+    this.attempt++;
+    this.setInfo({ ...this.info, state: 'reconnecting', retryAt: Date.now() + delay });
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private flushOne(entry: Pending): void {
+    const socket = this.socket;
+    if (entry.unsent === null || !socket || socket.readyState !== OPEN) return;
+    try {
+      socket.send(entry.unsent);
+      entry.unsent = null;
+    } catch {
+      // Left unsent: it goes out when the socket (re)opens.
+    }
+  }
+
+  private rejectPending(which: (entry: Pending) => boolean, error: ApiError): void {
+    for (const [id, entry] of [...this.pending]) {
+      if (!which(entry)) continue;
+      this.pending.delete(id);
+      entry.reject(error);
+    }
+  }
+
+  private handleMessage(text: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof message !== 'object' || message === null) return;
+    const m = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: RpcError };
+    if (typeof m.method === 'string' && (m.id === undefined || m.id === null)) {
+      this.dispatch(m.method, m.params);
+      return;
+    }
+    if (typeof m.id !== 'number') return;
+    const entry = this.pending.get(m.id);
+    if (!entry) return;
+    this.pending.delete(m.id);
+    if (m.error !== undefined && m.error !== null) entry.reject(rpcError(m.error));
+    else entry.resolve(m.result);
+  }
+
+  private dispatch(event: string, payload: unknown): void {
+    const set = this.listeners.get(event);
+    if (!set) return;
+    for (const l of [...set]) {
+      try {
+        l(payload);
+      } catch (error) {
+        console.error(`A listener for ${event} failed`, error);
+      }
+    }
+  }
+}

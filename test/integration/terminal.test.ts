@@ -1,0 +1,75 @@
+/** Terminals: interactive shells with a TTY in the chat's own container. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
+import { Harness } from '../support/harness.js';
+import { waitFor } from '../support/waitFor.js';
+
+const h = new Harness();
+let core: BerthCore;
+let profile: string;
+const output = new Map<string, string>();
+const exits = new Map<string, string>();
+
+beforeAll(async () => {
+  ({ core, profile } = await h.coreWithProfile());
+  core.onEvent((event, payload) => {
+    if (event === 'terminal.data') {
+      const p = payload as { terminalId: string; data: string };
+      output.set(p.terminalId, (output.get(p.terminalId) ?? '') + p.data);
+    }
+    if (event === 'terminal.exit') {
+      const p = payload as { terminalId: string; reason: string };
+      exits.set(p.terminalId, p.reason);
+    }
+  });
+});
+afterAll(() => h.cleanup());
+
+const screen = (id: string) => output.get(id) ?? '';
+
+describe('terminals', () => {
+  it("opens a shell in the chat's container, in its folder, as the sandbox user, and resizes", async () => {
+    const chat = await core.chats.create({ profile });
+    await core.workspace.attach({ chatId: chat.id, path: h.workspace('term-ws', { 'seen.txt': 's' }) });
+    const term = await core.terminal.open({ chatId: chat.id, cols: 100, rows: 30 });
+    expect(term.state).toBe('running');
+    await core.terminal.input({ terminalId: term.terminalId, data: 'pwd; ls; id -u; stty size\n' });
+    await waitFor(async () => /\n30 100\r?\n/.test(screen(term.terminalId)), 'the terminal output');
+    expect(screen(term.terminalId)).toContain('/workspace');
+    expect(screen(term.terminalId)).toContain('seen.txt');
+    await core.terminal.resize({ terminalId: term.terminalId, cols: 120, rows: 40 });
+    await core.terminal.input({ terminalId: term.terminalId, data: 'stty size\n' });
+    await waitFor(async () => /\n40 120\r?\n/.test(screen(term.terminalId)), 'the new size');
+    const replay = await core.terminal.replay({ terminalId: term.terminalId });
+    expect(replay.data).toContain('seen.txt');
+    expect((await core.terminal.list({ chatId: chat.id })).terminals.map((t) => t.terminalId)).toEqual([term.terminalId]);
+  });
+
+  it('says so when the sandbox stops under it, and a new terminal starts it again', async () => {
+    const chat = await core.chats.create({ profile });
+    const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    await core.sandbox.stop({ chatId: chat.id });
+    await waitFor(async () => exits.get(term.terminalId), 'the exit event');
+    expect(exits.get(term.terminalId)).toBe('The sandbox was stopped.');
+    await expect(core.terminal.input({ terminalId: term.terminalId, data: 'ls\n' })).rejects.toMatchObject({ code: 'container_vanished' });
+    const again = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    await core.terminal.input({ terminalId: again.terminalId, data: 'echo back-$((40+2))\n' });
+    await waitFor(async () => screen(again.terminalId).includes('back-42'), 'the restarted terminal');
+  });
+
+  it('pauses a flood until the screen acknowledges it, and resumes', async () => {
+    const chat = await core.chats.create({ profile });
+    const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    await core.terminal.input({ terminalId: term.terminalId, data: 'yes flood | head -c 3000000; echo FLOOD-$((1+1))-DONE\n' });
+    await waitFor(async () => screen(term.terminalId).length > 256 * 1024, 'the first part of the flood');
+    await new Promise((r) => setTimeout(r, 500));
+    const whilePaused = screen(term.terminalId).length;
+    expect(whilePaused).toBeLessThan(1_000_000);
+    expect(screen(term.terminalId)).not.toContain('FLOOD-2-DONE');
+    // Acknowledge as a screen would, until the end arrives.
+    await waitFor(async () => {
+      await core.terminal.ack({ terminalId: term.terminalId, chars: screen(term.terminalId).length });
+      return screen(term.terminalId).includes('FLOOD-2-DONE');
+    }, 'the rest of the flood', 30_000);
+  });
+});
