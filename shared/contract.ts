@@ -40,31 +40,46 @@ export const Retention = z.object({
 });
 export type Retention = z.infer<typeof Retention>;
 
-export const ProfileSettings = z.object({
+/** Each setting's rule, without its default: shared by full settings and by edits. */
+const settingFields = {
   /**
    * 'docker' runs commands in containers. 'local' runs them directly on this computer with
    * the user's own permissions: there is no sandbox boundary at all.
    */
-  backend: z.enum(['docker', 'local']).default('docker'),
-  image: z.string().trim().min(1).max(512).default('debian:bookworm-slim'),
+  backend: z.enum(['docker', 'local']),
+  image: z.string().trim().min(1).max(512),
   /** 'isolated': the profile's own network, chats cannot reach each other. 'none': no network. */
-  network: z.enum(['isolated', 'none']).default('isolated'),
+  network: z.enum(['isolated', 'none']),
   /** 'chat': a container per chat. 'shared': one container for the whole profile. */
-  containerScope: z.enum(['chat', 'shared']).default('chat'),
-  mountWorkspace: z.boolean().default(true),
-  limits: ResourceLimits.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
-  retention: Retention.default({ idleStopMinutes: 30, onQuit: 'stop' }),
+  containerScope: z.enum(['chat', 'shared']),
+  mountWorkspace: z.boolean(),
+  limits: ResourceLimits,
+  retention: Retention,
   /** The uid:gid the sandbox runs as when Berth itself runs as root (otherwise the host user's). */
   sandboxUser: z
     .string()
     .regex(/^\d+:\d+$/, 'The sandbox user is written uid:gid, for example 1000:1000.')
     .refine((v) => !/^0+:\d+$/.test(v), 'The sandbox never runs as root (uid 0).')
-    .refine((v) => !/^\d+:0+$/.test(v), "The sandbox never runs in root's group (gid 0).")
-    .default('1000:1000'),
+    .refine((v) => !/^\d+:0+$/.test(v), "The sandbox never runs in root's group (gid 0)."),
   /** A folder whose configuration files seed each new chat's home. */
-  homeTemplate: z.string().min(1).nullable().default(null),
-  staticMounts: z.array(StaticMount).max(32).default([]),
+  homeTemplate: z.string().min(1).nullable(),
+  staticMounts: z.array(StaticMount).max(32),
+};
+
+export const ProfileSettings = z.object({
+  backend: settingFields.backend.default('docker'),
+  image: settingFields.image.default('debian:bookworm-slim'),
+  network: settingFields.network.default('isolated'),
+  containerScope: settingFields.containerScope.default('chat'),
+  mountWorkspace: settingFields.mountWorkspace.default(true),
+  limits: settingFields.limits.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
+  retention: settingFields.retention.default({ idleStopMinutes: 30, onQuit: 'stop' }),
+  sandboxUser: settingFields.sandboxUser.default('1000:1000'),
+  homeTemplate: settingFields.homeTemplate.default(null),
+  staticMounts: settingFields.staticMounts.default([]),
 });
+/** An edit: only the settings it names change (a nested object is replaced whole). */
+export const ProfileSettingsPatch = z.object(settingFields).partial().strict();
 export type ProfileSettings = z.infer<typeof ProfileSettings>;
 export type ProfileSettingsInput = z.input<typeof ProfileSettings>;
 
@@ -177,7 +192,7 @@ export const methods = {
     response: ProfileView,
   },
   'profiles.update': {
-    request: z.object({ name: ProfileName, settings: ProfileSettings.partial() }).strict(),
+    request: z.object({ name: ProfileName, settings: ProfileSettingsPatch }).strict(),
     response: ProfileView,
   },
   'profiles.delete': { request: z.object({ name: ProfileName }).strict(), response: z.object({ removedChats: z.number() }) },
