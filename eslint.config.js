@@ -40,4 +40,15 @@ export default tseslint.config(
     files: ['shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'dockerode', 'better-sqlite3', '../electron/*', '../renderer/*'] }] },
   },
+  {
+    // The renderer is untrusted web content: it reaches main only through the contract (its
+    // api/ layer), never Electron, Node or main's code.
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ['electron'], patterns: ['electron/*', '../electron/*', '**/electron/**', 'node:*', 'dockerode', 'better-sqlite3'] },
+      ],
+    },
+  },
 );

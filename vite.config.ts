@@ -16,6 +16,8 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',
+    // One chunk for a desktop app loaded from disk: React and xterm.js are most of it.
+    chunkSizeWarningLimit: 1024,
   },
   server: host === undefined ? {} : { proxy: { '/rpc': { target: host, ws: true } } },
 });

@@ -20,6 +20,14 @@ export default defineConfig({
           globalSetup: ['test/support/globalSetup.ts'],
         },
       },
+      {
+        test: {
+          name: 'renderer',
+          include: ['renderer/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['renderer/test/setup.ts'],
+        },
+      },
     ],
   },
 });

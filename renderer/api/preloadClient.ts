@@ -8,7 +8,7 @@ export interface PreloadBridge {
   call(method: string, params: unknown): Promise<unknown>;
   on(event: string, listener: (payload: unknown) => void): () => void;
   /** Main opens the native folder dialog for the chat and attaches what the user chose. */
-  pickFolder(chatId: string, readOnly: boolean): Promise<{ attached: AttachmentView | null }>;
+  pickFolder(chatId: string, readOnly: boolean): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
 }
 
 declare global {

@@ -1,6 +1,6 @@
 /** Chats: a projection of main's list (refetched on `chats.changed`), plus selection and filter. */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ChatView } from '../../shared/contract';
+import type { AttachmentView, ChatView } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
 
@@ -76,6 +76,19 @@ export function neighbourAfterRemoval(order: readonly string[], removedId: strin
   return after.find(isAlive) ?? before.find(isAlive) ?? null;
 }
 
+/**
+ * The title for a new chat: "Chat N", one past the highest N in use. (Main's own default,
+ * "New chat", would share its accessible name with the "New chat" button.)
+ */
+export function nextChatTitle(chats: readonly ChatView[]): string {
+  let max = 0;
+  for (const c of chats) {
+    const m = /^Chat (\d{1,9})$/.exec(c.title);
+    if (m) max = Math.max(max, Number(m[1]));
+  }
+  return `Chat ${max + 1}`;
+}
+
 export interface ChatsState {
   chats: ChatView[];
   loaded: boolean;
@@ -92,6 +105,8 @@ export interface ChatsState {
   setNewChatProfile(profile: string): void;
   create(): Promise<ChatView | null>;
   rename(chatId: string, title: string): Promise<boolean>;
+  /** Shows a chat's attachments as main returned them from attach or detach, before the refetch. */
+  setAttachments(chatId: string, attachments: AttachmentView[]): void;
   remove(chatId: string): Promise<boolean>;
   dismissError(): void;
 }
@@ -143,7 +158,7 @@ export function createChatsStore(api: BerthApi): ChatsStore {
 
     async create() {
       try {
-        const chat = await api.call('chats.create', { profile: get().newChatProfile });
+        const chat = await api.call('chats.create', { profile: get().newChatProfile, title: nextChatTitle(get().chats) });
         set((s) => ({ chats: s.chats.some((c) => c.id === chat.id) ? s.chats : [...s.chats, chat], error: null }));
         get().select(chat.id);
         void get().refresh();
@@ -163,6 +178,10 @@ export function createChatsStore(api: BerthApi): ChatsStore {
         set({ error: errorInfo(error) });
         return false;
       }
+    },
+
+    setAttachments(chatId, attachments) {
+      set((s) => ({ chats: s.chats.map((c) => (c.id === chatId ? { ...c, attachments } : c)) }));
     },
 
     async remove(chatId) {

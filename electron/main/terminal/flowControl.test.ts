@@ -20,7 +20,10 @@ describe('ReplayBuffer', () => {
     replay.push('line one\n');
     replay.push('line two\n');
     replay.push('line three\n');
-    expect(replay.text()).toBe('line three\n');
+    // The oldest chunk goes once the newer ones alone fill the limit.
+    expect(replay.text()).toBe('line two\nline three\n');
+    replay.push('four\n');
+    expect(replay.text()).toBe('line three\nfour\n');
     const small = new ReplayBuffer(100);
     small.push('a\nb');
     expect(small.text()).toBe('a\nb');

@@ -124,8 +124,15 @@ export class TerminalService {
     await t.process?.resize(cols, rows);
   }
 
+  /**
+   * The recent output, for a screen that starts over (a chat shown again, a reconnect). That
+   * screen owes no acknowledgements for what it missed, so the flow starts afresh.
+   */
   replay(terminalId: string): string {
-    return this.require(terminalId).replay.text();
+    const t = this.require(terminalId);
+    t.flow = new FlowControl();
+    t.process?.stream.resume();
+    return t.replay.text();
   }
 
   ack(terminalId: string, chars: number): void {

@@ -1,0 +1,175 @@
+/**
+ * Electron IPC for the core (docs/transport.md): every contract method is reachable through
+ * `berth:call`, except `workspace.attach` and `workspace.browse`: the desktop app never takes
+ * a host path from the renderer. A folder is attached through `berth:pickFolder`, which shows
+ * the native dialog in main. Core events go to the window on `berth:event`.
+ *
+ * Every handler first checks its sender: the main window's own webContents, its top frame,
+ * at one of the app's own URLs. A refused sender gets a thrown error and nothing else happens;
+ * everything else gets an `IpcReply`, with failures as plain `{ code, message, hint }`.
+ *
+ * Electron is passed in (ipcMain, dialog, the window), so this runs and is tested under Node.
+ */
+import { z } from 'zod';
+import { ChatId, methods, type MethodName } from '../../../shared/contract.js';
+import { BerthError, toErrorPayload } from '../../../shared/errors.js';
+import type { BerthCore } from '../core.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from './protocol.js';
+
+/** Not reachable over IPC: they take a host path, which in the desktop app only main picks. */
+export const IPC_EXCLUDED_METHODS: readonly MethodName[] = ['workspace.attach', 'workspace.browse'];
+/** Every contract method the renderer may call, one handler each. */
+export const IPC_METHODS: readonly MethodName[] = (Object.keys(methods) as MethodName[]).filter((m) => !IPC_EXCLUDED_METHODS.includes(m));
+
+export const REFUSED_SENDER_MESSAGE = 'Berth refused a request from a page that is not its own.';
+
+export const PICK_FOLDER_DIALOG = {
+  properties: ['openDirectory', 'createDirectory'] as Array<'openDirectory' | 'createDirectory'>,
+  title: 'Attach a folder to this chat',
+};
+
+/** What the handlers read of Electron's IpcMainInvokeEvent. */
+export interface IpcInvokeEventLike {
+  readonly sender: { readonly id: number };
+  readonly senderFrame: { readonly url: string; readonly parent: unknown } | null;
+}
+
+export interface IpcMainLike {
+  handle(channel: string, listener: (event: IpcInvokeEventLike, ...args: unknown[]) => unknown): void;
+  removeHandler(channel: string): void;
+}
+
+export interface WebContentsLike {
+  readonly id: number;
+  isDestroyed(): boolean;
+  getURL(): string;
+  send(channel: string, ...args: unknown[]): void;
+}
+
+export interface WindowLike {
+  readonly webContents: WebContentsLike;
+  isDestroyed(): boolean;
+}
+
+export interface DialogLike<W> {
+  showOpenDialog(window: W, options: typeof PICK_FOLDER_DIALOG): Promise<{ canceled: boolean; filePaths: string[] }>;
+}
+
+export interface RegisterIpcOptions<W extends WindowLike> {
+  ipcMain: IpcMainLike;
+  core: Pick<BerthCore, 'call' | 'onEvent'>;
+  /** The main window, or null while there is none. */
+  getWindow: () => W | null;
+  dialog: DialogLike<W>;
+  /** Whether a frame at this URL is the app's own (securityPolicy.isTrustedSenderUrl). */
+  isTrustedSender: (frameUrl: string) => boolean;
+}
+
+export interface IpcRegistration {
+  /** Removes the handlers and stops forwarding events. */
+  dispose(): void;
+}
+
+const PickFolderRequest = z.object({ chatId: ChatId, readOnly: z.boolean().default(false) }).strict();
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function reply<T>(work: () => Promise<T>): Promise<IpcReply<T>> {
+  try {
+    return { ok: true, result: await work() };
+  } catch (error) {
+    return { ok: false, error: toErrorPayload(error) };
+  }
+}
+
+export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>): IpcRegistration {
+  const { ipcMain, core, getWindow, dialog, isTrustedSender } = options;
+
+  const liveWindow = (): W | null => {
+    const win = getWindow();
+    return win && !win.isDestroyed() && !win.webContents.isDestroyed() ? win : null;
+  };
+
+  const senderIsTrusted = (event: IpcInvokeEventLike): boolean => {
+    const win = liveWindow();
+    if (!win || event.sender.id !== win.webContents.id) return false;
+    let frame: IpcInvokeEventLike['senderFrame'];
+    try {
+      frame = event.senderFrame; // null (or a throw) once the frame navigated away or is gone
+    } catch {
+      return false;
+    }
+    return frame !== null && frame.parent === null && isTrustedSender(frame.url);
+  };
+
+  const assertTrusted = (event: IpcInvokeEventLike): void => {
+    if (!senderIsTrusted(event)) throw new Error(REFUSED_SENDER_MESSAGE);
+  };
+
+  const handlers = new Map<string, (params: unknown) => Promise<unknown>>(
+    IPC_METHODS.map((method) => [method, (params: unknown) => core.call(method, params)]),
+  );
+
+  const channels: string[] = [];
+  const handle = (channel: string, listener: (event: IpcInvokeEventLike, ...args: unknown[]) => unknown) => {
+    ipcMain.handle(channel, listener);
+    channels.push(channel);
+  };
+
+  handle(CALL_CHANNEL, async (event, request): Promise<IpcReply> => {
+    assertTrusted(event);
+    return reply(async () => {
+      if (!isRecord(request) || typeof request.method !== 'string') {
+        throw new BerthError('invalid_request', 'A call needs a method name and its parameters.');
+      }
+      const { method, params } = request;
+      const handler = handlers.get(method);
+      if (handler) return handler(params);
+      if ((IPC_EXCLUDED_METHODS as readonly string[]).includes(method)) {
+        throw new BerthError('invalid_request', `${method} is not available in the desktop app.`, {
+          hint: 'Attach a folder with the folder picker instead.',
+        });
+      }
+      throw new BerthError('invalid_request', `Unknown method "${method.slice(0, 100)}".`);
+    });
+  });
+
+  handle(PICK_FOLDER_CHANNEL, async (event, request): Promise<IpcReply<PickFolderResult>> => {
+    assertTrusted(event);
+    return reply(async () => {
+      const parsed = PickFolderRequest.safeParse(request ?? {});
+      if (!parsed.success) throw new BerthError('invalid_request', 'Choosing a folder needs the chat it is for.');
+      const win = liveWindow();
+      if (!win) throw new BerthError('internal', 'Berth has no window to show the folder dialog in.');
+      const choice = await dialog.showOpenDialog(win, PICK_FOLDER_DIALOG);
+      const folder = choice.canceled ? undefined : choice.filePaths[0];
+      if (!folder) return { attached: null, notice: null };
+      // Whether this folder may be attached is the core's decision (workspace validation).
+      const result = (await core.call('workspace.attach', { chatId: parsed.data.chatId, path: folder, readOnly: parsed.data.readOnly })) as {
+        attachment: PickFolderResult['attached'];
+        notice: string | null;
+      };
+      return { attached: result.attachment, notice: result.notice };
+    });
+  });
+
+  const subscription = core.onEvent((event, payload) => {
+    const win = liveWindow();
+    // Never hand events to a page that is not the app's own.
+    if (!win || !isTrustedSender(win.webContents.getURL())) return;
+    const message: EventMessage = { event, payload };
+    win.webContents.send(EVENT_CHANNEL, message);
+  });
+
+  let disposed = false;
+  return {
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      subscription.dispose();
+      for (const channel of channels) ipcMain.removeHandler(channel);
+    },
+  };
+}

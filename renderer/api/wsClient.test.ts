@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ConnectionInfo } from './types';
+import { backoffDelay, rpcUrl, WsClient, type SocketLike } from './wsClient';
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  sent: string[] = [];
+  closed = false;
+  onopen: ((ev: Event) => unknown) | null = null;
+  onmessage: ((ev: MessageEvent) => unknown) | null = null;
+  onclose: ((ev: CloseEvent) => unknown) | null = null;
+  onerror: ((ev: Event) => unknown) | null = null;
+  constructor(readonly url: string) {}
+  send(data: string) {
+    this.sent.push(data);
+  }
+  close() {
+    this.closed = true;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.(new Event('open'));
+  }
+  drop() {
+    this.readyState = 3;
+    this.onclose?.(new CloseEvent('close'));
+  }
+  receive(message: unknown) {
+    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(message) }));
+  }
+  lastRequest(): { id: number; method: string; params: unknown } {
+    return JSON.parse(this.sent[this.sent.length - 1] ?? 'null') as { id: number; method: string; params: unknown };
+  }
+}
+
+function setup() {
+  const sockets: FakeSocket[] = [];
+  const client = new WsClient({
+    url: 'ws://host/rpc',
+    createSocket: (url) => {
+      const s = new FakeSocket(url);
+      sockets.push(s);
+      return s;
+    },
+    backoff: { initialMs: 100, maxMs: 1000 },
+    random: () => 1,
+  });
+  const states: ConnectionInfo[] = [];
+  client.subscribe((info) => states.push(info));
+  const current = () => sockets[sockets.length - 1] as FakeSocket;
+  return { client, sockets, states, current };
+}
+
+describe('rpcUrl', () => {
+  it('uses the page host, ws or wss, and passes the token on', () => {
+    expect(rpcUrl({ protocol: 'http:', host: '127.0.0.1:4000', search: '' })).toBe('ws://127.0.0.1:4000/rpc');
+    expect(rpcUrl({ protocol: 'https:', host: 'h', search: '?token=a b&x=1' })).toBe('wss://h/rpc?token=a%20b');
+  });
+
+  it('backs off doubling up to the maximum', () => {
+    expect([0, 1, 2, 3, 10].map((n) => backoffDelay(n, 100, 1000, 1))).toEqual([100, 200, 400, 800, 1000]);
+    expect(backoffDelay(0, 100, 1000, 0)).toBe(50);
+  });
+});
+
+describe('WsClient', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends JSON-RPC requests once open and resolves them by id', async () => {
+    const { client, current } = setup();
+    const listing = client.call('chats.list', {});
+    expect(current().sent).toEqual([]);
+    current().open();
+    const request = current().lastRequest();
+    expect(request).toMatchObject({ jsonrpc: '2.0', method: 'chats.list', params: {} });
+    current().receive({ jsonrpc: '2.0', id: request.id, result: { chats: [] } });
+    await expect(listing).resolves.toEqual({ chats: [] });
+  });
+
+  it('rejects with the message as is and the code and hint from error.data', async () => {
+    const { client, current } = setup();
+    current().open();
+    const attach = client.call('workspace.attach', { chatId: 'c', path: '/etc' });
+    const { id } = current().lastRequest();
+    current().receive({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32000, message: '/etc is a system folder.', data: { code: 'workspace_refused', hint: 'Attach a project folder instead.' } },
+    });
+    await expect(attach).rejects.toMatchObject({ message: '/etc is a system folder.', code: 'workspace_refused', hint: 'Attach a project folder instead.' });
+    await expect(attach).rejects.toBeInstanceOf(Error);
+  });
+
+  it('dispatches notifications to listeners of that event only', () => {
+    const { client, current } = setup();
+    current().open();
+    const data: unknown[] = [];
+    const exits: unknown[] = [];
+    const off = client.on('terminal.data', (p) => data.push(p));
+    client.on('terminal.exit', (p) => exits.push(p));
+    current().receive({ jsonrpc: '2.0', method: 'terminal.data', params: { terminalId: 't', data: 'x' } });
+    off();
+    current().receive({ jsonrpc: '2.0', method: 'terminal.data', params: { terminalId: 't', data: 'y' } });
+    expect(data).toEqual([{ terminalId: 't', data: 'x' }]);
+    expect(exits).toEqual([]);
+  });
+
+  it('reconnects with backoff after a drop, rejecting what was in flight and sending what was queued', async () => {
+    const { client, sockets, states, current } = setup();
+    current().open();
+    const inFlight = client.call('engine.status', {});
+    current().drop();
+    await expect(inFlight).rejects.toMatchObject({ code: 'disconnected' });
+    expect(states.at(-1)?.state).toBe('reconnecting');
+
+    const queued = client.call('chats.list', {});
+    vi.advanceTimersByTime(99);
+    expect(sockets).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(sockets).toHaveLength(2);
+    current().drop(); // the engine host is still down
+    vi.advanceTimersByTime(200);
+    expect(sockets).toHaveLength(3);
+    current().open();
+    expect(states.at(-1)).toMatchObject({ state: 'open', epoch: 2 });
+    const { id, method } = current().lastRequest();
+    expect(method).toBe('chats.list');
+    current().receive({ jsonrpc: '2.0', id, result: { chats: [] } });
+    await expect(queued).resolves.toEqual({ chats: [] });
+  });
+
+  it('answers pickFolder with "browse": the page shows its own folder browser', async () => {
+    const { client } = setup();
+    await expect(client.pickFolder('c', true)).resolves.toBe('browse');
+  });
+
+  it('stops for good when disposed', async () => {
+    const { client, sockets, current } = setup();
+    current().open();
+    const pending = client.call('engine.status', {});
+    client.dispose();
+    await expect(pending).rejects.toMatchObject({ code: 'disconnected' });
+    expect(current().closed).toBe(true);
+    vi.advanceTimersByTime(10_000);
+    expect(sockets).toHaveLength(1);
+    expect(client.get().state).toBe('closed');
+  });
+});

@@ -1,0 +1,56 @@
+/** What components reach through context: the API (never which transport), stores, terminal output. */
+import { createContext, useContext, type ReactNode } from 'react';
+import { useStore } from 'zustand';
+import type { BerthApi } from '../api/types';
+import type { Stores } from '../stores';
+import type { ChatsState } from '../stores/chats';
+import type { ProfilesState } from '../stores/profiles';
+import type { SandboxStoreState } from '../stores/sandbox';
+import type { EngineState } from '../stores/engine';
+import type { TerminalsState } from '../stores/terminals';
+import type { ConnectionInfo } from '../api/types';
+import type { TerminalOutputHub } from '../features/terminals/outputHub';
+
+export interface AppServices {
+  api: BerthApi;
+  stores: Stores;
+  /** Null where no terminal is shown (component tests). */
+  output: TerminalOutputHub | null;
+  reconnectNow(): void;
+}
+
+const ServicesContext = createContext<AppServices | null>(null);
+
+export function AppProvider({ services, children }: { services: AppServices; children: ReactNode }) {
+  return <ServicesContext.Provider value={services}>{children}</ServicesContext.Provider>;
+}
+
+export function useServices(): AppServices {
+  const services = useContext(ServicesContext);
+  if (!services) throw new Error('AppProvider is missing');
+  return services;
+}
+
+export function useApi(): BerthApi {
+  return useServices().api;
+}
+
+// Selectors must return stable values (a field, or a primitive): zustand re-renders on change.
+export function useChats<T>(selector: (s: ChatsState) => T): T {
+  return useStore(useServices().stores.chats, selector);
+}
+export function useProfiles<T>(selector: (s: ProfilesState) => T): T {
+  return useStore(useServices().stores.profiles, selector);
+}
+export function useSandbox<T>(selector: (s: SandboxStoreState) => T): T {
+  return useStore(useServices().stores.sandbox, selector);
+}
+export function useEngine<T>(selector: (s: EngineState) => T): T {
+  return useStore(useServices().stores.engine, selector);
+}
+export function useTerminals<T>(selector: (s: TerminalsState) => T): T {
+  return useStore(useServices().stores.terminals, selector);
+}
+export function useConnection<T>(selector: (s: ConnectionInfo) => T): T {
+  return useStore(useServices().stores.connection, selector);
+}

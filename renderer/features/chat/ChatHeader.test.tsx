@@ -1,0 +1,117 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../api/errors';
+import { chatView, createFakeApi } from '../../test/fakeApi';
+import { renderWithApp } from '../../test/render';
+import { useChats } from '../../app/context';
+import { ChatHeader } from './ChatHeader';
+
+function SelectedHeader() {
+  const chat = useChats((s) => s.chats.find((c) => c.id === s.selectedId) ?? null);
+  return chat ? <ChatHeader chat={chat} /> : null;
+}
+
+function setup() {
+  const api = createFakeApi({
+    chats: [
+      chatView({
+        id: 'c1',
+        title: 'Site',
+        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, attachedAt: 1 }],
+      }),
+    ],
+  });
+  return renderWithApp(<SelectedHeader />, api);
+}
+
+describe('ChatHeader attachments', () => {
+  it('shows attached folders with their access and detaches one', async () => {
+    const { api } = setup();
+    const list = await screen.findByRole('list', { name: 'Attached folders' });
+    expect(within(list).getByText('/home/me/notes')).toBeTruthy();
+    expect(within(list).getByText('read-only')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Detach /home/me/notes' }));
+    await waitFor(() => expect(screen.queryByRole('list', { name: 'Attached folders' })).toBeNull());
+    expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]);
+  });
+
+  it('browses folders in the page when the host cannot open a dialog, then attaches the chosen one', async () => {
+    const { api } = setup();
+    fireEvent.click(await screen.findByRole('checkbox', { name: 'Read-only' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Attach folder…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'projects' }));
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'site' }));
+    await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects/site'));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Go up' }));
+    await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects'));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+
+    await screen.findByRole('button', { name: 'Detach /home/me/projects' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', readOnly: true });
+  });
+
+  it('shows a refused attach with main\'s message and hint, as is', async () => {
+    const { api } = setup();
+    api.fail('workspace.attach', 'workspace_refused', '/etc is a system folder; Berth does not mount it.', 'Attach a project folder instead.');
+    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/etc' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('/etc is a system folder; Berth does not mount it.')).toBeTruthy();
+    expect(within(alert).getByText('Attach a project folder instead.')).toBeTruthy();
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', readOnly: false });
+  });
+
+  it('on the desktop, the native picker attaches in main; its refusal is shown the same way', async () => {
+    const { api } = setup();
+    api.pickFolderResult = new ApiError('workspace_refused', 'Your home folder itself cannot be attached.', 'Pick a folder inside it.');
+    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Your home folder itself cannot be attached.');
+    expect(alert.textContent).toContain('Pick a folder inside it.');
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});
+
+describe('ChatHeader sandbox', () => {
+  it('shows pull progress as a progressbar with its value', async () => {
+    const { api } = setup();
+    await screen.findByText('not started');
+    api.emit('sandbox.progress', { chatId: 'c1', key: 'default:c1', phase: 'pulling', message: 'Pulling debian:bookworm-slim', fraction: 0.42 });
+    const bar = await screen.findByRole('progressbar', { name: 'Pulling image' });
+    expect(bar.getAttribute('aria-valuenow')).toBe('42');
+    api.emit('sandbox.progress', { chatId: 'c1', key: 'default:c1', phase: 'ready', message: 'Ready', fraction: null });
+    expect(await screen.findByText('running')).toBeTruthy();
+    expect(screen.queryByRole('progressbar')).toBeNull();
+  });
+
+  it('shows an error with its message and retries with a no-op command', async () => {
+    const { api } = setup();
+    await screen.findByText('not started');
+    const failed = {
+      chatId: 'c1',
+      state: 'error' as const,
+      key: 'default:c1',
+      containerId: null,
+      containerName: 'berth-default-c1',
+      image: 'debian:bookworm-slim',
+      networkName: 'berth-default',
+      error: { code: 'network_failed', message: 'The network berth-default could not be set up.' },
+    };
+    api.sandbox.set('c1', failed);
+    api.emit('sandbox.status', failed);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The network berth-default could not be set up.');
+    fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(api.callsTo('sandbox.exec')).toEqual([{ chatId: 'c1', command: ':' }]));
+
+    fireEvent.click(screen.getByRole('button', { name: 'Sandbox details' }));
+    expect(screen.getByText('default:c1')).toBeTruthy();
+    expect(screen.getByText('berth-default-c1')).toBeTruthy();
+    expect(screen.getByText('berth-default')).toBeTruthy();
+  });
+});

@@ -1,0 +1,124 @@
+/** The chat's sandbox: its state (with pull progress), errors with Retry, and a details disclosure. */
+import { useId, useMemo, useState } from 'react';
+import type { SandboxState } from '../../../shared/contract';
+import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import { useSandbox, useServices } from '../../app/context';
+import { displaySandbox } from '../../stores/sandbox';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+
+export const SANDBOX_LABELS: Record<SandboxState, string> = {
+  none: 'not started',
+  pulling: 'pulling image',
+  creating: 'creating container',
+  starting: 'starting',
+  running: 'running',
+  stopped: 'stopped',
+  error: 'error',
+  local: 'local (no sandbox)',
+};
+
+export const LOCAL_WARNING = 'no sandbox: commands run on this computer with your permissions';
+
+export function ProgressBar({ fraction, label, text }: { fraction: number | null; label: string; text?: string | undefined }) {
+  const percent = fraction === null ? null : Math.round(Math.min(1, Math.max(0, fraction)) * 100);
+  return (
+    <div
+      className={`progress${percent === null ? ' indeterminate' : ''}`}
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={percent ?? undefined}
+      aria-valuetext={text ?? (percent === null ? undefined : `${percent}%`)}
+    >
+      <div className="progress-fill" style={percent === null ? undefined : { width: `${percent}%` }} />
+    </div>
+  );
+}
+
+export function SandboxPanel({ chatId }: { chatId: string }) {
+  const { api, stores } = useServices();
+  const view = useSandbox((s) => s.views[chatId]);
+  const loadError = useSandbox((s) => s.loadErrors[chatId]);
+  const display = useMemo(() => displaySandbox(view), [view]);
+  const [retryError, setRetryError] = useState<ApiErrorInfo | null>(null);
+  const [retrying, setRetrying] = useState(false);
+  const [detailsOpen, setDetailsOpen] = useState(false);
+  const detailsId = useId();
+  const status = view?.status ?? null;
+
+  /** Brings the sandbox up again: a no-op command, then a terminal if the chat has none running. */
+  const retry = async () => {
+    setRetrying(true);
+    setRetryError(null);
+    try {
+      await api.call('sandbox.exec', { chatId, command: ':' });
+      const terminals = stores.terminals.getState();
+      if (!(terminals.byChat[chatId] ?? []).some((t) => t.state !== 'exited')) void terminals.open(chatId);
+    } catch (e) {
+      setRetryError(errorInfo(e));
+    } finally {
+      setRetrying(false);
+      void stores.sandbox.getState().load(chatId);
+    }
+  };
+
+  const { state } = display;
+  return (
+    <section className="sandbox" aria-label="Sandbox">
+      <div className="sandbox-row">
+        <span className={`state-dot state-${state}`} aria-hidden="true" />
+        <span className="sandbox-state">
+          Sandbox: <strong>{SANDBOX_LABELS[state]}</strong>
+        </span>
+        {display.message !== null && <span className="muted sandbox-message">{display.message}</span>}
+        {state === 'pulling' && <ProgressBar fraction={display.fraction} label="Pulling image" text={display.message ?? undefined} />}
+        {(state === 'creating' || state === 'starting') && <ProgressBar fraction={null} label={state === 'creating' ? 'Creating container' : 'Starting container'} />}
+        <button
+          type="button"
+          className="link-button"
+          aria-expanded={detailsOpen}
+          aria-controls={detailsId}
+          onClick={() => setDetailsOpen((o) => !o)}
+        >
+          Sandbox details
+        </button>
+      </div>
+      {state === 'local' && <p className="warning">Local backend: {LOCAL_WARNING}.</p>}
+      {state === 'stopped' && <p className="muted">It starts again with the next command or terminal.</p>}
+      {state === 'error' && display.error !== null && (
+        <div role="alert" className="alert">
+          <div className="alert-body">
+            <p className="alert-message">{display.error.message}</p>
+          </div>
+          <button type="button" onClick={() => void retry()} disabled={retrying}>
+            Retry
+          </button>
+        </div>
+      )}
+      {retryError && <ErrorAlert error={retryError} onDismiss={() => setRetryError(null)} />}
+      {loadError && (
+        <div className="alert-with-action">
+          <ErrorAlert error={loadError} />
+          <button type="button" onClick={() => void stores.sandbox.getState().load(chatId)}>
+            Check again
+          </button>
+        </div>
+      )}
+      {detailsOpen && (
+        <dl id={detailsId} className="details">
+          <dt>Container key</dt>
+          <dd>{status?.key ?? '—'}</dd>
+          <dt>Container name</dt>
+          <dd>{status?.containerName ?? '—'}</dd>
+          <dt>Network</dt>
+          <dd>{status?.networkName ?? (status?.key ? 'none' : '—')}</dd>
+          <dt>Image</dt>
+          <dd>{status?.image ?? '—'}</dd>
+          <dt>Container ID</dt>
+          <dd>{status?.containerId ? status.containerId.slice(0, 12) : '—'}</dd>
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,139 @@
+/** Create or edit one profile. The local backend's lack of any sandbox is said plainly. */
+import { useState, type FormEvent, type ReactNode } from 'react';
+import type { ProfileView } from '../../../shared/contract';
+import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import { useServices } from '../../app/context';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+import { LOCAL_WARNING } from '../chat/SandboxPanel';
+import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
+
+export interface ProfileFormProps {
+  /** The profile being edited; none: a new one. */
+  profile: ProfileView | null;
+  onSaved(profile: ProfileView): void;
+  /** Opens saying "Saved." (the profile was just created). */
+  initiallySaved?: boolean;
+}
+
+function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+  return (
+    <label className="field">
+      <span className="field-label">{label}</span>
+      {children}
+      {hint !== undefined && <span className="field-hint">{hint}</span>}
+    </label>
+  );
+}
+
+export function ProfileForm({ profile, onSaved, initiallySaved = false }: ProfileFormProps) {
+  const { stores } = useServices();
+  const [values, setValues] = useState<ProfileFormValues>(() => (profile ? formFromProfile(profile) : NEW_PROFILE));
+  const [error, setError] = useState<ApiErrorInfo | null>(null);
+  const [saved, setSaved] = useState(initiallySaved);
+  const [busy, setBusy] = useState(false);
+  const editing = profile !== null;
+
+  const set = <K extends keyof ProfileFormValues>(key: K, value: ProfileFormValues[K]) => {
+    setValues((v) => ({ ...v, [key]: value }));
+    setSaved(false);
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    const result = settingsFromForm(values);
+    if (!result.ok) {
+      setError({ code: 'invalid_request', message: result.message, hint: null });
+      return;
+    }
+    setBusy(true);
+    try {
+      let view: ProfileView;
+      if (editing) {
+        const patch = changedSettings(profile.settings, result.settings);
+        view = Object.keys(patch).length === 0 ? profile : await stores.profiles.getState().update(profile.name, patch);
+      } else {
+        view = await stores.profiles.getState().create({ ...result.settings, name: values.name.trim() });
+      }
+      setSaved(true);
+      onSaved(view);
+    } catch (e) {
+      setError(errorInfo(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const docker = values.backend === 'docker';
+  return (
+    <form className="profile-form" onSubmit={(e) => void submit(e)} aria-label={editing ? `Edit profile ${profile.name}` : 'New profile'}>
+      <h3 className="form-title">{editing ? `Profile “${profile.name}”` : 'New profile'}</h3>
+      <Field label="Name">
+        <input value={values.name} onChange={(e) => set('name', e.target.value)} readOnly={editing} required maxLength={64} data-autofocus={editing ? undefined : true} />
+      </Field>
+      <Field label="Backend">
+        <select value={values.backend} onChange={(e) => set('backend', e.target.value as ProfileFormValues['backend'])}>
+          <option value="docker">docker — a container per chat</option>
+          <option value="local">local — no sandbox</option>
+        </select>
+      </Field>
+      {values.backend === 'local' && (
+        <p className="warning" role="note">
+          <strong>Warning:</strong> {LOCAL_WARNING}.
+        </p>
+      )}
+      <fieldset className="field-grid" disabled={!docker}>
+        <legend>Sandbox</legend>
+        <Field label="Network">
+          <select value={values.network} onChange={(e) => set('network', e.target.value as ProfileFormValues['network'])}>
+            <option value="isolated">Own isolated network</option>
+            <option value="none">None (no network)</option>
+          </select>
+        </Field>
+        <Field label="Container scope">
+          <select value={values.containerScope} onChange={(e) => set('containerScope', e.target.value as ProfileFormValues['containerScope'])}>
+            <option value="chat">One container per chat</option>
+            <option value="shared">One shared by the profile's chats</option>
+          </select>
+        </Field>
+        <Field label="Image">
+          <input value={values.image} onChange={(e) => set('image', e.target.value)} spellCheck={false} />
+        </Field>
+        <Field label="Memory (MB)">
+          <input type="number" min={64} step={64} value={values.memoryMb} onChange={(e) => set('memoryMb', e.target.value)} />
+        </Field>
+        <Field label="CPUs">
+          <input type="number" min={0.1} step={0.1} value={values.cpus} onChange={(e) => set('cpus', e.target.value)} />
+        </Field>
+        <Field label="Process limit">
+          <input type="number" min={16} step={1} value={values.pids} onChange={(e) => set('pids', e.target.value)} />
+        </Field>
+        <Field label="Idle stop (minutes)" hint="0 keeps it running">
+          <input type="number" min={0} step={1} value={values.idleStopMinutes} onChange={(e) => set('idleStopMinutes', e.target.value)} />
+        </Field>
+        <Field label="On quit">
+          <select value={values.onQuit} onChange={(e) => set('onQuit', e.target.value as ProfileFormValues['onQuit'])}>
+            <option value="stop">Stop containers</option>
+            <option value="keep">Keep them running</option>
+          </select>
+        </Field>
+        <label className="check">
+          <input type="checkbox" checked={values.mountWorkspace} onChange={(e) => set('mountWorkspace', e.target.checked)} />
+          Mount attached folders (workspace)
+        </label>
+      </fieldset>
+      {editing && <p className="muted boundary">{profile.boundary}</p>}
+      {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
+      <div className="form-buttons">
+        {saved && (
+          <span role="status" className="saved">
+            Saved.
+          </span>
+        )}
+        <button type="submit" className="primary" disabled={busy}>
+          Save profile
+        </button>
+      </div>
+    </form>
+  );
+}

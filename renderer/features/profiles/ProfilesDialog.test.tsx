@@ -1,0 +1,51 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { profileView } from '../../test/fakeApi';
+import { renderWithApp } from '../../test/render';
+import { ProfilesDialog } from './ProfilesDialog';
+
+const WARNING = /no sandbox: commands run on this computer with your permissions/;
+
+describe('ProfilesDialog', () => {
+  it('says plainly that the local backend has no sandbox', async () => {
+    renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
+    expect(within(dialog).queryByText(WARNING)).toBeNull();
+    fireEvent.change(within(dialog).getByRole('combobox', { name: 'Backend' }), { target: { value: 'local' } });
+    expect(within(dialog).getByText(WARNING)).toBeTruthy();
+  });
+
+  it('creates a profile with the form\'s settings', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Name' }), { target: { value: 'offline' } });
+    fireEvent.change(within(dialog).getByRole('combobox', { name: 'Network' }), { target: { value: 'none' } });
+    fireEvent.change(within(dialog).getByRole('spinbutton', { name: 'Memory (MB)' }), { target: { value: '1024' } });
+    fireEvent.click(within(dialog).getByRole('checkbox', { name: /Mount attached folders/ }));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    await waitFor(() => expect(api.callsTo('profiles.create')).toHaveLength(1));
+    expect(api.callsTo('profiles.create')[0]).toMatchObject({
+      name: 'offline',
+      network: 'none',
+      mountWorkspace: false,
+      limits: { memoryMb: 1024, cpus: 2, pids: 512 },
+    });
+    expect(await within(dialog).findByRole('button', { name: 'offline' })).toBeTruthy();
+    expect(within(dialog).getByRole('status').textContent).toBe('Saved.');
+  });
+
+  it('edits a profile and shows a refusal with its hint', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('work')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'work' }));
+    fireEvent.change(within(dialog).getByRole('spinbutton', { name: 'CPUs' }), { target: { value: '4' } });
+    api.fail('profiles.update', 'invalid_request', 'A profile has at most 2 CPUs here.', 'Lower the CPUs.');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    const alert = await within(dialog).findByRole('alert');
+    expect(alert.textContent).toContain('A profile has at most 2 CPUs here.');
+    expect(alert.textContent).toContain('Lower the CPUs.');
+    expect(api.callsTo('profiles.update')).toEqual([{ name: 'work', settings: { limits: { memoryMb: 2048, cpus: 4, pids: 512 } } }]);
+  });
+});

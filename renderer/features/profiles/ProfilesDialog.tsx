@@ -1,0 +1,63 @@
+/** Profiles: the list, and a form to create one or edit the chosen one. */
+import { useState } from 'react';
+import { useProfiles } from '../../app/context';
+import { Dialog } from '../../ui/Dialog';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+import { ProfileForm } from './ProfileForm';
+
+type Mode = { kind: 'create'; n: number } | { kind: 'edit'; name: string };
+
+export function ProfilesDialog({ onClose }: { onClose(): void }) {
+  const profiles = useProfiles((s) => s.profiles);
+  const error = useProfiles((s) => s.error);
+  const [mode, setMode] = useState<Mode>(() => (profiles[0] ? { kind: 'edit', name: profiles[0].name } : { kind: 'create', n: 0 }));
+  /** The profile just created: its edit form opens saying so. */
+  const [created, setCreated] = useState<string | null>(null);
+  const editing = mode.kind === 'edit' ? (profiles.find((p) => p.name === mode.name) ?? null) : null;
+
+  return (
+    <Dialog title="Profiles" onClose={onClose} className="profiles-dialog">
+      {error && <ErrorAlert error={error} />}
+      <div className="profiles-layout">
+        <div className="profiles-list">
+          <ul aria-label="Profile list">
+            {profiles.map((p) => (
+              <li key={p.name}>
+                <button
+                  type="button"
+                  className="profile-button"
+                  aria-current={editing?.name === p.name ? 'true' : undefined}
+                  onClick={() => {
+                    setCreated(null);
+                    setMode({ kind: 'edit', name: p.name });
+                  }}
+                >
+                  {p.name}
+                  {p.settings.backend === 'local' && <span className="badge badge-warn">local</span>}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <button type="button" onClick={() => setMode((m) => ({ kind: 'create', n: m.kind === 'create' ? m.n + 1 : 0 }))}>
+            Create profile
+          </button>
+        </div>
+        <ProfileForm
+          key={mode.kind === 'edit' ? `edit:${mode.name}` : `create:${mode.n}`}
+          profile={editing}
+          initiallySaved={editing !== null && editing.name === created}
+          onSaved={(p) => {
+            if (mode.kind !== 'create') return;
+            setCreated(p.name);
+            setMode({ kind: 'edit', name: p.name });
+          }}
+        />
+      </div>
+      <div className="dialog-buttons">
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}

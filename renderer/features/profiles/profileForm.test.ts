@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { profileView } from '../../test/fakeApi';
+import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm } from './profileForm';
+
+describe('profile form values', () => {
+  it('round-trips a profile into the settings to send', () => {
+    const p = profileView('work', { network: 'none', containerScope: 'shared', limits: { memoryMb: 1024, cpus: 1.5, pids: 256 }, retention: { idleStopMinutes: 0, onQuit: 'keep' } });
+    const result = settingsFromForm(formFromProfile(p));
+    expect(result).toEqual({
+      ok: true,
+      settings: {
+        backend: 'docker',
+        network: 'none',
+        containerScope: 'shared',
+        image: 'debian:bookworm-slim',
+        mountWorkspace: true,
+        limits: { memoryMb: 1024, cpus: 1.5, pids: 256 },
+        retention: { idleStopMinutes: 0, onQuit: 'keep' },
+      },
+    });
+  });
+
+  it('says which number is not one', () => {
+    expect(settingsFromForm({ ...NEW_PROFILE, memoryMb: 'lots' })).toEqual({ ok: false, message: 'Memory must be a number.' });
+    expect(settingsFromForm({ ...NEW_PROFILE, pids: '1.5' })).toEqual({ ok: false, message: 'Process limit must be a whole number.' });
+  });
+});
+
+describe('changedSettings', () => {
+  it('names only the settings that differ, nested objects whole', () => {
+    const p = profileView('work');
+    const form = { ...formFromProfile(p), cpus: '4', network: 'none' as const };
+    const result = settingsFromForm(form);
+    if (!result.ok) throw new Error(result.message);
+    expect(changedSettings(p.settings, result.settings)).toEqual({ network: 'none', limits: { memoryMb: 2048, cpus: 4, pids: 512 } });
+    const same = settingsFromForm(formFromProfile(p));
+    if (!same.ok) throw new Error(same.message);
+    expect(changedSettings(p.settings, same.settings)).toEqual({});
+  });
+});

@@ -1,0 +1,36 @@
+/** Keyboard shortcuts: one table for the handler, the terminal (which must not eat them) and the help. */
+
+export type ShortcutId = 'newChat' | 'nextChat' | 'previousChat' | 'focusTerminal' | 'newTerminal' | 'findInTerminal';
+
+export interface Shortcut {
+  id: ShortcutId;
+  keys: string;
+  description: string;
+}
+
+export const SHORTCUTS: readonly Shortcut[] = [
+  { id: 'newChat', keys: 'Ctrl+Shift+N', description: 'New chat' },
+  { id: 'nextChat', keys: 'Ctrl+Shift+]', description: 'Next chat' },
+  { id: 'previousChat', keys: 'Ctrl+Shift+[', description: 'Previous chat' },
+  { id: 'focusTerminal', keys: 'Ctrl+`', description: 'Focus the terminal' },
+  { id: 'newTerminal', keys: 'Ctrl+Shift+T', description: 'New terminal' },
+  { id: 'findInTerminal', keys: 'Ctrl+Shift+F', description: 'Find in the terminal' },
+];
+
+export type KeyLike = Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'shiftKey' | 'altKey' | 'metaKey'>;
+
+/** Which shortcut a key press is, by physical key (code) or, failing that, by the character (key). */
+export function matchShortcut(e: KeyLike): ShortcutId | null {
+  if (!e.ctrlKey || e.altKey || e.metaKey) return null;
+  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  if (e.shiftKey) {
+    if (e.code === 'KeyN' || key === 'n') return 'newChat';
+    if (e.code === 'KeyT' || key === 't') return 'newTerminal';
+    if (e.code === 'KeyF' || key === 'f') return 'findInTerminal';
+    if (e.code === 'BracketRight' || key === ']' || key === '}') return 'nextChat';
+    if (e.code === 'BracketLeft' || key === '[' || key === '{') return 'previousChat';
+    return null;
+  }
+  if (e.code === 'Backquote' || key === '`') return 'focusTerminal';
+  return null;
+}

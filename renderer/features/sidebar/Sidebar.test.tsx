@@ -1,0 +1,104 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { chatView, profileView } from '../../test/fakeApi';
+import { renderWithApp } from '../../test/render';
+import { Sidebar } from './Sidebar';
+
+const seed = {
+  profiles: [profileView('default'), profileView('work'), profileView('scratch')],
+  chats: [
+    chatView({ id: 'a', title: 'Fix the build', profile: 'default', createdAt: 1 }),
+    chatView({ id: 'b', title: 'Write docs', profile: 'work', createdAt: 2 }),
+    chatView({ id: 'c', title: 'Build a site', profile: 'work', createdAt: 3 }),
+  ],
+};
+
+describe('Sidebar', () => {
+  it('lists chats grouped by profile inside the Chats navigation', async () => {
+    renderWithApp(<Sidebar />, seed);
+    const nav = screen.getByRole('navigation', { name: 'Chats' });
+    const work = await within(nav).findByRole('list', { name: 'Chats in work' });
+    expect(within(work).getAllByRole('button').map((b) => b.textContent)).toEqual(['Build a site', 'Write docs']);
+    const def = within(nav).getByRole('list', { name: 'Chats in default' });
+    expect(within(def).getByRole('button', { name: 'Fix the build' })).toBeTruthy();
+    // A profile with no chats still has its group, so a chat can be created in it.
+    expect(within(nav).getByRole('heading', { name: 'scratch' })).toBeTruthy();
+  });
+
+  it('filters chats by name', async () => {
+    renderWithApp(<Sidebar />, seed);
+    const nav = screen.getByRole('navigation', { name: 'Chats' });
+    await within(nav).findByRole('button', { name: 'Write docs' });
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Filter chats' }), { target: { value: 'build' } });
+    expect(within(nav).getByRole('button', { name: 'Fix the build' })).toBeTruthy();
+    expect(within(nav).getByRole('button', { name: 'Build a site' })).toBeTruthy();
+    expect(within(nav).queryByRole('button', { name: 'Write docs' })).toBeNull();
+    expect(within(nav).queryByRole('heading', { name: 'scratch' })).toBeNull();
+    fireEvent.change(screen.getByRole('searchbox', { name: 'Filter chats' }), { target: { value: 'nothing like it' } });
+    expect(within(nav).getByText(/No chat matches/)).toBeTruthy();
+  });
+
+  it('selects a chat and creates new chats in its profile', async () => {
+    const { api, stores } = renderWithApp(<Sidebar />, seed);
+    fireEvent.click(await screen.findByRole('button', { name: 'Write docs' }));
+    expect(stores.chats.getState().selectedId).toBe('b');
+    expect(screen.getByRole('button', { name: 'Write docs' }).getAttribute('aria-current')).toBe('true');
+    expect((screen.getByRole('combobox', { name: 'Profile for new chats' }) as HTMLSelectElement).value).toBe('work');
+    fireEvent.click(screen.getByRole('button', { name: 'New chat' }));
+    const created = await screen.findByRole('button', { name: 'Chat 1' });
+    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work', title: 'Chat 1' }]);
+    expect(created.getAttribute('aria-current')).toBe('true');
+  });
+
+  it('renames the selected chat inline', async () => {
+    const { api } = renderWithApp(<Sidebar />, seed);
+    fireEvent.click(await screen.findByRole('button', { name: 'Write docs' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Rename chat' }));
+    const field = screen.getByRole('textbox', { name: 'Chat title' });
+    fireEvent.change(field, { target: { value: 'Write better docs' } });
+    fireEvent.keyDown(field, { key: 'Enter' });
+    expect(await screen.findByRole('button', { name: 'Write better docs' })).toBeTruthy();
+    expect(api.callsTo('chats.rename')).toEqual([{ chatId: 'b', title: 'Write better docs' }]);
+  });
+
+  it('asks before deleting, naming the container and home that go with the chat', async () => {
+    const { api } = renderWithApp(<Sidebar />, seed);
+    fireEvent.click(await screen.findByRole('button', { name: 'Write docs' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete chat' }));
+
+    const dialog = screen.getByRole('dialog', { name: 'Delete “Write docs”?' });
+    expect(dialog.textContent).toMatch(/container/);
+    expect(dialog.textContent).toMatch(/home folder/);
+    expect(api.callsTo('chats.delete')).toEqual([]);
+    // The rest of the page is out of reach while it asks.
+    expect(screen.queryByRole('navigation', { name: 'Chats' })).toBeNull();
+
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(api.callsTo('chats.delete')).toEqual([]);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Delete chat' }));
+    fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete chat' }));
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Write docs' })).toBeNull());
+    expect(api.callsTo('chats.delete')).toEqual([{ chatId: 'b' }]);
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('closes the confirmation with Escape, wherever the focus is', async () => {
+    renderWithApp(<Sidebar />, seed);
+    fireEvent.click(await screen.findByRole('button', { name: 'Write docs' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete chat' }));
+    expect(screen.getByRole('dialog')).toBeTruthy();
+    fireEvent.keyDown(document.body, { key: 'Escape' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.getByRole('navigation', { name: 'Chats' })).toBeTruthy();
+  });
+
+  it('refetches when main says chats changed', async () => {
+    const { api } = renderWithApp(<Sidebar />, seed);
+    await screen.findByRole('button', { name: 'Write docs' });
+    api.chats = [...api.chats, chatView({ id: 'z', title: 'From elsewhere', profile: 'default' })];
+    api.emit('chats.changed', { chatId: 'z' });
+    expect(await screen.findByRole('button', { name: 'From elsewhere' })).toBeTruthy();
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Routes `terminal.data` to the xterm showing that terminal. Output of a terminal nobody is
+ * showing (its chat is in the background) is acknowledged at once and dropped, so main keeps
+ * reading it; the pane repaints from `terminal.replay` when the user comes back.
+ */
+import type { BerthApi } from '../../api/types';
+import { AckBatcher, type AckPolicy, ACK_POLICY } from './ackBatcher';
+
+export type OutputSink = (data: string) => void;
+
+export class TerminalOutputHub {
+  private readonly sinks = new Map<string, OutputSink>();
+  private readonly batchers = new Map<string, AckBatcher>();
+  private readonly off: () => void;
+
+  constructor(
+    private readonly api: BerthApi,
+    private readonly policy: AckPolicy = ACK_POLICY,
+  ) {
+    this.off = api.on('terminal.data', ({ terminalId, data }) => {
+      const sink = this.sinks.get(terminalId);
+      if (sink) sink(data);
+      else this.ack(terminalId, data.length);
+    });
+  }
+
+  /** Sends this terminal's output to `sink` until the returned function is called. */
+  attach(terminalId: string, sink: OutputSink): () => void {
+    // Acks owed for background output go out first, before the screen's replay resets main's count.
+    this.batchers.get(terminalId)?.flush();
+    this.sinks.set(terminalId, sink);
+    return () => {
+      if (this.sinks.get(terminalId) === sink) this.sinks.delete(terminalId);
+      this.batcher(terminalId).flush();
+    };
+  }
+
+  /** Records characters written to the screen (or dropped), acknowledged in batches. */
+  ack(terminalId: string, chars: number): void {
+    this.batcher(terminalId).add(chars);
+  }
+
+  /** Forgets a terminal that has ended or was closed (after acknowledging what is waiting). */
+  forget(terminalId: string): void {
+    this.batchers.get(terminalId)?.dispose();
+    this.batchers.delete(terminalId);
+    this.sinks.delete(terminalId);
+  }
+
+  dispose(): void {
+    this.off();
+    for (const b of this.batchers.values()) b.dispose();
+    this.batchers.clear();
+    this.sinks.clear();
+  }
+
+  private batcher(terminalId: string): AckBatcher {
+    let b = this.batchers.get(terminalId);
+    if (!b) {
+      b = new AckBatcher((chars) => {
+        this.api.call('terminal.ack', { terminalId, chars }).catch(() => {
+          // The terminal ended or the connection dropped: nothing is waiting on this ack any more.
+        });
+      }, this.policy);
+      this.batchers.set(terminalId, b);
+    }
+    return b;
+  }
+}

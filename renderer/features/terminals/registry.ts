@@ -1,0 +1,67 @@
+/**
+ * The xterm instances on screen, by terminal id, and the test hook that reads them
+ * (`window.__berthTest`, used by end-to-end tests; harmless otherwise: it only reads text
+ * already on the screen).
+ */
+import type { Terminal } from '@xterm/xterm';
+
+const terminals = new Map<string, Terminal>();
+
+export function registerTerminal(terminalId: string, term: Terminal): () => void {
+  terminals.set(terminalId, term);
+  return () => {
+    if (terminals.get(terminalId) === term) terminals.delete(terminalId);
+  };
+}
+
+export function getTerminal(terminalId: string): Terminal | undefined {
+  return terminals.get(terminalId);
+}
+
+/** Anything with xterm's buffer shape: lines read with translateToString(true). */
+export interface BufferLike {
+  length: number;
+  getLine(y: number): { isWrapped: boolean; translateToString(trimRight?: boolean): string } | undefined;
+}
+
+/**
+ * The buffer's text: one line per row, except that a row the terminal wrapped continues the
+ * line before it (so long output can be matched whole); trailing empty rows dropped.
+ */
+export function bufferText(buffer: BufferLike): string {
+  const lines: string[] = [];
+  for (let y = 0; y < buffer.length; y++) {
+    const line = buffer.getLine(y);
+    if (!line) continue;
+    const text = line.translateToString(true);
+    if (line.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+    else lines.push(text);
+  }
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.join('\n');
+}
+
+export interface BerthTestHook {
+  /** The text of a terminal's buffer (the active one when no id is given); '' when not on screen. */
+  terminalText(terminalId?: string): string;
+  /** The terminal tab shown for the selected chat, or null. */
+  activeTerminalId(): string | null;
+}
+
+declare global {
+  interface Window {
+    __berthTest?: BerthTestHook;
+  }
+}
+
+/** Test hook, installed always: it reads what is on screen and changes nothing. */
+export function installTestHook(win: Window, activeTerminalId: () => string | null): void {
+  win.__berthTest = {
+    terminalText(terminalId) {
+      const id = terminalId ?? activeTerminalId();
+      const term = id === null ? undefined : terminals.get(id);
+      return term ? bufferText(term.buffer.active) : '';
+    },
+    activeTerminalId,
+  };
+}

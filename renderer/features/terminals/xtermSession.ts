@@ -1,0 +1,250 @@
+/**
+ * One xterm.js screen for one of main's terminals: repaint from `terminal.replay`, then live
+ * output (acknowledged after xterm has written it), keystrokes to `terminal.input`, fit to its
+ * box and `terminal.resize`, find, web links. Plain TypeScript: TerminalPane only mounts it.
+ */
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import type { BerthApi } from '../../api/types';
+import { matchShortcut } from '../shortcuts/shortcuts';
+import type { TerminalOutputHub } from './outputHub';
+import type { TerminalSize } from '../../stores/terminals';
+
+/** Under the contract's 1 MiB per `terminal.input`, with room to spare. */
+const INPUT_CHUNK = 256 * 1024;
+const RESIZE_DEBOUNCE_MS = 60;
+
+export const TERMINAL_THEME: ITheme = {
+  background: '#14161a',
+  foreground: '#d8dee9',
+  cursor: '#d8dee9',
+  cursorAccent: '#14161a',
+  selectionBackground: '#3b4252',
+  black: '#2e3440',
+  red: '#e06c75',
+  green: '#98c379',
+  yellow: '#e5c07b',
+  blue: '#61afef',
+  magenta: '#c678dd',
+  cyan: '#56b6c2',
+  white: '#d8dee9',
+  brightBlack: '#5c6370',
+  brightRed: '#f08a93',
+  brightGreen: '#b5e08f',
+  brightYellow: '#f0d49a',
+  brightBlue: '#8cc4f7',
+  brightMagenta: '#d89cec',
+  brightCyan: '#7fd0d9',
+  brightWhite: '#ffffff',
+};
+
+/** The line written when a terminal ends, e.g. "[sandbox stopped — press Restart]". */
+export function exitLine(reason: string | null): string {
+  const why = (reason ?? '').trim().replace(/\.+$/, '') || 'The terminal ended';
+  return `\r\n\x1b[2m[${why} — press Restart]\x1b[0m\r\n`;
+}
+
+export interface XtermSessionDeps {
+  api: BerthApi;
+  output: TerminalOutputHub;
+  terminalId: string;
+  /** The size main opened the terminal at: a resize is sent when the fitted size differs. */
+  initialSize: TerminalSize;
+  onFind(): void;
+  onSize(size: TerminalSize): void;
+}
+
+export class XtermSession {
+  readonly term: Terminal;
+  private readonly fitAddon = new FitAddon();
+  private readonly searchAddon = new SearchAddon();
+  private readonly offs: Array<() => void> = [];
+  /** False while a replay is in flight: live output meanwhile is part of the replay. */
+  private live = false;
+  private replayGeneration = 0;
+  private exitReason: string | null | undefined = undefined;
+  private exitShown = false;
+  /** Characters handed to xterm whose write callback has not run yet. */
+  private inFlight = 0;
+  private sentSize: TerminalSize;
+  private resizeTimer: ReturnType<typeof setTimeout> | null = null;
+  private disposed = false;
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly deps: XtermSessionDeps,
+  ) {
+    this.sentSize = deps.initialSize;
+    const term = new Terminal({
+      cols: deps.initialSize.cols,
+      rows: deps.initialSize.rows,
+      cursorBlink: true,
+      scrollback: 10_000,
+      fontFamily: 'ui-monospace, "DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace',
+      fontSize: 13,
+      theme: TERMINAL_THEME,
+    });
+    this.term = term;
+    term.loadAddon(this.fitAddon);
+    term.loadAddon(this.searchAddon);
+    term.loadAddon(new WebLinksAddon());
+    term.attachCustomKeyEventHandler((ev) => this.onKey(ev));
+    term.open(host);
+
+    const input = term.onData((data) => this.sendInput(data));
+    const binary = term.onBinary((data) => this.sendInput(data));
+    const resize = term.onResize(() => this.scheduleResize());
+    this.offs.push(
+      () => input.dispose(),
+      () => binary.dispose(),
+      () => resize.dispose(),
+    );
+
+    this.offs.push(deps.output.attach(deps.terminalId, (data) => this.onOutput(data)));
+
+    if (typeof ResizeObserver !== 'undefined') {
+      let frame = 0;
+      const observer = new ResizeObserver(() => {
+        cancelAnimationFrame(frame);
+        frame = requestAnimationFrame(() => this.fit());
+      });
+      observer.observe(host);
+      this.offs.push(() => {
+        cancelAnimationFrame(frame);
+        observer.disconnect();
+      });
+    }
+    this.fit();
+    this.replay();
+  }
+
+  /** Clears the screen and repaints it from main's recent output; live output resumes after it. */
+  replay(): void {
+    if (this.disposed) return;
+    const generation = ++this.replayGeneration;
+    this.live = false;
+    this.exitShown = false;
+    this.term.reset();
+    const done = (data: string) => {
+      if (this.disposed || generation !== this.replayGeneration) return;
+      if (data !== '') this.term.write(data);
+      this.live = true;
+      this.showExitLine();
+    };
+    this.deps.api.call('terminal.replay', { terminalId: this.deps.terminalId }).then(
+      ({ data }) => done(data),
+      () => done(''),
+    );
+  }
+
+  /** The terminal ended (its shell exited or the sandbox stopped): say so on the screen, once. */
+  setExited(reason: string | null): void {
+    this.exitReason = reason;
+    this.showExitLine();
+  }
+
+  /** Fits the screen to its box, when the box is on screen. */
+  fit(): void {
+    if (this.disposed || this.host.clientWidth === 0 || this.host.clientHeight === 0) return;
+    try {
+      this.fitAddon.fit();
+    } catch {
+      // Not rendered yet: the next resize fits it.
+    }
+  }
+
+  focus(): void {
+    this.term.focus();
+  }
+
+  findNext(query: string, incremental = false): boolean {
+    return query !== '' && this.searchAddon.findNext(query, { incremental });
+  }
+
+  findPrevious(query: string): boolean {
+    return query !== '' && this.searchAddon.findPrevious(query);
+  }
+
+  clearFind(): void {
+    this.searchAddon.clearDecorations();
+    this.term.clearSelection();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.resizeTimer !== null) clearTimeout(this.resizeTimer);
+    for (const off of this.offs.splice(0)) off();
+    // Output handed to xterm but never written still counts as consumed for flow control.
+    if (this.inFlight > 0) this.deps.output.ack(this.deps.terminalId, this.inFlight);
+    this.inFlight = 0;
+    this.term.dispose();
+  }
+
+  private onOutput(data: string): void {
+    const { output, terminalId } = this.deps;
+    // Awaiting a replay: this output is part of it, and main forgives what came before a replay
+    // (its flow control starts afresh), so it is neither written nor acknowledged.
+    if (!this.live) return;
+    this.inFlight += data.length;
+    this.term.write(data, () => {
+      if (this.disposed) return;
+      this.inFlight -= data.length;
+      output.ack(terminalId, data.length);
+    });
+  }
+
+  private showExitLine(): void {
+    if (this.exitReason === undefined || this.exitShown || !this.live || this.disposed) return;
+    this.exitShown = true;
+    this.term.write(exitLine(this.exitReason));
+  }
+
+  private sendInput(data: string): void {
+    if (this.exitReason !== undefined) return;
+    for (let i = 0; i < data.length; i += INPUT_CHUNK) {
+      this.deps.api.call('terminal.input', { terminalId: this.deps.terminalId, data: data.slice(i, i + INPUT_CHUNK) }).catch(() => {
+        // The terminal ended: its exit event says so.
+      });
+    }
+  }
+
+  private scheduleResize(): void {
+    if (this.resizeTimer !== null) clearTimeout(this.resizeTimer);
+    this.resizeTimer = setTimeout(() => {
+      this.resizeTimer = null;
+      const { cols, rows } = this.term;
+      this.deps.onSize({ cols, rows });
+      if (this.exitReason !== undefined || (cols === this.sentSize.cols && rows === this.sentSize.rows)) return;
+      this.sentSize = { cols, rows };
+      this.deps.api.call('terminal.resize', { terminalId: this.deps.terminalId, cols, rows }).catch(() => {});
+    }, RESIZE_DEBOUNCE_MS);
+  }
+
+  /** False: xterm leaves the key alone (the app's shortcuts, copy and paste). */
+  private onKey(ev: KeyboardEvent): boolean {
+    const shortcut = matchShortcut(ev);
+    if (shortcut === 'findInTerminal') {
+      if (ev.type === 'keydown') {
+        ev.preventDefault();
+        this.deps.onFind();
+      }
+      return false;
+    }
+    if (shortcut !== null) return false;
+    if (ev.ctrlKey && ev.shiftKey && !ev.altKey && !ev.metaKey) {
+      if (ev.code === 'KeyC' || ev.key === 'C' || ev.key === 'c') {
+        if (ev.type === 'keydown' && this.term.hasSelection()) {
+          ev.preventDefault();
+          void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
+        }
+        return false;
+      }
+      // Ctrl+Shift+V: the browser's own paste, which xterm then handles.
+      if (ev.code === 'KeyV' || ev.key === 'V' || ev.key === 'v') return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Sandbox status per chat, from `sandbox.status` calls and the `sandbox.status` /
+ * `sandbox.progress` events. The reducer is pure so the projection is testable on its own.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { SandboxProgressEvent, SandboxState, SandboxStatus } from '../../shared/contract';
+import type { BerthApi } from '../api/types';
+import { errorInfo, type ApiErrorInfo } from '../api/errors';
+
+export interface SandboxView {
+  status: SandboxStatus | null;
+  /** The bring-up in flight (pulling, creating, starting), until it is ready or a status says otherwise. */
+  progress: SandboxProgressEvent | null;
+}
+
+export type SandboxAction =
+  | { type: 'status'; status: SandboxStatus }
+  | { type: 'progress'; progress: SandboxProgressEvent }
+  | { type: 'forget'; chatId: string };
+
+export type SandboxViews = Readonly<Record<string, SandboxView>>;
+
+const IN_PROGRESS: ReadonlySet<SandboxState> = new Set(['pulling', 'creating', 'starting']);
+
+function emptyStatus(chatId: string, key: string | null): SandboxStatus {
+  return { chatId, state: 'none', key, containerId: null, containerName: null, image: null, networkName: null, error: null };
+}
+
+export function reduceSandbox(state: SandboxViews, action: SandboxAction): SandboxViews {
+  switch (action.type) {
+    case 'status': {
+      const { status } = action;
+      const prev = state[status.chatId];
+      // A status that is itself a bring-up phase keeps the progress of that phase (its fraction).
+      const progress = prev?.progress && IN_PROGRESS.has(status.state) && prev.progress.phase === status.state ? prev.progress : null;
+      return { ...state, [status.chatId]: { status, progress } };
+    }
+    case 'progress': {
+      const { progress } = action;
+      const prev = state[progress.chatId];
+      if (progress.phase === 'ready') {
+        const base = prev?.status ?? emptyStatus(progress.chatId, progress.key);
+        return { ...state, [progress.chatId]: { status: { ...base, state: 'running', error: null }, progress: null } };
+      }
+      return { ...state, [progress.chatId]: { status: prev?.status ?? null, progress } };
+    }
+    case 'forget': {
+      if (!(action.chatId in state)) return state;
+      const next = { ...state };
+      delete next[action.chatId];
+      return next;
+    }
+  }
+}
+
+export interface SandboxDisplay {
+  state: SandboxState;
+  /** 0..1 while pulling, when the engine reports it. */
+  fraction: number | null;
+  message: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** What the chat header shows: the bring-up phase while one runs, otherwise the last status. */
+export function displaySandbox(view: SandboxView | undefined): SandboxDisplay {
+  if (view?.progress) {
+    return { state: view.progress.phase as SandboxState, fraction: view.progress.fraction, message: view.progress.message, error: null };
+  }
+  const status = view?.status;
+  if (!status) return { state: 'none', fraction: null, message: null, error: null };
+  return { state: status.state, fraction: null, message: null, error: status.state === 'error' ? status.error : null };
+}
+
+export interface SandboxStoreState {
+  views: SandboxViews;
+  /** A failed `sandbox.status` call per chat (the engine may be down). */
+  loadErrors: Readonly<Record<string, ApiErrorInfo>>;
+  dispatch(action: SandboxAction): void;
+  load(chatId: string): Promise<void>;
+}
+
+export type SandboxStore = StoreApi<SandboxStoreState>;
+
+export function createSandboxStore(api: BerthApi): SandboxStore {
+  return createStore<SandboxStoreState>()((set) => ({
+    views: {},
+    loadErrors: {},
+    dispatch(action) {
+      set((s) => ({ views: reduceSandbox(s.views, action) }));
+    },
+    async load(chatId) {
+      try {
+        const status = await api.call('sandbox.status', { chatId });
+        set((s) => {
+          const loadErrors = { ...s.loadErrors };
+          delete loadErrors[chatId];
+          return { views: reduceSandbox(s.views, { type: 'status', status }), loadErrors };
+        });
+      } catch (error) {
+        set((s) => ({ loadErrors: { ...s.loadErrors, [chatId]: errorInfo(error) } }));
+      }
+    },
+  }));
+}

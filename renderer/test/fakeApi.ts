@@ -1,0 +1,275 @@
+/**
+ * An in-memory stand-in for the BerthApi interface, for store and component tests only: it
+ * keeps just enough state (profiles, chats, attachments, terminals) to answer like main, records
+ * every call, and lets a test emit events or make a method fail. It is not a model of the core.
+ */
+import type {
+  AttachmentView,
+  ChatView,
+  DirectoryListing,
+  EngineStatus,
+  EventName,
+  EventPayload,
+  MethodName,
+  ProfileSettings,
+  ProfileView,
+  Request,
+  Response,
+  SandboxStatus,
+  TerminalView,
+} from '../../shared/contract';
+import { ApiError } from '../api/errors';
+import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult } from '../api/types';
+
+export const DEFAULT_SETTINGS: ProfileSettings = {
+  backend: 'docker',
+  image: 'debian:bookworm-slim',
+  network: 'isolated',
+  containerScope: 'chat',
+  mountWorkspace: true,
+  limits: { memoryMb: 2048, cpus: 2, pids: 512 },
+  retention: { idleStopMinutes: 30, onQuit: 'stop' },
+  sandboxUser: '1000:1000',
+  homeTemplate: null,
+  staticMounts: [],
+};
+
+export function profileView(name: string, settings: Partial<ProfileSettings> = {}): ProfileView {
+  const s = { ...DEFAULT_SETTINGS, ...settings };
+  return {
+    name,
+    settings: s,
+    networkName: s.network === 'none' ? null : `berth-${name}`,
+    boundary: s.backend === 'local' ? 'No sandbox.' : 'A container per chat.',
+    createdAt: 1,
+  };
+}
+
+let nextId = 1;
+
+export function chatView(partial: Partial<ChatView> & { title: string }): ChatView {
+  return { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
+}
+
+export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };
+
+type Handler<M extends MethodName> = (params: Request<M>) => Response<M> | Promise<Response<M>>;
+type Handlers = { [M in MethodName]?: Handler<M> };
+
+export interface FakeCall {
+  method: MethodName;
+  params: unknown;
+}
+
+export interface FakeApi extends BerthApi {
+  calls: FakeCall[];
+  callsTo(method: MethodName): unknown[];
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  /** Replaces how a method answers. */
+  handle<M extends MethodName>(method: M, handler: Handler<M>): void;
+  /** Makes a method reject, as main does, with a message and a hint. */
+  fail(method: MethodName, code: string, message: string, hint?: string): void;
+  profiles: ProfileView[];
+  chats: ChatView[];
+  engine: EngineStatus;
+  terminals: TerminalView[];
+  sandbox: Map<string, SandboxStatus>;
+  /** What pickFolder answers ('browse' like the browser host, or a desktop answer). */
+  pickFolderResult: PickFolderResult | Error;
+  /** A folder tree for workspace.browse: path → child folder names. */
+  folders: Record<string, string[]>;
+  connection: ConnectionSource & { set(info: Partial<ConnectionInfo>): void };
+}
+
+export interface FakeSeed {
+  profiles?: ProfileView[];
+  chats?: ChatView[];
+  engine?: EngineStatus;
+}
+
+function notFound(what: string): ApiError {
+  return new ApiError('not_found', `There is no ${what} like that.`);
+}
+
+export function createFakeApi(seed: FakeSeed = {}): FakeApi {
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const handlers: Handlers = {};
+  const failures = new Map<MethodName, ApiError>();
+  const connectionListeners = new Set<(info: ConnectionInfo) => void>();
+  let connectionInfo: ConnectionInfo = { transport: 'ws', state: 'open', epoch: 1, retryAt: null };
+  let terminalCount = 0;
+
+  const emit = <E extends EventName>(event: E, payload: EventPayload<E>) => {
+    for (const l of [...(listeners.get(event) ?? [])]) l(payload);
+  };
+  const changed = (chatId: string | null) => queueMicrotask(() => emit('chats.changed', { chatId }));
+
+  const fake: FakeApi = {
+    calls: [],
+    profiles: seed.profiles ?? [profileView('default')],
+    chats: seed.chats ?? [],
+    engine: seed.engine ?? OK_ENGINE,
+    terminals: [],
+    sandbox: new Map(),
+    pickFolderResult: 'browse',
+    folders: { '/home/me': ['projects', 'notes'], '/home/me/projects': ['site'], '/home/me/projects/site': [], '/home/me/notes': [] },
+
+    callsTo(method) {
+      return fake.calls.filter((c) => c.method === method).map((c) => c.params);
+    },
+    emit,
+    handle(method, handler) {
+      (handlers as Record<string, unknown>)[method] = handler;
+    },
+    fail(method, code, message, hint) {
+      failures.set(method, new ApiError(code, message, hint));
+    },
+
+    async call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>> {
+      fake.calls.push({ method, params });
+      await Promise.resolve();
+      const failure = failures.get(method);
+      if (failure) throw failure;
+      const custom = handlers[method] as Handler<M> | undefined;
+      if (custom) return custom(params);
+      return (defaults[method] as Handler<M>)(params);
+    },
+
+    on(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      const l = listener as (payload: unknown) => void;
+      set.add(l);
+      return () => set.delete(l);
+    },
+
+    async pickFolder(chatId, readOnly) {
+      fake.calls.push({ method: 'workspace.attach', params: { via: 'pickFolder', chatId, readOnly } });
+      await Promise.resolve();
+      if (fake.pickFolderResult instanceof Error) throw fake.pickFolderResult;
+      return fake.pickFolderResult;
+    },
+
+    connection: {
+      get: () => connectionInfo,
+      subscribe(listener) {
+        connectionListeners.add(listener);
+        return () => connectionListeners.delete(listener);
+      },
+      set(info) {
+        connectionInfo = { ...connectionInfo, ...info };
+        for (const l of [...connectionListeners]) l(connectionInfo);
+      },
+    },
+  };
+
+  const chat = (chatId: string) => {
+    const c = fake.chats.find((x) => x.id === chatId);
+    if (!c) throw notFound('chat');
+    return c;
+  };
+  const terminal = (terminalId: string) => {
+    const t = fake.terminals.find((x) => x.terminalId === terminalId);
+    if (!t) throw notFound('terminal');
+    return t;
+  };
+  const status = (chatId: string): SandboxStatus =>
+    fake.sandbox.get(chatId) ?? { chatId, state: 'none', key: null, containerId: null, containerName: null, image: null, networkName: null, error: null };
+
+  const defaults: { [M in MethodName]: Handler<M> } = {
+    'profiles.list': () => ({ profiles: fake.profiles }),
+    'profiles.create': ({ name, ...settings }) => {
+      if (fake.profiles.some((p) => p.name === name)) throw new ApiError('already_exists', `A profile named ${name} exists.`);
+      const p = profileView(name, settings as Partial<ProfileSettings>);
+      fake.profiles = [...fake.profiles, p];
+      changed(null);
+      return p;
+    },
+    'profiles.update': ({ name, settings }) => {
+      const old = fake.profiles.find((p) => p.name === name);
+      if (!old) throw notFound('profile');
+      const p = profileView(name, { ...old.settings, ...(settings as Partial<ProfileSettings>) });
+      fake.profiles = fake.profiles.map((x) => (x.name === name ? p : x));
+      changed(null);
+      return p;
+    },
+    'profiles.delete': ({ name }) => {
+      const removed = fake.chats.filter((c) => c.profile === name).length;
+      fake.profiles = fake.profiles.filter((p) => p.name !== name);
+      fake.chats = fake.chats.filter((c) => c.profile !== name);
+      changed(null);
+      return { removedChats: removed };
+    },
+    'chats.create': ({ profile, title, image }) => {
+      const c = chatView({ profile: profile ?? 'default', title: title ?? 'New chat', image: image ?? null, createdAt: Date.now() + nextId });
+      fake.chats = [...fake.chats, c];
+      changed(c.id);
+      return c;
+    },
+    'chats.rename': ({ chatId, title }) => {
+      const c = { ...chat(chatId), title: title.trim() };
+      fake.chats = fake.chats.map((x) => (x.id === chatId ? c : x));
+      changed(chatId);
+      return c;
+    },
+    'chats.list': ({ profile }) => ({ chats: fake.chats.filter((c) => profile === undefined || c.profile === profile) }),
+    'chats.delete': ({ chatId }) => {
+      const had = fake.chats.some((c) => c.id === chatId);
+      fake.chats = fake.chats.filter((c) => c.id !== chatId);
+      changed(chatId);
+      return { removed: had };
+    },
+    'tasks.register': () => ({ key: null }),
+    'workspace.attach': ({ chatId, path, readOnly }) => {
+      const c = chat(chatId);
+      const name = path.split('/').filter(Boolean).pop() ?? 'root';
+      const attachment: AttachmentView = { hostPath: path, containerPath: `/workspace/${name}`, readOnly: readOnly ?? false, attachedAt: 1 };
+      const attachments = [...c.attachments.filter((a) => a.hostPath !== path), attachment];
+      fake.chats = fake.chats.map((x) => (x.id === chatId ? { ...c, attachments } : x));
+      changed(chatId);
+      return { attachment, attachments, notice: null };
+    },
+    'workspace.detach': ({ chatId, path }) => {
+      const c = chat(chatId);
+      const attachments = c.attachments.filter((a) => a.hostPath !== path);
+      fake.chats = fake.chats.map((x) => (x.id === chatId ? { ...c, attachments } : x));
+      changed(chatId);
+      return { attachments, notice: null };
+    },
+    'sandbox.exec': () => ({ exitCode: 0, output: '', outputBytes: 0, truncated: false, timedOut: false, cwd: '/home/berth', durationMs: 1, notices: [] }),
+    'sandbox.interrupt': () => ({ interrupted: false }),
+    'sandbox.status': ({ chatId }) => status(chatId),
+    'sandbox.stop': ({ chatId }) => ({ ...status(chatId), state: 'stopped' }),
+    'engine.status': () => fake.engine,
+    'workspace.browse': ({ path }): DirectoryListing => {
+      const at = path ?? '/home/me';
+      const names = fake.folders[at];
+      if (!names) throw new ApiError('not_found', `${at} is not a folder.`);
+      const parent = at === '/' ? null : at.slice(0, at.lastIndexOf('/')) || '/';
+      return { path: at, parent, entries: names.map((name) => ({ name, path: `${at === '/' ? '' : at}/${name}` })) };
+    },
+    'terminal.open': ({ chatId, cols, rows }) => {
+      chat(chatId);
+      const t: TerminalView = { terminalId: `term-${++terminalCount}`, chatId, title: `Terminal ${terminalCount}`, state: 'running', exitReason: null, cols: cols ?? 80, rows: rows ?? 24 };
+      fake.terminals = [...fake.terminals, t];
+      return t;
+    },
+    'terminal.list': ({ chatId }) => ({ terminals: fake.terminals.filter((t) => t.chatId === chatId) }),
+    'terminal.input': ({ terminalId }) => {
+      terminal(terminalId);
+      return {};
+    },
+    'terminal.resize': () => ({}),
+    'terminal.replay': ({ terminalId }) => {
+      terminal(terminalId);
+      return { data: '' };
+    },
+    'terminal.ack': () => ({}),
+    'terminal.close': ({ terminalId }) => {
+      fake.terminals = fake.terminals.filter((t) => t.terminalId !== terminalId);
+      return {};
+    },
+  };
+
+  return fake;
+}

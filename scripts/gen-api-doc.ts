@@ -1,0 +1,197 @@
+/**
+ * Generates docs/api.md from the contract (shared/contract.ts) and the error codes
+ * (shared/errors.ts): `npm run docs:api`. electron/main/host/apiDoc.test.ts fails when the
+ * committed file differs from what this renders, so the document never drifts from the code.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { events, methods, type EventName, type MethodName } from '../shared/contract.js';
+import { ERROR_CODES, type ErrorCode } from '../shared/errors.js';
+
+export const API_DOC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'api.md');
+
+/** One line per method. A method missing here renders as undocumented (and the test says so). */
+export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
+  'profiles.list': 'Lists every profile with its settings, network and a plain description of its boundary.',
+  'profiles.create': 'Creates a profile; settings not given take their defaults.',
+  'profiles.update': "Changes a profile's settings.",
+  'profiles.delete': 'Deletes a profile with all its chats, containers, network and homes (not the default profile).',
+  'chats.create': 'Creates a chat in a profile (the default one unless named); its sandbox starts on its first command.',
+  'chats.rename': "Changes a chat's title.",
+  'chats.list': 'Lists the chats, of one profile or of all, with their attached folders.',
+  'chats.delete': 'Deletes a chat, its containers and its home; `removed` is false when it did not exist.',
+  'tasks.register': "Registers a task (a subagent) of a chat; with `parentId` it shares that task's container.",
+  'workspace.attach': 'Attaches a folder of this computer to a chat, mounted at /workspace (checked, resolved through links).',
+  'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command.',
+  'sandbox.exec': "Runs one command in the chat's (or task's) sandbox and returns its output, exit code and working directory.",
+  'sandbox.interrupt': "Interrupts the command running in the chat's (or task's) sandbox, if any.",
+  'sandbox.status': "Reports the state of the chat's sandbox: container, image, network, last error.",
+  'sandbox.stop': "Stops the chat's container (kept, not removed); the next command starts it again.",
+  'engine.status': 'Reports whether the Docker engine answers, its version, and what to do when it does not.',
+  'workspace.browse': 'Lists the folders under a path of this computer (never files), for the browser folder picker.',
+  'terminal.open': "Opens an interactive shell with a TTY in the chat's container; output arrives as `terminal.data` events.",
+  'terminal.list': "Lists a chat's terminals, running and ended.",
+  'terminal.input': "Sends keystrokes or pasted text to a terminal's shell.",
+  'terminal.resize': "Changes a terminal's size in columns and rows.",
+  'terminal.replay': "Returns a terminal's recent output, to repaint it after switching back to its chat.",
+  'terminal.ack': 'Flow control: tells the server how many more characters of output the client has written to the screen.',
+  'terminal.close': "Closes a terminal and ends its shell.",
+};
+
+export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
+  'sandbox.progress': "Progress of a sandbox's bring-up: pulling the image, creating, starting, ready.",
+  'sandbox.status': "A chat's sandbox changed state.",
+  'engine.status': 'The Docker engine became reachable or unreachable.',
+  'terminal.data': 'Output of a terminal, in order; acknowledge it with `terminal.ack` once written to the screen.',
+  'terminal.exit': 'A terminal ended: its shell exited or its sandbox stopped.',
+  'chats.changed': 'Chats or profiles changed (created, renamed, deleted, attached): fetch the lists again.',
+};
+
+export const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
+  invalid_request: 'The request does not match the contract, or asks for something that cannot be done as asked.',
+  not_found: 'The chat, task, profile or terminal named does not exist (any more).',
+  already_exists: 'Something with that name already exists.',
+  workspace_refused: 'Berth will not share that folder with a sandbox (sensitive, missing, nested in another chat\'s folder, …).',
+  workspace_changed: 'An attached folder changed since it was attached (removed, or swapped for a link), so it is not mounted.',
+  engine_unreachable: 'The Docker engine does not answer, or its address is not valid.',
+  image_unavailable: 'The image is not on this computer and could not be downloaded.',
+  network_failed: "The profile's sandbox network could not be set up; the sandbox does not start without it.",
+  home_template_failed: "The profile's home template folder cannot be used.",
+  container_failed: 'Docker could not create or start the container, or its shell exited at once.',
+  container_vanished: 'The container stopped or was removed while in use (also: a terminal that has ended).',
+  shell_failed: "The sandbox's shell stopped answering; Berth restarts it on the next command.",
+  internal: 'An unexpected failure inside Berth; try again, and restart Berth if it persists.',
+};
+
+const RPC_CODES: { code: number; name: string; meaning: string }[] = [
+  { code: -32700, name: 'Parse error', meaning: 'The message is not valid JSON.' },
+  { code: -32600, name: 'Invalid request', meaning: 'Not a JSON-RPC 2.0 request object. Batches (arrays) are refused with this code too.' },
+  { code: -32601, name: 'Method not found', meaning: 'No such method in the contract.' },
+  { code: -32602, name: 'Invalid params', meaning: 'A BerthError of code `invalid_request`: `data.code` is `invalid_request`.' },
+  { code: -32603, name: 'Internal error', meaning: 'An unexpected failure; the message is always "internal error" and `data.code` is `internal`.' },
+  { code: -32000, name: 'Berth error', meaning: 'Any other BerthError: `data.code` is one of the codes below, `data.hint` the next step.' },
+];
+
+function schemaJson(schema: z.ZodType, io: 'input' | 'output'): string {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return JSON.stringify(json, null, 2);
+}
+
+function codeBlock(text: string): string {
+  return ['```json', text, '```'].join('\n');
+}
+
+function anchor(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+}
+
+const UNDOCUMENTED = '(No description yet: add one in scripts/gen-api-doc.ts.)';
+
+/** The whole document, deterministic: the same contract always renders the same text. */
+export function renderApiDoc(): string {
+  const methodNames = Object.keys(methods) as MethodName[];
+  const eventNames = Object.keys(events) as EventName[];
+  const out: string[] = [];
+
+  out.push('# Berth API');
+  out.push('');
+  out.push('<!-- Generated by `npm run docs:api` from shared/contract.ts and shared/errors.ts. Do not edit by hand. -->');
+  out.push('');
+  out.push(
+    'Every client reaches the core through the same contract: methods (one JSON object in, one out) and events. ' +
+      'How each transport carries them (in-process, Electron IPC, JSON-RPC 2.0 over a WebSocket) is in ' +
+      '[transport.md](transport.md). Over the browser host a call is ' +
+      '`{"jsonrpc":"2.0","id":1,"method":"chats.list","params":{}}` sent to `ws://127.0.0.1:<port>/rpc`, and an ' +
+      'event arrives as a notification `{"jsonrpc":"2.0","method":"<event>","params":<payload>}`.',
+  );
+  out.push('');
+  out.push(
+    'Schemas below are JSON Schema (draft 2020-12). Requests show what a client may send (fields with a `default` may be ' +
+      'left out); responses and events show what the core sends back.',
+  );
+  out.push('');
+  out.push('## Contents');
+  out.push('');
+  out.push('- [Methods](#methods)');
+  for (const name of methodNames) out.push(`  - [\`${name}\`](#${anchor(name)})`);
+  out.push('- [Events](#events)');
+  for (const name of eventNames) out.push(`  - [\`${name}\`](#${anchor(`event ${name}`)})`);
+  out.push('- [Errors](#errors)');
+  out.push('');
+
+  out.push('## Methods');
+  out.push('');
+  for (const name of methodNames) {
+    const method = methods[name];
+    out.push(`### ${name}`);
+    out.push('');
+    out.push(METHOD_DESCRIPTIONS[name] ?? UNDOCUMENTED);
+    out.push('');
+    out.push('Request (`params`):');
+    out.push('');
+    out.push(codeBlock(schemaJson(method.request, 'input')));
+    out.push('');
+    out.push('Response (`result`):');
+    out.push('');
+    out.push(codeBlock(schemaJson(method.response, 'output')));
+    out.push('');
+  }
+
+  out.push('## Events');
+  out.push('');
+  for (const name of eventNames) {
+    out.push(`### Event ${name}`);
+    out.push('');
+    out.push(EVENT_DESCRIPTIONS[name] ?? UNDOCUMENTED);
+    out.push('');
+    out.push('Payload (`params`):');
+    out.push('');
+    out.push(codeBlock(schemaJson(events[name], 'output')));
+    out.push('');
+  }
+
+  out.push('## Errors');
+  out.push('');
+  out.push(
+    'A failed call answers with a JSON-RPC error. Its `message` is written for the person using the app; ' +
+      '`data.code` says which failure it is and `data.hint`, when present, the next step:',
+  );
+  out.push('');
+  out.push(codeBlock('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"That chat no longer exists.","data":{"code":"not_found","hint":"…"}}}'));
+  out.push('');
+  out.push('### JSON-RPC codes');
+  out.push('');
+  out.push('| code | name | meaning |');
+  out.push('|---|---|---|');
+  for (const c of RPC_CODES) out.push(`| ${c.code} | ${c.name} | ${c.meaning} |`);
+  out.push('');
+  out.push('### Berth error codes (`data.code`)');
+  out.push('');
+  out.push('| code | JSON-RPC code | meaning |');
+  out.push('|---|---|---|');
+  for (const code of ERROR_CODES) {
+    const rpc = code === 'invalid_request' ? '-32602' : code === 'internal' ? '-32000, or -32603 when not a BerthError' : '-32000';
+    out.push(`| \`${code}\` | ${rpc} | ${ERROR_DESCRIPTIONS[code] ?? UNDOCUMENTED} |`);
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && path.resolve(entry) === fileURLToPath(import.meta.url);
+}
+
+if (isMain()) {
+  const text = renderApiDoc();
+  const previous = fs.existsSync(API_DOC_PATH) ? fs.readFileSync(API_DOC_PATH, 'utf8') : null;
+  if (previous === text) {
+    process.stdout.write(`${path.relative(process.cwd(), API_DOC_PATH)} is up to date.\n`);
+  } else {
+    fs.writeFileSync(API_DOC_PATH, text);
+    process.stdout.write(`Wrote ${path.relative(process.cwd(), API_DOC_PATH)}.\n`);
+  }
+}
