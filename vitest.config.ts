@@ -22,6 +22,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'e2e',
+          include: ['e2e/**/*.e2e.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          globalSetup: ['test/support/globalSetup.ts'],
+        },
+      },
+      {
+        test: {
           name: 'renderer',
           include: ['renderer/**/*.test.{ts,tsx}'],
           environment: 'jsdom',

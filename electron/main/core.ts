@@ -184,8 +184,8 @@ export function createCore(options: CoreOptions): BerthCore {
       const target = sandbox.resolve(chat.id, req.taskId).target;
       return { key: target.kind === 'container' ? target.key : null };
     },
-    'workspace.attach': async (req) => changed(req.chatId, await workspace.attach(req)),
-    'workspace.detach': async (req) => changed(req.chatId, await workspace.detach(req)),
+    'workspace.attach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
+    'workspace.detach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
     'workspace.browse': async (req) => browseFolders(req.path),
     'sandbox.exec': (req) => sandbox.exec(req),
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
@@ -212,6 +212,12 @@ export function createCore(options: CoreOptions): BerthCore {
       return {};
     },
   };
+
+  /** A chat's open terminals run in a container without the new folders: end them, saying why. */
+  function foldersChanged<T extends { notice: string | null }>(chatId: string, result: T): T {
+    if (result.notice) terminals.endForChat(chatId, 'The chat’s folders changed. Restart the terminal to use the sandbox with them.');
+    return result;
+  }
 
   /** Tells clients to refetch their lists, then returns the result unchanged. */
   function changed<T>(chatId: string | null, result: T): T {

@@ -57,6 +57,18 @@ describe('terminals', () => {
     await waitFor(async () => screen(again.terminalId).includes('back-42'), 'the restarted terminal');
   });
 
+  it('ends open terminals when the folders change, and a new terminal sees the new folder', async () => {
+    const chat = await core.chats.create({ profile });
+    const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: h.workspace('arrived', { 'new.txt': 'n' }) });
+    expect(attached.notice).toMatch(/recreated/);
+    await waitFor(async () => exits.get(term.terminalId), 'the exit event');
+    expect(exits.get(term.terminalId)).toMatch(/folders changed/);
+    const again = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    await core.terminal.input({ terminalId: again.terminalId, data: 'ls /workspace\n' });
+    await waitFor(async () => screen(again.terminalId).includes('new.txt'), 'the folder in the new terminal');
+  });
+
   it('pauses a flood until the screen acknowledges it, and resumes', async () => {
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });

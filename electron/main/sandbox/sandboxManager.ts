@@ -83,6 +83,7 @@ export type GoneListener = (key: string, reason: string) => void;
 export class SandboxManager {
   private readonly slots = new Map<string, Slot>();
   private readonly goneListeners = new Set<GoneListener>();
+  private readonly fresh = new WeakSet<Ready>();
 
   constructor(private readonly deps: SandboxManagerDeps) {}
 
@@ -147,6 +148,11 @@ export class SandboxManager {
       this.scheduleIdle(s);
       throw error;
     }
+  }
+
+  /** Whether this Ready came from a bring-up (a container created or started), not the warm path. */
+  justBroughtUp(ready: Ready): boolean {
+    return this.fresh.has(ready);
   }
 
   /** Marks the end of a use that acquire() began; starts the idle clock when nobody is left. */
@@ -290,7 +296,9 @@ export class SandboxManager {
       s.phase = 'running';
       this.specLabels.set(s.key, spec.Labels[LABEL.spec] as string);
       req.onProgress('ready', 'Sandbox ready', null);
-      return { session, containerId: id, user: spec.User, notices };
+      const ready: Ready = { session, containerId: id, user: spec.User, notices };
+      this.fresh.add(ready);
+      return ready;
     } catch (error) {
       s.phase = 'error';
       s.error = error instanceof BerthError ? error : new BerthError('internal', 'The sandbox could not be started.', { cause: error });

@@ -12,7 +12,7 @@ import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from './clock.js';
 import { runLocal } from './localRunner.js';
-import type { SandboxManager } from './sandboxManager.js';
+import type { Ready, SandboxManager } from './sandboxManager.js';
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const OUTPUT_HEAD_BYTES = 32 * 1024;
@@ -111,7 +111,7 @@ export class SandboxService {
       (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, mounts) ? ('host' as const) : ('container' as const) } : null);
     const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts, home: SANDBOX_HOME });
     const key = r.target.key;
-    const ready = await this.manager.acquire({
+    const ready = await this.publishing(r.chat.id, this.manager.acquire({
       key,
       profile: r.profile,
       chatId: r.target.ownerTaskId === null ? '' : this.ownerChatId(r),
@@ -119,7 +119,7 @@ export class SandboxService {
       mounts,
       workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
       onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
-    });
+    }));
     try {
       const out = await ready.session.run({
         command: req.command, cwd: where.cwd, fallback: where.fallback, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES,
@@ -149,7 +149,7 @@ export class SandboxService {
     }
     const mounts = this.mountsFor(r);
     const key = r.target.key;
-    const ready = await this.manager.hold({
+    const ready = await this.publishing(r.chat.id, this.manager.hold({
       key,
       profile: r.profile,
       chatId: r.target.ownerTaskId === null ? '' : this.ownerChatId(r),
@@ -157,8 +157,24 @@ export class SandboxService {
       mounts,
       workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
       onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
-    });
+    }));
     return { key, containerId: ready.containerId, user: ready.user, mounts };
+  }
+
+  /**
+   * After a bring-up that had something to say (it started a container, or failed), tells
+   * clients the chat's new sandbox state. A warm command stays quiet.
+   */
+  private async publishing(chatId: string, work: Promise<Ready>): Promise<Ready> {
+    const publish = () => void this.status(chatId).then((s) => this.events.emit('sandbox.status', s), () => undefined);
+    try {
+      const ready = await work;
+      if (this.manager.justBroughtUp(ready)) publish();
+      return ready;
+    } catch (error) {
+      publish();
+      throw error;
+    }
   }
 
   private ownerChatId(r: ResolvedTarget): string {

@@ -30,7 +30,9 @@ interface Terminal {
 
 export class TerminalService {
   private readonly terminals = new Map<string, Terminal>();
-  private counter = 0;
+  private readonly counters = new Map<string, number>();
+  /** Bumped whenever a chat's terminals are ended, so one still opening then ends too. */
+  private readonly endings = new Map<string, { count: number; reason: string }>();
 
   constructor(
     private readonly engine: Engine,
@@ -49,9 +51,12 @@ export class TerminalService {
   }
 
   async open(chatId: string, cols: number, rows: number): Promise<TerminalView> {
+    const endingsBefore = this.endings.get(chatId)?.count ?? 0;
     const { key, containerId, user, mounts } = await this.sandbox.acquireForTerminal(chatId);
+    const number = (this.counters.get(chatId) ?? 0) + 1;
+    this.counters.set(chatId, number);
     const terminal: Terminal = {
-      view: { terminalId: randomUUID(), chatId, title: `Terminal ${++this.counter}`, state: 'starting', exitReason: null, cols, rows },
+      view: { terminalId: randomUUID(), chatId, title: `Terminal ${number}`, state: 'starting', exitReason: null, cols, rows },
       key,
       containerId,
       process: null,
@@ -75,6 +80,12 @@ export class TerminalService {
     }
     terminal.view.state = 'running';
     this.pipe(terminal, terminal.process);
+    const ending = this.endings.get(chatId);
+    if (ending && ending.count !== endingsBefore) {
+      // The chat changed (say, a folder was attached) while this terminal was starting.
+      this.finish(terminal, ending.reason);
+      terminal.process.stream.destroy();
+    }
     return { ...terminal.view };
   }
 
@@ -148,8 +159,23 @@ export class TerminalService {
     this.finish(t, 'The terminal was closed.');
   }
 
+  /**
+   * Ends a chat's terminals with a reason, e.g. its folders changed: a terminal opened again
+   * gets the sandbox recreated with them (a running container cannot gain a mount).
+   */
+  endForChat(chatId: string, reason: string): void {
+    this.endings.set(chatId, { count: (this.endings.get(chatId)?.count ?? 0) + 1, reason });
+    for (const t of [...this.terminals.values()]) {
+      if (t.view.chatId !== chatId || t.view.state === 'exited') continue;
+      this.finish(t, reason);
+      t.process?.stream.destroy();
+    }
+  }
+
   /** Closes a chat's terminals (the chat is being deleted). */
   closeForChat(chatId: string): void {
+    this.endings.delete(chatId);
+    this.counters.delete(chatId);
     for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId) this.close(t.view.terminalId);
   }
 

@@ -1,0 +1,177 @@
+/**
+ * Berth in a real browser (Chromium) against the real browser host and the real engine, used
+ * as a person would: by roles and names, reading terminals from xterm's buffer.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containersWithLabel, dockerOk } from '../test/support/docker.js';
+import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName } from '../test/support/harness.js';
+import { SCREENSHOTS, launchBrowser, startHost, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
+
+let root: string;
+let host: RunningHost;
+let browser: Browser;
+let page: Page;
+const profiles = [uniqueName('alpha'), uniqueName('beta')];
+
+function workspace(name: string, files: Record<string, string>): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, rel), content);
+  chownTree(dir, SANDBOX_UID, SANDBOX_GID);
+  return dir;
+}
+
+async function shot(name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}
+
+async function waitForTerminal(pred: (text: string) => boolean, what: string, timeout = 30_000): Promise<string> {
+  const deadline = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await terminalText(page).catch(() => '');
+    if (pred(text)) return text;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${text}`);
+}
+
+async function typeInTerminal(line: string): Promise<void> {
+  await page.keyboard.press('Control+Backquote');
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+}
+
+async function createProfile(name: string): Promise<void> {
+  await page.getByRole('button', { name: 'Profiles' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Image').fill('berth-test:busybox');
+  await dialog.getByRole('button', { name: 'Save profile' }).click();
+  await dialog.getByText('Saved.').waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+async function activeTerminal(): Promise<string | null> {
+  return page.evaluate(() => (globalThis as unknown as { __berthTest: { activeTerminalId(): string | null } }).__berthTest.activeTerminalId());
+}
+
+async function newChatIn(profile: string): Promise<void> {
+  const previous = await activeTerminal();
+  await page.getByLabel('Profile for new chats').selectOption(profile);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  const deadline = Date.now() + 30_000;
+  while ((await activeTerminal()) === previous && Date.now() < deadline) await page.waitForTimeout(100);
+  await waitForTerminal((t) => t.includes('/home/berth $'), "the new chat's first prompt");
+}
+
+async function attach(folder: string): Promise<void> {
+  await page.getByRole('button', { name: 'Attach folder…' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Folder path').fill(folder);
+  await dialog.getByRole('button', { name: 'Choose this folder' }).click();
+}
+
+beforeAll(async () => {
+  root = tempRoot();
+  host = await startHost(root);
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(host.url);
+  await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.stop();
+  for (const p of profiles) await dockerOk('network', 'rm', `berth-${p}`);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('Berth in the browser', () => {
+  it('two chats in two profiles each see only their own folder, write files the user owns, resize, and keep scrollback', async () => {
+    await shot('01-start');
+    for (const p of profiles) await createProfile(p);
+
+    const wsA = workspace('folder-a', { 'only-a.txt': 'a' });
+    const wsB = workspace('folder-b', { 'only-b.txt': 'b' });
+
+    await newChatIn(profiles[0] as string);
+    await attach(wsA);
+    await page.getByRole('button', { name: 'Restart terminal' }).click();
+    await waitForTerminal((t) => t.includes('/workspace $'), 'the prompt in the attached folder');
+    await typeInTerminal('ls /workspace; echo A-$((6*7))');
+    const inA = await waitForTerminal((t) => t.includes('A-42'), 'ls in chat A');
+    expect(inA).toContain('only-a.txt');
+    expect(inA).not.toContain('only-b.txt');
+    await shot('02-chat-a-terminal');
+
+    await newChatIn(profiles[1] as string);
+    await attach(wsB);
+    await page.getByRole('button', { name: 'Restart terminal' }).click();
+    await waitForTerminal((t) => t.includes('/workspace $'), 'the prompt in the attached folder');
+    await typeInTerminal('ls /workspace; echo "made here" > /workspace/from-terminal.txt; echo B-$((6*7))');
+    const inB = await waitForTerminal((t) => t.includes('B-42'), 'ls in chat B');
+    expect(inB).toContain('only-b.txt');
+    expect(inB).not.toContain('only-a.txt');
+    const written = path.join(wsB, 'from-terminal.txt');
+    expect(fs.readFileSync(written, 'utf8')).toBe('made here\n');
+    expect([fs.statSync(written).uid, fs.statSync(written).gid]).toEqual([SANDBOX_UID, SANDBOX_GID]);
+
+    // Resizing the window reaches the container's TTY.
+    await typeInTerminal('stty size; echo S1-$((1+1))');
+    const before = /(\d+) (\d+)\s*\n.*S1-2/s.exec(await waitForTerminal((t) => t.includes('S1-2'), 'stty size'));
+    await page.setViewportSize({ width: 900, height: 600 });
+    await page.waitForTimeout(500);
+    await typeInTerminal('clear; stty size; echo S2-$((2+1))');
+    const after = /(\d+) (\d+)\s*\n.*S2-3/s.exec(await waitForTerminal((t) => t.includes('S2-3'), 'stty size after resize'));
+    expect(before).not.toBeNull();
+    expect(after).not.toBeNull();
+    expect(Number(after?.[2])).toBeLessThan(Number(before?.[2]));
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await typeInTerminal('echo remember-me-$((5*5))');
+    await waitForTerminal((t) => t.includes('remember-me-25'), 'the line to remember');
+
+    // Switching away and back shows the scrollback.
+    const nav = page.getByRole('navigation', { name: 'Chats' });
+    const chatButtons = nav.getByRole('button', { name: /^Chat \d+$/ });
+    await chatButtons.first().click();
+    await waitForTerminal((t) => t.includes('A-42') && !t.includes('remember-me-25'), 'chat A again');
+    await chatButtons.last().click();
+    await waitForTerminal((t) => t.includes('remember-me-25'), 'chat B scrollback');
+    await shot('03-chat-b-after-switch');
+  });
+
+  it('a refused folder shows a clear message', async () => {
+    await page.getByRole('button', { name: 'Attach folder…' }).click();
+    const dialog = page.getByRole('dialog');
+    await shot('04-folder-browser');
+    await dialog.getByLabel('Folder path').fill('/etc');
+    await dialog.getByRole('button', { name: 'Choose this folder' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: '/etc' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/\/etc is a system folder/);
+    await shot('05-refused-folder');
+    if (await dialog.isVisible()) await page.keyboard.press('Escape');
+  });
+
+  it('deleting a chat asks first, then removes its container', async () => {
+    const before = await containersWithLabel(`berth.instance=${host.instanceId}`);
+    expect(before.length).toBe(2);
+    await page.getByRole('button', { name: 'Delete chat' }).first().click();
+    const confirm = page.getByRole('dialog');
+    expect(await confirm.textContent()).toMatch(/container/i);
+    await shot('06-delete-confirm');
+    await confirm.getByRole('button', { name: 'Delete chat' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    const deadline = Date.now() + 15_000;
+    while ((await containersWithLabel(`berth.instance=${host.instanceId}`)).length !== 1 && Date.now() < deadline) await page.waitForTimeout(200);
+    expect(await containersWithLabel(`berth.instance=${host.instanceId}`)).toHaveLength(1);
+  });
+});
