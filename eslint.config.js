@@ -51,4 +51,9 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Plain Node scripts.
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+  },
 );

@@ -1,0 +1,457 @@
+/**
+ * Browser benchmarks: Berth's web UI in real Chromium against the real browser host and engine,
+ * driven as a person would (roles and names), with timings taken inside the page.
+ *
+ *   terminal throughput: `cat` of an N MiB text file in a chat's terminal, from the Enter key to
+ *     the `END-42` line after it on screen, against `docker exec C cat FILE > /dev/null`.
+ *   chat switch: clicking a chat in the sidebar until its terminal's buffer holds its marker.
+ *
+ * Everything it starts (host, browser, containers, network, temp folders) it removes.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchBrowser, startHost, tempRoot, terminalText, type RunningHost } from '../e2e/support/browserHost.js';
+import { summarize, type Summary } from './stats.js';
+
+const execFileP = promisify(execFile);
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RENDERER_INDEX = path.join(REPO, 'dist', 'renderer', 'index.html');
+const PROMPT = '/home/berth $';
+
+export interface BrowserBenchOptions {
+  image: string;
+  /** Size of the text file `cat` prints, in MiB. */
+  blobMib: number;
+  /** Timed runs per side for throughput (plus one untimed warm-up each). */
+  throughputRuns: number;
+  /** Chats to switch between, and timed switches (round-robin, after one untimed round). */
+  chats: number;
+  switches: number;
+  log(line: string): void;
+  /** True once the user pressed Ctrl-C: stop measuring, clean up. */
+  interrupted(): boolean;
+}
+
+export interface ThroughputSplit {
+  /** Enter to the first `terminal.data` frame reaching the page. */
+  firstDataMs: number;
+  /** Enter to the last `terminal.data` frame before END-42 was seen. */
+  lastDataMs: number;
+  /** Enter to END-42 on screen. */
+  shownMs: number;
+  /** `terminal.data` frames and their characters per run. */
+  frames: number;
+  frameChars: number;
+  /** `terminal.ack` calls the page sent per run. */
+  acks: number;
+}
+
+export interface ThroughputResult {
+  blobBytes: number;
+  berthMs: number[];
+  cliMs: number[];
+  berthMiBps: number;
+  cliMiBps: number;
+  ratio: number;
+  split: ThroughputSplit;
+}
+
+export interface SwitchResult {
+  chats: number;
+  samples: number[];
+  summary: Summary;
+}
+
+export interface BrowserBenchResult {
+  chromium: string;
+  profile: string;
+  throughput: ThroughputResult | null;
+  switching: SwitchResult | null;
+  /** What cleanup found or had to do (empty when all went as planned). */
+  cleanupNotes: string[];
+}
+
+// ---------- the renderer build ----------
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
+    else if (/\.(tsx?|css|html)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/renderer when it is missing or older than the renderer's sources. */
+export async function ensureRendererBuilt(log: (line: string) => void): Promise<void> {
+  let why: string | null = null;
+  if (!fs.existsSync(RENDERER_INDEX)) why = 'dist/renderer is missing';
+  else {
+    const built = fs.statSync(RENDERER_INDEX).mtimeMs;
+    const sources = Math.max(newestMtime(path.join(REPO, 'renderer')), newestMtime(path.join(REPO, 'shared')));
+    if (sources > built) why = 'dist/renderer is older than renderer/ or shared/';
+  }
+  if (why === null) return;
+  log(`browser: ${why}: running \`npm run build:renderer\`…`);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'build:renderer'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build:renderer exited ${code}:\n${stderr.slice(-2000)}`))));
+  });
+}
+
+// ---------- the page ----------
+
+/** What the evaluated functions see of the page (this project's Node types have no DOM). */
+interface PageGlobals {
+  __berthTest: { terminalText(terminalId?: string): string; activeTerminalId(): string | null };
+  __berthBench?: Probe;
+  __berthWire?: Wire;
+  document: {
+    addEventListener(type: string, fn: (ev: { key?: string }) => void, capture: boolean): void;
+    removeEventListener(type: string, fn: (ev: { key?: string }) => void, capture: boolean): void;
+    querySelector(selector: string): { textContent: string | null } | null;
+  };
+  requestAnimationFrame(fn: () => void): number;
+  performance: { now(): number };
+  WebSocket: unknown;
+}
+
+/** One armed measurement: start at a click or at Enter, end when the text shows. */
+interface Probe {
+  startAt: number | null;
+  seenAt: number | null;
+  wireAtStart: WireCounts | null;
+  wireAtSeen: WireCounts | null;
+}
+
+interface WireCounts {
+  frames: number;
+  frameChars: number;
+  acks: number;
+  firstDataAt: number | null;
+  lastDataAt: number | null;
+}
+
+interface Wire extends WireCounts {
+  reset(): void;
+}
+
+/**
+ * Counts `terminal.data` frames the page receives and `terminal.ack` calls it sends, by
+ * wrapping the page's WebSocket before the app starts. Costs a prefix check per frame.
+ */
+function installWireCounter(): void {
+  const g = globalThis as unknown as PageGlobals;
+  type Ws = new (...args: unknown[]) => { addEventListener(t: string, fn: (ev: { data: unknown }) => void): void; send(d: unknown): void };
+  const Original = g.WebSocket as Ws;
+  const wire: Wire = {
+    frames: 0,
+    frameChars: 0,
+    acks: 0,
+    firstDataAt: null,
+    lastDataAt: null,
+    reset() {
+      this.frames = 0;
+      this.frameChars = 0;
+      this.acks = 0;
+      this.firstDataAt = null;
+      this.lastDataAt = null;
+    },
+  };
+  g.__berthWire = wire;
+  class Counting extends Original {
+    constructor(...args: unknown[]) {
+      super(...args);
+      this.addEventListener('message', (ev) => {
+        const data = ev.data;
+        if (typeof data !== 'string' || !data.slice(0, 64).includes('"method":"terminal.data"')) return;
+        const t = g.performance.now();
+        wire.frames++;
+        wire.frameChars += data.length;
+        wire.firstDataAt ??= t;
+        wire.lastDataAt = t;
+      });
+    }
+    override send(d: unknown): void {
+      if (typeof d === 'string' && d.includes('"method":"terminal.ack"')) wire.acks++;
+      super.send(d);
+    }
+  }
+  g.WebSocket = Counting;
+}
+
+type StartOn = 'click' | 'enter';
+/** 'buffer': the active terminal's buffer through the test hook; 'screen': the rows on screen. */
+type WatchIn = 'buffer' | 'screen';
+
+/**
+ * Arms a probe in the page: the clock starts at the next click (or Enter keydown), captured
+ * before the app sees it; from then on, every animation frame checks for `text` until seen.
+ */
+function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): void {
+  const g = globalThis as unknown as PageGlobals;
+  const snapshot = (): WireCounts | null => {
+    const w = g.__berthWire;
+    return w ? { frames: w.frames, frameChars: w.frameChars, acks: w.acks, firstDataAt: w.firstDataAt, lastDataAt: w.lastDataAt } : null;
+  };
+  const probe: Probe = { startAt: null, seenAt: null, wireAtStart: null, wireAtSeen: null };
+  g.__berthBench = probe;
+  const shows = (): boolean => {
+    if (args.watchIn === 'buffer') return g.__berthTest.terminalText().includes(args.text);
+    // The shown tab's rows (xterm's DOM renderer): a few dozen rows, cheap to read each frame.
+    const rows = g.document.querySelector('.terminal-panel:not([hidden]) .xterm-rows');
+    return (rows?.textContent ?? '').includes(args.text);
+  };
+  const poll = () => {
+    if (g.__berthBench !== probe) return;
+    if (shows()) {
+      probe.seenAt = g.performance.now();
+      probe.wireAtSeen = snapshot();
+    } else g.requestAnimationFrame(poll);
+  };
+  const type = args.startOn === 'click' ? 'click' : 'keydown';
+  const onEvent = (ev: { key?: string }) => {
+    if (args.startOn === 'enter' && ev.key !== 'Enter') return;
+    g.document.removeEventListener(type, onEvent, true);
+    g.__berthWire?.reset();
+    probe.startAt = g.performance.now();
+    probe.wireAtStart = snapshot();
+    g.requestAnimationFrame(poll);
+  };
+  g.document.addEventListener(type, onEvent, true);
+}
+
+interface ProbeResult {
+  ms: number;
+  wire: WireCounts | null;
+  startAt: number;
+}
+
+async function probeResult(page: Page, timeoutMs: number, what: string): Promise<ProbeResult> {
+  try {
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobals).__berthBench?.seenAt != null, undefined, { polling: 100, timeout: timeoutMs });
+  } catch {
+    throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}. The terminal shows (tail):\n${(await terminalText(page).catch(() => '')).slice(-1500)}`);
+  }
+  const p = await page.evaluate(() => (globalThis as unknown as PageGlobals).__berthBench as Probe);
+  return { ms: (p.seenAt as number) - (p.startAt as number), wire: p.wireAtSeen, startAt: p.startAt as number };
+}
+
+// ---------- driving the UI (as in e2e/app.e2e.test.ts) ----------
+
+async function waitForTerminal(page: Page, pred: (text: string) => boolean, what: string, timeout = 30_000): Promise<string> {
+  const deadline = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await terminalText(page).catch(() => '');
+    if (pred(text)) return text;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${text.slice(-1500)}`);
+}
+
+/** The rows on screen of the shown terminal tab (xterm's DOM renderer), trimmed. */
+async function screenText(page: Page): Promise<string> {
+  return page.evaluate(() => ((globalThis as unknown as PageGlobals).document.querySelector('.terminal-panel:not([hidden]) .xterm-rows')?.textContent ?? '').trim());
+}
+
+async function activeTerminal(page: Page): Promise<string | null> {
+  return page.evaluate(() => (globalThis as unknown as PageGlobals).__berthTest.activeTerminalId());
+}
+
+async function typeInTerminal(page: Page, line: string, enter = true): Promise<void> {
+  await page.keyboard.press('Control+Backquote');
+  await page.keyboard.type(line);
+  if (enter) await page.keyboard.press('Enter');
+}
+
+async function createProfile(page: Page, name: string, image: string): Promise<void> {
+  await page.getByRole('button', { name: 'Profiles' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Image').fill(image);
+  await dialog.getByRole('button', { name: 'Save profile' }).click();
+  await dialog.getByText('Saved.').waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+async function newChatIn(page: Page, profile: string): Promise<void> {
+  const previous = await activeTerminal(page);
+  await page.getByLabel('Profile for new chats').selectOption(profile);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  const deadline = Date.now() + 60_000;
+  while ((await activeTerminal(page)) === previous && Date.now() < deadline) await page.waitForTimeout(50);
+  await waitForTerminal(page, (t) => t.includes(PROMPT), "the new chat's first prompt", 60_000);
+}
+
+async function docker(args: string[]): Promise<string> {
+  const { stdout } = await execFileP('docker', args, { maxBuffer: 16 * 1024 * 1024 });
+  return stdout.trim();
+}
+
+async function containersOf(instanceId: string): Promise<string[]> {
+  const out = await docker(['ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${instanceId}`]);
+  return out ? out.split('\n') : [];
+}
+
+/** `docker exec C cat FILE` with stdout to /dev/null: from spawn to exit, in ms. */
+function timeCliCat(containerId: string, file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('docker', ['exec', containerId, 'cat', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const t1 = performance.now();
+      if (code === 0) resolve(t1 - t0);
+      else reject(new Error(`docker exec cat exited ${code}: ${stderr.trim()}`));
+    });
+  });
+}
+
+// ---------- the measurements ----------
+
+async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: string): Promise<SwitchResult | null> {
+  opts.log(`browser: chat switch: opening ${opts.chats} chats in ${profile}…`);
+  for (let i = 1; i <= opts.chats; i++) {
+    await newChatIn(page, profile);
+    // Some output to repaint (a screenful and more of scrollback), then the marker.
+    await typeInTerminal(page, `ls -l /bin | head -n 200; echo chat-${i}-marker`);
+    await waitForTerminal(page, (t) => t.split('\n').some((l) => l.trim() === `chat-${i}-marker`), `chat ${i}'s marker`);
+  }
+  const nav = page.getByRole('navigation', { name: 'Chats' });
+  const buttons = Array.from({ length: opts.chats }, (_, i) => nav.getByRole('button', { name: `Chat ${i + 1}`, exact: true }));
+  const samples: number[] = [];
+  const total = opts.chats + opts.switches; // the first round is a warm-up
+  for (let n = 0; n < total; n++) {
+    if (opts.interrupted()) return null;
+    const i = n % opts.chats; // the newest chat (the last) is selected now: start at the first
+    const marker = `chat-${i + 1}-marker`;
+    await page.evaluate(armProbe, { startOn: 'click' as StartOn, watchIn: 'buffer' as WatchIn, text: marker });
+    await (buttons[i] as ReturnType<typeof nav.getByRole>).click();
+    const r = await probeResult(page, 15_000, `${marker} after clicking Chat ${i + 1}`);
+    if (n >= opts.chats) samples.push(r.ms);
+  }
+  return { chats: opts.chats, samples, summary: summarize(samples) };
+}
+
+async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBenchOptions, profile: string): Promise<ThroughputResult | null> {
+  opts.log(`browser: throughput: a new chat with a ${opts.blobMib} MiB text file…`);
+  const before = new Set(await containersOf(host.instanceId));
+  await newChatIn(page, profile);
+  const fresh = (await containersOf(host.instanceId)).filter((id) => !before.has(id));
+  if (fresh.length !== 1) throw new Error(`Expected one new container for the throughput chat, found ${fresh.length}.`);
+  const container = fresh[0] as string;
+  const rawBytes = Math.floor((opts.blobMib * 1024 * 1024 * 3) / 4);
+  const blobBytes = Number(await docker(['exec', container, 'sh', '-c', `head -c ${rawBytes} /dev/urandom | base64 -w 100 > /tmp/blob && wc -c < /tmp/blob`]));
+  const lastLine = await docker(['exec', container, 'tail', '-n', '1', '/tmp/blob']);
+  if (!Number.isFinite(blobBytes) || blobBytes <= 0 || lastLine.length === 0) throw new Error('Could not create /tmp/blob in the container.');
+
+  const berthRun = async (): Promise<ProbeResult> => {
+    // Start from a clear screen and scrollback, so each run writes into the same state.
+    await typeInTerminal(page, 'clear');
+    const deadline = Date.now() + 30_000;
+    while (!/^\S*\s*\$\s*$/.test(await screenText(page))) {
+      if (Date.now() > deadline) throw new Error(`The screen did not clear. It shows:\n${await screenText(page)}`);
+      await page.waitForTimeout(50);
+    }
+    await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
+    await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
+    await page.keyboard.press('Enter');
+    const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
+    // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
+    const text = await terminalText(page);
+    if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
+    return r;
+  };
+  const cliRun = () => timeCliCat(container, '/tmp/blob');
+
+  opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
+  await berthRun();
+  await cliRun();
+  const berth: ProbeResult[] = [];
+  const cli: number[] = [];
+  for (let i = 0; i < opts.throughputRuns; i++) {
+    if (opts.interrupted()) return null;
+    // Alternate which side goes first, so drift hits both alike.
+    if (i % 2 === 0) {
+      berth.push(await berthRun());
+      cli.push(await cliRun());
+    } else {
+      cli.push(await cliRun());
+      berth.push(await berthRun());
+    }
+    opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms`);
+  }
+  const berthMs = berth.map((r) => r.ms);
+  const mib = blobBytes / 2 ** 20;
+  const berthMiBps = mib / (summarize(berthMs).median / 1000);
+  const cliMiBps = mib / (summarize(cli).median / 1000);
+  const med = (f: (r: ProbeResult) => number) => summarize(berth.map(f)).median;
+  const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
+  return {
+    blobBytes,
+    berthMs,
+    cliMs: cli,
+    berthMiBps,
+    cliMiBps,
+    ratio: berthMiBps / cliMiBps,
+    split: {
+      firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
+      lastDataMs: med((r) => rel(r.wire?.lastDataAt, r)),
+      shownMs: med((r) => r.ms),
+      frames: med((r) => r.wire?.frames ?? Number.NaN),
+      frameChars: med((r) => r.wire?.frameChars ?? Number.NaN),
+      acks: med((r) => r.wire?.acks ?? Number.NaN),
+    },
+  };
+}
+
+export async function measureBrowser(opts: BrowserBenchOptions): Promise<BrowserBenchResult> {
+  const root = tempRoot();
+  const profile = `bench-${randomBytes(4).toString('hex')}`;
+  let host: RunningHost | null = null;
+  let browser: Browser | null = null;
+  const cleanupNotes: string[] = [];
+  const result: BrowserBenchResult = { chromium: CHROMIUM, profile, throughput: null, switching: null, cleanupNotes };
+  try {
+    host = await startHost(root);
+    browser = await launchBrowser();
+    result.chromium = `${CHROMIUM} (Chromium ${browser.version()}, headless)`;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.addInitScript(installWireCounter);
+    await page.goto(host.url);
+    await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+    await createProfile(page, profile, opts.image);
+
+    result.switching = await measureSwitching(page, opts, profile);
+    if (!opts.interrupted()) result.throughput = await measureThroughput(page, host, opts, profile);
+    return result;
+  } finally {
+    await browser?.close().catch((e: unknown) => cleanupNotes.push(`closing Chromium failed: ${String(e)}`));
+    if (host) {
+      const instanceId = host.instanceId;
+      await host.stop().catch((e: unknown) => cleanupNotes.push(`stopping the host failed: ${String(e)}`));
+      const left = await containersOf(instanceId).catch(() => []);
+      if (left.length) cleanupNotes.push(`${left.length} container(s) of this host are still there`);
+    }
+    const net = `berth-${profile}`;
+    if (await docker(['network', 'inspect', net]).then(() => true, () => false)) {
+      await docker(['network', 'rm', net]).catch((e: unknown) => cleanupNotes.push(`removing network ${net} failed: ${String(e)}`));
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
