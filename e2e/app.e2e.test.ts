@@ -151,6 +151,8 @@ describe('Berth in the browser', () => {
   it('a refused folder shows a clear message', async () => {
     await page.getByRole('button', { name: 'Attach folder…' }).click();
     const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
+    await page.waitForTimeout(200);
     await shot('04-folder-browser');
     await dialog.getByLabel('Folder path').fill('/etc');
     await dialog.getByRole('button', { name: 'Choose this folder' }).click();
