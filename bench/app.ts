@@ -1,33 +1,203 @@
 /**
- * App benchmarks: the main process's memory with 100 live chats. (Terminal throughput and
- * chat-switch time in the browser join this file with the browser host.)
- *   npm run bench:app -- [--image IMG] [--chats N]
+ * App benchmarks: the main process's memory with 100 live chats, and in real Chromium against
+ * the browser host: terminal throughput (vs the Docker CLI) and chat switch time.
+ *   npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--skip-memory] [--skip-browser]
+ * See bench/README.md.
  */
-import { parseArgs } from 'node:util';
-import { measureMemory } from './memory.js';
-import { table } from './stats.js';
+import { execFile } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { ensureRendererBuilt, measureBrowser, type BrowserBenchResult } from './browser.js';
+import { measureMemory, type MemoryResult } from './memory.js';
+import { ms, summarize, table } from './stats.js';
+
+const execFileP = promisify(execFile);
+const USAGE = 'Usage: npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--skip-memory] [--skip-browser]';
+
+const TARGET_RSS_MB = 250;
+const TARGET_THROUGHPUT_RATIO = 0.5;
+const TARGET_SWITCH_P95_MS = 50;
+const SWITCH_CHATS = 5;
+const SWITCHES = 40;
+const THROUGHPUT_RUNS = 3;
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} needs a positive integer, got "${raw}".\n${USAGE}`);
+  return n;
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+function commandLine(): string {
+  const args = process.argv.slice(2).map(quoteArg).join(' ');
+  const script = path.relative(process.cwd(), process.argv[1] ?? 'bench/app.ts') || 'bench/app.ts';
+  const direct = ['node', ...process.execArgv, script].map(quoteArg).join(' ') + (args ? ` ${args}` : '');
+  return process.env.npm_lifecycle_event === 'bench:app' ? `npm run bench:app${args ? ` -- ${args}` : ''}  (${direct})` : direct;
+}
+
+async function dockerOut(args: string[]): Promise<string> {
+  const { stdout } = await execFileP('docker', args);
+  return stdout.trim();
+}
+
+async function berthAppContainers(): Promise<number> {
+  const out = await dockerOut(['ps', '-aq', '--filter', 'label=berth.app']).catch(() => '');
+  return out ? out.split('\n').length : 0;
+}
+
+let interrupted = false;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { image: { type: 'string', default: 'berth-test:busybox' }, chats: { type: 'string', default: '100' } },
+    options: {
+      image: { type: 'string', default: 'berth-test:busybox' },
+      chats: { type: 'string' },
+      'blob-mib': { type: 'string' },
+      'skip-memory': { type: 'boolean', default: false },
+      'skip-browser': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
   });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const image = values.image as string;
-  const chats = Number(values.chats);
-  console.log(`command: npm run bench:app -- --image ${image} --chats ${chats}`);
-  console.log(`memory: starting ${chats} live chats (container, shell and terminal each)…`);
-  const mem = await measureMemory(image, chats, (line) => console.log(line));
+  const chats = positiveInt('chats', values.chats, 100);
+  const blobMib = positiveInt('blob-mib', values['blob-mib'], 16);
+  const skipMemory = values['skip-memory'] === true;
+  const skipBrowser = values['skip-browser'] === true;
+
+  const serverVersion = await dockerOut(['version', '--format', '{{.Server.Version}}']);
+  try {
+    await dockerOut(['image', 'inspect', '--format', '{{.Id}}', image]);
+  } catch {
+    throw new Error(`The image ${image} is not present locally (the bench never pulls). Build it (scripts/build-test-images.sh) or pass --image.`);
+  }
+  const envNotes = ['DOCKER_HOST', 'BERTH_CHROMIUM'].filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`);
+  console.log(`command: ${commandLine()}`);
+  console.log(`image:   ${image}`);
+  console.log(`engine:  Docker ${serverVersion}; node ${process.version}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}); ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${os.platform()} ${os.release()}`);
+  console.log(`env:     ${envNotes.length ? envNotes.join(' ') : '(no DOCKER_HOST, no BERTH_CHROMIUM)'}`);
   console.log(
-    table(
-      ['metric', 'value', 'target', 'result'],
-      [
-        [`main process RSS, ${mem.chats} live chats`, `${mem.rssMb.toFixed(0)} MB (heap ${mem.heapUsedMb.toFixed(0)} MB; at start ${mem.baselineRssMb.toFixed(0)} MB)`, '< 250 MB', mem.rssMb < 250 ? 'PASS' : 'MISS'],
-      ],
-    ),
+    `runs:    ${skipMemory ? 'memory skipped' : `memory with ${chats} chats`}; ` +
+      (skipBrowser ? 'browser skipped' : `browser: throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up), ${SWITCHES} chat switches over ${SWITCH_CHATS} chats (+1 warm-up round)`),
   );
-  console.log(`(${mem.chats} chats set up in ${mem.setupSeconds.toFixed(0)} s)`);
+  const busy = await berthAppContainers();
+  if (busy) console.log(`note:    ${busy} berth.app container(s) from other processes exist now; concurrent engine load makes timings noisier`);
+  console.log('');
+
+  let mem: MemoryResult | null = null;
+  if (!skipMemory) {
+    console.log(`memory: starting ${chats} live chats (container, shell and terminal each)…`);
+    mem = await measureMemory(image, chats, (line) => console.log(line));
+  }
+
+  let web: BrowserBenchResult | null = null;
+  if (!skipBrowser && !interrupted) {
+    await ensureRendererBuilt((line) => console.log(line));
+    web = await measureBrowser({
+      image,
+      blobMib,
+      throughputRuns: THROUGHPUT_RUNS,
+      chats: SWITCH_CHATS,
+      switches: SWITCHES,
+      log: (line) => console.log(line),
+      interrupted: () => interrupted,
+    });
+  }
+
+  const rows: string[][] = [];
+  if (mem) {
+    rows.push([
+      `main process RSS, ${mem.chats} live chats`,
+      `${mem.rssMb.toFixed(0)} MB (heap ${mem.heapUsedMb.toFixed(0)} MB; at start ${mem.baselineRssMb.toFixed(0)} MB)`,
+      `< ${TARGET_RSS_MB} MB`,
+      mem.rssMb < TARGET_RSS_MB ? 'PASS' : 'MISS',
+    ]);
+  }
+  const tp = web?.throughput ?? null;
+  if (tp) {
+    rows.push([
+      `terminal throughput, ${(tp.blobBytes / 2 ** 20).toFixed(1)} MiB cat (Berth / CLI)`,
+      `${tp.ratio.toFixed(2)}× (Berth ${tp.berthMiBps.toFixed(1)} MiB/s, CLI ${tp.cliMiBps.toFixed(1)} MiB/s; medians)`,
+      `≥ ${TARGET_THROUGHPUT_RATIO}×`,
+      tp.ratio >= TARGET_THROUGHPUT_RATIO ? 'PASS' : 'MISS',
+    ]);
+  }
+  const sw = web?.switching ?? null;
+  if (sw) {
+    rows.push([
+      `chat switch, click to marker (${sw.summary.n} switches, ${sw.chats} chats)`,
+      `p95 ${ms(sw.summary.p95)} (median ${ms(sw.summary.median)}, max ${ms(sw.summary.max)})`,
+      `p95 < ${TARGET_SWITCH_P95_MS} ms`,
+      sw.summary.p95 < TARGET_SWITCH_P95_MS ? 'PASS' : 'MISS',
+    ]);
+  }
+  if (rows.length) console.log(`\n${table(['metric', 'value', 'target', 'result'], rows)}`);
+
+  if (mem) console.log(`\nmemory: ${mem.chats} chats set up in ${mem.setupSeconds.toFixed(0)} s`);
+  if (web) {
+    console.log(`\nbrowser: ${web.chromium}; profile ${web.profile}`);
+    if (tp) {
+      const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+      const s = tp.split;
+      console.log(
+        table(
+          ['throughput', 'runs (ms)', 'median', 'MiB/s'],
+          [
+            ['Berth: Enter to END-42 on screen', fmt(tp.berthMs), ms(s.shownMs), tp.berthMiBps.toFixed(1)],
+            ['CLI: docker exec C cat /tmp/blob > /dev/null', fmt(tp.cliMs), ms(summarize(tp.cliMs).median), tp.cliMiBps.toFixed(1)],
+            ['(reference) CLI through a TTY: docker exec -t …', fmt(tp.cliTtyMs), ms(summarize(tp.cliTtyMs).median), tp.cliTtyMiBps.toFixed(1)],
+          ],
+        ),
+      );
+      console.log(
+        `Berth split (medians, from Enter): first output frame at ${ms(s.firstDataMs)}, last at ${ms(s.lastDataMs)}, END-42 on screen at ${ms(s.shownMs)}; ` +
+          `${s.frames.toFixed(0)} terminal.data frames (${(s.frameChars / Math.max(1, s.frames) / 1024).toFixed(1)} KiB each on average), ${s.acks.toFixed(0)} terminal.ack calls`,
+      );
+    }
+    if (sw) {
+      const s = sw.summary;
+      console.log(`chat switch: median ${ms(s.median)}, p95 ${ms(s.p95)}, min ${ms(s.min)}, max ${ms(s.max)} (in-page clock: click to the marker in the new terminal's buffer)`);
+    }
+    for (const note of web.cleanupNotes) console.error(`cleanup: ${note}`);
+  }
+
+  const left = await berthAppContainers();
+  console.log(`\ncleanup: ${left === 0 ? 'no berth.app containers on the engine' : `${left} berth.app container(s) on the engine (${busy} existed before this run)`}`);
+  if (interrupted) console.log('interrupted: results above are partial');
 }
 
-main().catch((error: unknown) => {
-  console.error(`bench:app failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
+// tsx relays the terminal's SIGINT, so one Ctrl-C can arrive twice: a second one only aborts
+// (skipping cleanup) when it comes a moment later.
+let firstSigint = 0;
+process.on('SIGINT', () => {
+  if (!interrupted) {
+    interrupted = true;
+    firstSigint = Date.now();
+    console.error('\ninterrupted: finishing the current step, then cleaning up (Ctrl-C again to abort without cleanup)');
+  } else if (Date.now() - firstSigint > 1000) {
+    process.exit(130);
+  }
 });
+
+main()
+  .catch((error: unknown) => {
+    console.error(`bench:app failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    // Everything is closed by now; only if some handle still holds the loop open, exit anyway.
+    setTimeout(() => {
+      console.error('bench:app: a handle kept the process alive after cleanup; exiting.');
+      console.error(process.getActiveResourcesInfo());
+      process.exit();
+    }, 3000).unref();
+  });

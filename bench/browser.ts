@@ -56,8 +56,11 @@ export interface ThroughputResult {
   blobBytes: number;
   berthMs: number[];
   cliMs: number[];
+  /** Reference only: the same `cat` through a TTY (`docker exec -t`), as any terminal gets it. */
+  cliTtyMs: number[];
   berthMiBps: number;
   cliMiBps: number;
+  cliTtyMiBps: number;
   ratio: number;
   split: ThroughputSplit;
 }
@@ -306,11 +309,11 @@ async function containersOf(instanceId: string): Promise<string[]> {
   return out ? out.split('\n') : [];
 }
 
-/** `docker exec C cat FILE` with stdout to /dev/null: from spawn to exit, in ms. */
-function timeCliCat(containerId: string, file: string): Promise<number> {
+/** `docker exec [-t] C cat FILE` with stdout to /dev/null: from spawn to exit, in ms. */
+function timeCliCat(containerId: string, file: string, tty: boolean): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('docker', ['exec', containerId, 'cat', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('docker', ['exec', ...(tty ? ['-t'] : []), containerId, 'cat', file], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
@@ -377,37 +380,42 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
     if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
     return r;
   };
-  const cliRun = () => timeCliCat(container, '/tmp/blob');
+  const cliRun = () => timeCliCat(container, '/tmp/blob', false);
+  const ttyRun = () => timeCliCat(container, '/tmp/blob', true);
 
   opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
   await berthRun();
   await cliRun();
+  await ttyRun();
   const berth: ProbeResult[] = [];
   const cli: number[] = [];
+  const tty: number[] = [];
+  const steps: Array<() => Promise<void>> = [
+    async () => void berth.push(await berthRun()),
+    async () => void cli.push(await cliRun()),
+    async () => void tty.push(await ttyRun()),
+  ];
   for (let i = 0; i < opts.throughputRuns; i++) {
     if (opts.interrupted()) return null;
-    // Alternate which side goes first, so drift hits both alike.
-    if (i % 2 === 0) {
-      berth.push(await berthRun());
-      cli.push(await cliRun());
-    } else {
-      cli.push(await cliRun());
-      berth.push(await berthRun());
-    }
-    opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms`);
+    // Rotate which side goes first, so drift hits all alike.
+    for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
+    opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
   }
   const berthMs = berth.map((r) => r.ms);
   const mib = blobBytes / 2 ** 20;
   const berthMiBps = mib / (summarize(berthMs).median / 1000);
   const cliMiBps = mib / (summarize(cli).median / 1000);
+  const cliTtyMiBps = mib / (summarize(tty).median / 1000);
   const med = (f: (r: ProbeResult) => number) => summarize(berth.map(f)).median;
   const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
   return {
     blobBytes,
     berthMs,
     cliMs: cli,
+    cliTtyMs: tty,
     berthMiBps,
     cliMiBps,
+    cliTtyMiBps,
     ratio: berthMiBps / cliMiBps,
     split: {
       firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
@@ -418,6 +426,23 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
       acks: med((r) => r.wire?.acks ?? Number.NaN),
     },
   };
+}
+
+/**
+ * host.stop(), without the timer it leaves behind: it races the host's exit against a 15 s
+ * setTimeout it never clears, which would hold this process open for 15 s after the bench.
+ * Timers made while it runs are unref'd (the host child and the docker calls it awaits keep
+ * the process alive meanwhile).
+ */
+async function stopHost(host: RunningHost): Promise<void> {
+  const original = globalThis.setTimeout;
+  const unrefd = ((fn: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) => original(fn, delay, ...args).unref()) as typeof setTimeout;
+  globalThis.setTimeout = Object.assign(unrefd, original);
+  try {
+    await host.stop();
+  } finally {
+    globalThis.setTimeout = original;
+  }
 }
 
 export async function measureBrowser(opts: BrowserBenchOptions): Promise<BrowserBenchResult> {
@@ -432,6 +457,8 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
     browser = await launchBrowser();
     result.chromium = `${CHROMIUM} (Chromium ${browser.version()}, headless)`;
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // tsx compiles this file with esbuild's keepNames: functions handed to the page call `__name`.
+    await page.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
     await page.addInitScript(installWireCounter);
     await page.goto(host.url);
     await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
@@ -444,7 +471,7 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
     await browser?.close().catch((e: unknown) => cleanupNotes.push(`closing Chromium failed: ${String(e)}`));
     if (host) {
       const instanceId = host.instanceId;
-      await host.stop().catch((e: unknown) => cleanupNotes.push(`stopping the host failed: ${String(e)}`));
+      await stopHost(host).catch((e: unknown) => cleanupNotes.push(`stopping the host failed: ${String(e)}`));
       const left = await containersOf(instanceId).catch(() => []);
       if (left.length) cleanupNotes.push(`${left.length} container(s) of this host are still there`);
     }

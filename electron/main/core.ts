@@ -19,6 +19,7 @@ import { qualifyTaskId } from './policy/containerKey.js';
 import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
 import { folderNameFor, networkNameFor } from './policy/names.js';
 import { selectOrphans } from './policy/orphans.js';
+import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { systemClock, type Clock } from './sandbox/clock.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
@@ -54,8 +55,10 @@ export type GroupedApi = {
 };
 
 export interface BerthCore extends GroupedApi {
-  /** Calls a method by name with an unchecked payload: what transports use. */
+  /** Calls a method by name with an unchecked payload, as Berth itself (tests, configuration). */
   call(method: string, params: unknown): Promise<unknown>;
+  /** The same for the app's window or a browser: what transports use. Host-level settings are refused. */
+  callFromClient(method: string, params: unknown): Promise<unknown>;
   onEvent(listener: EventListener): Disposable;
   /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
   reap(): Promise<number>;
@@ -296,6 +299,11 @@ export function createCore(options: CoreOptions): BerthCore {
   return {
     ...(grouped as unknown as GroupedApi),
     call,
+    async callFromClient(method, params) {
+      const problem = clientRequestProblem(method, params);
+      if (problem) throw new BerthError('invalid_request', problem, { hint: 'Change these in Berth’s configuration on this computer.' });
+      return call(method, params);
+    },
     onEvent: (listener) => events.on(listener),
     reap,
     ready,

@@ -19,7 +19,7 @@ const listeners = new Set<EventListener>();
 /** The real core, with a way for the test to emit an event through the host's own subscriptions. */
 function observedCore(inner: BerthCore): HostCore {
   return {
-    call: (method, params) => inner.call(method, params),
+    callFromClient: (method, params) => inner.callFromClient(method, params),
     onEvent: (listener) => {
       listeners.add(listener);
       const sub = inner.onEvent(listener);
@@ -241,6 +241,25 @@ describe('access over WebSocket', () => {
 });
 
 describe('JSON-RPC over /rpc', () => {
+  it('refuses a page that tries to move a profile onto the host (local backend) or name host folders', async () => {
+    const client = await openClient();
+    try {
+      const local = await client.call('profiles.create', { name: 'evil', backend: 'local' });
+      expect(local.error).toMatchObject({ code: -32602, data: { code: 'invalid_request' } });
+      expect(local.error?.message).toMatch(/cannot change backend/);
+      const moved = await client.call('profiles.update', { name: 'default', settings: { backend: 'local' } });
+      expect(moved.error?.message).toMatch(/cannot change backend/);
+      const mounts = await client.call('profiles.create', { name: 'mounts', staticMounts: [{ source: '/srv', target: '/data' }] });
+      expect(mounts.error?.message).toMatch(/staticMounts/);
+      const listed = await client.call('profiles.list');
+      const profiles = (listed.result as { profiles: { name: string; settings: { backend: string } }[] }).profiles;
+      expect(profiles.map((p) => p.name)).not.toContain('evil');
+      expect(profiles.find((p) => p.name === 'default')?.settings.backend).toBe('docker');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('creates a chat and lists it', async () => {
     const client = await openClient();
     try {

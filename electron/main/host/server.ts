@@ -15,7 +15,7 @@ import { checkAccess, tokenCookie, type AccessDecision } from './auth.js';
 import { createDispatcher, notification } from './jsonRpc.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
-export type HostCore = Pick<BerthCore, 'call' | 'onEvent'>;
+export type HostCore = Pick<BerthCore, 'callFromClient' | 'onEvent'>;
 
 export interface HostServerOptions {
   core: HostCore;
@@ -146,7 +146,7 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
   let closing = false;
 
   const dispatch = createDispatcher({
-    call: (method, params) => core.call(method, params),
+    call: (method, params) => core.callFromClient(method, params),
     onInternalError: (error, method) => {
       const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
       const text = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);

@@ -57,7 +57,7 @@ export interface DialogLike<W> {
 
 export interface RegisterIpcOptions<W extends WindowLike> {
   ipcMain: IpcMainLike;
-  core: Pick<BerthCore, 'call' | 'onEvent'>;
+  core: Pick<BerthCore, 'call' | 'callFromClient' | 'onEvent'>;
   /** The main window, or null while there is none. */
   getWindow: () => W | null;
   dialog: DialogLike<W>;
@@ -109,7 +109,7 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
   };
 
   const handlers = new Map<string, (params: unknown) => Promise<unknown>>(
-    IPC_METHODS.map((method) => [method, (params: unknown) => core.call(method, params)]),
+    IPC_METHODS.map((method) => [method, (params: unknown) => core.callFromClient(method, params)]),
   );
 
   const channels: string[] = [];

@@ -71,11 +71,9 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
       <Field label="Name">
         <input value={values.name} onChange={(e) => set('name', e.target.value)} readOnly={editing} required maxLength={64} data-autofocus={editing ? undefined : true} />
       </Field>
+      {/* The backend is Berth's own configuration: the window can see it, never change it. */}
       <Field label="Backend">
-        <select value={values.backend} onChange={(e) => set('backend', e.target.value as ProfileFormValues['backend'])}>
-          <option value="docker">docker — a container per chat</option>
-          <option value="local">local — no sandbox</option>
-        </select>
+        <input value={values.backend === 'docker' ? 'docker — a container per chat' : 'local — no sandbox'} readOnly />
       </Field>
       {values.backend === 'local' && (
         <p className="warning" role="note">

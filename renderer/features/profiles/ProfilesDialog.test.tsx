@@ -7,13 +7,12 @@ import { ProfilesDialog } from './ProfilesDialog';
 const WARNING = /no sandbox: commands run on this computer with your permissions/;
 
 describe('ProfilesDialog', () => {
-  it('says plainly that the local backend has no sandbox', async () => {
-    renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default')] });
+  it('says plainly that a local-backend profile has no sandbox, and offers no way to choose it', async () => {
+    renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('hostside', { backend: 'local' })] });
     const dialog = screen.getByRole('dialog', { name: 'Profiles' });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
     expect(within(dialog).queryByText(WARNING)).toBeNull();
-    fireEvent.change(within(dialog).getByRole('combobox', { name: 'Backend' }), { target: { value: 'local' } });
-    expect(within(dialog).getByText(WARNING)).toBeTruthy();
+    expect(within(dialog).queryByRole('combobox', { name: 'Backend' })).toBeNull();
   });
 
   it('creates a profile with the form\'s settings', async () => {

@@ -9,7 +9,6 @@ describe('profile form values', () => {
     expect(result).toEqual({
       ok: true,
       settings: {
-        backend: 'docker',
         network: 'none',
         containerScope: 'shared',
         image: 'debian:bookworm-slim',

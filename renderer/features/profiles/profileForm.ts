@@ -66,7 +66,6 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
   return {
     ok: true,
     settings: {
-      backend: values.backend,
       network: values.network,
       containerScope: values.containerScope,
       image: values.image.trim(),
