@@ -196,8 +196,7 @@ main()
   .finally(() => {
     // Everything is closed by now; only if some handle still holds the loop open, exit anyway.
     setTimeout(() => {
-      console.error('bench:app: a handle kept the process alive after cleanup; exiting.');
-      console.error(process.getActiveResourcesInfo());
+      console.error(`bench:app: something kept the process alive after cleanup (${process.getActiveResourcesInfo().join(', ')}); exiting.`);
       process.exit();
     }, 3000).unref();
   });

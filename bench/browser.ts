@@ -92,17 +92,18 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/renderer when it is missing or older than the renderer's sources. */
+/**
+ * Builds dist/renderer when it is missing. A build older than the renderer's sources is used
+ * as it is (another process may be serving it), with a note saying so.
+ */
 export async function ensureRendererBuilt(log: (line: string) => void): Promise<void> {
-  let why: string | null = null;
-  if (!fs.existsSync(RENDERER_INDEX)) why = 'dist/renderer is missing';
-  else {
+  if (fs.existsSync(RENDERER_INDEX)) {
     const built = fs.statSync(RENDERER_INDEX).mtimeMs;
     const sources = Math.max(newestMtime(path.join(REPO, 'renderer')), newestMtime(path.join(REPO, 'shared')));
-    if (sources > built) why = 'dist/renderer is older than renderer/ or shared/';
+    if (sources > built) log('note:    dist/renderer is older than renderer/ or shared/: this measures the built UI; `npm run build:renderer` to measure the current sources');
+    return;
   }
-  if (why === null) return;
-  log(`browser: ${why}: running \`npm run build:renderer\`…`);
+  log('browser: dist/renderer is missing: running `npm run build:renderer`…');
   await new Promise<void>((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'build:renderer'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -212,8 +213,9 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
   const shows = (): boolean => {
     if (args.watchIn === 'buffer') return g.__berthTest.terminalText().includes(args.text);
     // The shown tab's rows (xterm's DOM renderer): a few dozen rows, cheap to read each frame.
+    // Without them (another renderer), the whole buffer: correct, but slower to read.
     const rows = g.document.querySelector('.terminal-panel:not([hidden]) .xterm-rows');
-    return (rows?.textContent ?? '').includes(args.text);
+    return rows ? (rows.textContent ?? '').includes(args.text) : g.__berthTest.terminalText().includes(args.text);
   };
   const poll = () => {
     if (g.__berthBench !== probe) return;

@@ -59,6 +59,11 @@ export interface BerthCore extends GroupedApi {
   call(method: string, params: unknown): Promise<unknown>;
   /** The same for the app's window or a browser: what transports use. Host-level settings are refused. */
   callFromClient(method: string, params: unknown): Promise<unknown>;
+  /**
+   * A connected screen (a window, a browser tab): its calls are client calls, and terminals
+   * pace their output to it until it disposes.
+   */
+  connectClient(): ClientSession;
   onEvent(listener: EventListener): Disposable;
   /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
   reap(): Promise<number>;
@@ -66,6 +71,12 @@ export interface BerthCore extends GroupedApi {
   readonly ready: Promise<void>;
   readonly instanceId: string;
   dispose(): Promise<void>;
+}
+
+export interface ClientSession {
+  readonly id: string;
+  call(method: string, params: unknown): Promise<unknown>;
+  dispose(): void;
 }
 
 export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
@@ -152,7 +163,11 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   }
 
-  const impl: { [M in MethodName]: (req: ParsedRequest<M>) => Promise<Response<M>> } = {
+  /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
+  interface CallContext {
+    client: string | null;
+  }
+  const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
     'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
@@ -205,9 +220,9 @@ export function createCore(options: CoreOptions): BerthCore {
       await terminals.resize(req.terminalId, req.cols, req.rows);
       return {};
     },
-    'terminal.replay': async (req) => ({ data: terminals.replay(req.terminalId) }),
-    'terminal.ack': async (req) => {
-      terminals.ack(req.terminalId, req.chars);
+    'terminal.replay': async (req, ctx) => ({ data: terminals.replay(req.terminalId, ctx.client) }),
+    'terminal.ack': async (req, ctx) => {
+      terminals.ack(req.terminalId, req.chars, ctx.client);
       return {};
     },
     'terminal.close': async (req) => {
@@ -230,9 +245,9 @@ export function createCore(options: CoreOptions): BerthCore {
 
   let disposed = false;
   const inFlight = new Set<Promise<unknown>>();
-  async function call(method: string, params: unknown): Promise<unknown> {
+  async function call(method: string, params: unknown, ctx: CallContext = { client: null }): Promise<unknown> {
     if (disposed) throw new BerthError('internal', 'Berth is shutting down.');
-    const work = handle(method, params);
+    const work = handle(method, params, ctx);
     inFlight.add(work);
     try {
       return await work;
@@ -241,7 +256,7 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   }
 
-  async function handle(method: string, params: unknown): Promise<unknown> {
+  async function handle(method: string, params: unknown, ctx: CallContext): Promise<unknown> {
     if (!Object.prototype.hasOwnProperty.call(methods, method)) {
       throw new BerthError('invalid_request', `Unknown method "${method}".`);
     }
@@ -251,7 +266,7 @@ export function createCore(options: CoreOptions): BerthCore {
       throw new BerthError('invalid_request', `The request for ${name} is not valid: ${describeIssues(parsed.error)}.`);
     }
     try {
-      return await (impl[name] as (req: unknown) => Promise<unknown>)(parsed.data);
+      return await (impl[name] as (req: unknown, ctx: CallContext) => Promise<unknown>)(parsed.data, ctx);
     } catch (error) {
       // A call that found the engine gone updates the status bar at once.
       if (error instanceof BerthError && error.code === 'engine_unreachable') void monitor.check();
@@ -288,8 +303,18 @@ export function createCore(options: CoreOptions): BerthCore {
   // The engine may be down at start: the first sweep then waits for the next one.
   const ready = reap().then(() => undefined, () => undefined);
   void monitor.check();
+  events.on((event, payload) => {
+    if (event === 'engine.status' && (payload as { state: string }).state === 'ok') manager.forgetEngineErrors();
+  });
   scheduleReap();
 
+  function callFromClient(method: string, params: unknown, ctx: CallContext): Promise<unknown> {
+    const problem = clientRequestProblem(method, params);
+    if (problem) return Promise.reject(new BerthError('invalid_request', problem, { hint: 'Change these in Berth’s configuration on this computer.' }));
+    return call(method, params, ctx);
+  }
+
+  // core.chats.create(…) and the like: Berth itself calling (tests, configuration), not a screen.
   const grouped = {} as Record<string, Record<string, (req: unknown) => Promise<unknown>>>;
   for (const method of Object.keys(methods)) {
     const [group, verb] = method.split('.') as [string, string];
@@ -299,10 +324,15 @@ export function createCore(options: CoreOptions): BerthCore {
   return {
     ...(grouped as unknown as GroupedApi),
     call,
-    async callFromClient(method, params) {
-      const problem = clientRequestProblem(method, params);
-      if (problem) throw new BerthError('invalid_request', problem, { hint: 'Change these in Berth’s configuration on this computer.' });
-      return call(method, params);
+    callFromClient: (method, params) => callFromClient(method, params, { client: null }),
+    connectClient() {
+      const id = randomUUID();
+      terminals.addClient(id);
+      return {
+        id,
+        call: (method, params) => callFromClient(method, params, { client: id }),
+        dispose: () => terminals.removeClient(id),
+      };
     },
     onEvent: (listener) => events.on(listener),
     reap,

@@ -76,7 +76,12 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     }),
     api.on('sandbox.status', (status) => stores.sandbox.getState().dispatch({ type: 'status', status })),
     api.on('sandbox.progress', (progress) => stores.sandbox.getState().dispatch({ type: 'progress', progress })),
-    api.on('engine.status', (status) => stores.engine.getState().set(status)),
+    api.on('engine.status', (status) => {
+      const wasDown = stores.engine.getState().status?.state === 'unreachable';
+      stores.engine.getState().set(status);
+      // The engine is back: what the selected chat showed as an error may be fine now.
+      if (wasDown && status.state === 'ok') refreshSelected();
+    }),
     api.on('terminal.exit', ({ terminalId, chatId, reason }) => stores.terminals.getState().markExited(terminalId, chatId, reason)),
   );
 

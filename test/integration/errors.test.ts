@@ -106,6 +106,9 @@ describe('engine status', () => {
     expect(down.message).toMatch(/cannot be reached/);
     expect(down.hint).toMatch(/Start Docker/);
     expect((await late.chats.list({})).chats).toEqual([]);
+    const chat = await late.chats.create({ title: 'waiting for Docker' });
+    await expect(late.sandbox.exec({ chatId: chat.id, command: 'true' })).rejects.toMatchObject({ code: 'engine_unreachable' });
+    expect((await late.sandbox.status({ chatId: chat.id })).state).toBe('error');
 
     // The engine "returns": a socket at that path now leads to the real one.
     const proxy = net.createServer((client) => {
@@ -116,13 +119,16 @@ describe('engine status', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(socket, resolve));
     try {
-      clock.advance(5_000);
       const up = await waitFor(async () => {
+        // Time passes: the monitor's next scheduled check comes due.
+        clock.advance(5_000);
         const s = await late.engine.status({});
         return s.state === 'ok' ? s : undefined;
       }, 'the engine to be seen again');
       expect(up.version).toMatch(/^\d+\./);
       expect(seen).toEqual(['unreachable', 'ok']);
+      // What the chat showed as an error only said the engine was down: it is gone now.
+      expect((await late.sandbox.status({ chatId: chat.id })).state).toBe('none');
     } finally {
       await late.dispose();
       proxy.close();

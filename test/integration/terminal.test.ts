@@ -69,7 +69,8 @@ describe('terminals', () => {
     await waitFor(async () => screen(again.terminalId).includes('new.txt'), 'the folder in the new terminal');
   });
 
-  it('pauses a flood until the screen acknowledges it, and resumes', async () => {
+  it('pauses a flood until the connected screen acknowledges it, and resumes; a screen that leaves holds nothing back', async () => {
+    const screenClient = core.connectClient();
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
     await core.terminal.input({ terminalId: term.terminalId, data: 'yes flood | head -c 3000000; echo FLOOD-$((1+1))-DONE\n' });
@@ -80,8 +81,13 @@ describe('terminals', () => {
     expect(screen(term.terminalId)).not.toContain('FLOOD-2-DONE');
     // Acknowledge as a screen would, until the end arrives.
     await waitFor(async () => {
-      await core.terminal.ack({ terminalId: term.terminalId, chars: screen(term.terminalId).length });
+      await screenClient.call('terminal.ack', { terminalId: term.terminalId, chars: screen(term.terminalId).length });
       return screen(term.terminalId).includes('FLOOD-2-DONE');
     }, 'the rest of the flood', 30_000);
+
+    // A second flood with the screen gone: nothing waits for acknowledgements.
+    screenClient.dispose();
+    await core.terminal.input({ terminalId: term.terminalId, data: 'yes again | head -c 2000000; echo AGAIN-$((2+2))-DONE\n' });
+    await waitFor(async () => screen(term.terminalId).includes('AGAIN-4-DONE'), 'the unwatched flood to finish', 30_000);
   });
 });

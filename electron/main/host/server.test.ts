@@ -19,7 +19,7 @@ const listeners = new Set<EventListener>();
 /** The real core, with a way for the test to emit an event through the host's own subscriptions. */
 function observedCore(inner: BerthCore): HostCore {
   return {
-    callFromClient: (method, params) => inner.callFromClient(method, params),
+    connectClient: () => inner.connectClient(),
     onEvent: (listener) => {
       listeners.add(listener);
       const sub = inner.onEvent(listener);

@@ -15,7 +15,7 @@ import { checkAccess, tokenCookie, type AccessDecision } from './auth.js';
 import { createDispatcher, notification } from './jsonRpc.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
-export type HostCore = Pick<BerthCore, 'callFromClient' | 'onEvent'>;
+export type HostCore = Pick<BerthCore, 'connectClient' | 'onEvent'>;
 
 export interface HostServerOptions {
   core: HostCore;
@@ -62,6 +62,7 @@ export function contentSecurityPolicy(port: number): string {
     "object-src 'none'",
     "base-uri 'none'",
     "frame-ancestors 'none'",
+    "form-action 'none'",
   ].join('; ');
 }
 
@@ -145,14 +146,11 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
   let port = options.port;
   let closing = false;
 
-  const dispatch = createDispatcher({
-    call: (method, params) => core.callFromClient(method, params),
-    onInternalError: (error, method) => {
-      const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
-      const text = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
-      log(`berth host: ${method ?? 'a request'} failed: ${text}`);
-    },
-  });
+  const onInternalError = (error: unknown, method: string | null) => {
+    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+    const text = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+    log(`berth host: ${method ?? 'a request'} failed: ${text}`);
+  };
 
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({
@@ -277,6 +275,9 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
       return;
     }
     sockets.add(ws);
+    // Each socket is one screen: its calls are a client's, and terminals pace output to it.
+    const client = core.connectClient();
+    const dispatch = createDispatcher({ call: (method, params) => client.call(method, params), onInternalError });
     const send = (text: string) => {
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -309,6 +310,7 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
     });
     ws.once('close', () => {
       subscription.dispose();
+      client.dispose();
       sockets.delete(ws);
     });
   }

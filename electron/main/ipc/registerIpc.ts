@@ -57,7 +57,7 @@ export interface DialogLike<W> {
 
 export interface RegisterIpcOptions<W extends WindowLike> {
   ipcMain: IpcMainLike;
-  core: Pick<BerthCore, 'call' | 'callFromClient' | 'onEvent'>;
+  core: Pick<BerthCore, 'call' | 'connectClient' | 'onEvent'>;
   /** The main window, or null while there is none. */
   getWindow: () => W | null;
   dialog: DialogLike<W>;
@@ -108,8 +108,10 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
     if (!senderIsTrusted(event)) throw new Error(REFUSED_SENDER_MESSAGE);
   };
 
+  // The window is one screen: its calls are a client's, and terminals pace output to it.
+  const client = core.connectClient();
   const handlers = new Map<string, (params: unknown) => Promise<unknown>>(
-    IPC_METHODS.map((method) => [method, (params: unknown) => core.callFromClient(method, params)]),
+    IPC_METHODS.map((method) => [method, (params: unknown) => client.call(method, params)]),
   );
 
   const channels: string[] = [];
@@ -169,6 +171,7 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
       if (disposed) return;
       disposed = true;
       subscription.dispose();
+      client.dispose();
       for (const channel of channels) ipcMain.removeHandler(channel);
     },
   };

@@ -44,7 +44,7 @@ export class EngineMonitor {
         }),
       )
       .then((next) => {
-        const changed = next.state !== this.status.state || next.version !== this.status.version;
+        const changed = next.state !== this.status.state || next.version !== this.status.version || next.message !== this.status.message;
         this.status = next;
         if (changed) this.events.emit('engine.status', { ...next });
         this.schedule();

@@ -150,6 +150,16 @@ export class SandboxManager {
     }
   }
 
+  /** The engine answers again: errors that only said it did not are no longer true. */
+  forgetEngineErrors(): void {
+    for (const s of this.slots.values()) {
+      if (s.phase === 'error' && s.error?.code === 'engine_unreachable') {
+        s.phase = null;
+        s.error = null;
+      }
+    }
+  }
+
   /** Whether this Ready came from a bring-up (a container created or started), not the warm path. */
   justBroughtUp(ready: Ready): boolean {
     return this.fresh.has(ready);

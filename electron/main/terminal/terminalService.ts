@@ -17,6 +17,8 @@ import { FlowControl } from './flowControl.js';
 import { ReplayBuffer } from './replayBuffer.js';
 
 const REPLAY_CHARS = 256 * 1024;
+/** How long an ended terminal's last screen stays available before it is let go. */
+const EXITED_TTL_MS = 10 * 60_000;
 const SHELL = ['/bin/sh', '-c', 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi'];
 
 interface Terminal {
@@ -25,11 +27,15 @@ interface Terminal {
   containerId: string;
   process: TtyProcess | null;
   replay: ReplayBuffer;
-  flow: FlowControl;
+  /** One account per connected client: the slowest screen sets the pace. */
+  flows: Map<string, FlowControl>;
+  paused: boolean;
 }
 
 export class TerminalService {
   private readonly terminals = new Map<string, Terminal>();
+  /** Connected screens (a window, a browser tab). With none, output only fills the replay buffer. */
+  private readonly clients = new Set<string>();
   private readonly counters = new Map<string, number>();
   /** Bumped whenever a chat's terminals are ended, so one still opening then ends too. */
   private readonly endings = new Map<string, { count: number; reason: string }>();
@@ -61,7 +67,8 @@ export class TerminalService {
       containerId,
       process: null,
       replay: new ReplayBuffer(REPLAY_CHARS),
-      flow: new FlowControl(),
+      flows: new Map(),
+      paused: false,
     };
     this.terminals.set(terminal.view.terminalId, terminal);
     try {
@@ -97,7 +104,12 @@ export class TerminalService {
       if (!data) return;
       terminal.replay.push(data);
       this.events.emit('terminal.data', { terminalId: id, data });
-      if (terminal.flow.sent(data.length)) proc.stream.pause();
+      for (const client of this.clients) {
+        let flow = terminal.flows.get(client);
+        if (!flow) terminal.flows.set(client, (flow = new FlowControl()));
+        flow.sent(data.length);
+      }
+      this.updatePause(terminal);
     });
     void proc.ended.then(async () => {
       if (terminal.view.state === 'exited') return;
@@ -112,6 +124,9 @@ export class TerminalService {
     terminal.view.exitReason = reason;
     this.manager.unhold(terminal.key);
     this.events.emit('terminal.exit', { terminalId: terminal.view.terminalId, chatId: terminal.view.chatId, reason });
+    setTimeout(() => {
+      if (this.terminals.get(terminal.view.terminalId) === terminal) this.terminals.delete(terminal.view.terminalId);
+    }, EXITED_TTL_MS).unref();
   }
 
   private require(terminalId: string): Terminal {
@@ -139,16 +154,38 @@ export class TerminalService {
    * The recent output, for a screen that starts over (a chat shown again, a reconnect). That
    * screen owes no acknowledgements for what it missed, so the flow starts afresh.
    */
-  replay(terminalId: string): string {
+  replay(terminalId: string, client: string | null): string {
     const t = this.require(terminalId);
-    t.flow = new FlowControl();
-    t.process?.stream.resume();
+    if (client !== null) t.flows.delete(client);
+    this.updatePause(t);
     return t.replay.text();
   }
 
-  ack(terminalId: string, chars: number): void {
+  ack(terminalId: string, chars: number, client: string | null): void {
     const t = this.terminals.get(terminalId);
-    if (t && t.flow.acked(chars)) t.process?.stream.resume();
+    if (!t || client === null) return;
+    t.flows.get(client)?.acked(chars);
+    this.updatePause(t);
+  }
+
+  addClient(client: string): void {
+    this.clients.add(client);
+  }
+
+  /** A screen went away: it holds nobody back any more. */
+  removeClient(client: string): void {
+    this.clients.delete(client);
+    for (const t of this.terminals.values()) {
+      t.flows.delete(client);
+      this.updatePause(t);
+    }
+  }
+
+  private updatePause(t: Terminal): void {
+    const behind = [...t.flows.values()].some((f) => f.paused);
+    if (behind && !t.paused) t.process?.stream.pause();
+    if (!behind && t.paused) t.process?.stream.resume();
+    t.paused = behind;
   }
 
   close(terminalId: string): void {

@@ -21,3 +21,11 @@ describe('matchShortcut', () => {
     expect(matchShortcut(key({ altKey: true, shiftKey: true, key: 'N', code: 'KeyN' }))).toBeNull();
   });
 });
+
+describe('browser-safe alternatives', () => {
+  it('Alt+Shift+N and Alt+Shift+T, which browsers do not keep for themselves', () => {
+    expect(matchShortcut(key({ key: 'N', code: 'KeyN', ctrlKey: false, altKey: true, shiftKey: true }))).toBe('newChat');
+    expect(matchShortcut(key({ key: 'T', code: 'KeyT', ctrlKey: false, altKey: true, shiftKey: true }))).toBe('newTerminal');
+    expect(matchShortcut(key({ key: 'N', code: 'KeyN', ctrlKey: false, altKey: true }))).toBeNull();
+  });
+});

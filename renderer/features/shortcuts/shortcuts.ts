@@ -9,11 +9,11 @@ export interface Shortcut {
 }
 
 export const SHORTCUTS: readonly Shortcut[] = [
-  { id: 'newChat', keys: 'Ctrl+Shift+N', description: 'New chat' },
+  { id: 'newChat', keys: 'Ctrl+Shift+N (or Alt+Shift+N in a browser)', description: 'New chat' },
   { id: 'nextChat', keys: 'Ctrl+Shift+]', description: 'Next chat' },
   { id: 'previousChat', keys: 'Ctrl+Shift+[', description: 'Previous chat' },
   { id: 'focusTerminal', keys: 'Ctrl+`', description: 'Focus the terminal' },
-  { id: 'newTerminal', keys: 'Ctrl+Shift+T', description: 'New terminal' },
+  { id: 'newTerminal', keys: 'Ctrl+Shift+T (or Alt+Shift+T in a browser)', description: 'New terminal' },
   { id: 'findInTerminal', keys: 'Ctrl+Shift+F', description: 'Find in the terminal' },
 ];
 
@@ -21,8 +21,14 @@ export type KeyLike = Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'shiftKey
 
 /** Which shortcut a key press is, by physical key (code) or, failing that, by the character (key). */
 export function matchShortcut(e: KeyLike): ShortcutId | null {
-  if (!e.ctrlKey || e.altKey || e.metaKey) return null;
   const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  // Browsers keep Ctrl+Shift+N and Ctrl+Shift+T for themselves: Alt+Shift does the same there.
+  if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey) {
+    if (e.code === 'KeyN' || key === 'n') return 'newChat';
+    if (e.code === 'KeyT' || key === 't') return 'newTerminal';
+    return null;
+  }
+  if (!e.ctrlKey || e.altKey || e.metaKey) return null;
   if (e.shiftKey) {
     if (e.code === 'KeyN' || key === 'n') return 'newChat';
     if (e.code === 'KeyT' || key === 't') return 'newTerminal';

@@ -11,17 +11,25 @@ export type OutputSink = (data: string) => void;
 export class TerminalOutputHub {
   private readonly sinks = new Map<string, OutputSink>();
   private readonly batchers = new Map<string, AckBatcher>();
-  private readonly off: () => void;
+  private readonly offs: (() => void)[];
 
   constructor(
     private readonly api: BerthApi,
     private readonly policy: AckPolicy = ACK_POLICY,
   ) {
-    this.off = api.on('terminal.data', ({ terminalId, data }) => {
-      const sink = this.sinks.get(terminalId);
-      if (sink) sink(data);
-      else this.ack(terminalId, data.length);
-    });
+    this.offs = [
+      api.on('terminal.data', ({ terminalId, data }) => {
+        const sink = this.sinks.get(terminalId);
+        if (sink) sink(data);
+        else this.ack(terminalId, data.length);
+      }),
+      // An ended terminal sends nothing more: its ack batcher can go.
+      api.on('terminal.exit', ({ terminalId }) => {
+        this.batchers.get(terminalId)?.flush();
+        this.batchers.get(terminalId)?.dispose();
+        this.batchers.delete(terminalId);
+      }),
+    ];
   }
 
   /** Sends this terminal's output to `sink` until the returned function is called. */
@@ -48,7 +56,7 @@ export class TerminalOutputHub {
   }
 
   dispose(): void {
-    this.off();
+    for (const off of this.offs) off();
     for (const b of this.batchers.values()) b.dispose();
     this.batchers.clear();
     this.sinks.clear();

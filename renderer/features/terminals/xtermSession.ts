@@ -89,7 +89,9 @@ export class XtermSession {
     this.term = term;
     term.loadAddon(this.fitAddon);
     term.loadAddon(this.searchAddon);
-    term.loadAddon(new WebLinksAddon());
+    // Open the link itself (not about:blank then a redirect), so Electron's window-open
+    // handler sees the real URL and can hand it to the system browser.
+    term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
     term.attachCustomKeyEventHandler((ev) => this.onKey(ev));
     term.open(host);
 
