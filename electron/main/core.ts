@@ -141,7 +141,7 @@ export function createCore(options: CoreOptions): BerthCore {
   sessions.ensureDefaultProfile();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
   const monitor = new EngineMonitor(engine, events, clock);
-  const terminals = new TerminalService(engine, sandbox, manager, events);
+  const terminals = new TerminalService(engine, sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
   const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));

@@ -90,4 +90,24 @@ describe('terminals', () => {
     await core.terminal.input({ terminalId: term.terminalId, data: 'yes again | head -c 2000000; echo AGAIN-$((2+2))-DONE\n' });
     await waitFor(async () => screen(term.terminalId).includes('AGAIN-4-DONE'), 'the unwatched flood to finish', 30_000);
   });
+
+  it('closes terminals after a while with no screen connected, so the sandbox can idle out', async () => {
+    const { ManualClock } = await import('../support/manualClock.js');
+    const clock = new ManualClock();
+    const quiet = h.core({ clock });
+    const p = (await h.profile(quiet)).name;
+    const chat = await quiet.chats.create({ profile: p });
+    const exited: string[] = [];
+    quiet.onEvent((event, payload) => {
+      if (event === 'terminal.exit') exited.push((payload as { reason: string }).reason);
+    });
+    const screenClient = quiet.connectClient();
+    await quiet.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    screenClient.dispose();
+    clock.advance(14 * 60_000);
+    expect(exited).toEqual([]);
+    clock.advance(2 * 60_000);
+    await waitFor(async () => exited.length === 1, 'the unwatched terminal to close');
+    expect(exited[0]).toMatch(/no window open/);
+  });
 });

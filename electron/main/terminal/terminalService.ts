@@ -13,10 +13,13 @@ import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
+import type { Clock } from '../sandbox/clock.js';
 import { FlowControl } from './flowControl.js';
 import { ReplayBuffer } from './replayBuffer.js';
 
 const REPLAY_CHARS = 256 * 1024;
+/** Terminals outlive a reload, not an absence: with no screen connected this long, they close. */
+export const UNWATCHED_TTL_MS = 15 * 60_000;
 /** How long an ended terminal's last screen stays available before it is let go. */
 const EXITED_TTL_MS = 10 * 60_000;
 const SHELL = ['/bin/sh', '-c', 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi'];
@@ -36,6 +39,7 @@ export class TerminalService {
   private readonly terminals = new Map<string, Terminal>();
   /** Connected screens (a window, a browser tab). With none, output only fills the replay buffer. */
   private readonly clients = new Set<string>();
+  private unwatchedTimer: unknown = null;
   private readonly counters = new Map<string, number>();
   /** Bumped whenever a chat's terminals are ended, so one still opening then ends too. */
   private readonly endings = new Map<string, { count: number; reason: string }>();
@@ -45,6 +49,7 @@ export class TerminalService {
     private readonly sandbox: SandboxService,
     private readonly manager: SandboxManager,
     private readonly events: EventHub,
+    private readonly clock: Clock,
   ) {
     // Say why before the stream ends, rather than guess from the container's state after.
     manager.onGone((key, reason) => {
@@ -170,6 +175,8 @@ export class TerminalService {
 
   addClient(client: string): void {
     this.clients.add(client);
+    if (this.unwatchedTimer !== null) this.clock.clearTimeout(this.unwatchedTimer);
+    this.unwatchedTimer = null;
   }
 
   /** A screen went away: it holds nobody back any more. */
@@ -178,6 +185,18 @@ export class TerminalService {
     for (const t of this.terminals.values()) {
       t.flows.delete(client);
       this.updatePause(t);
+    }
+    if (this.clients.size === 0 && this.unwatchedTimer === null) {
+      // Nobody is looking: after a while, close the shells so their sandboxes can idle out.
+      this.unwatchedTimer = this.clock.setTimeout(() => {
+        this.unwatchedTimer = null;
+        if (this.clients.size > 0) return;
+        for (const t of [...this.terminals.values()]) {
+          if (t.view.state === 'exited') continue;
+          this.finish(t, 'Closed after a while with no window open.');
+          t.process?.stream.destroy();
+        }
+      }, UNWATCHED_TTL_MS);
     }
   }
 
@@ -217,6 +236,7 @@ export class TerminalService {
   }
 
   dispose(): void {
+    if (this.unwatchedTimer !== null) this.clock.clearTimeout(this.unwatchedTimer);
     for (const id of [...this.terminals.keys()]) this.close(id);
   }
 }
