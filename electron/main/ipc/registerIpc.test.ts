@@ -159,6 +159,12 @@ describe('registerIpc: malformed requests', () => {
     expect(await chatCount()).toBe(0);
   });
 
+  it('refuses host-level profile settings from the window: no local backend, no host mounts', async () => {
+    expect(errorOf(await call('profiles.create', { name: 'evil', backend: 'local' }))).toMatchObject({ code: 'invalid_request' });
+    expect(errorOf(await call('profiles.update', { name: 'default', settings: { backend: 'local' } })).message).toMatch(/cannot change backend/);
+    expect(errorOf(await call('profiles.create', { name: 'm', staticMounts: [{ source: '/srv', target: '/data' }] })).message).toMatch(/staticMounts/);
+  });
+
   it('passes a not_found from the core through with its words', async () => {
     const error = errorOf(await call('chats.rename', { chatId: 'missing', title: 'x' }));
     expect(error.code).toBe('not_found');
