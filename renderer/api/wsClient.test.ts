@@ -52,9 +52,16 @@ function setup() {
 }
 
 describe('rpcUrl', () => {
-  it('uses the page host, ws or wss, and passes the token on', () => {
-    expect(rpcUrl({ protocol: 'http:', host: '127.0.0.1:4000', search: '' })).toBe('ws://127.0.0.1:4000/rpc');
-    expect(rpcUrl({ protocol: 'https:', host: 'h', search: '?token=a b&x=1' })).toBe('wss://h/rpc?token=a%20b');
+  it('takes the token from the page path /t/<token>/, keeping it as the page has it', () => {
+    expect(rpcUrl({ protocol: 'http:', host: '127.0.0.1:4000', pathname: '/t/abc_-9/', search: '' })).toBe('ws://127.0.0.1:4000/t/abc_-9/rpc');
+    expect(rpcUrl({ protocol: 'https:', host: 'h', pathname: '/t/a%2Bb/index.html', search: '?token=other' })).toBe('wss://h/t/a%2Bb/rpc');
+  });
+
+  it('falls back to /rpc with the page query token, or none, outside /t/<token>/', () => {
+    expect(rpcUrl({ protocol: 'http:', host: '127.0.0.1:4000', pathname: '/', search: '' })).toBe('ws://127.0.0.1:4000/rpc');
+    expect(rpcUrl({ protocol: 'https:', host: 'h', pathname: '/', search: '?token=a b&x=1' })).toBe('wss://h/rpc?token=a%20b');
+    expect(rpcUrl({ protocol: 'http:', host: 'h', pathname: '/t/abc', search: '?token=q' })).toBe('ws://h/rpc?token=q');
+    expect(rpcUrl({ protocol: 'http:', host: 'h', pathname: '/t//', search: '' })).toBe('ws://h/rpc');
   });
 
   it('backs off doubling up to the maximum', () => {

@@ -1,7 +1,8 @@
 /**
  * JSON-RPC 2.0 over WebSocket to the browser host (docs/transport.md): requests with ids, a
  * pending map, notifications dispatched to listeners by event name, and reconnection with
- * backoff when the socket drops. The host's cookie authenticates; `?token=` is passed on too.
+ * backoff when the socket drops. The token travels in the URL, never in a cookie: the socket
+ * address is derived from the page's own (`/t/<token>/` → `/t/<token>/rpc`).
  */
 import type { BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
 import { ApiError } from './errors';
@@ -55,9 +56,15 @@ export function rpcError(error: RpcError): ApiError {
   return new ApiError(code, message, hint);
 }
 
-/** `ws(s)://<host>/rpc`, with the page's `?token=` passed on when it has one. */
-export function rpcUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string {
+/**
+ * The socket address for this page: `ws(s)://<host>/t/<token>/rpc` when the page lives under
+ * `/t/<token>/` (the browser host), else `ws(s)://<host>/rpc` with the page's `?token=` passed on
+ * when it has one (a dev server proxying /rpc).
+ */
+export function rpcUrl(location: Pick<Location, 'protocol' | 'host' | 'search' | 'pathname'>): string {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const prefixed = /^\/t\/([^/]+)\//.exec(location.pathname);
+  if (prefixed) return `${scheme}://${location.host}/t/${prefixed[1]}/rpc`;
   const token = new URLSearchParams(location.search).get('token');
   return `${scheme}://${location.host}/rpc${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkAccess,
-  cookieValue,
+  homePath,
   isAllowedHost,
   isAllowedOrigin,
   queryToken,
-  requestTokens,
-  tokenCookie,
+  requestPath,
+  splitTokenPath,
   tokensEqual,
   type AccessRequest,
 } from './auth.js';
@@ -84,56 +84,74 @@ describe('token sources', () => {
     expect(queryToken('/?tokens=abc')).toBeNull();
     expect(queryToken(undefined)).toBeNull();
   });
-  it('reads the berth_token cookie among others', () => {
-    expect(cookieValue('a=1; berth_token=xyz; b=2', 'berth_token')).toBe('xyz');
-    expect(cookieValue('berth_token="xyz"', 'berth_token')).toBe('xyz');
-    expect(cookieValue('xberth_token=xyz', 'berth_token')).toBeNull();
-    expect(cookieValue(undefined, 'berth_token')).toBeNull();
-    expect(cookieValue('garbage', 'berth_token')).toBeNull();
+  it('takes the path of a request target without query or fragment', () => {
+    expect(requestPath('/t/x/a.js?v=1#f')).toBe('/t/x/a.js');
+    expect(requestPath('/')).toBe('/');
+    expect(requestPath(undefined)).toBe('');
   });
-  it('returns both', () => {
-    expect(requestTokens('/?token=q', 'berth_token=c')).toEqual({ query: 'q', cookie: 'c' });
+  it('splits /t/<token><rest>, decoding the token and leaving the rest raw', () => {
+    expect(splitTokenPath('/t/abc/')).toEqual({ token: 'abc', rest: '/' });
+    expect(splitTokenPath('/t/abc/assets/a%20b.js')).toEqual({ token: 'abc', rest: '/assets/a%20b.js' });
+    expect(splitTokenPath('/t/abc')).toEqual({ token: 'abc', rest: '' });
+    expect(splitTokenPath('/t/a%2Bb/rpc')).toEqual({ token: 'a+b', rest: '/rpc' });
+    expect(splitTokenPath('/t//')).toEqual({ token: '', rest: '/' });
+    expect(splitTokenPath('/t/%E0%A4%A/')).toEqual({ token: null, rest: '/' });
+    expect(splitTokenPath('/')).toBeNull();
+    expect(splitTokenPath('/tx/abc/')).toBeNull();
+    expect(splitTokenPath('//t/abc/')).toBeNull();
   });
-  it('writes a strict, HttpOnly cookie for the whole site', () => {
-    expect(tokenCookie(TOKEN)).toBe(`berth_token=${TOKEN}; HttpOnly; SameSite=Strict; Path=/`);
+  it('builds the home path with the token encoded', () => {
+    expect(homePath(TOKEN)).toBe(`/t/${TOKEN}/`);
+    expect(homePath('a+b/c')).toBe('/t/a%2Bb%2Fc/');
   });
 });
 
 describe('checkAccess', () => {
   const base: AccessRequest = {
-    method: 'GET',
-    url: `/?token=${TOKEN}`,
+    url: `/t/${TOKEN}/`,
     host: `127.0.0.1:${PORT}`,
     origin: undefined,
-    cookie: undefined,
     upgrade: false,
   };
   const check = (over: Partial<AccessRequest>) => checkAccess({ ...base, ...over }, { port: PORT, token: TOKEN });
 
-  it('lets a GET with the query token in and sets the cookie', () => {
-    expect(check({})).toEqual({ ok: true, setCookie: true });
+  it('lets the page and its assets in under /t/<token>/, handing on the rest of the path', () => {
+    expect(check({})).toEqual({ ok: true, route: { kind: 'page', path: '/' } });
+    expect(check({ url: `/t/${TOKEN}/assets/app.js?v=1` })).toEqual({ ok: true, route: { kind: 'page', path: '/assets/app.js' } });
+    expect(check({ url: `/t/${TOKEN}` })).toEqual({ ok: true, route: { kind: 'page', path: '' } });
   });
-  it('lets the cookie in without setting it again', () => {
-    expect(check({ url: '/', cookie: `berth_token=${TOKEN}` })).toEqual({ ok: true, setCookie: false });
+  it('routes /?token= to the way in, and /rpc?token= and /t/<token>/rpc to the socket', () => {
+    expect(check({ url: `/?token=${TOKEN}` })).toEqual({ ok: true, route: { kind: 'enter' } });
+    expect(check({ url: `/rpc?token=${TOKEN}` })).toEqual({ ok: true, route: { kind: 'rpc' } });
+    expect(check({ url: `/t/${TOKEN}/rpc` })).toEqual({ ok: true, route: { kind: 'rpc' } });
   });
   it('answers 401 without a token, or with a wrong one', () => {
     expect(check({ url: '/' })).toMatchObject({ ok: false, status: 401 });
-    expect(check({ url: '/?token=nope', cookie: 'berth_token=nope' })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: '/?token=nope' })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: '/rpc' })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: '/t/nope/' })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: `/t/${TOKEN}x/` })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: '/t/nope/rpc' })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: '/t//' })).toMatchObject({ ok: false, status: 401 });
     const denied = check({ url: '/' });
     expect(denied.ok === false && denied.message).toContain('Open the URL that `npm run web` printed');
+  });
+  it('takes the query token only on / and /rpc', () => {
+    expect(check({ url: `/assets/app.js?token=${TOKEN}` })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: `/index.html?token=${TOKEN}` })).toMatchObject({ ok: false, status: 401 });
+    expect(check({ url: `/t/nope/?token=${TOKEN}` })).toMatchObject({ ok: false, status: 401 });
   });
   it('answers 403 for a foreign Host or Origin even with the token', () => {
     expect(check({ host: `evil.example:${PORT}` })).toMatchObject({ ok: false, status: 403 });
     expect(check({ origin: 'http://evil.example' })).toMatchObject({ ok: false, status: 403 });
   });
-  it('checks Host before the token', () => {
+  it('checks Host and Origin before the token', () => {
     expect(check({ host: 'evil.example', url: '/' })).toMatchObject({ ok: false, status: 403 });
+    expect(check({ origin: 'http://evil.example', url: '/t/nope/' })).toMatchObject({ ok: false, status: 403 });
   });
-  it('requires an allowed Origin on an upgrade and never sets a cookie there', () => {
-    expect(check({ upgrade: true, url: `/rpc?token=${TOKEN}` })).toMatchObject({ ok: false, status: 403 });
-    expect(check({ upgrade: true, url: `/rpc?token=${TOKEN}`, origin: `http://localhost:${PORT}` })).toEqual({ ok: true, setCookie: false });
-  });
-  it('does not set a cookie on a non-GET', () => {
-    expect(check({ method: 'POST' })).toEqual({ ok: true, setCookie: false });
+  it('requires an allowed Origin on an upgrade', () => {
+    expect(check({ upgrade: true, url: `/t/${TOKEN}/rpc` })).toMatchObject({ ok: false, status: 403 });
+    expect(check({ upgrade: true, url: `/t/${TOKEN}/rpc`, origin: `http://localhost:${PORT}` })).toEqual({ ok: true, route: { kind: 'rpc' } });
+    expect(check({ upgrade: true, url: `/rpc?token=${TOKEN}`, origin: `http://127.0.0.1:${PORT}` })).toEqual({ ok: true, route: { kind: 'rpc' } });
   });
 });

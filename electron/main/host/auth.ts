@@ -5,11 +5,18 @@
  * - Host must be exactly `127.0.0.1:<port>` or `localhost:<port>` (defeats DNS rebinding).
  * - Origin, when present, must be exactly `http://127.0.0.1:<port>` or `http://localhost:<port>`
  *   (defeats cross-site requests); a WebSocket upgrade must carry one.
- * - The token comes from `?token=` or the `berth_token` cookie and is compared in constant time.
+ * - The token is compared in constant time. It travels in the URL path, `/t/<token>/…`, for the
+ *   page, its assets and its WebSocket (`/t/<token>/rpc`); `?token=` counts only on `/` (which
+ *   redirects into `/t/<token>/`) and on `/rpc` (for clients that are not a page). There is no
+ *   cookie: cookies ignore ports, so the browser would hand one to every other server on
+ *   127.0.0.1/localhost (any dev server), and that server could then drive Berth.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export const TOKEN_COOKIE = 'berth_token';
+/** Where the WebSocket answers: `/rpc?token=…`, or `/t/<token>/rpc`. */
+export const RPC_PATH = '/rpc';
+/** Every page path starts with this and the token: `/t/<token>/…`. */
+export const TOKEN_PATH_PREFIX = '/t/';
 
 /** What the 401 body says: how to get in. */
 export const UNAUTHORIZED_MESSAGE =
@@ -45,24 +52,6 @@ export function isAllowedOrigin(origin: string | undefined, port: number, kind: 
   return allowedOrigins(port).includes(origin);
 }
 
-/** The value of one cookie from a Cookie header, or null. */
-export function cookieValue(cookieHeader: string | undefined, name: string): string | null {
-  if (!cookieHeader) return null;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() !== name) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return value;
-    }
-  }
-  return null;
-}
-
 /** The `token` query parameter of a request target (`/path?token=…`), or null. */
 export function queryToken(requestTarget: string | undefined): string | null {
   if (!requestTarget) return null;
@@ -72,29 +61,56 @@ export function queryToken(requestTarget: string | undefined): string | null {
   return new URLSearchParams(requestTarget.slice(q + 1, hash < 0 ? undefined : hash)).get('token');
 }
 
-/** The tokens a request offers, from the query and from the cookie. */
-export function requestTokens(requestTarget: string | undefined, cookieHeader: string | undefined): { query: string | null; cookie: string | null } {
-  return { query: queryToken(requestTarget), cookie: cookieValue(cookieHeader, TOKEN_COOKIE) };
+/** The path of a request target, without its query or fragment (`/t/x/a.js?v=1` → `/t/x/a.js`). */
+export function requestPath(requestTarget: string | undefined): string {
+  const target = requestTarget ?? '';
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
 }
 
-export function tokenCookie(token: string): string {
-  return `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+/**
+ * Splits `/t/<token><rest>` into the token (percent-decoded; null when it cannot be) and the raw
+ * rest of the path (`''` for `/t/<token>` itself, else starting with `/`). Null for any other path.
+ */
+export function splitTokenPath(rawPath: string): { token: string | null; rest: string } | null {
+  if (!rawPath.startsWith(TOKEN_PATH_PREFIX)) return null;
+  const slash = rawPath.indexOf('/', TOKEN_PATH_PREFIX.length);
+  const segment = slash < 0 ? rawPath.slice(TOKEN_PATH_PREFIX.length) : rawPath.slice(TOKEN_PATH_PREFIX.length, slash);
+  let token: string | null;
+  try {
+    token = decodeURIComponent(segment);
+  } catch {
+    token = null;
+  }
+  return { token, rest: slash < 0 ? '' : rawPath.slice(slash) };
+}
+
+/** The page's home, `/t/<token>/`: where `/?token=…` and `/t/<token>` redirect to. */
+export function homePath(token: string): string {
+  return `${TOKEN_PATH_PREFIX}${encodeURIComponent(token)}/`;
 }
 
 export interface AccessRequest {
-  method: string | undefined;
   /** The request target, `/path?query`. */
   url: string | undefined;
   host: string | undefined;
   origin: string | undefined;
-  cookie: string | undefined;
   /** A WebSocket upgrade rather than a plain request. */
   upgrade: boolean;
 }
 
-export type AccessDecision =
-  | { ok: true; /** The request proved the token in its query: set the cookie. */ setCookie: boolean }
-  | { ok: false; status: 401 | 403; message: string };
+/** What an admitted request asks for. */
+export type Route =
+  /** `/?token=…`: the printed URL, redirected to the page's home under `/t/<token>/`. */
+  | { kind: 'enter' }
+  /** `/rpc?token=…` or `/t/<token>/rpc`: the WebSocket. */
+  | { kind: 'rpc' }
+  /** `/t/<token><path>`: a file of the page; `path` is the raw rest (`''` for `/t/<token>` itself). */
+  | { kind: 'page'; path: string };
+
+export type AccessDecision = { ok: true; route: Route } | { ok: false; status: 401 | 403; message: string };
+
+const UNAUTHORIZED: AccessDecision = { ok: false, status: 401, message: UNAUTHORIZED_MESSAGE };
 
 /** Host first, then Origin, then the token: the order the server answers in. */
 export function checkAccess(req: AccessRequest, expected: { port: number; token: string }): AccessDecision {
@@ -104,10 +120,14 @@ export function checkAccess(req: AccessRequest, expected: { port: number; token:
   if (!isAllowedOrigin(req.origin, expected.port, req.upgrade ? 'upgrade' : 'plain')) {
     return { ok: false, status: 403, message: 'Berth only answers its own pages: this request came from another origin.\n' };
   }
-  const offered = requestTokens(req.url, req.cookie);
-  const byQuery = tokensEqual(expected.token, offered.query);
-  const byCookie = tokensEqual(expected.token, offered.cookie);
-  if (!byQuery && !byCookie) return { ok: false, status: 401, message: UNAUTHORIZED_MESSAGE };
-  const method = (req.method ?? '').toUpperCase();
-  return { ok: true, setCookie: byQuery && !req.upgrade && (method === 'GET' || method === 'HEAD') };
+  const rawPath = requestPath(req.url);
+  const prefixed = splitTokenPath(rawPath);
+  if (prefixed !== null) {
+    if (!tokensEqual(expected.token, prefixed.token)) return UNAUTHORIZED;
+    return { ok: true, route: prefixed.rest === RPC_PATH ? { kind: 'rpc' } : { kind: 'page', path: prefixed.rest } };
+  }
+  // The query token counts only where a URL is typed or handed to a non-browser client.
+  if (rawPath !== '/' && rawPath !== RPC_PATH) return UNAUTHORIZED;
+  if (!tokensEqual(expected.token, queryToken(req.url))) return UNAUTHORIZED;
+  return { ok: true, route: rawPath === '/' ? { kind: 'enter' } : { kind: 'rpc' } };
 }

@@ -77,54 +77,99 @@ describe('createHostServer', () => {
 });
 
 describe('access over HTTP', () => {
+  const home = () => `/t/${host.token}/`;
+
   it('answers 401 without a token, saying how to get in', async () => {
     const res = await request(port, '/');
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.body).toContain('Open the URL that `npm run web` printed');
     expect(res.body).not.toContain(host.token);
-    expect(res.headers['set-cookie']).toBeUndefined();
   });
 
-  it('answers 401 with a wrong token in the query or the cookie', async () => {
+  it('redirects the printed URL (/?token=) to the page under /t/<token>/, uncached and without a referrer', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const res = await request(port, `/?token=${host.token}`, {}, method);
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe(home());
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    // Without its slash the page's relative asset URLs would miss the prefix.
+    const bare = await request(port, `/t/${host.token}`);
+    expect(bare.status).toBe(302);
+    expect(bare.headers.location).toBe(home());
+  });
+
+  it('serves the page and its assets under /t/<token>/', async () => {
+    const page = await request(port, home(), { Origin: origin });
+    expect(page.status).toBe(200);
+    expect(page.body).toBe(INDEX);
+    const asset = await request(port, `${home()}assets/app.js`);
+    expect(asset.status).toBe(200);
+    expect(asset.body).toBe('console.log("berth");');
+  });
+
+  it('answers 401 with a wrong token in the query or the path, and to a page path without the prefix', async () => {
     expect((await request(port, '/?token=wrong')).status).toBe(401);
-    expect((await request(port, '/', { Cookie: 'berth_token=wrong' })).status).toBe(401);
     expect((await request(port, `/?token=${host.token.slice(0, -1)}`)).status).toBe(401);
+    expect((await request(port, '/t/wrong/')).status).toBe(401);
+    expect((await request(port, `/t/${host.token.slice(0, -1)}/`)).status).toBe(401);
+    expect((await request(port, '/t/wrong/rpc')).status).toBe(401);
+    expect((await request(port, '/t/wrong/assets/app.js')).status).toBe(401);
+    expect((await request(port, '/assets/app.js')).status).toBe(401);
+    // The query token opens only / and /rpc, not the files.
+    expect((await request(port, `/assets/app.js?token=${host.token}`)).status).toBe(401);
+    expect((await request(port, `/index.html?token=${host.token}`)).status).toBe(401);
+  });
+
+  it('ignores a berth_token cookie', async () => {
+    expect((await request(port, '/', { Cookie: `berth_token=${host.token}` })).status).toBe(401);
+    expect((await request(port, '/assets/app.js', { Cookie: `berth_token=${host.token}` })).status).toBe(401);
+  });
+
+  it('never sets a cookie', async () => {
+    const answers = await Promise.all([
+      request(port, '/'),
+      request(port, `/?token=${host.token}`),
+      request(port, `/?token=${host.token}`, { Origin: 'http://evil.example' }),
+      request(port, home()),
+      request(port, `${home()}assets/app.js`),
+      request(port, `${home()}assets/nope.js`),
+      request(port, `${home()}rpc`),
+      request(port, '/t/wrong/'),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([401, 302, 403, 200, 200, 404, 426, 401]);
+    for (const res of answers) expect(res.headers['set-cookie']).toBeUndefined();
   });
 
   it('answers 403 to a foreign Origin, even with the token', async () => {
-    const res = await request(port, `/?token=${host.token}`, { Origin: 'http://evil.example' });
-    expect(res.status).toBe(403);
-    expect(res.headers['set-cookie']).toBeUndefined();
-    expect((await request(port, `/?token=${host.token}`, { Origin: `http://127.0.0.1:${port + 1}` })).status).toBe(403);
+    expect((await request(port, `/?token=${host.token}`, { Origin: 'http://evil.example' })).status).toBe(403);
+    expect((await request(port, home(), { Origin: 'http://evil.example' })).status).toBe(403);
+    expect((await request(port, home(), { Origin: `http://127.0.0.1:${port + 1}` })).status).toBe(403);
+    // Origin is checked before the token.
+    expect((await request(port, '/t/wrong/', { Origin: 'http://evil.example' })).status).toBe(403);
   });
 
   it('answers 403 to a foreign Host header (DNS rebinding), even with the token', async () => {
+    expect((await request(port, home(), { Host: `evil.example:${port}` })).status).toBe(403);
     expect((await request(port, `/?token=${host.token}`, { Host: `evil.example:${port}` })).status).toBe(403);
-    expect((await request(port, `/?token=${host.token}`, { Host: '127.0.0.1' })).status).toBe(403);
-    expect((await request(port, `/?token=${host.token}`, { Host: `localhost:${port}` })).status).toBe(200);
-  });
-
-  it('sets an HttpOnly, SameSite=Strict cookie for a valid ?token= and then accepts the cookie alone', async () => {
-    const first = await request(port, `/?token=${host.token}`, { Origin: origin });
-    expect(first.status).toBe(200);
-    expect(first.headers['set-cookie']).toEqual([`berth_token=${host.token}; HttpOnly; SameSite=Strict; Path=/`]);
-    const cookie = (first.headers['set-cookie']?.[0] ?? '').split(';')[0] as string;
-    const next = await request(port, '/assets/app.js', { Cookie: cookie });
-    expect(next.status).toBe(200);
-    expect(next.body).toBe('console.log("berth");');
-    expect(next.headers['set-cookie']).toBeUndefined();
+    expect((await request(port, home(), { Host: '127.0.0.1' })).status).toBe(403);
+    expect((await request(port, home(), { Host: `localhost:${port}` })).status).toBe(200);
   });
 
   it('serves only GET and HEAD', async () => {
-    const res = await request(port, `/?token=${host.token}`, {}, 'POST');
-    expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET, HEAD');
+    for (const p of [`/?token=${host.token}`, home()]) {
+      const res = await request(port, p, {}, 'POST');
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+    }
   });
 });
 
 describe('static files', () => {
-  const get = (p: string) => request(port, p, { Cookie: `berth_token=${host.token}` });
+  /** A page path: `/t/<token>` + p. */
+  const get = (p: string) => request(port, `/t/${host.token}${p}`);
 
   it('serves index.html for / with a strict CSP and nosniff', async () => {
     const res = await get('/');
@@ -132,7 +177,7 @@ describe('static files', () => {
     expect(res.body).toBe(INDEX);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toBe(
-      `default-src 'self'; connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'self'; connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'`,
     );
     expect(res.headers['content-security-policy']).toBe(contentSecurityPolicy(port));
     expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -150,7 +195,7 @@ describe('static files', () => {
   });
 
   it('answers HEAD without a body', async () => {
-    const res = await request(port, '/assets/app.js', { Cookie: `berth_token=${host.token}` }, 'HEAD');
+    const res = await request(port, `/t/${host.token}/assets/app.js`, {}, 'HEAD');
     expect(res.status).toBe(200);
     expect(res.headers['content-length']).toBe(String('console.log("berth");'.length));
     expect(res.body).toBe('');
@@ -183,18 +228,20 @@ describe('static files', () => {
     expect((await get('/assets')).status).toBe(404);
   });
 
-  it('answers a plain GET of /rpc with 426', async () => {
+  it('answers a plain GET of the socket address with 426', async () => {
     expect((await get('/rpc')).status).toBe(426);
+    expect((await request(port, `/rpc?token=${host.token}`)).status).toBe(426);
   });
 
   it('answers 503 with the build command when there is no build', async () => {
     const empty = await createHostServer({ core: observedCore(core), port: 0, staticDir: path.join(tmp, 'no-build') });
     try {
-      const res = await request(empty.port, `/?token=${empty.token}`);
+      expect((await request(empty.port, `/?token=${empty.token}`)).status).toBe(302);
+      const res = await request(empty.port, `/t/${empty.token}/`);
       expect(res.status).toBe(503);
       expect(res.body).toContain('npm run build:renderer');
       expect(res.headers['content-security-policy']).toBe(contentSecurityPolicy(empty.port));
-      expect((await request(empty.port, `/assets/app.js?token=${empty.token}`)).status).toBe(404);
+      expect((await request(empty.port, `/t/${empty.token}/assets/app.js`)).status).toBe(404);
     } finally {
       await empty.close();
     }
@@ -213,30 +260,55 @@ describe('staticTarget', () => {
 });
 
 describe('access over WebSocket', () => {
-  it('refuses an upgrade without a token with 401', async () => {
+  const pageRpcUrl = (token = host.token, h = '127.0.0.1') => `ws://${h}:${port}/t/${token}/rpc`;
+
+  it('accepts /t/<token>/rpc from the page origins, and serves calls there', async () => {
+    const c = await connect(pageRpcUrl(), { Origin: origin });
+    if (!c.ok) throw new Error(`refused with ${c.status}`);
+    const client = new RpcClient(c.ws);
+    try {
+      expect((await client.call('chats.list', {})).result).toHaveProperty('chats');
+    } finally {
+      await client.close();
+    }
+    const local = await connect(pageRpcUrl(host.token, 'localhost'), { Origin: `http://localhost:${port}` });
+    expect(local.ok).toBe(true);
+    if (local.ok) await new RpcClient(local.ws).close();
+  });
+
+  it('still accepts /rpc?token= for clients that are not a page', async () => {
+    const c = await connect(rpcUrl(), { Origin: origin });
+    expect(c.ok).toBe(true);
+    if (c.ok) await new RpcClient(c.ws).close();
+  });
+
+  it('refuses an upgrade without a token, or with a wrong one, with 401', async () => {
     const c = await connect(`ws://127.0.0.1:${port}/rpc`, { Origin: origin });
     expect(c).toMatchObject({ ok: false, status: 401 });
     expect(c.ok === false && c.body).toContain('Open the URL that `npm run web` printed');
     expect(await connect(`ws://127.0.0.1:${port}/rpc?token=nope`, { Origin: origin })).toMatchObject({ ok: false, status: 401 });
+    expect(await connect(pageRpcUrl('wrong'), { Origin: origin })).toMatchObject({ ok: false, status: 401 });
+    expect(await connect(`ws://127.0.0.1:${port}/rpc`, { Origin: origin, Cookie: `berth_token=${host.token}` })).toMatchObject({ ok: false, status: 401 });
   });
 
   it('refuses a foreign Origin, and a missing one, with 403', async () => {
-    expect(await connect(rpcUrl(), { Origin: 'http://evil.example' })).toMatchObject({ ok: false, status: 403 });
-    expect(await connect(rpcUrl())).toMatchObject({ ok: false, status: 403 });
+    for (const url of [rpcUrl(), pageRpcUrl()]) {
+      expect(await connect(url, { Origin: 'http://evil.example' })).toMatchObject({ ok: false, status: 403 });
+      expect(await connect(url, { Origin: `http://localhost:${port + 1}` })).toMatchObject({ ok: false, status: 403 });
+      expect(await connect(url)).toMatchObject({ ok: false, status: 403 });
+    }
   });
 
   it('refuses a foreign Host with 403', async () => {
     expect(await connect(rpcUrl(), { Origin: origin, Host: `evil.example:${port}` })).toMatchObject({ ok: false, status: 403 });
+    expect(await connect(pageRpcUrl(), { Origin: origin, Host: `evil.example:${port}` })).toMatchObject({ ok: false, status: 403 });
   });
 
-  it('refuses upgrades anywhere but /rpc', async () => {
-    expect(await connect(`ws://127.0.0.1:${port}/other?token=${host.token}`, { Origin: origin })).toMatchObject({ ok: false, status: 404 });
-  });
-
-  it('accepts the cookie instead of the query, from the localhost origin too', async () => {
-    const c = await connect(`ws://localhost:${port}/rpc`, { Origin: `http://localhost:${port}`, Cookie: `berth_token=${host.token}` });
-    expect(c.ok).toBe(true);
-    if (c.ok) await new RpcClient(c.ws).close();
+  it('refuses upgrades anywhere but the socket address', async () => {
+    expect(await connect(`ws://127.0.0.1:${port}/t/${host.token}/other`, { Origin: origin })).toMatchObject({ ok: false, status: 404 });
+    expect(await connect(`ws://127.0.0.1:${port}/t/${host.token}/`, { Origin: origin })).toMatchObject({ ok: false, status: 404 });
+    expect(await connect(`ws://127.0.0.1:${port}/?token=${host.token}`, { Origin: origin })).toMatchObject({ ok: false, status: 404 });
+    expect(await connect(`ws://127.0.0.1:${port}/other?token=${host.token}`, { Origin: origin })).toMatchObject({ ok: false, status: 401 });
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The browser host: one HTTP server on 127.0.0.1 that serves the built renderer and carries the
- * contract as JSON-RPC 2.0 over a WebSocket at /rpc (docs/transport.md). Every request and
- * every upgrade passes the checks in auth.ts first (Host, Origin, token); nothing else of the
- * computer is reachable through it.
+ * contract as JSON-RPC 2.0 over a WebSocket (docs/transport.md). The page lives under
+ * `/t/<token>/` and its socket at `/t/<token>/rpc`; `/?token=` redirects there, and `/rpc?token=`
+ * serves clients that are not a page. Every request and every upgrade passes the checks in
+ * auth.ts first (Host, Origin, token); nothing else of the computer is reachable through it.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { BerthCore } from '../core.js';
-import { checkAccess, tokenCookie, type AccessDecision } from './auth.js';
+import { RPC_PATH, checkAccess, homePath, type AccessDecision } from './auth.js';
 import { createDispatcher, notification } from './jsonRpc.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
@@ -39,7 +40,7 @@ export interface HostServer {
   close(): Promise<void>;
 }
 
-export const RPC_PATH = '/rpc';
+export { RPC_PATH };
 /**
  * The contract allows strings of a million characters (`sandbox.exec`'s command, `terminal.input`),
  * which JSON-encode to at most 6 bytes each: 8 MiB carries every valid request.
@@ -163,11 +164,9 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
   const decide = (req: http.IncomingMessage, upgrade: boolean): AccessDecision =>
     checkAccess(
       {
-        method: req.method,
         url: req.url,
         host: req.headers.host,
         origin: req.headers.origin,
-        cookie: req.headers.cookie,
         upgrade,
       },
       { port, token },
@@ -185,18 +184,24 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
     res.end(res.req.method === 'HEAD' ? undefined : body);
   }
 
-  async function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, cookie: Record<string, string>): Promise<void> {
-    const target = staticTarget(req.url ?? '/');
-    if (!target.ok) return sendText(res, target.status, target.message, cookie);
+  /** Into the page's home; relative, so it stays on whichever of 127.0.0.1/localhost was used. */
+  function redirectHome(res: http.ServerResponse): void {
+    sendText(res, 302, 'Berth is at its page address.\n', { Location: homePath(token) });
+  }
+
+  /** `filePath`: the request path after its `/t/<token>` prefix. */
+  async function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, filePath: string): Promise<void> {
+    const target = staticTarget(filePath);
+    if (!target.ok) return sendText(res, target.status, target.message);
     const wantsIndex = target.relative === 'index.html';
     const notBuilt = () =>
-      sendText(res, 503, 'The Berth web UI is not built yet. Run `npm run build:renderer`, then reload this page.\n', cookie);
+      sendText(res, 503, 'The Berth web UI is not built yet. Run `npm run build:renderer`, then reload this page.\n');
 
     let realRoot: string;
     try {
       realRoot = await fs.promises.realpath(staticRoot);
     } catch {
-      return wantsIndex ? notBuilt() : sendText(res, 404, 'Not found.\n', cookie);
+      return wantsIndex ? notBuilt() : sendText(res, 404, 'Not found.\n');
     }
     const candidate = path.resolve(realRoot, ...target.relative.split('/'));
     let file: string;
@@ -205,13 +210,13 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
       file = await fs.promises.realpath(candidate);
       stat = await fs.promises.stat(file);
     } catch {
-      return wantsIndex ? notBuilt() : sendText(res, 404, 'Not found.\n', cookie);
+      return wantsIndex ? notBuilt() : sendText(res, 404, 'Not found.\n');
     }
     // A link inside the build that points elsewhere is refused like `..` is.
     if (!isInside(realRoot, file) || !isInside(realRoot, candidate)) {
-      return sendText(res, 403, 'That path is outside what Berth serves.\n', cookie);
+      return sendText(res, 403, 'That path is outside what Berth serves.\n');
     }
-    if (!stat.isFile()) return sendText(res, 404, 'Not found.\n', cookie);
+    if (!stat.isFile()) return sendText(res, 404, 'Not found.\n');
 
     const ext = path.extname(file).toLowerCase();
     const type = CONTENT_TYPES[ext] ?? 'application/octet-stream';
@@ -221,7 +226,6 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
       'Content-Length': String(stat.size),
       // The page is tied to this run's token; assets are revalidated so a rebuild shows up.
       'Cache-Control': ext === '.html' ? 'no-store' : 'no-cache',
-      ...cookie,
     };
     if (req.method === 'HEAD') {
       res.writeHead(200, headers);
@@ -234,7 +238,7 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
       stream.pipe(res);
     });
     stream.once('error', () => {
-      if (!res.headersSent) sendText(res, 404, 'Not found.\n', cookie);
+      if (!res.headersSent) sendText(res, 404, 'Not found.\n');
       else res.destroy();
     });
     res.once('close', () => stream.destroy());
@@ -243,14 +247,15 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
   const server = http.createServer((req, res) => {
     const decision = decide(req, false);
     if (!decision.ok) return sendText(res, decision.status, decision.message);
-    const cookie: Record<string, string> = decision.setCookie ? { 'Set-Cookie': tokenCookie(token) } : {};
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return sendText(res, 405, 'Berth serves pages with GET only; calls go over the WebSocket at /rpc.\n', { ...cookie, Allow: 'GET, HEAD' });
+      return sendText(res, 405, 'Berth serves pages with GET only; calls go over its WebSocket.\n', { Allow: 'GET, HEAD' });
     }
-    const pathname = (req.url ?? '/').split(/[?#]/)[0];
-    if (pathname === RPC_PATH) return sendText(res, 426, 'This address speaks WebSocket (JSON-RPC 2.0).\n', { ...cookie, Upgrade: 'websocket' });
-    serveStatic(req, res, cookie).catch((error: unknown) => {
-      log(`berth host: serving ${pathname ?? '/'} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const { route } = decision;
+    if (route.kind === 'rpc') return sendText(res, 426, 'This address speaks WebSocket (JSON-RPC 2.0).\n', { Upgrade: 'websocket' });
+    // `/t/<token>` without its slash would resolve the page's relative asset URLs outside the prefix.
+    if (route.kind === 'enter' || route.path === '') return redirectHome(res);
+    serveStatic(req, res, route.path).catch((error: unknown) => {
+      log(`berth host: serving ${route.path} failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendText(res, 500, 'Berth could not serve this file.\n');
       else res.destroy();
     });
@@ -318,10 +323,9 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if (closing) return refuseUpgrade(socket, 503, 'Berth is shutting down.\n');
-    const pathname = (req.url ?? '/').split(/[?#]/)[0];
-    if (pathname !== RPC_PATH) return refuseUpgrade(socket, 404, 'Not found.\n');
     const decision = decide(req, true);
     if (!decision.ok) return refuseUpgrade(socket, decision.status, decision.message);
+    if (decision.route.kind !== 'rpc') return refuseUpgrade(socket, 404, 'Not found.\n');
     wss.handleUpgrade(req, socket, head, onConnection);
   });
   server.on('clientError', (_error, socket: Duplex) => {

@@ -46,7 +46,7 @@ describe('npm run web (web.ts as a child process)', () => {
     tmp = null;
   });
 
-  it('prints the URL line, answers 401 without the token, and exits 0 on SIGTERM', async () => {
+  it('prints the URL line, answers 401 without the token, redirects with it, and exits 0 on SIGTERM', async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-web-'));
     const proc = spawn(process.execPath, ['--import', 'tsx', 'electron/main/host/web.ts', '--port', '0', '--data-dir', path.join(tmp, 'data')], {
       cwd: REPO_ROOT,
@@ -75,9 +75,13 @@ describe('npm run web (web.ts as a child process)', () => {
     const denied = await request(port, '/');
     expect(denied.status).toBe(401);
     expect(denied.body).toContain('npm run web');
-    const allowed = await request(port, `/?token=${token}`);
-    expect(allowed.status).not.toBe(401);
-    expect(allowed.headers['set-cookie']?.[0]).toContain(`berth_token=${token}`);
+    const entered = await request(port, `/?token=${token}`);
+    expect(entered.status).toBe(302);
+    expect(entered.headers.location).toBe(`/t/${token}/`);
+    expect(entered.headers['set-cookie']).toBeUndefined();
+    const page = await request(port, `/t/${token}/`);
+    expect([200, 503]).toContain(page.status);
+    expect(page.headers['set-cookie']).toBeUndefined();
     expect(fs.existsSync(path.join(tmp, 'data'))).toBe(true);
 
     proc.kill('SIGTERM');
