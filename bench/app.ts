@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { ensureRendererBuilt, measureBrowser, type BrowserBenchResult } from './browser.js';
+import type { BrowserBenchResult } from './browser.js';
 import { measureMemory, type MemoryResult } from './memory.js';
 import { ms, summarize, table } from './stats.js';
 
@@ -101,6 +101,8 @@ async function main(): Promise<void> {
 
   let web: BrowserBenchResult | null = null;
   if (!skipBrowser && !interrupted) {
+    // Loaded only now: Playwright in this process before the memory measurement would count in its RSS.
+    const { ensureRendererBuilt, measureBrowser } = await import('./browser.js');
     await ensureRendererBuilt((line) => console.log(line));
     web = await measureBrowser({
       image,
@@ -148,6 +150,7 @@ async function main(): Promise<void> {
     if (tp) {
       const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
       const s = tp.split;
+      console.log(`throughput: ${tp.blobBytes} bytes in 100-character lines; the terminal is ${tp.ttySize.replace(' ', ' rows × ')} columns`);
       console.log(
         table(
           ['throughput', 'runs (ms)', 'median', 'MiB/s'],

@@ -22,7 +22,8 @@ import { summarize, type Summary } from './stats.js';
 const execFileP = promisify(execFile);
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RENDERER_INDEX = path.join(REPO, 'dist', 'renderer', 'index.html');
-const PROMPT = '/home/berth $';
+/** A shell prompt at the end of the terminal's text (busybox sh: `/home/berth $`; bash: `…$`). */
+const PROMPT_AT_END = /[$#]\s*$/;
 
 export interface BrowserBenchOptions {
   image: string;
@@ -54,6 +55,8 @@ export interface ThroughputSplit {
 
 export interface ThroughputResult {
   blobBytes: number;
+  /** The terminal's size in the page, as `stty size` reports it ("rows cols"). */
+  ttySize: string;
   berthMs: number[];
   cliMs: number[];
   /** Reference only: the same `cat` through a TTY (`docker exec -t`), as any terminal gets it. */
@@ -134,7 +137,7 @@ interface PageGlobals {
 interface Probe {
   startAt: number | null;
   seenAt: number | null;
-  wireAtStart: WireCounts | null;
+  /** The wire counters (reset at the start) when the text showed. */
   wireAtSeen: WireCounts | null;
 }
 
@@ -208,7 +211,7 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
     const w = g.__berthWire;
     return w ? { frames: w.frames, frameChars: w.frameChars, acks: w.acks, firstDataAt: w.firstDataAt, lastDataAt: w.lastDataAt } : null;
   };
-  const probe: Probe = { startAt: null, seenAt: null, wireAtStart: null, wireAtSeen: null };
+  const probe: Probe = { startAt: null, seenAt: null, wireAtSeen: null };
   g.__berthBench = probe;
   const shows = (): boolean => {
     if (args.watchIn === 'buffer') return g.__berthTest.terminalText().includes(args.text);
@@ -230,7 +233,6 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
     g.document.removeEventListener(type, onEvent, true);
     g.__berthWire?.reset();
     probe.startAt = g.performance.now();
-    probe.wireAtStart = snapshot();
     g.requestAnimationFrame(poll);
   };
   g.document.addEventListener(type, onEvent, true);
@@ -298,7 +300,7 @@ async function newChatIn(page: Page, profile: string): Promise<void> {
   await page.getByRole('button', { name: 'New chat' }).click();
   const deadline = Date.now() + 60_000;
   while ((await activeTerminal(page)) === previous && Date.now() < deadline) await page.waitForTimeout(50);
-  await waitForTerminal(page, (t) => t.includes(PROMPT), "the new chat's first prompt", 60_000);
+  await waitForTerminal(page, (t) => PROMPT_AT_END.test(t), "the new chat's first prompt", 60_000);
 }
 
 async function docker(args: string[]): Promise<string> {
@@ -364,12 +366,15 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
   const blobBytes = Number(await docker(['exec', container, 'sh', '-c', `head -c ${rawBytes} /dev/urandom | base64 -w 100 > /tmp/blob && wc -c < /tmp/blob`]));
   const lastLine = await docker(['exec', container, 'tail', '-n', '1', '/tmp/blob']);
   if (!Number.isFinite(blobBytes) || blobBytes <= 0 || lastLine.length === 0) throw new Error('Could not create /tmp/blob in the container.');
+  await typeInTerminal(page, 'echo SIZE $(stty size)-END');
+  const sized = /SIZE (\d+ \d+)-END/.exec(await waitForTerminal(page, (t) => /SIZE \d+ \d+-END/.test(t), 'stty size'));
+  const ttySize = sized?.[1] ?? '?';
 
   const berthRun = async (): Promise<ProbeResult> => {
     // Start from a clear screen and scrollback, so each run writes into the same state.
     await typeInTerminal(page, 'clear');
     const deadline = Date.now() + 30_000;
-    for (let s = await screenText(page); s.includes('END-') || !s.endsWith('$'); s = await screenText(page)) {
+    for (let s = await screenText(page); s.includes('END-') || !PROMPT_AT_END.test(s); s = await screenText(page)) {
       if (Date.now() > deadline) throw new Error(`The screen did not clear. It shows:\n${await screenText(page)}`);
       await page.waitForTimeout(50);
     }
@@ -412,6 +417,7 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
   const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
   return {
     blobBytes,
+    ttySize,
     berthMs,
     cliMs: cli,
     cliTtyMs: tty,

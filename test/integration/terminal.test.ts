@@ -1,6 +1,7 @@
 /** Terminals: interactive shells with a TTY in the chat's own container. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
+import { HIGH_WATER_CHARS } from '../../electron/main/terminal/flowControl.js';
 import { Harness } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
 
@@ -73,11 +74,12 @@ describe('terminals', () => {
     const screenClient = core.connectClient();
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
-    await core.terminal.input({ terminalId: term.terminalId, data: 'yes flood | head -c 3000000; echo FLOOD-$((1+1))-DONE\n' });
-    await waitFor(async () => screen(term.terminalId).length > 256 * 1024, 'the first part of the flood');
+    await core.terminal.input({ terminalId: term.terminalId, data: 'yes flood | head -c 8000000; echo FLOOD-$((1+1))-DONE\n' });
+    await waitFor(async () => screen(term.terminalId).length > HIGH_WATER_CHARS, 'the first part of the flood');
     await new Promise((r) => setTimeout(r, 500));
     const whilePaused = screen(term.terminalId).length;
-    expect(whilePaused).toBeLessThan(1_000_000);
+    // Paused at the high mark (plus what was already in flight), far short of the 8 MB.
+    expect(whilePaused).toBeLessThan(HIGH_WATER_CHARS + 1_000_000);
     expect(screen(term.terminalId)).not.toContain('FLOOD-2-DONE');
     // Acknowledge as a screen would, until the end arrives.
     await waitFor(async () => {

@@ -12,7 +12,7 @@ export interface AckPolicy {
   maxChars: number;
 }
 
-export const ACK_POLICY: AckPolicy = { intervalMs: 16, maxChars: 64 * 1024 };
+export const ACK_POLICY: AckPolicy = { intervalMs: 16, maxChars: 256 * 1024 };
 
 export interface AckStep {
   /** Characters written but not yet acknowledged, after this step. */
