@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { BerthCore } from '../core.js';
+import { contentTypeFor } from '../policy/contentTypes.js';
 import { RPC_PATH, checkAccess, homePath, type AccessDecision } from './auth.js';
 import { createDispatcher, notification } from './jsonRpc.js';
 
@@ -79,27 +80,6 @@ function securityHeaders(port: number): Record<string, string> {
   };
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.wasm': 'application/wasm',
-};
 
 type StaticTarget = { ok: true; relative: string } | { ok: false; status: 400 | 403 | 404; message: string };
 
@@ -218,14 +198,13 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
     }
     if (!stat.isFile()) return sendText(res, 404, 'Not found.\n');
 
-    const ext = path.extname(file).toLowerCase();
-    const type = CONTENT_TYPES[ext] ?? 'application/octet-stream';
+    const type = contentTypeFor(file);
     const headers: Record<string, string> = {
       ...securityHeaders(port),
       'Content-Type': type,
       'Content-Length': String(stat.size),
       // The page is tied to this run's token; assets are revalidated so a rebuild shows up.
-      'Cache-Control': ext === '.html' ? 'no-store' : 'no-cache',
+      'Cache-Control': path.extname(file).toLowerCase() === '.html' ? 'no-store' : 'no-cache',
     };
     if (req.method === 'HEAD') {
       res.writeHead(200, headers);

@@ -12,7 +12,7 @@ import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from './clock.js';
 import { runLocal } from './localRunner.js';
-import type { Ready, SandboxManager } from './sandboxManager.js';
+import type { Ready, SandboxManager, SandboxRequest } from './sandboxManager.js';
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const OUTPUT_HEAD_BYTES = 32 * 1024;
@@ -111,15 +111,7 @@ export class SandboxService {
       (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, mounts) ? ('host' as const) : ('container' as const) } : null);
     const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts, home: SANDBOX_HOME });
     const key = r.target.key;
-    const ready = await this.publishing(r.chat.id, this.manager.acquire({
-      key,
-      profile: r.profile,
-      chatId: r.target.ownerTaskId === null ? '' : this.ownerChatId(r),
-      image: this.imageFor(r),
-      mounts,
-      workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
-      onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
-    }));
+    const ready = await this.publishing(r.chat.id, this.manager.acquire(this.sandboxRequest(r, key, mounts)));
     try {
       const out = await ready.session.run({
         command: req.command, cwd: where.cwd, fallback: where.fallback, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES,
@@ -149,16 +141,20 @@ export class SandboxService {
     }
     const mounts = this.mountsFor(r);
     const key = r.target.key;
-    const ready = await this.publishing(r.chat.id, this.manager.hold({
+    const ready = await this.publishing(r.chat.id, this.manager.hold(this.sandboxRequest(r, key, mounts)));
+    return { key, containerId: ready.containerId, user: ready.user, mounts };
+  }
+
+  private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
+    return {
       key,
       profile: r.profile,
-      chatId: r.target.ownerTaskId === null ? '' : this.ownerChatId(r),
+      chatId: r.target.kind === 'container' && r.target.ownerTaskId !== null ? this.ownerChatId(r) : '',
       image: this.imageFor(r),
       mounts,
       workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
       onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
-    }));
-    return { key, containerId: ready.containerId, user: ready.user, mounts };
+    };
   }
 
   /**
