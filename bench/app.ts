@@ -4,6 +4,7 @@
  *   npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--skip-memory] [--skip-browser]
  * See bench/README.md.
  */
+import { wasInterrupted, watchInterrupt } from './interrupt.js';
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,7 +51,6 @@ async function berthAppContainers(): Promise<number> {
   return out ? out.split('\n').length : 0;
 }
 
-let interrupted = false;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   }
 
   let web: BrowserBenchResult | null = null;
-  if (!skipBrowser && !interrupted) {
+  if (!skipBrowser && !wasInterrupted()) {
     // Loaded only now: Playwright in this process before the memory measurement would count in its RSS.
     const { ensureRendererBuilt, measureBrowser } = await import('./browser.js');
     await ensureRendererBuilt((line) => console.log(line));
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
       chats: SWITCH_CHATS,
       switches: SWITCHES,
       log: (line) => console.log(line),
-      interrupted: () => interrupted,
+      interrupted: () => wasInterrupted(),
     });
   }
 
@@ -175,21 +175,10 @@ async function main(): Promise<void> {
 
   const left = await berthAppContainers();
   console.log(`\ncleanup: ${left === 0 ? 'no berth.app containers on the engine' : `${left} berth.app container(s) on the engine (${busy} existed before this run)`}`);
-  if (interrupted) console.log('interrupted: results above are partial');
+  if (wasInterrupted()) console.log('interrupted: results above are partial');
 }
 
-// tsx relays the terminal's SIGINT, so one Ctrl-C can arrive twice: a second one only aborts
-// (skipping cleanup) when it comes a moment later.
-let firstSigint = 0;
-process.on('SIGINT', () => {
-  if (!interrupted) {
-    interrupted = true;
-    firstSigint = Date.now();
-    console.error('\ninterrupted: finishing the current step, then cleaning up (Ctrl-C again to abort without cleanup)');
-  } else if (Date.now() - firstSigint > 1000) {
-    process.exit(130);
-  }
-});
+watchInterrupt();
 
 main()
   .catch((error: unknown) => {

@@ -7,6 +7,7 @@
  * Usage: npm run bench -- [--image IMG] [--runs N] [--cold-runs N] [--warm-runs N] [--json] [--trace]
  * See bench/README.md.
  */
+import { wasInterrupted, watchInterrupt } from './interrupt.js';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -122,9 +123,8 @@ interface Metric {
   cliCommand: string;
 }
 
-let interrupted = false;
 function checkInterrupted(): void {
-  if (interrupted) throw new Error('Interrupted.');
+  if (wasInterrupted()) throw new Error('Interrupted.');
 }
 
 function assertOk(result: { exitCode: number; output: string }, what: string): void {
@@ -371,18 +371,7 @@ async function main(): Promise<void> {
   }
 }
 
-// tsx relays the terminal's SIGINT to this process, so one Ctrl-C can arrive twice: a second
-// one only aborts (skipping cleanup) when it comes a moment later.
-let firstSigint = 0;
-process.on('SIGINT', () => {
-  if (!interrupted) {
-    interrupted = true;
-    firstSigint = Date.now();
-    console.error('\ninterrupted: finishing the current step, then cleaning up (Ctrl-C again to abort without cleanup)');
-  } else if (Date.now() - firstSigint > 1000) {
-    process.exit(130);
-  }
-});
+watchInterrupt();
 
 main().then(
   () => undefined,

@@ -37,11 +37,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
     }
   };
 
-  const attach = async (path: string) => {
-    setBrowsing(false);
+  /** Attach or detach: both answer with the chat's folders and, maybe, a notice. */
+  const change = async (request: () => Promise<{ attachments: ChatView['attachments']; notice: string | null }>) => {
     begin();
     try {
-      const result = await api.call('workspace.attach', { chatId: chat.id, path, readOnly });
+      const result = await request();
       stores.chats.getState().setAttachments(chat.id, result.attachments);
       setNotice(result.notice);
       void stores.chats.getState().refresh();
@@ -52,19 +52,12 @@ export function Attachments({ chat }: { chat: ChatView }) {
     }
   };
 
-  const detach = async (path: string) => {
-    begin();
-    try {
-      const result = await api.call('workspace.detach', { chatId: chat.id, path });
-      stores.chats.getState().setAttachments(chat.id, result.attachments);
-      setNotice(result.notice);
-      void stores.chats.getState().refresh();
-    } catch (e) {
-      setError(errorInfo(e));
-    } finally {
-      setBusy(false);
-    }
+  const attach = async (path: string) => {
+    setBrowsing(false);
+    await change(() => api.call('workspace.attach', { chatId: chat.id, path, readOnly }));
   };
+
+  const detach = (path: string) => change(() => api.call('workspace.detach', { chatId: chat.id, path }));
 
   return (
     <section className="attachments" aria-label="Attached folders">
