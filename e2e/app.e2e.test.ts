@@ -62,18 +62,51 @@ async function activeTerminal(): Promise<string | null> {
   return page.evaluate(() => (globalThis as unknown as { __berthTest: { activeTerminalId(): string | null } }).__berthTest.activeTerminalId());
 }
 
+const seenTerminals = new Set<string>();
+
+/** Waits until a terminal this test has not used yet is active, and shows `text`. */
+async function freshTerminalShowing(text: string, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const id = await activeTerminal();
+    if (id && !seenTerminals.has(id) && (await terminalText(page).catch(() => '')).includes(text)) {
+      seenTerminals.add(id);
+      return;
+    }
+    if (Date.now() > deadline) {
+      await shot(`failed-${what.replace(/\W+/g, '-')}`);
+      throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${await terminalText(page).catch(() => '')}`);
+    }
+    await page.waitForTimeout(100);
+  }
+}
+
 async function newChatIn(profile: string): Promise<void> {
-  const previous = await activeTerminal();
+  const active = await activeTerminal();
+  if (active) seenTerminals.add(active);
   await page.getByLabel('Profile for new chats').selectOption(profile);
   await page.getByRole('button', { name: 'New chat' }).click();
-  const deadline = Date.now() + 30_000;
-  while ((await activeTerminal()) === previous && Date.now() < deadline) await page.waitForTimeout(100);
-  await waitForTerminal((t) => t.includes('/home/berth $'), "the new chat's first prompt");
+  await freshTerminalShowing('/home/berth $', "the new chat's first prompt");
+}
+
+/** After a folder change the chat's terminal ends and offers a restart: take it. */
+async function restartIntoWorkspace(): Promise<void> {
+  const active = await activeTerminal();
+  if (active) seenTerminals.add(active);
+  try {
+    await page.getByRole('button', { name: 'Restart terminal' }).click({ timeout: 30_000 });
+  } catch (error) {
+    await shot('failed-restart');
+    throw new Error(`No Restart button. The terminal shows:\n${await terminalText(page).catch(() => '')}`, { cause: error });
+  }
+  await freshTerminalShowing('/workspace $', 'the prompt in the attached folder');
 }
 
 async function attach(folder: string): Promise<void> {
   await page.getByRole('button', { name: 'Attach folder…' }).click();
   const dialog = page.getByRole('dialog');
+  // As a person would, wait for the dialog to show where it starts before typing over it.
+  await expect.poll(() => dialog.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
   await dialog.getByLabel('Folder path').fill(folder);
   await dialog.getByRole('button', { name: 'Choose this folder' }).click();
 }
@@ -104,8 +137,7 @@ describe('Berth in the browser', () => {
 
     await newChatIn(profiles[0] as string);
     await attach(wsA);
-    await page.getByRole('button', { name: 'Restart terminal' }).click();
-    await waitForTerminal((t) => t.includes('/workspace $'), 'the prompt in the attached folder');
+    await restartIntoWorkspace();
     await typeInTerminal('ls /workspace; echo A-$((6*7))');
     const inA = await waitForTerminal((t) => t.includes('A-42'), 'ls in chat A');
     expect(inA).toContain('only-a.txt');
@@ -114,8 +146,7 @@ describe('Berth in the browser', () => {
 
     await newChatIn(profiles[1] as string);
     await attach(wsB);
-    await page.getByRole('button', { name: 'Restart terminal' }).click();
-    await waitForTerminal((t) => t.includes('/workspace $'), 'the prompt in the attached folder');
+    await restartIntoWorkspace();
     await typeInTerminal('ls /workspace; echo "made here" > /workspace/from-terminal.txt; echo B-$((6*7))');
     const inB = await waitForTerminal((t) => t.includes('B-42'), 'ls in chat B');
     expect(inB).toContain('only-b.txt');
@@ -152,7 +183,6 @@ describe('Berth in the browser', () => {
     await page.getByRole('button', { name: 'Attach folder…' }).click();
     const dialog = page.getByRole('dialog');
     await expect.poll(() => dialog.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
-    await page.waitForTimeout(200);
     await shot('04-folder-browser');
     await dialog.getByLabel('Folder path').fill('/etc');
     await dialog.getByRole('button', { name: 'Choose this folder' }).click();

@@ -52,6 +52,23 @@ describe('ChatHeader attachments', () => {
     expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', readOnly: true });
   });
 
+  it('keeps a path typed before the first listing arrives', async () => {
+    const { api } = setup();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    api.handle('workspace.browse', async () => {
+      await gate;
+      return { path: '/home/me', parent: '/home', entries: [] };
+    });
+    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    const input = within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement;
+    fireEvent.change(input, { target: { value: '/srv/project' } });
+    release();
+    await waitFor(() => expect(within(dialog).getByText('No folders in here.')).toBeTruthy());
+    expect(input.value).toBe('/srv/project');
+  });
+
   it('shows a refused attach with main\'s message and hint, as is', async () => {
     const { api } = setup();
     api.fail('workspace.attach', 'workspace_refused', '/etc is a system folder; Berth does not mount it.', 'Attach a project folder instead.');

@@ -1,5 +1,5 @@
 /** The browser host's folder picker: folders from `workspace.browse`, go up, choose. */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { DirectoryListing } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
@@ -18,13 +18,16 @@ export function FolderBrowserDialog({ readOnly, onChoose, onClose }: FolderBrows
   const [pathInput, setPathInput] = useState('');
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [loading, setLoading] = useState(false);
+  // Set once the user types: the first listing, arriving late, must not overwrite what they typed.
+  const typedByUser = useRef(false);
 
   const browse = async (path?: string) => {
     setLoading(true);
+    const initial = path === undefined;
     try {
-      const next = await api.call('workspace.browse', path === undefined ? {} : { path });
+      const next = await api.call('workspace.browse', initial ? {} : { path });
       setListing(next);
-      setPathInput(next.path);
+      if (!(initial && typedByUser.current)) setPathInput(next.path);
       setError(null);
     } catch (e) {
       setError(errorInfo(e));
@@ -51,7 +54,16 @@ export function FolderBrowserDialog({ readOnly, onChoose, onClose }: FolderBrows
           if (typed !== '') void browse(typed);
         }}
       >
-        <input aria-label="Folder path" value={pathInput} onChange={(e) => setPathInput(e.target.value)} spellCheck={false} data-autofocus />
+        <input
+          aria-label="Folder path"
+          value={pathInput}
+          onChange={(e) => {
+            typedByUser.current = true;
+            setPathInput(e.target.value);
+          }}
+          spellCheck={false}
+          data-autofocus
+        />
         <button type="submit" disabled={loading || typed === ''}>
           Go
         </button>
