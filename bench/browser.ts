@@ -8,6 +8,7 @@
  *
  * Everything it starts (host, browser, containers, network, temp folders) it removes.
  */
+import { activeTerminal, createProfile, typeInTerminal, waitForTerminal as waitForTerminalEvery } from '../e2e/support/ui.js';
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -254,44 +255,14 @@ async function probeResult(page: Page, timeoutMs: number, what: string): Promise
   return { ms: (p.seenAt as number) - (p.startAt as number), wire: p.wireAtSeen, startAt: p.startAt as number };
 }
 
-// ---------- driving the UI (as in e2e/app.e2e.test.ts) ----------
+// ---------- driving the UI (e2e/support/ui.ts) ----------
 
-async function waitForTerminal(page: Page, pred: (text: string) => boolean, what: string, timeout = 30_000): Promise<string> {
-  const deadline = Date.now() + timeout;
-  let text = '';
-  while (Date.now() < deadline) {
-    text = await terminalText(page).catch(() => '');
-    if (pred(text)) return text;
-    await page.waitForTimeout(50);
-  }
-  throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${text.slice(-1500)}`);
-}
+const waitForTerminal = (page: Page, pred: (text: string) => boolean, what: string, timeout = 30_000) =>
+  waitForTerminalEvery(page, pred, what, timeout, 50);
 
 /** The rows on screen of the shown terminal tab (xterm's DOM renderer), trimmed. */
 async function screenText(page: Page): Promise<string> {
   return page.evaluate(() => ((globalThis as unknown as PageGlobals).document.querySelector('.terminal-panel:not([hidden]) .xterm-rows')?.textContent ?? '').trim());
-}
-
-async function activeTerminal(page: Page): Promise<string | null> {
-  return page.evaluate(() => (globalThis as unknown as PageGlobals).__berthTest.activeTerminalId());
-}
-
-async function typeInTerminal(page: Page, line: string, enter = true): Promise<void> {
-  await page.keyboard.press('Control+Backquote');
-  await page.keyboard.type(line);
-  if (enter) await page.keyboard.press('Enter');
-}
-
-async function createProfile(page: Page, name: string, image: string): Promise<void> {
-  await page.getByRole('button', { name: 'Profiles' }).click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByRole('button', { name: 'Create profile' }).click();
-  await dialog.getByLabel('Name').fill(name);
-  await dialog.getByLabel('Image').fill(image);
-  await dialog.getByRole('button', { name: 'Save profile' }).click();
-  await dialog.getByText('Saved.').waitFor();
-  await page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'hidden' });
 }
 
 async function newChatIn(page: Page, profile: string): Promise<void> {
@@ -436,23 +407,6 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
   };
 }
 
-/**
- * host.stop(), without the timer it leaves behind: it races the host's exit against a 15 s
- * setTimeout it never clears, which would hold this process open for 15 s after the bench.
- * Timers made while it runs are unref'd (the host child and the docker calls it awaits keep
- * the process alive meanwhile).
- */
-async function stopHost(host: RunningHost): Promise<void> {
-  const original = globalThis.setTimeout;
-  const unrefd = ((fn: (...args: unknown[]) => void, delay?: number, ...args: unknown[]) => original(fn, delay, ...args).unref()) as typeof setTimeout;
-  globalThis.setTimeout = Object.assign(unrefd, original);
-  try {
-    await host.stop();
-  } finally {
-    globalThis.setTimeout = original;
-  }
-}
-
 export async function measureBrowser(opts: BrowserBenchOptions): Promise<BrowserBenchResult> {
   const root = tempRoot();
   const profile = `bench-${randomBytes(4).toString('hex')}`;
@@ -479,7 +433,7 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
     await browser?.close().catch((e: unknown) => cleanupNotes.push(`closing Chromium failed: ${String(e)}`));
     if (host) {
       const instanceId = host.instanceId;
-      await stopHost(host).catch((e: unknown) => cleanupNotes.push(`stopping the host failed: ${String(e)}`));
+      await host.stop().catch((e: unknown) => cleanupNotes.push(`stopping the host failed: ${String(e)}`));
       const left = await containersOf(instanceId).catch(() => []);
       if (left.length) cleanupNotes.push(`${left.length} container(s) of this host are still there`);
     }

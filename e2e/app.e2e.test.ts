@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersWithLabel, dockerOk } from '../test/support/docker.js';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName } from '../test/support/harness.js';
 import { SCREENSHOTS, launchBrowser, startHost, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
+import * as ui from './support/ui.js';
 
 let root: string;
 let host: RunningHost;
@@ -29,38 +30,10 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
-async function waitForTerminal(pred: (text: string) => boolean, what: string, timeout = 30_000): Promise<string> {
-  const deadline = Date.now() + timeout;
-  let text = '';
-  while (Date.now() < deadline) {
-    text = await terminalText(page).catch(() => '');
-    if (pred(text)) return text;
-    await page.waitForTimeout(100);
-  }
-  throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${text}`);
-}
-
-async function typeInTerminal(line: string): Promise<void> {
-  await page.keyboard.press('Control+Backquote');
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
-}
-
-async function createProfile(name: string): Promise<void> {
-  await page.getByRole('button', { name: 'Profiles' }).click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByRole('button', { name: 'Create profile' }).click();
-  await dialog.getByLabel('Name').fill(name);
-  await dialog.getByLabel('Image').fill('berth-test:busybox');
-  await dialog.getByRole('button', { name: 'Save profile' }).click();
-  await dialog.getByText('Saved.').waitFor();
-  await page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'hidden' });
-}
-
-async function activeTerminal(): Promise<string | null> {
-  return page.evaluate(() => (globalThis as unknown as { __berthTest: { activeTerminalId(): string | null } }).__berthTest.activeTerminalId());
-}
+const waitForTerminal = (pred: (text: string) => boolean, what: string) => ui.waitForTerminal(page, pred, what);
+const typeInTerminal = (line: string) => ui.typeInTerminal(page, line);
+const createProfile = (name: string) => ui.createProfile(page, name, 'berth-test:busybox');
+const activeTerminal = () => ui.activeTerminal(page);
 
 const seenTerminals = new Set<string>();
 

@@ -1,0 +1,42 @@
+/**
+ * Driving Berth's UI as a person would (roles and names), shared by the end-to-end tests and
+ * the browser benchmark.
+ */
+import type { Page } from 'playwright-core';
+import { terminalText } from './browserHost.js';
+
+/** Polls the active terminal's text until `pred` holds; the error shows what it did show. */
+export async function waitForTerminal(page: Page, pred: (text: string) => boolean, what: string, timeout = 30_000, pollMs = 100): Promise<string> {
+  const deadline = Date.now() + timeout;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await terminalText(page).catch(() => '');
+    if (pred(text)) return text;
+    await page.waitForTimeout(pollMs);
+  }
+  throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${text.slice(-1500)}`);
+}
+
+export async function activeTerminal(page: Page): Promise<string | null> {
+  return page.evaluate(() => (globalThis as unknown as { __berthTest: { activeTerminalId(): string | null } }).__berthTest.activeTerminalId());
+}
+
+/** Focuses the terminal (Ctrl+`) and types a line. */
+export async function typeInTerminal(page: Page, line: string, enter = true): Promise<void> {
+  await page.keyboard.press('Control+Backquote');
+  await page.keyboard.type(line);
+  if (enter) await page.keyboard.press('Enter');
+}
+
+/** Creates a profile in the Profiles dialog and closes it. */
+export async function createProfile(page: Page, name: string, image: string): Promise<void> {
+  await page.getByRole('button', { name: 'Profiles' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Image').fill(image);
+  await dialog.getByRole('button', { name: 'Save profile' }).click();
+  await dialog.getByText('Saved.').waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+}
