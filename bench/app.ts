@@ -165,6 +165,10 @@ async function main(): Promise<void> {
         `Berth split (medians, from Enter): first output frame at ${ms(s.firstDataMs)}, last at ${ms(s.lastDataMs)}, END-42 on screen at ${ms(s.shownMs)}; ` +
           `${s.frames.toFixed(0)} terminal.data frames (${(s.frameChars / Math.max(1, s.frames) / 1024).toFixed(1)} KiB each on average), ${s.acks.toFixed(0)} terminal.ack calls`,
       );
+      // Any terminal reads through a TTY; this says how much of the gap is the TTY itself.
+      console.log(
+        `ceiling: Docker's own TTY path reaches ${(tp.cliTtyMiBps / tp.cliMiBps).toFixed(2)}× of the plain CLI here; Berth reaches ${(tp.berthMiBps / tp.cliTtyMiBps).toFixed(2)}× of that TTY path`,
+      );
     }
     if (sw) {
       const s = sw.summary;

@@ -121,7 +121,7 @@ export async function ensureRendererBuilt(log: (line: string) => void): Promise<
 
 /** What the evaluated functions see of the page (this project's Node types have no DOM). */
 interface PageGlobals {
-  __berthTest: { terminalText(terminalId?: string): string; activeTerminalId(): string | null };
+  __berthTest: { terminalText(terminalId?: string): string; screenText(terminalId?: string): string; activeTerminalId(): string | null };
   __berthBench?: Probe;
   __berthWire?: Wire;
   document: {
@@ -216,10 +216,8 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
   g.__berthBench = probe;
   const shows = (): boolean => {
     if (args.watchIn === 'buffer') return g.__berthTest.terminalText().includes(args.text);
-    // The shown tab's rows (xterm's DOM renderer): a few dozen rows, cheap to read each frame.
-    // Without them (another renderer), the whole buffer: correct, but slower to read.
-    const rows = g.document.querySelector('.terminal-panel:not([hidden]) .xterm-rows');
-    return rows ? (rows.textContent ?? '').includes(args.text) : g.__berthTest.terminalText().includes(args.text);
+    // The rows in view: a few dozen, cheap to read each frame, whichever renderer draws them.
+    return g.__berthTest.screenText().includes(args.text);
   };
   const poll = () => {
     if (g.__berthBench !== probe) return;
@@ -260,9 +258,9 @@ async function probeResult(page: Page, timeoutMs: number, what: string): Promise
 const waitForTerminal = (page: Page, pred: (text: string) => boolean, what: string, timeout = 30_000) =>
   waitForTerminalEvery(page, pred, what, timeout, 50);
 
-/** The rows on screen of the shown terminal tab (xterm's DOM renderer), trimmed. */
+/** The rows in view of the shown terminal tab, trimmed. */
 async function screenText(page: Page): Promise<string> {
-  return page.evaluate(() => ((globalThis as unknown as PageGlobals).document.querySelector('.terminal-panel:not([hidden]) .xterm-rows')?.textContent ?? '').trim());
+  return page.evaluate(() => (globalThis as unknown as PageGlobals).__berthTest.screenText().trim());
 }
 
 async function newChatIn(page: Page, profile: string): Promise<void> {

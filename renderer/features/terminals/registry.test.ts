@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bufferText, type BufferLike } from './registry';
+import { bufferText, screenText, type BufferLike } from './registry';
 
 function buffer(rows: Array<[string, boolean?]>): BufferLike {
   return {
@@ -16,5 +16,13 @@ describe('bufferText', () => {
     expect(bufferText(buffer([['$ echo hi   '], ['hi'], ['$ very long li'], ['ne output', true], [''], ['']]))).toBe(
       '$ echo hi\nhi\n$ very long line output',
     );
+  });
+});
+
+describe('screenText', () => {
+  it('reads only the rows in view, from the viewport down, not the scrollback above it', () => {
+    const b = { ...buffer([['old 1'], ['old 2'], ['$ ls  '], ['a.txt'], ['$']]), viewportY: 2 };
+    expect(screenText(b, 3)).toBe('$ ls\na.txt\n$');
+    expect(screenText(b, 10)).toBe('$ ls\na.txt\n$');
   });
 });

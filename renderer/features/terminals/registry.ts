@@ -21,6 +21,7 @@ export function getTerminal(terminalId: string): Terminal | undefined {
 /** Anything with xterm's buffer shape: lines read with translateToString(true). */
 export interface BufferLike {
   length: number;
+  viewportY?: number;
   getLine(y: number): { isWrapped: boolean; translateToString(trimRight?: boolean): string } | undefined;
 }
 
@@ -41,9 +42,19 @@ export function bufferText(buffer: BufferLike): string {
   return lines.join('\n');
 }
 
+/** The rows in view (the screen, not the scrollback), one per row, trimmed at the right. */
+export function screenText(buffer: BufferLike, rows: number): string {
+  const top = buffer.viewportY ?? 0;
+  const out: string[] = [];
+  for (let y = top; y < Math.min(top + rows, buffer.length); y++) out.push(buffer.getLine(y)?.translateToString(true) ?? '');
+  return out.join('\n');
+}
+
 export interface BerthTestHook {
   /** The text of a terminal's buffer (the active one when no id is given); '' when not on screen. */
   terminalText(terminalId?: string): string;
+  /** The rows in view of a terminal (the active one when no id is given): cheap to read often. */
+  screenText(terminalId?: string): string;
   /** The terminal tab shown for the selected chat, or null. */
   activeTerminalId(): string | null;
 }
@@ -61,6 +72,11 @@ export function installTestHook(win: Window, activeTerminalId: () => string | nu
       const id = terminalId ?? activeTerminalId();
       const term = id === null ? undefined : terminals.get(id);
       return term ? bufferText(term.buffer.active) : '';
+    },
+    screenText(terminalId) {
+      const id = terminalId ?? activeTerminalId();
+      const term = id === null ? undefined : terminals.get(id);
+      return term ? screenText(term.buffer.active, term.rows) : '';
     },
     activeTerminalId,
   };
