@@ -4,6 +4,9 @@
  * these schemas before acting; the renderer is untrusted.
  */
 import { z } from 'zod';
+import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
+
+export * from './agent.js';
 
 // ---------- profiles ----------
 
@@ -64,6 +67,8 @@ const settingFields = {
   /** A folder whose configuration files seed each new chat's home. */
   homeTemplate: z.string().min(1).nullable(),
   staticMounts: z.array(StaticMount).max(32),
+  /** The chat agent's model and approval rule. */
+  agent: AgentSettings,
 };
 
 export const ProfileSettings = z.object({
@@ -77,6 +82,7 @@ export const ProfileSettings = z.object({
   sandboxUser: settingFields.sandboxUser.default('1000:1000'),
   homeTemplate: settingFields.homeTemplate.default(null),
   staticMounts: settingFields.staticMounts.default([]),
+  agent: settingFields.agent.default(DEFAULT_AGENT_SETTINGS),
 });
 /** An edit: only the settings it names change (a nested object is replaced whole). */
 export const ProfileSettingsPatch = z.object(settingFields).partial().strict();
@@ -272,6 +278,7 @@ export const methods = {
   /** Flow control: the client has written this many more characters to the screen. */
   'terminal.ack': { request: z.object({ terminalId: TerminalId, chars: z.number().int().min(0) }).strict(), response: z.object({}) },
   'terminal.close': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({}) },
+  ...agentMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -300,6 +307,7 @@ export const events = {
   'terminal.exit': z.object({ terminalId: z.string(), chatId: z.string(), reason: z.string() }),
   /** Chats or profiles changed (created, renamed, deleted, attached): refetch the lists. */
   'chats.changed': z.object({ chatId: z.string().nullable() }),
+  ...agentEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

@@ -15,6 +15,13 @@ export const ERROR_CODES = [
   'container_failed',
   'container_vanished',
   'shell_failed',
+  'provider_not_configured',
+  'provider_auth',
+  'provider_model',
+  'provider_unreachable',
+  'provider_failed',
+  'agent_busy',
+  'secret_unavailable',
   'internal',
 ] as const;
 

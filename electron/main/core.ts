@@ -79,6 +79,14 @@ export interface ClientSession {
   dispose(): void;
 }
 
+// Placeholder while the agent service is wired in (same session); removed with that change.
+function agentPending(): Record<'agent.history' | 'agent.send' | 'agent.stop' | 'agent.approve' | 'agent.setKey' | 'agent.clearKey' | 'agent.keyStatus', () => Promise<never>> {
+  const no = async (): Promise<never> => {
+    throw new BerthError('internal', 'The agent is not available yet.');
+  };
+  return { 'agent.history': no, 'agent.send': no, 'agent.stop': no, 'agent.approve': no, 'agent.setKey': no, 'agent.clearKey': no, 'agent.keyStatus': no };
+}
+
 export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
 /** How long quitting waits for calls in progress before stopping containers anyway. */
 const DISPOSE_WAIT_MS = 5_000;
@@ -229,6 +237,7 @@ export function createCore(options: CoreOptions): BerthCore {
       terminals.close(req.terminalId);
       return {};
     },
+    ...agentPending(),
   };
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */

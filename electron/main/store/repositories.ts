@@ -1,5 +1,5 @@
 /** One small repository per table; plain rows in, plain records out. */
-import type { ProfileSettings } from '../../../shared/contract.js';
+import { ProfileSettings } from '../../../shared/contract.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
 import type { Provenance } from '../policy/mountPlan.js';
@@ -33,19 +33,24 @@ export interface TaskRecord {
   override: TaskOverride | null;
 }
 
+/** Settings saved by an older Berth lack newer fields: they read back with those fields' defaults. */
+function storedSettings(json: string): ProfileSettings {
+  return ProfileSettings.parse(JSON.parse(json));
+}
+
 export class ProfilesRepo {
   constructor(private readonly db: Db) {}
   list(): ProfileRecord[] {
     const rows = this.db.prepare('SELECT name, settings, created_at FROM profiles ORDER BY created_at, name').all() as {
       name: string; settings: string; created_at: number;
     }[];
-    return rows.map((r) => ({ name: r.name, settings: JSON.parse(r.settings) as ProfileSettings, createdAt: r.created_at }));
+    return rows.map((r) => ({ name: r.name, settings: storedSettings(r.settings), createdAt: r.created_at }));
   }
   get(name: string): ProfileRecord | undefined {
     const r = this.db.prepare('SELECT name, settings, created_at FROM profiles WHERE name = ?').get(name) as
       | { name: string; settings: string; created_at: number }
       | undefined;
-    return r && { name: r.name, settings: JSON.parse(r.settings) as ProfileSettings, createdAt: r.created_at };
+    return r && { name: r.name, settings: storedSettings(r.settings), createdAt: r.created_at };
   }
   insert(record: ProfileRecord): void {
     this.db.prepare('INSERT INTO profiles (name, settings, created_at) VALUES (?, ?, ?)').run(

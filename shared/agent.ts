@@ -1,0 +1,131 @@
+/**
+ * The agent's part of the contract: a chat's conversation with an OpenAI-compatible model whose
+ * tools act only inside that chat's sandbox. Shapes only; main validates every request.
+ */
+import { z } from 'zod';
+
+/** Per profile: which model to talk to, and whether each command waits for the user. */
+export const AgentSettings = z.object({
+  /** An OpenAI-compatible endpoint's base URL, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
+  baseUrl: z
+    .string()
+    .trim()
+    .max(2048)
+    .url('The provider URL must be a full URL, such as https://api.openai.com/v1.')
+    .refine((u) => /^https?:\/\//i.test(u), 'The provider URL must start with http:// or https://.')
+    .nullable(),
+  model: z.string().trim().min(1).max(256).nullable(),
+  /** 'ask': every command and file write waits for the user. 'auto': they run at once. */
+  approval: z.enum(['ask', 'auto']),
+});
+export type AgentSettings = z.infer<typeof AgentSettings>;
+export const DEFAULT_AGENT_SETTINGS: AgentSettings = { baseUrl: null, model: null, approval: 'ask' };
+
+export const AGENT_TOOL_NAMES = ['terminal', 'read_file', 'write_file', 'list_dir', 'delegate_task'] as const;
+export const AgentToolName = z.enum(AGENT_TOOL_NAMES);
+export type AgentToolName = z.infer<typeof AgentToolName>;
+
+export const ToolCallStatus = z.enum(['awaiting_approval', 'running', 'done', 'failed', 'denied', 'cancelled']);
+export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
+
+/** One tool call as the user sees it: a card with what ran, where, how it ended. */
+export const AgentToolCall = z.object({
+  id: z.string(),
+  /** The name the model asked for (it may not be one of Berth's tools: then it failed). */
+  name: z.string(),
+  /** The model's arguments, as the JSON text it sent. */
+  arguments: z.string(),
+  status: ToolCallStatus,
+  /** What ran: the shell command, or a short description of a file operation. */
+  command: z.string().nullable(),
+  /** Where it ran, inside the sandbox. */
+  cwd: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().nullable(),
+  /** What the tool printed or returned, shown collapsed. */
+  output: z.string().nullable(),
+  /** A delegate_task call's subagent: its messages carry this task id. */
+  subtaskId: z.string().nullable(),
+});
+export type AgentToolCall = z.infer<typeof AgentToolCall>;
+
+export const AgentMessage = z.object({
+  id: z.string(),
+  chatId: z.string(),
+  /** Null for the chat's own agent; a subagent's task id otherwise. */
+  taskId: z.string().nullable(),
+  /** The delegate_task call a subagent's message belongs under; null at the top level. */
+  parentCallId: z.string().nullable(),
+  role: z.enum(['user', 'assistant', 'error']),
+  content: z.string(),
+  toolCalls: z.array(AgentToolCall),
+  /** False while the model is still streaming this message. */
+  done: z.boolean(),
+  createdAt: z.number(),
+});
+export type AgentMessage = z.infer<typeof AgentMessage>;
+
+export const ApprovalRequest = z.object({
+  approvalId: z.string(),
+  chatId: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  /** The command exactly as it would run (or the file it would write). */
+  command: z.string(),
+  cwd: z.string().nullable(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
+
+export const KeyStatus = z.object({
+  profile: z.string(),
+  hasKey: z.boolean(),
+  /** The origin the key is sent to; a key is never sent anywhere else. */
+  origin: z.string().nullable(),
+});
+export type KeyStatus = z.infer<typeof KeyStatus>;
+
+const ChatIdField = z.string().min(1).max(256);
+const ProfileField = z.string().trim().min(1).max(64);
+
+export const agentMethods = {
+  /** The chat's conversation, oldest first, with whether a turn is running and what waits for the user. */
+  'agent.history': {
+    request: z.object({ chatId: ChatIdField }).strict(),
+    response: z.object({ messages: z.array(AgentMessage), running: z.boolean(), approvals: z.array(ApprovalRequest) }),
+  },
+  /** Sends the user's message and starts the agent; progress arrives as agent.* events. */
+  'agent.send': {
+    request: z.object({ chatId: ChatIdField, text: z.string().trim().min(1, 'Write a message first.').max(200_000) }).strict(),
+    response: z.object({ message: AgentMessage }),
+  },
+  /** Stops the running turn: the model's stream, and any command it started in the sandbox. */
+  'agent.stop': { request: z.object({ chatId: ChatIdField }).strict(), response: z.object({ stopped: z.boolean() }) },
+  'agent.approve': {
+    request: z.object({ chatId: ChatIdField, approvalId: z.string().min(1).max(128), decision: z.enum(['once', 'chat', 'deny']) }).strict(),
+    response: z.object({}),
+  },
+  /** Saves the profile's API key, encrypted; it is bound to the profile and the provider's origin. */
+  'agent.setKey': {
+    request: z.object({ profile: ProfileField, apiKey: z.string().trim().min(1, 'Paste the API key.').max(4096) }).strict(),
+    response: KeyStatus,
+  },
+  'agent.clearKey': { request: z.object({ profile: ProfileField }).strict(), response: KeyStatus },
+  'agent.keyStatus': { request: z.object({ profile: ProfileField }).strict(), response: KeyStatus },
+} as const;
+
+export const agentEvents = {
+  /** A message was added or changed (a tool call's status, a finished answer): replace it whole. */
+  'agent.message': z.object({ message: AgentMessage }),
+  /** More streamed text for a message that is not done yet. */
+  'agent.delta': z.object({ chatId: z.string(), messageId: z.string(), text: z.string() }),
+  /** A turn started or ended; an error says why it ended early. */
+  'agent.state': z.object({
+    chatId: z.string(),
+    running: z.boolean(),
+    error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).nullable(),
+  }),
+  /** A command waits for the user (profile approval "ask"). */
+  'agent.approval': ApprovalRequest,
+  /** An approval was answered or dropped (stopped turn): hide its prompt. */
+  'agent.approvalDone': z.object({ chatId: z.string(), approvalId: z.string() }),
+} as const;
