@@ -32,6 +32,11 @@ import { WorkspaceService } from './workspace/workspaceService.js';
 import { browseFolders } from './workspace/folderBrowser.js';
 import { EngineMonitor } from './sandbox/engineMonitor.js';
 import { TerminalService } from './terminal/terminalService.js';
+import { AgentService, type Complete, type TurnResult } from './agent/agentService.js';
+import { apiChatId, contentText, rawApiChatId, type ApiMessage } from './policy/apiChatId.js';
+import { ProviderKeys } from './agent/providerKeys.js';
+import { streamChatCompletion } from './agent/provider/openaiClient.js';
+import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -44,6 +49,10 @@ export interface CoreOptions {
   env?: NodeJS.ProcessEnv;
   /** How often orphaned containers are looked for; 0 turns the periodic sweep off. */
   reapIntervalMs?: number;
+  /** Seals provider API keys at rest: Electron's safeStorage in the app; a key file by default. */
+  secrets?: () => SecretBox;
+  /** The OpenAI-compatible client (tests may wrap it; it still speaks real HTTP). */
+  complete?: Complete;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -65,6 +74,9 @@ export interface BerthCore extends GroupedApi {
    */
   connectClient(): ClientSession;
   onEvent(listener: EventListener): Disposable;
+  /** The OpenAI-compatible API's way in (browser host): conversations map to chats by policy/apiChatId. */
+  readonly apiChats: ApiChats;
+  profileNames(): string[];
   /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
   reap(): Promise<number>;
   /** Settles when start-up work (the first orphan sweep) is done. */
@@ -73,18 +85,18 @@ export interface BerthCore extends GroupedApi {
   dispose(): Promise<void>;
 }
 
+export interface ApiChats {
+  /** The chat this conversation continues, created on first use. */
+  open(input: { profile: string; sessionId: string | null; messages: readonly ApiMessage[] }): { chatId: string; created: boolean };
+  /** Sends the conversation's last user message to the chat's agent. */
+  send(chatId: string, text: string): { messageId: string; finished: Promise<TurnResult> };
+  stop(chatId: string): Promise<unknown>;
+}
+
 export interface ClientSession {
   readonly id: string;
   call(method: string, params: unknown): Promise<unknown>;
   dispose(): void;
-}
-
-// Placeholder while the agent service is wired in (same session); removed with that change.
-function agentPending(): Record<'agent.history' | 'agent.send' | 'agent.stop' | 'agent.approve' | 'agent.setKey' | 'agent.clearKey' | 'agent.keyStatus', () => Promise<never>> {
-  const no = async (): Promise<never> => {
-    throw new BerthError('internal', 'The agent is not available yet.');
-  };
-  return { 'agent.history': no, 'agent.send': no, 'agent.stop': no, 'agent.approve': no, 'agent.setKey': no, 'agent.clearKey': no, 'agent.keyStatus': no };
 }
 
 export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
@@ -152,9 +164,30 @@ export function createCore(options: CoreOptions): BerthCore {
   const terminals = new TerminalService(engine, sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
+  let box: SecretBox | null = null;
+  const secrets = options.secrets ?? (() => (box ??= keyFileBox(dataDir, env)));
+  const keys = new ProviderKeys(store, secrets, clock);
+  const agent = new AgentService({
+    store,
+    sessions,
+    keys,
+    events,
+    clock,
+    complete: options.complete ?? streamChatCompletion,
+    sandbox: {
+      exec: (req) => sandbox.exec(req),
+      interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
+      folders: (chatId) =>
+        workspace
+          .views(sessions.requireChat(chatId))
+          .flatMap((a) => (a.containerPath === null ? [] : [{ containerPath: a.containerPath, readOnly: a.readOnly }])),
+    },
+  });
+
   const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
 
   async function deleteChat(chat: ChatRecord): Promise<void> {
+    await agent.stopAll(chat.id);
     terminals.closeForChat(chat.id);
     const taskIds = store.transaction(() => {
       const ids = store.tasks.deleteForChat(chat.id);
@@ -237,7 +270,19 @@ export function createCore(options: CoreOptions): BerthCore {
       terminals.close(req.terminalId);
       return {};
     },
-    ...agentPending(),
+    'agent.history': async (req) => agent.history(req.chatId),
+    'agent.send': async (req) => ({ message: agent.send(req.chatId, req.text).message }),
+    'agent.stop': (req) => agent.stop(req.chatId),
+    'agent.approve': async (req) => {
+      agent.approve(req.chatId, req.approvalId, req.decision);
+      return {};
+    },
+    'agent.setKey': async (req) => {
+      const profile = sessions.requireProfile(req.profile);
+      return keys.set(profile.name, profile.settings.agent.baseUrl, req.apiKey);
+    },
+    'agent.clearKey': async (req) => keys.clear(sessions.requireProfile(req.profile).name),
+    'agent.keyStatus': async (req) => keys.status(sessions.requireProfile(req.profile).name),
   };
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */
@@ -330,8 +375,30 @@ export function createCore(options: CoreOptions): BerthCore {
     (grouped[group] ??= {})[verb] = (req) => call(method, req);
   }
 
+  const apiChats: ApiChats = {
+    open({ profile, sessionId, messages }) {
+      const raw = rawApiChatId(sessionId, messages);
+      if (raw === null) {
+        throw new BerthError('invalid_request', sessionId !== null ? 'The session id header is empty, too long or has control characters.' : 'The conversation has no user message.', {
+          hint: 'Send at least one user message, and a session id of at most 200 printable characters.',
+        });
+      }
+      const firstUser = messages.find((m) => m.role === 'user');
+      const { chat, created } = sessions.apiChat(profile, apiChatId(profile, raw), contentText(firstUser?.content ?? '').slice(0, 60));
+      if (created) events.emit('chats.changed', { chatId: chat.id });
+      return { chatId: chat.id, created };
+    },
+    send(chatId, text) {
+      const { message, finished } = agent.send(chatId, text);
+      return { messageId: message.id, finished };
+    },
+    stop: (chatId) => agent.stop(chatId),
+  };
+
   return {
     ...(grouped as unknown as GroupedApi),
+    apiChats,
+    profileNames: () => store.profiles.list().map((p) => p.name),
     call,
     callFromClient: (method, params) => callFromClient(method, params, { client: null }),
     connectClient() {
@@ -353,6 +420,7 @@ export function createCore(options: CoreOptions): BerthCore {
       if (reapTimer !== null) clock.clearTimeout(reapTimer);
       monitor.dispose();
       terminals.dispose();
+      await agent.stopAll();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);

@@ -9,7 +9,9 @@
  * this computer's loopback (unpackaged runs only).
  */
 import path from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, safeStorage, session, shell } from 'electron';
+import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
+import { safeStorageBox } from './ipc/safeStorageBox.js';
 import { createCore, type BerthCore } from './core.js';
 import { createQuitGuard } from './ipc/lifecycle.js';
 import { registerIpc, type IpcRegistration } from './ipc/registerIpc.js';
@@ -70,7 +72,11 @@ async function start(): Promise<void> {
   hardenSession(session.defaultSession, csp, policy);
   serveApp(protocol, rendererDir, csp);
   try {
-    core = createCore({ dataDir: app.getPath('userData') });
+    const dataDir = app.getPath('userData');
+    let box: SecretBox | null = null;
+    // Made on first use (after app ready, when safeStorage can answer).
+    const secrets = () => (box ??= safeStorageBox(safeStorage, () => keyFileBox(dataDir, process.env)));
+    core = createCore({ dataDir, secrets });
   } catch (error) {
     dialog.showErrorBox('Berth could not start', `Berth could not open its data in ${app.getPath('userData')}.\n\n${error instanceof Error ? error.message : String(error)}`);
     app.exit(1);

@@ -97,6 +97,16 @@ export interface AccessRequest {
   origin: string | undefined;
   /** A WebSocket upgrade rather than a plain request. */
   upgrade: boolean;
+  /** The Authorization header: `Bearer <token>` admits the OpenAI-compatible API under /v1/. */
+  authorization?: string | undefined;
+}
+
+/** Where the OpenAI-compatible API answers: `/v1/…` with a Bearer token, or `/t/<token>/v1/…`. */
+export const API_PREFIX = '/v1/';
+
+function bearerToken(header: string | undefined): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m ? (m[1] as string) : null;
 }
 
 /** What an admitted request asks for. */
@@ -105,6 +115,8 @@ export type Route =
   | { kind: 'enter' }
   /** `/rpc?token=…` or `/t/<token>/rpc`: the WebSocket. */
   | { kind: 'rpc' }
+  /** `/v1/…`: the OpenAI-compatible API; `path` starts with /v1/. */
+  | { kind: 'api'; path: string }
   /** `/t/<token><path>`: a file of the page; `path` is the raw rest (`''` for `/t/<token>` itself). */
   | { kind: 'page'; path: string };
 
@@ -124,7 +136,13 @@ export function checkAccess(req: AccessRequest, expected: { port: number; token:
   const prefixed = splitTokenPath(rawPath);
   if (prefixed !== null) {
     if (!tokensEqual(expected.token, prefixed.token)) return UNAUTHORIZED;
+    if (prefixed.rest.startsWith(API_PREFIX) && !req.upgrade) return { ok: true, route: { kind: 'api', path: prefixed.rest } };
     return { ok: true, route: prefixed.rest === RPC_PATH ? { kind: 'rpc' } : { kind: 'page', path: prefixed.rest } };
+  }
+  if (rawPath.startsWith(API_PREFIX) && !req.upgrade) {
+    // API clients send the token the way they send an OpenAI key.
+    if (!tokensEqual(expected.token, bearerToken(req.authorization))) return UNAUTHORIZED;
+    return { ok: true, route: { kind: 'api', path: rawPath } };
   }
   // The query token counts only where a URL is typed or handed to a non-browser client.
   if (rawPath !== '/' && rawPath !== RPC_PATH) return UNAUTHORIZED;

@@ -15,6 +15,7 @@ import type { BerthCore } from '../core.js';
 import { contentTypeFor } from '../policy/contentTypes.js';
 import { RPC_PATH, checkAccess, homePath, type AccessDecision } from './auth.js';
 import { createDispatcher, notification } from './jsonRpc.js';
+import { handleApiRequest, type OpenAiApiCore } from './openaiApi.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
 export type HostCore = Pick<BerthCore, 'connectClient' | 'onEvent'>;
@@ -31,6 +32,8 @@ export interface HostServerOptions {
   log?: (line: string) => void;
   /** The largest incoming WebSocket message, in bytes. */
   maxMessageBytes?: number;
+  /** Serves the OpenAI-compatible API under /v1/ (same token); absent, /v1/ answers 404. */
+  api?: OpenAiApiCore;
 }
 
 export interface HostServer {
@@ -148,6 +151,7 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
         host: req.headers.host,
         origin: req.headers.origin,
         upgrade,
+        authorization: req.headers.authorization,
       },
       { port, token },
     );
@@ -226,6 +230,14 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
   const server = http.createServer((req, res) => {
     const decision = decide(req, false);
     if (!decision.ok) return sendText(res, decision.status, decision.message);
+    if (decision.route.kind === 'api') {
+      if (!options.api) return sendText(res, 404, 'Not found.\n');
+      return void handleApiRequest(options.api, req, res, decision.route.path).catch((error: unknown) => {
+        onInternalError(error, decision.route.kind);
+        if (!res.headersSent) sendText(res, 500, 'Berth could not answer this API request.\n');
+        else res.destroy();
+      });
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendText(res, 405, 'Berth serves pages with GET only; calls go over its WebSocket.\n', { Allow: 'GET, HEAD' });
     }

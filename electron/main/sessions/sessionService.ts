@@ -120,6 +120,27 @@ export class SessionService {
     return chat;
   }
 
+  /**
+   * The chat an API client's conversation continues (its id derived by policy/apiChatId), made
+   * on first use. An id held by a chat of another profile is refused, never shared.
+   */
+  apiChat(profile: string, chatId: string, title: string): { chat: ChatRecord; created: boolean } {
+    this.requireProfile(profile);
+    const existing = this.store.chats.get(chatId);
+    if (existing) {
+      if (existing.profile !== profile) {
+        throw new BerthError('already_exists', 'That conversation id belongs to a chat of another profile.', { hint: 'Send another session id.' });
+      }
+      return { chat: existing, created: false };
+    }
+    if (this.store.tasks.get(qualifyTaskId(profile, chatId))) {
+      throw new BerthError('already_exists', 'That conversation id is used by a subagent.', { hint: 'Send another session id.' });
+    }
+    const chat: ChatRecord = { id: chatId, profile, title: title.trim().slice(0, 200) || 'API chat', image: null, createdAt: this.clock.now() };
+    this.store.chats.insert(chat);
+    return { chat, created: true };
+  }
+
   chatView(chat: ChatRecord, attachments: ChatView['attachments']): ChatView {
     return { id: chat.id, profile: chat.profile, title: chat.title, image: chat.image, createdAt: chat.createdAt, attachments };
   }

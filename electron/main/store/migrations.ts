@@ -43,4 +43,27 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  `
+  -- The agent's conversation: one row per message, its tool calls inside it (JSON).
+  CREATE TABLE agent_messages (
+    id TEXT PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    task_id TEXT,
+    parent_call_id TEXT,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'error')),
+    content TEXT NOT NULL,
+    tool_calls TEXT NOT NULL,
+    results TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX agent_messages_chat ON agent_messages(chat_id, seq);
+  -- A profile's provider key, encrypted, bound to the profile and to the origin it is sent to.
+  CREATE TABLE provider_keys (
+    profile TEXT PRIMARY KEY REFERENCES profiles(name) ON DELETE CASCADE,
+    origin TEXT NOT NULL,
+    ciphertext BLOB NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ];

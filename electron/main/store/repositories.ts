@@ -3,6 +3,7 @@ import { ProfileSettings } from '../../../shared/contract.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
 import type { Provenance } from '../policy/mountPlan.js';
+import { AgentMessagesRepo, ProviderKeysRepo } from './agentRepositories.js';
 import type { Db } from './database.js';
 
 export interface ProfileRecord {
@@ -194,6 +195,8 @@ export interface Store {
   tasks: TasksRepo;
   cwd: CwdRepo;
   settings: SettingsRepo;
+  agentMessages: AgentMessagesRepo;
+  providerKeys: ProviderKeysRepo;
   /** Runs fn in one transaction: all of it lands, or none. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -208,6 +211,8 @@ export function createStore(db: Db): Store {
     tasks: new TasksRepo(db),
     cwd: new CwdRepo(db),
     settings: new SettingsRepo(db),
+    agentMessages: new AgentMessagesRepo(db),
+    providerKeys: new ProviderKeysRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => db.close(),
   };

@@ -1,0 +1,336 @@
+/**
+ * A chat's agent: the turn loop (model → tool calls → model …), approvals, cancellation,
+ * subagents, and the conversation's persistence. Each chat runs at most one turn at a time.
+ * Tools act only in the chat's sandbox (SandboxTools); the provider is any OpenAI-compatible
+ * endpoint, reached with the profile's own key.
+ */
+import { randomUUID } from 'node:crypto';
+import { AGENT_TOOL_NAMES, type AgentMessage, type AgentToolCall, type AgentToolName, type ApprovalRequest } from '../../../shared/contract.js';
+import { BerthError, toErrorPayload } from '../../../shared/errors.js';
+import type { EventHub } from '../events.js';
+import type { Clock } from '../sandbox/clock.js';
+import type { SessionService } from '../sessions/sessionService.js';
+import type { StoredAgentMessage } from '../store/agentRepositories.js';
+import type { Store } from '../store/repositories.js';
+import { ApprovalGate, type ApprovalDecision } from './approvals.js';
+import { providerMessages, systemPrompt } from './conversation.js';
+import type { Completion, CompletionRequest } from './provider/openaiClient.js';
+import { ProviderCancelled } from './provider/openaiClient.js';
+import type { ProviderKeys } from './providerKeys.js';
+import { SandboxTools, type AgentSandbox, type Caller, type ToolOutcome } from './sandboxTools.js';
+import { toolArgs, toolSpecs } from './toolSpecs.js';
+
+export const MAX_STEPS = 40;
+/** Subagents may start subagents, this deep. */
+export const MAX_DEPTH = 3;
+/** Tool failures that a retry by the model cannot fix: the turn ends and the user is told. */
+const FATAL_CODES = new Set(['engine_unreachable', 'image_unavailable', 'network_failed', 'container_failed', 'home_template_failed', 'workspace_refused', 'not_found']);
+
+const INTERRUPT_RETRY_MS = 200;
+
+export type Complete = (req: CompletionRequest) => Promise<Completion>;
+
+interface Turn {
+  controller: AbortController;
+  /** Messages being written now (streaming, tool calls running): newer than the store. */
+  live: Map<string, AgentMessage>;
+  /** Callers with a command running, to interrupt on stop. */
+  executing: Set<Caller>;
+  finished: Promise<TurnResult>;
+}
+
+export interface TurnResult {
+  /** The chat agent's last answer in this turn. */
+  finalText: string;
+  error: BerthError | null;
+}
+
+interface TaskRun {
+  chatId: string;
+  profile: string;
+  baseUrl: string;
+  model: string;
+  apiKey: string | null;
+  ask: boolean;
+  caller: Caller;
+  parentCallId: string | null;
+  depth: number;
+  turn: Turn;
+}
+
+export interface AgentServiceDeps {
+  store: Store;
+  sessions: SessionService;
+  sandbox: AgentSandbox;
+  keys: ProviderKeys;
+  events: EventHub;
+  clock: Clock;
+  complete: Complete;
+}
+
+export class AgentService {
+  private readonly turns = new Map<string, Turn>();
+  private readonly approvals: ApprovalGate;
+  private readonly tools: SandboxTools;
+
+  constructor(private readonly deps: AgentServiceDeps) {
+    this.approvals = new ApprovalGate(deps.events);
+    this.tools = new SandboxTools(deps.sandbox);
+  }
+
+  history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[] } {
+    this.deps.sessions.requireChat(chatId);
+    const turn = this.turns.get(chatId);
+    const messages = this.deps.store.agentMessages.forChat(chatId).map((s) => turn?.live.get(s.message.id) ?? s.message);
+    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId) };
+  }
+
+  /** Starts a turn with the user's message; `finished` settles when the turn ends. */
+  send(chatId: string, text: string): { message: AgentMessage; finished: Promise<TurnResult> } {
+    const chat = this.deps.sessions.requireChat(chatId);
+    const profile = this.deps.sessions.requireProfile(chat.profile);
+    if (this.turns.has(chatId)) {
+      throw new BerthError('agent_busy', 'The agent is still working on the last message.', { hint: 'Wait for it to finish, or press Stop.' });
+    }
+    if (profile.settings.backend !== 'docker') {
+      throw new BerthError('invalid_request', `The profile "${profile.name}" runs commands directly on this computer, so Berth gives it no agent: an agent's tools run only in a sandbox.`, {
+        hint: 'Use a profile with the Docker backend.',
+      });
+    }
+    const { baseUrl, model, approval } = profile.settings.agent;
+    if (!baseUrl || !model) {
+      throw new BerthError('provider_not_configured', `The profile "${profile.name}" has no model yet.`, {
+        hint: 'Set its provider URL and model (and API key, if the provider needs one) in the profile’s settings.',
+      });
+    }
+    const apiKey = this.deps.keys.keyFor(profile.name, baseUrl);
+    const message = this.save({ id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'user', content: text, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
+
+    const turn: Turn = { controller: new AbortController(), live: new Map(), executing: new Set(), finished: Promise.resolve({ finalText: '', error: null }) };
+    this.turns.set(chatId, turn);
+    this.deps.events.emit('agent.state', { chatId, running: true, error: null });
+    const run: TaskRun = {
+      chatId, profile: profile.name, baseUrl, model, apiKey, ask: approval === 'ask', caller: { chatId, taskId: undefined }, parentCallId: null, depth: 0, turn,
+    };
+    turn.finished = this.runTask(run).then(
+      (finalText) => this.endTurn(chatId, turn, finalText, null),
+      (error: unknown) => this.endTurn(chatId, turn, '', error),
+    );
+    return { message, finished: turn.finished };
+  }
+
+  async stop(chatId: string): Promise<{ stopped: boolean }> {
+    const turn = this.turns.get(chatId);
+    if (!turn) return { stopped: false };
+    turn.controller.abort();
+    // A command can be starting at the moment of the stop, before an interrupt can reach it:
+    // keep interrupting what runs until the turn has ended.
+    let ended = false;
+    void turn.finished.then(() => (ended = true));
+    while (!ended) {
+      await Promise.all([...turn.executing].map((c) => this.deps.sandbox.interrupt(c.chatId, c.taskId).catch(() => undefined)));
+      await Promise.race([turn.finished, new Promise((resolve) => setTimeout(resolve, INTERRUPT_RETRY_MS).unref())]);
+    }
+    return { stopped: true };
+  }
+
+  approve(chatId: string, approvalId: string, decision: ApprovalDecision): void {
+    this.approvals.answer(chatId, approvalId, decision);
+  }
+
+  /** Stops every turn (quitting, or the chat is being deleted). */
+  async stopAll(chatId?: string): Promise<void> {
+    const ids = chatId === undefined ? [...this.turns.keys()] : [chatId];
+    await Promise.all(ids.map((id) => this.stop(id)));
+    if (chatId !== undefined) this.approvals.forgetChat(chatId);
+  }
+
+  private endTurn(chatId: string, turn: Turn, finalText: string, error: unknown): TurnResult {
+    this.turns.delete(chatId);
+    const cancelled = turn.controller.signal.aborted;
+    let failure: BerthError | null = null;
+    if (error !== null && !cancelled) {
+      failure = error instanceof BerthError ? error : new BerthError('internal', 'The agent stopped because of an internal error.', { hint: 'Try again.', cause: error });
+      const payload = toErrorPayload(failure);
+      this.save({
+        id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'error',
+        content: payload.hint ? `${payload.message}\n${payload.hint}` : payload.message, toolCalls: [], done: true, createdAt: this.deps.clock.now(),
+      });
+    }
+    this.deps.events.emit('agent.state', { chatId, running: false, error: failure ? toErrorPayload(failure) : null });
+    return { finalText, error: cancelled ? new BerthError('invalid_request', 'The turn was stopped.') : failure };
+  }
+
+  /** One agent (the chat's, or a subagent) until it answers without tool calls. */
+  private async runTask(run: TaskRun): Promise<string> {
+    const { turn } = run;
+    const taskId = run.caller.taskId ?? null;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (turn.controller.signal.aborted) return '';
+      const folders = this.deps.sandbox.folders(run.chatId);
+      const stored = this.deps.store.agentMessages.forChat(run.chatId);
+      const messages = providerMessages(systemPrompt(folders, taskId !== null), stored, taskId);
+      const reply: AgentMessage = {
+        id: randomUUID(), chatId: run.chatId, taskId, parentCallId: run.parentCallId, role: 'assistant', content: '', toolCalls: [], done: false, createdAt: this.deps.clock.now(),
+      };
+      turn.live.set(reply.id, reply);
+      this.save(reply);
+      let completion: Completion;
+      try {
+        completion = await this.deps.complete({
+          baseUrl: run.baseUrl, apiKey: run.apiKey, model: run.model, messages, tools: toolSpecs(run.depth < MAX_DEPTH), signal: turn.controller.signal,
+          onText: (text) => {
+            reply.content += text;
+            this.deps.events.emit('agent.delta', { chatId: run.chatId, messageId: reply.id, text });
+          },
+        });
+      } catch (error) {
+        this.finish(turn, reply);
+        if (error instanceof ProviderCancelled) return '';
+        throw error;
+      }
+      reply.content = completion.content;
+      reply.toolCalls = completion.toolCalls.map((c) => ({
+        id: c.id, name: c.name, arguments: c.arguments, status: 'running', command: null, cwd: null, exitCode: null, durationMs: null, output: null, subtaskId: null,
+      }));
+      this.save(reply);
+      if (reply.toolCalls.length === 0) {
+        this.finish(turn, reply);
+        return reply.content;
+      }
+      const results: Record<string, string> = {};
+      for (const call of reply.toolCalls) {
+        if (turn.controller.signal.aborted) {
+          call.status = 'cancelled';
+          continue;
+        }
+        results[call.id] = await this.runTool(run, reply, call);
+        this.save(reply, results);
+      }
+      this.finish(turn, reply, results);
+    }
+    throw new BerthError('provider_failed', `The agent stopped after ${MAX_STEPS} steps without finishing.`, { hint: 'Ask again with a narrower task.' });
+  }
+
+  private async runTool(run: TaskRun, reply: AgentMessage, call: AgentToolCall): Promise<string> {
+    const started = this.deps.clock.now();
+    const update = (fields: Partial<AgentToolCall>) => {
+      Object.assign(call, fields);
+      this.save(reply);
+    };
+    if (!(AGENT_TOOL_NAMES as readonly string[]).includes(call.name)) {
+      update({ status: 'failed', output: `Berth has no tool named "${call.name}".` });
+      return `Error: there is no tool named "${call.name}". Use one of: ${AGENT_TOOL_NAMES.join(', ')}.`;
+    }
+    const name = call.name as AgentToolName;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(call.arguments || '{}');
+    } catch {
+      update({ status: 'failed', output: 'The arguments were not valid JSON.' });
+      return 'Error: the arguments were not valid JSON. Send a JSON object.';
+    }
+    const parsed = toolArgs[name].safeParse(raw);
+    if (!parsed.success) {
+      const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
+      update({ status: 'failed', output: `Invalid arguments: ${why}` });
+      return `Error: invalid arguments (${why}).`;
+    }
+    const args = parsed.data as Record<string, unknown>;
+    update({ command: describeCall(name, args), cwd: typeof args.workdir === 'string' ? args.workdir : null });
+
+    if (run.ask && (name === 'terminal' || name === 'write_file') && !this.approvals.isAllowed(run.chatId)) {
+      update({ status: 'awaiting_approval' });
+      const outcome = await this.approvals.ask(
+        { chatId: run.chatId, callId: call.id, tool: name, command: call.command ?? '', cwd: call.cwd },
+        run.turn.controller.signal,
+      );
+      if (outcome !== 'allowed') {
+        update({ status: outcome === 'denied' ? 'denied' : 'cancelled', output: outcome === 'denied' ? 'The user denied this.' : 'Stopped.' });
+        return outcome === 'denied' ? 'The user denied this tool call; nothing ran. Do not retry it unchanged.' : 'Stopped before it ran.';
+      }
+      update({ status: 'running' });
+    }
+
+    if (name === 'delegate_task') return this.delegate(run, reply, call, args as { task: string; title?: string }, started);
+
+    run.turn.executing.add(run.caller);
+    let outcome: ToolOutcome;
+    try {
+      outcome = await this.toolCall(name, run.caller, args);
+    } catch (error) {
+      const payload = toErrorPayload(error);
+      update({ status: 'failed', output: payload.message, durationMs: this.deps.clock.now() - started });
+      if (error instanceof BerthError && FATAL_CODES.has(error.code)) throw error;
+      return `Error: ${payload.message}`;
+    } finally {
+      run.turn.executing.delete(run.caller);
+    }
+    const stopped = run.turn.controller.signal.aborted;
+    update({
+      status: stopped ? 'cancelled' : outcome.ok ? 'done' : 'failed',
+      command: outcome.command, cwd: outcome.cwd ?? call.cwd, exitCode: outcome.exitCode, output: outcome.output, durationMs: this.deps.clock.now() - started,
+    });
+    return outcome.resultForModel;
+  }
+
+  private toolCall(name: Exclude<AgentToolName, 'delegate_task'>, caller: Caller, args: Record<string, unknown>): Promise<ToolOutcome> {
+    switch (name) {
+      case 'terminal': return this.tools.terminal(caller, args as { command: string });
+      case 'read_file': return this.tools.readFile(caller, args as { path: string });
+      case 'write_file': return this.tools.writeFile(caller, args as { path: string; content: string });
+      case 'list_dir': return this.tools.listDir(caller, args as { path?: string });
+    }
+  }
+
+  /** A subagent: an alias of its parent, so it works in the same container and folders. */
+  private async delegate(run: TaskRun, reply: AgentMessage, call: AgentToolCall, args: { task: string; title?: string }, started: number): Promise<string> {
+    const chat = this.deps.sessions.requireChat(run.chatId);
+    const subId = `sub-${randomUUID()}`;
+    this.deps.sessions.registerTask(chat, { chatId: chat.id, taskId: subId, parentId: run.caller.taskId ?? chat.id });
+    Object.assign(call, { subtaskId: subId });
+    this.save(reply);
+    this.save({ id: randomUUID(), chatId: run.chatId, taskId: subId, parentCallId: call.id, role: 'user', content: args.task, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
+    try {
+      const answer = await this.runTask({ ...run, caller: { chatId: run.chatId, taskId: subId }, parentCallId: call.id, depth: run.depth + 1 });
+      const stopped = run.turn.controller.signal.aborted;
+      Object.assign(call, { status: stopped ? 'cancelled' : 'done', output: answer, durationMs: this.deps.clock.now() - started });
+      this.save(reply);
+      return stopped ? 'Stopped.' : `The subagent answered:\n${answer}`;
+    } catch (error) {
+      Object.assign(call, { status: 'failed', output: toErrorPayload(error).message, durationMs: this.deps.clock.now() - started });
+      this.save(reply);
+      throw error;
+    }
+  }
+
+  private finish(turn: Turn, message: AgentMessage, results?: Record<string, string>): void {
+    message.done = true;
+    for (const c of message.toolCalls) if (c.status === 'running' || c.status === 'awaiting_approval') c.status = 'cancelled';
+    this.save(message, results);
+    turn.live.delete(message.id);
+  }
+
+  /** Persists the message (keeping results already saved) and tells clients. */
+  private save(message: AgentMessage, results?: Record<string, string>): AgentMessage {
+    const stored: StoredAgentMessage = { message, results: results ?? this.savedResults(message) };
+    this.deps.store.agentMessages.save(stored);
+    this.deps.events.emit('agent.message', { message: { ...message, toolCalls: message.toolCalls.map((c) => ({ ...c })) } });
+    return message;
+  }
+
+  private savedResults(message: AgentMessage): Record<string, string> {
+    if (message.toolCalls.length === 0) return {};
+    return this.deps.store.agentMessages.resultsOf(message.id);
+  }
+}
+
+function describeCall(name: AgentToolName, args: Record<string, unknown>): string {
+  switch (name) {
+    case 'terminal': return String(args.command);
+    case 'read_file': return `read ${String(args.path)}`;
+    case 'write_file': return `write ${String(args.path)}`;
+    case 'list_dir': return `list ${String(args.path ?? '.')}`;
+    case 'delegate_task': return String(args.title ?? args.task).slice(0, 200);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Approvals for profiles that ask before each command: a tool call waits here until the user
+ * allows it once, allows the chat's commands from now on, or denies it. "For this chat" lasts
+ * while Berth runs; a restart asks again.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApprovalRequest } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import type { EventHub } from '../events.js';
+
+export type ApprovalDecision = 'once' | 'chat' | 'deny';
+export type ApprovalOutcome = 'allowed' | 'denied' | 'cancelled';
+
+interface Pending {
+  request: ApprovalRequest;
+  settle: (outcome: ApprovalOutcome) => void;
+}
+
+export class ApprovalGate {
+  private readonly pending = new Map<string, Pending>();
+  private readonly allowedChats = new Set<string>();
+
+  constructor(private readonly events: EventHub) {}
+
+  isAllowed(chatId: string): boolean {
+    return this.allowedChats.has(chatId);
+  }
+
+  ask(request: Omit<ApprovalRequest, 'approvalId'>, signal: AbortSignal): Promise<ApprovalOutcome> {
+    if (this.allowedChats.has(request.chatId)) return Promise.resolve('allowed');
+    if (signal.aborted) return Promise.resolve('cancelled');
+    const approvalId = randomUUID();
+    const full: ApprovalRequest = { ...request, approvalId };
+    return new Promise((resolve) => {
+      const onAbort = () => settle('cancelled');
+      const settle = (outcome: ApprovalOutcome) => {
+        if (!this.pending.delete(approvalId)) return;
+        signal.removeEventListener('abort', onAbort);
+        this.events.emit('agent.approvalDone', { chatId: request.chatId, approvalId });
+        resolve(outcome);
+      };
+      this.pending.set(approvalId, { request: full, settle });
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.events.emit('agent.approval', full);
+    });
+  }
+
+  answer(chatId: string, approvalId: string, decision: ApprovalDecision): void {
+    const p = this.pending.get(approvalId);
+    if (!p || p.request.chatId !== chatId) {
+      throw new BerthError('not_found', 'That approval is no longer waiting.', { hint: 'The turn may have been stopped or already answered.' });
+    }
+    if (decision === 'chat') this.allowedChats.add(chatId);
+    p.settle(decision === 'deny' ? 'denied' : 'allowed');
+  }
+
+  pendingFor(chatId: string): ApprovalRequest[] {
+    return [...this.pending.values()].filter((p) => p.request.chatId === chatId).map((p) => p.request);
+  }
+
+  forgetChat(chatId: string): void {
+    this.allowedChats.delete(chatId);
+    for (const p of [...this.pending.values()]) if (p.request.chatId === chatId) p.settle('cancelled');
+  }
+}

@@ -1,0 +1,41 @@
+/** What the model is sent: the system prompt, and a task's stored messages in the provider's shape. Pure. */
+import type { AgentFolder } from '../policy/agentPaths.js';
+import type { StoredAgentMessage } from '../store/agentRepositories.js';
+import type { ChatMessage } from './provider/openaiClient.js';
+
+export function systemPrompt(folders: readonly AgentFolder[], isSubagent: boolean): string {
+  const where = folders.length === 0
+    ? 'No host folder is attached to this chat yet; if the task needs the user’s files, ask them to attach a folder.'
+    : `The user's attached folders, inside the sandbox: ${folders.map((f) => `${f.containerPath} (${f.readOnly ? 'read-only' : 'read-write'})`).join(', ')}.`;
+  return [
+    isSubagent
+      ? 'You are a subagent in Berth. Do the task you were given, then answer with a short report of what you did and found.'
+      : 'You are a coding agent in Berth. Help the user with their files and commands.',
+    "Every tool acts inside this chat's sandbox: a Linux container, running as a non-root user, that cannot see the rest of the user's computer.",
+    where,
+    'Use read_file, write_file and list_dir for files in the attached folders, and terminal for commands. Keep answers short; use Markdown.',
+  ].join('\n');
+}
+
+/** A stopped turn can leave a call without a result; the model still needs one per call. */
+const NO_RESULT = 'No result: the turn was stopped before this call finished.';
+
+export function providerMessages(system: string, stored: readonly StoredAgentMessage[], taskId: string | null): ChatMessage[] {
+  const out: ChatMessage[] = [{ role: 'system', content: system }];
+  for (const { message: m, results } of stored) {
+    if (m.taskId !== taskId) continue;
+    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+    if (m.role !== 'assistant') continue;
+    if (m.toolCalls.length === 0) {
+      if (m.content !== '') out.push({ role: 'assistant', content: m.content });
+      continue;
+    }
+    out.push({
+      role: 'assistant',
+      content: m.content === '' ? null : m.content,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    });
+    for (const c of m.toolCalls) out.push({ role: 'tool', tool_call_id: c.id, content: results[c.id] ?? NO_RESULT });
+  }
+  return out;
+}

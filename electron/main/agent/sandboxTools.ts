@@ -1,0 +1,133 @@
+/**
+ * The agent's tools that act in the chat's sandbox. Everything runs inside the container
+ * through the core's exec (its cwd policy, timeout and output cap); nothing here reads or
+ * writes a host file. File tools are confined to the attached folders: the path is checked
+ * before, and again after the container resolved its symlinks.
+ */
+import type { ExecResult } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import { resolveAgentPath, type AgentFolder } from '../policy/agentPaths.js';
+import { shellQuote } from '../policy/shellProtocol.js';
+import type { ToolArgs } from './toolSpecs.js';
+
+export interface AgentSandbox {
+  exec(req: { chatId: string; taskId?: string; command: string; workdir?: string; timeoutMs?: number }): Promise<ExecResult>;
+  interrupt(chatId: string, taskId?: string): Promise<unknown>;
+  /** The chat's attached folders that its container mounts, as the container sees them. */
+  folders(chatId: string): AgentFolder[];
+}
+
+/** What a tool call produced: the card's fields, and the text the model gets back. */
+export interface ToolOutcome {
+  ok: boolean;
+  command: string;
+  cwd: string | null;
+  exitCode: number | null;
+  output: string;
+  resultForModel: string;
+}
+
+export const READ_LIMIT_BYTES = 60_000;
+const FILE_OP_TIMEOUT_MS = 60_000;
+/** exec takes commands up to 1 MiB; base64 grows content by a third. */
+export const WRITE_LIMIT_BYTES = 700_000;
+
+export interface Caller {
+  chatId: string;
+  /** The subagent's task id; undefined for the chat's own agent. */
+  taskId: string | undefined;
+}
+
+function refused(command: string, problem: string): ToolOutcome {
+  return { ok: false, command, cwd: null, exitCode: null, output: problem, resultForModel: `Refused: ${problem}` };
+}
+
+function execText(r: ExecResult): string {
+  return [r.output, ...r.notices.map((n) => `[${n}]`)].filter((s) => s !== '').join('\n');
+}
+
+export class SandboxTools {
+  constructor(private readonly sandbox: AgentSandbox) {}
+
+  async terminal(caller: Caller, args: ToolArgs<'terminal'>): Promise<ToolOutcome> {
+    const r = await this.sandbox.exec({
+      chatId: caller.chatId,
+      taskId: caller.taskId,
+      command: args.command,
+      workdir: args.workdir,
+      timeoutMs: args.timeout_seconds === undefined ? undefined : Math.max(100, Math.round(args.timeout_seconds * 1000)),
+    });
+    const text = execText(r);
+    return {
+      ok: r.exitCode === 0,
+      command: args.command,
+      cwd: r.cwd,
+      exitCode: r.exitCode,
+      output: text,
+      resultForModel: `exit code ${r.exitCode}${r.truncated ? ` (output cut to its head and tail; ${r.outputBytes} bytes in all)` : ''}\n${text}`,
+    };
+  }
+
+  async readFile(caller: Caller, args: ToolArgs<'read_file'>): Promise<ToolOutcome> {
+    const where = await this.confined(caller, args.path, 'read');
+    if (typeof where !== 'string') return refused(`read ${args.path}`, where.problem);
+    const q = shellQuote(where);
+    const r = await this.run(caller, `[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; head -c ${READ_LIMIT_BYTES + 1} -- ${q}`);
+    if (r.exitCode !== 0) return { ok: false, command: `read ${where}`, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not read ${where}: ${r.output.trim()}` };
+    let content = r.output;
+    if (content.includes('\u0000')) return { ok: false, command: `read ${where}`, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
+    const cut = Buffer.byteLength(content) > READ_LIMIT_BYTES;
+    if (cut) content = Buffer.from(content).subarray(0, READ_LIMIT_BYTES).toString('utf8');
+    const note = cut ? `\n[only the first ${READ_LIMIT_BYTES} bytes are shown]` : '';
+    return { ok: true, command: `read ${where}`, cwd: null, exitCode: 0, output: content + note, resultForModel: content + note };
+  }
+
+  async writeFile(caller: Caller, args: ToolArgs<'write_file'>): Promise<ToolOutcome> {
+    const bytes = Buffer.from(args.content, 'utf8');
+    if (bytes.length > WRITE_LIMIT_BYTES) return refused(`write ${args.path}`, `The content is ${bytes.length} bytes; write_file takes at most ${WRITE_LIMIT_BYTES}. Write it in parts with the terminal tool.`);
+    const where = await this.confined(caller, args.path, 'write');
+    if (typeof where !== 'string') return refused(`write ${args.path}`, where.problem);
+    const q = shellQuote(where);
+    const dir = shellQuote(where.slice(0, where.lastIndexOf('/')) || '/');
+    const r = await this.run(caller, `mkdir -p -- ${dir} && printf '%s' ${shellQuote(bytes.toString('base64'))} | base64 -d > ${q}`);
+    const command = `write ${where} (${bytes.length} bytes)`;
+    if (r.exitCode !== 0) return { ok: false, command, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not write ${where}: ${r.output.trim()}` };
+    return { ok: true, command, cwd: null, exitCode: 0, output: `Wrote ${bytes.length} bytes.`, resultForModel: `Wrote ${bytes.length} bytes to ${where}.` };
+  }
+
+  async listDir(caller: Caller, args: ToolArgs<'list_dir'>): Promise<ToolOutcome> {
+    const where = await this.confined(caller, args.path ?? '.', 'read');
+    if (typeof where !== 'string') return refused(`list ${args.path ?? '.'}`, where.problem);
+    const r = await this.run(caller, `ls -la -- ${shellQuote(where)}`);
+    return {
+      ok: r.exitCode === 0, command: `list ${where}`, cwd: null, exitCode: r.exitCode, output: r.output,
+      resultForModel: r.exitCode === 0 ? r.output : `Could not list ${where}: ${r.output.trim()}`,
+    };
+  }
+
+  /**
+   * The path the tool may use, or why not. The container resolves symlinks (a link in the
+   * workspace could point anywhere in the container), and the resolved path is checked again.
+   */
+  private async confined(caller: Caller, requested: string, intent: 'read' | 'write'): Promise<string | { problem: string }> {
+    const folders = this.sandbox.folders(caller.chatId);
+    const first = resolveAgentPath(requested, folders, intent);
+    if (!first.ok) return { problem: first.problem };
+    const q = shellQuote(first.path);
+    // The file may not exist yet (a write): resolve its folder, and the file itself if it is a link.
+    const r = await this.run(caller, `d=$(dirname -- ${q}); b=$(basename -- ${q}); if [ -d "$d" ]; then d=$(cd -P -- "$d" && pwd); fi; p="$d/$b"; if [ -L "$p" ] || [ -e "$p" ]; then p=$(readlink -f -- "$p"); fi; printf '%s' "$p"`);
+    if (r.exitCode !== 0 || r.output === '') return { problem: `Could not resolve ${first.path} in the sandbox.` };
+    const second = resolveAgentPath(r.output, folders, intent);
+    if (!second.ok) return { problem: `${first.path} leads to ${r.output}: ${second.problem}` };
+    return second.path;
+  }
+
+  private async run(caller: Caller, command: string): Promise<ExecResult> {
+    try {
+      return await this.sandbox.exec({ chatId: caller.chatId, taskId: caller.taskId, command, timeoutMs: FILE_OP_TIMEOUT_MS });
+    } catch (error) {
+      if (error instanceof BerthError) throw error;
+      throw new BerthError('internal', 'A file tool failed inside the sandbox.', { cause: error });
+    }
+  }
+}

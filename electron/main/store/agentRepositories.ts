@@ -1,0 +1,77 @@
+/** The agent's tables: conversation messages and encrypted provider keys. */
+import type { AgentMessage, AgentToolCall } from '../../../shared/contract.js';
+import type { Db } from './database.js';
+
+/** A message as stored: what the user sees, plus what each tool call told the model. */
+export interface StoredAgentMessage {
+  message: AgentMessage;
+  /** Tool call id → the text the model received as that call's result. */
+  results: Record<string, string>;
+}
+
+interface MessageRow {
+  id: string; chat_id: string; task_id: string | null; parent_call_id: string | null; role: AgentMessage['role'];
+  content: string; tool_calls: string; results: string; created_at: number;
+}
+
+function fromRow(r: MessageRow): StoredAgentMessage {
+  return {
+    message: {
+      id: r.id, chatId: r.chat_id, taskId: r.task_id, parentCallId: r.parent_call_id, role: r.role, content: r.content,
+      toolCalls: JSON.parse(r.tool_calls) as AgentToolCall[], done: true, createdAt: r.created_at,
+    },
+    results: JSON.parse(r.results) as Record<string, string>,
+  };
+}
+
+export class AgentMessagesRepo {
+  constructor(private readonly db: Db) {}
+
+  forChat(chatId: string): StoredAgentMessage[] {
+    return (this.db.prepare('SELECT * FROM agent_messages WHERE chat_id = ? ORDER BY seq').all(chatId) as MessageRow[]).map(fromRow);
+  }
+
+  resultsOf(id: string): Record<string, string> {
+    const r = this.db.prepare('SELECT results FROM agent_messages WHERE id = ?').get(id) as { results: string } | undefined;
+    return r ? (JSON.parse(r.results) as Record<string, string>) : {};
+  }
+
+  /** Adds the message, or replaces it (same id) keeping its place in the conversation. */
+  save(m: StoredAgentMessage): void {
+    const { message: x } = m;
+    this.db
+      .prepare(
+        `INSERT INTO agent_messages (id, chat_id, seq, task_id, parent_call_id, role, content, tool_calls, results, created_at)
+         VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE chat_id = ?), ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls, results = excluded.results`,
+      )
+      .run(x.id, x.chatId, x.chatId, x.taskId, x.parentCallId, x.role, x.content, JSON.stringify(x.toolCalls), JSON.stringify(m.results), x.createdAt);
+  }
+}
+
+export interface ProviderKeyRecord {
+  profile: string;
+  origin: string;
+  ciphertext: Buffer;
+}
+
+export class ProviderKeysRepo {
+  constructor(private readonly db: Db) {}
+  get(profile: string): ProviderKeyRecord | undefined {
+    const r = this.db.prepare('SELECT profile, origin, ciphertext FROM provider_keys WHERE profile = ?').get(profile) as
+      | { profile: string; origin: string; ciphertext: Buffer }
+      | undefined;
+    return r && { profile: r.profile, origin: r.origin, ciphertext: r.ciphertext };
+  }
+  set(record: ProviderKeyRecord, now: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO provider_keys (profile, origin, ciphertext, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (profile) DO UPDATE SET origin = excluded.origin, ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
+      )
+      .run(record.profile, record.origin, record.ciphertext, now);
+  }
+  delete(profile: string): boolean {
+    return this.db.prepare('DELETE FROM provider_keys WHERE profile = ?').run(profile).changes > 0;
+  }
+}
