@@ -1,0 +1,408 @@
+/**
+ * One chat completion from an OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM,
+ * llama.cpp...), streamed. Every failure becomes a BerthError the user can act on; the API key
+ * is scrubbed from anything a server says back, since some servers echo the request.
+ */
+import { randomUUID } from 'node:crypto';
+import { BerthError, type ErrorCode } from '../../../../shared/errors.js';
+import { retryDelayMs, type RetryOptions } from './retryPolicy.js';
+import { SseParser } from './sse.js';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: object };
+}
+
+export interface CompletionRequest {
+  baseUrl: string;
+  apiKey: string | null;
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  signal?: AbortSignal;
+  onText?: (delta: string) => void;
+  /** Before each wait; `attempt` is the attempt that just failed, counting from 1. */
+  onRetry?: (info: { attempt: number; delayMs: number; status: number | null }) => void;
+  retry?: { maxAttempts?: number; random?: () => number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+}
+
+export interface Completion {
+  content: string;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason: string | null;
+}
+
+export class ProviderCancelled extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The request to the provider was cancelled.', options);
+    this.name = 'ProviderCancelled';
+  }
+}
+
+const DETAIL_MAX = 300;
+const ERROR_BODY_MAX = 64 * 1024;
+const SETTINGS_HINT = "Check the provider URL and model in the profile's settings.";
+
+export async function streamChatCompletion(req: CompletionRequest): Promise<Completion> {
+  try {
+    return await complete(req);
+  } catch (err) {
+    // Whatever broke after the user pressed stop (a torn socket, a half-read body) is the stop.
+    if (req.signal?.aborted) throw err instanceof ProviderCancelled ? err : new ProviderCancelled({ cause: err });
+    throw err;
+  }
+}
+
+/** Builds errors whose every word has the key scrubbed out. */
+interface Ctx {
+  req: CompletionRequest;
+  origin: string;
+  fail(code: ErrorCode, message: string, hint: string, cause?: unknown): BerthError;
+  scrub(text: string): string;
+}
+
+async function complete(req: CompletionRequest): Promise<Completion> {
+  const scrub = scrubber(req.apiKey);
+  const fail = (code: ErrorCode, message: string, hint: string, cause?: unknown) =>
+    new BerthError(code, scrub(message), { hint: scrub(hint), cause });
+  const url = chatCompletionsUrl(req.baseUrl, fail);
+  const ctx: Ctx = { req, origin: url.origin, fail, scrub };
+
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
+  if (req.apiKey) headers.authorization = `Bearer ${req.apiKey}`;
+  const body = JSON.stringify({
+    model: req.model,
+    messages: req.messages,
+    // OpenAI rejects an empty tools array.
+    ...(req.tools && req.tools.length > 0 ? { tools: req.tools } : {}),
+    stream: true,
+  });
+  const policy: RetryOptions = { maxAttempts: req.retry?.maxAttempts, random: req.retry?.random };
+  const sleep = req.retry?.sleep ?? abortableSleep;
+
+  for (let attempt = 1; ; attempt++) {
+    if (req.signal?.aborted) throw new ProviderCancelled();
+    let res: Response;
+    try {
+      // Redirects are not followed: a POST would turn into a GET, and the key must go to this origin only.
+      res = await fetch(url, { method: 'POST', headers, body, signal: req.signal, redirect: 'manual' });
+    } catch (err) {
+      if (req.signal?.aborted) throw new ProviderCancelled({ cause: err });
+      const delayMs = retryDelayMs(attempt, null, null, { ...policy, retryable: isTransient(err) });
+      if (delayMs === null) throw unreachable(ctx, err);
+      req.onRetry?.({ attempt, delayMs, status: null });
+      await sleep(delayMs, req.signal);
+      continue;
+    }
+    if (res.ok) return readCompletion(res, ctx);
+
+    const detail = errorDetail(await readLimited(res, ERROR_BODY_MAX, req.signal), scrub);
+    const delayMs = retryDelayMs(attempt, res.status, res.headers.get('retry-after'), policy);
+    if (delayMs === null) throw httpError(res, detail, attempt, ctx);
+    req.onRetry?.({ attempt, delayMs, status: res.status });
+    await sleep(delayMs, req.signal);
+  }
+}
+
+function chatCompletionsUrl(baseUrl: string, fail: Ctx['fail']): URL {
+  const invalid = () =>
+    fail(
+      'provider_unreachable',
+      `The provider URL "${truncate(baseUrl.trim(), 100)}" is not a usable http:// or https:// URL.`,
+      "Fix the provider URL in the profile's settings, for example https://api.openai.com/v1 or http://127.0.0.1:11434/v1.",
+    );
+  let url: URL;
+  try {
+    url = new URL(`${baseUrl.trim().replace(/\/+$/, '')}/chat/completions`);
+  } catch {
+    // Not chained as a cause: the URL's error repeats the text, which may hold anything pasted.
+    throw invalid();
+  }
+  // fetch refuses URLs with credentials; other schemes it does not speak.
+  if (!/^https?:$/.test(url.protocol) || url.username || url.password) throw invalid();
+  return url;
+}
+
+async function readCompletion(res: Response, ctx: Ctx): Promise<Completion> {
+  const acc = new Accumulator(ctx);
+  const type = res.headers.get('content-type') ?? '';
+  if (/json/i.test(type) && !/event-stream/i.test(type)) {
+    // Some servers ignore stream:true and answer with one JSON body.
+    const text = await readLimited(res, Infinity, ctx.req.signal);
+    acc.applyMessage(parseJson(text, ctx));
+    return acc.result();
+  }
+  if (!res.body) throw streamBroken(ctx, 'sent an empty answer');
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        if (ctx.req.signal?.aborted) throw new ProviderCancelled({ cause: err });
+        throw ctx.fail('provider_failed', `The connection to ${ctx.origin} dropped in the middle of the answer.`, 'Try again.', err);
+      }
+      const events = chunk.done ? [...parser.push(decoder.decode()), ...parser.end()] : parser.push(decoder.decode(chunk.value, { stream: true }));
+      for (const event of events) {
+        // No more text to a caller that has already stopped, even from a chunk already received.
+        if (ctx.req.signal?.aborted) throw new ProviderCancelled();
+        if (event.data === '[DONE]') return acc.result();
+        acc.applyChunk(parseJson(event.data, ctx));
+      }
+      if (chunk.done) break;
+    }
+  } finally {
+    // After [DONE] (or a failure) nothing more is wanted from the server.
+    reader.cancel().catch(() => {});
+  }
+  // Some servers close without [DONE]; a finish_reason shows the answer was whole.
+  if (acc.finishReason !== null) return acc.result();
+  throw streamBroken(ctx, 'stopped before the answer was finished');
+}
+
+class Accumulator {
+  finishReason: string | null = null;
+  private content = '';
+  private calls = new Map<number, { id: string | null; name: string; arguments: string }>();
+
+  constructor(private readonly ctx: Ctx) {}
+
+  applyChunk(chunk: Record<string, unknown>): void {
+    throwIfErrorPayload(chunk, this.ctx);
+    const choice = firstChoice(chunk);
+    if (!choice) return; // usage-only and keep-alive chunks carry no choice
+    const delta = record(choice.delta);
+    if (delta) {
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        this.content += delta.content;
+        this.ctx.req.onText?.(delta.content);
+      }
+      if (Array.isArray(delta.tool_calls)) delta.tool_calls.forEach((frag, pos) => this.applyToolFragment(frag, pos));
+    }
+    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
+  }
+
+  applyMessage(body: Record<string, unknown>): void {
+    throwIfErrorPayload(body, this.ctx);
+    const choice = firstChoice(body);
+    const message = record(choice?.message);
+    if (!choice || !message) throw streamBroken(this.ctx, 'answered without a message');
+    if (typeof message.content === 'string' && message.content !== '') {
+      this.content = message.content;
+      this.ctx.req.onText?.(message.content);
+    }
+    if (Array.isArray(message.tool_calls)) message.tool_calls.forEach((call, pos) => this.applyToolFragment(call, pos));
+    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
+  }
+
+  result(): Completion {
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ id: c.id ?? `call_${randomUUID().replace(/-/g, '')}`, name: c.name, arguments: c.arguments }));
+    return { content: this.content, toolCalls, finishReason: this.finishReason };
+  }
+
+  private applyToolFragment(value: unknown, pos: number): void {
+    const frag = record(value);
+    if (!frag) return;
+    const index = typeof frag.index === 'number' ? frag.index : pos;
+    const slot = this.calls.get(index) ?? { id: null, name: '', arguments: '' };
+    this.calls.set(index, slot);
+    if (typeof frag.id === 'string' && frag.id !== '' && slot.id === null) slot.id = frag.id;
+    const fn = record(frag.function);
+    // Some servers repeat the name in every fragment: keep the first rather than concatenating.
+    if (fn && typeof fn.name === 'string' && fn.name !== '' && slot.name === '') slot.name = fn.name;
+    if (fn && typeof fn.arguments === 'string') slot.arguments += fn.arguments;
+    // Ollama's native shape: the arguments as an object, whole.
+    else if (fn && record(fn.arguments)) slot.arguments += JSON.stringify(fn.arguments);
+  }
+}
+
+function httpError(res: Response, detail: ErrorDetail, attempts: number, ctx: Ctx): BerthError {
+  const { status } = res;
+  const { origin, req, fail } = ctx;
+  const said = detail.message ? ` It said: ${detail.message}` : '';
+  if (status === 401 || status === 403) {
+    return req.apiKey
+      ? fail('provider_auth', `The provider refused the API key for ${origin}.${said}`, "Check the API key, or replace it, in the profile's settings.")
+      : fail('provider_auth', `The provider at ${origin} needs an API key, and none is set.${said}`, "Add the provider's API key in the profile's settings.");
+  }
+  if (status >= 400 && status < 500 && mentionsMissingModel(detail, req.model)) {
+    return fail('provider_model', `The provider at ${origin} does not have the model "${req.model}".${said}`, `Check the model name in the profile's settings (for Ollama, pull it first: ollama pull ${req.model}).`);
+  }
+  if (status === 404) {
+    // No word about the model: it may as well be a base URL missing its /v1.
+    return fail('provider_model', `The provider at ${origin} answered "not found" for the model "${req.model}".${said}`, `${SETTINGS_HINT} The URL is the API's base, which usually ends in /v1.`);
+  }
+  if (status >= 300 && status < 400) {
+    return fail('provider_failed', `The provider URL ${origin} redirects elsewhere (HTTP ${status}).`, "Put the final URL of the API in the profile's settings.");
+  }
+  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+  const message = detail.message
+    ? `The provider at ${origin} failed${tries} (HTTP ${status}): ${detail.message}`
+    : `The provider at ${origin} failed${tries} with HTTP ${status}.`;
+  const hint =
+    status === 429
+      ? 'The provider is limiting requests or the account is out of quota: wait a little, or check the plan and billing.'
+      : status >= 500
+        ? 'The provider is having trouble. Try again in a moment.'
+        : SETTINGS_HINT;
+  return fail('provider_failed', message, hint);
+}
+
+function mentionsMissingModel(detail: ErrorDetail, model: string): boolean {
+  if (/model_not_found|model.?not.?found/i.test(`${detail.code ?? ''} ${detail.type ?? ''}`)) return true;
+  const m = detail.message ?? '';
+  const missing = /does not exist|not found|unknown|no such|not available|invalid model/i;
+  return missing.test(m) && (/\bmodel\b/i.test(m) || (model !== '' && m.includes(model)));
+}
+
+const TRANSIENT = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+
+// A dropped or timed-out connection may work a moment later; a refused one or an unknown host
+// will not, and the user should hear so at once rather than after several backoffs.
+function isTransient(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== null && TRANSIENT.has(code);
+}
+
+function errorCode(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return null;
+}
+
+function unreachable(ctx: Ctx, err: unknown): BerthError {
+  const code = errorCode(err) ?? '';
+  const reason =
+    code === 'ECONNREFUSED' ? 'nothing is listening there'
+    : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'that host name was not found'
+    : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'the connection was reset'
+    : /TIMEOUT|ETIMEDOUT/.test(code) ? 'the connection timed out'
+    : /CERT|SSL|TLS/i.test(code) ? 'its TLS certificate was not accepted'
+    : null;
+  return ctx.fail(
+    'provider_unreachable',
+    `Berth could not reach the provider at ${ctx.origin}${reason ? ` (${reason})` : ''}.`,
+    "Check the provider URL in the profile's settings, and that the server is running (for a local model, start it, e.g. ollama serve).",
+    err,
+  );
+}
+
+function streamBroken(ctx: Ctx, what: string): BerthError {
+  return ctx.fail('provider_failed', `The provider at ${ctx.origin} ${what}.`, 'Try again; if it keeps happening, the server may not be fully OpenAI-compatible.');
+}
+
+function parseJson(text: string, ctx: Ctx): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const obj = record(value);
+  if (!obj) throw streamBroken(ctx, `sent something Berth could not read: ${truncate(ctx.scrub(oneLine(text)), DETAIL_MAX)}`);
+  return obj;
+}
+
+function throwIfErrorPayload(body: Record<string, unknown>, ctx: Ctx): void {
+  if (body.error === undefined || body.error === null) return;
+  const detail = errorDetail(JSON.stringify(body), ctx.scrub);
+  throw ctx.fail('provider_failed', `The provider at ${ctx.origin} reported an error: ${detail.message ?? 'no details given'}`, 'Try again in a moment.');
+}
+
+interface ErrorDetail {
+  message: string | null;
+  code: string | null;
+  type: string | null;
+}
+
+/** The server's own words: OpenAI's {error:{message,code,type}}, Ollama's {error:"..."}, or the raw text. */
+function errorDetail(text: string, scrub: (s: string) => string): ErrorDetail {
+  let body: Record<string, unknown> | null;
+  try {
+    body = record(JSON.parse(text));
+  } catch {
+    body = null;
+  }
+  const err = record(body?.error);
+  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+  const raw = body
+    ? (str(err?.message) ?? str(body.error) ?? str(body.message) ?? str(body.detail))
+    : text.trim() || null;
+  return {
+    message: raw === null ? null : truncate(scrub(oneLine(raw)), DETAIL_MAX),
+    code: str(err?.code),
+    type: str(err?.type),
+  };
+}
+
+async function readLimited(res: Response, limit: number, signal: AbortSignal | undefined): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < limit) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (err) {
+    if (signal?.aborted) throw new ProviderCancelled({ cause: err });
+    // A body cut short still says something; keep what arrived.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return text;
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ProviderCancelled());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ProviderCancelled());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function scrubber(apiKey: string | null): (text: string) => string {
+  if (!apiKey) return (text) => text;
+  // Also the JSON-escaped form, in case a raw body is shown.
+  const forms = [...new Set([apiKey, JSON.stringify(apiKey).slice(1, -1)])];
+  return (text) => forms.reduce((t, form) => t.split(form).join('[redacted]'), text);
+}
+
+function firstChoice(body: Record<string, unknown>): Record<string, unknown> | null {
+  return Array.isArray(body.choices) ? record(body.choices[0]) : null;
+}
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
