@@ -38,6 +38,13 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'terminal.replay': "Returns a terminal's recent output, to repaint it after switching back to its chat.",
   'terminal.ack': 'Flow control: tells the server how many more characters of output the client has written to the screen.',
   'terminal.close': "Closes a terminal and ends its shell.",
+  'agent.history': "The chat's conversation with its agent, oldest first (subagents' messages carry their task and the call that started them), whether a turn is running, and approvals waiting.",
+  'agent.send': "Sends the user's message and starts the agent's turn; its progress arrives as `agent.*` events.",
+  'agent.stop': 'Stops the running turn: the model stream, a waiting approval, and any command it started in the sandbox.',
+  'agent.approve': "Answers an approval: allow this command once, allow the chat's commands while Berth runs, or deny (nothing runs).",
+  'agent.setKey': "Saves the profile's provider API key, sealed and bound to the profile and to its provider URL's origin; it is never returned.",
+  'agent.clearKey': "Forgets the profile's API key.",
+  'agent.keyStatus': 'Whether the profile has a saved key, and the origin it is sent to.',
 };
 
 export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
@@ -47,6 +54,11 @@ export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
   'terminal.data': 'Output of a terminal, in order; acknowledge it with `terminal.ack` once written to the screen.',
   'terminal.exit': 'A terminal ended: its shell exited or its sandbox stopped.',
   'chats.changed': 'Chats or profiles changed (created, renamed, deleted, attached): fetch the lists again.',
+  'agent.message': 'A conversation message was added or changed (a tool call progressed, an answer finished): replace it whole.',
+  'agent.delta': 'More streamed text for a message that is not done yet.',
+  'agent.state': "A chat's turn started or ended; an error says why it ended early.",
+  'agent.approval': 'A command waits for the user (profiles that ask before each command).',
+  'agent.approvalDone': 'An approval was answered or dropped: hide its prompt.',
 };
 
 export const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
@@ -62,6 +74,13 @@ export const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   container_failed: 'Docker could not create or start the container, or its shell exited at once.',
   container_vanished: 'The container stopped or was removed while in use (also: a terminal that has ended).',
   shell_failed: "The sandbox's shell stopped answering; Berth restarts it on the next command.",
+  provider_not_configured: 'The profile has no provider URL or model (or a key is saved before its URL).',
+  provider_auth: 'The provider refused the API key, or the key was saved for another provider origin and is not sent.',
+  provider_model: 'The provider does not know the model, or the URL is not an OpenAI-compatible /v1 endpoint.',
+  provider_unreachable: 'Nothing answers at the provider URL.',
+  provider_failed: 'The provider failed (after retries on 429 and 5xx), sent a broken stream, or the agent ran out of steps.',
+  agent_busy: 'The chat\'s agent is still working on the last message.',
+  secret_unavailable: 'A saved API key cannot be opened here, or the key file is unsafe (readable by others).',
   internal: 'An unexpected failure inside Berth; try again, and restart Berth if it persists.',
 };
 
