@@ -16,8 +16,19 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',
-    // One chunk for a desktop app loaded from disk: React and xterm.js are most of it.
+    // A few chunks for a desktop app loaded from disk: the terminal and the conversation's
+    // Markdown and highlighting each bring a large library of their own.
     chunkSizeWarningLimit: 1024,
+    rolldownOptions: {
+      output: {
+        advancedChunks: {
+          groups: [
+            { name: 'xterm', test: /[\\/]node_modules[\\/]@xterm[\\/]/ },
+            { name: 'markdown', test: /[\\/]node_modules[\\/](react-markdown|remark-|rehype-|micromark|mdast-|hast-|unist-|unified|lowlight|highlight\.js|vfile|property-information|space-separated-tokens|comma-separated-tokens|decode-named-character-reference|character-entities|trim-lines|zwitch|bail|trough|devlop|ccount|markdown-table|escape-string-regexp|html-url-attributes|longest-streak|is-plain-obj|estree-util|style-to)/ },
+          ],
+        },
+      },
+    },
   },
   server: host === undefined ? {} : { proxy: { '/rpc': { target: host, ws: true } } },
 });

@@ -1,11 +1,16 @@
-/** The window: sidebar (chats), the selected chat (header and terminals), status bar. */
+/**
+ * The window: sidebar (chats), the selected chat (header, then its conversation beside its
+ * terminals), status bar.
+ */
 import { useState } from 'react';
 import { ChatHeader } from '../features/chat/ChatHeader';
+import { ConversationPane } from '../features/conversation/ConversationPane';
 import { ProfilesDialog } from '../features/profiles/ProfilesDialog';
 import { HelpPopover } from '../features/shortcuts/HelpPopover';
 import { Sidebar } from '../features/sidebar/Sidebar';
 import { StatusBar } from '../features/status/StatusBar';
 import { TerminalArea } from '../features/terminals/TerminalArea';
+import { SplitView } from '../ui/SplitView';
 import { useChats, useServices } from './context';
 import { useGlobalShortcuts } from './shortcuts';
 
@@ -13,7 +18,8 @@ export function App() {
   const { stores } = useServices();
   const chat = useChats((s) => (s.selectedId === null ? null : (s.chats.find((c) => c.id === s.selectedId) ?? null)));
   const loaded = useChats((s) => s.loaded);
-  const [profilesOpen, setProfilesOpen] = useState(false);
+  /** The Profiles dialog: closed (null), or open at a profile (or at the first one). */
+  const [profiles, setProfiles] = useState<{ at: string | null } | null>(null);
   useGlobalShortcuts(stores);
 
   return (
@@ -27,7 +33,7 @@ export function App() {
         }
         footer={
           <div className="sidebar-footer">
-            <button type="button" onClick={() => setProfilesOpen(true)}>
+            <button type="button" onClick={() => setProfiles({ at: null })}>
               Profiles
             </button>
           </div>
@@ -37,7 +43,13 @@ export function App() {
         {chat ? (
           <>
             <ChatHeader key={`header:${chat.id}`} chat={chat} />
-            <TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />
+            <SplitView
+              label="Resize conversation and terminals"
+              storageKey="berth.split.conversation"
+              initialPercent={55}
+              first={<ConversationPane key={`conversation:${chat.id}`} chat={chat} onOpenProfile={(at) => setProfiles({ at })} />}
+              second={<TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />}
+            />
           </>
         ) : (
           <div className="empty-main">
@@ -53,7 +65,7 @@ export function App() {
         )}
       </main>
       <StatusBar />
-      {profilesOpen && <ProfilesDialog onClose={() => setProfilesOpen(false)} />}
+      {profiles && <ProfilesDialog initialProfile={profiles.at} onClose={() => setProfiles(null)} />}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import type { ProfilesState } from '../stores/profiles';
 import type { SandboxStoreState } from '../stores/sandbox';
 import type { EngineState } from '../stores/engine';
 import type { TerminalsState } from '../stores/terminals';
+import type { AgentState } from '../stores/agent';
 import type { ConnectionInfo } from '../api/types';
 import type { TerminalOutputHub } from '../features/terminals/outputHub';
 
@@ -50,6 +51,9 @@ export function useEngine<T>(selector: (s: EngineState) => T): T {
 }
 export function useTerminals<T>(selector: (s: TerminalsState) => T): T {
   return useStore(useServices().stores.terminals, selector);
+}
+export function useAgent<T>(selector: (s: AgentState) => T): T {
+  return useStore(useServices().stores.agent, selector);
 }
 export function useConnection<T>(selector: (s: ConnectionInfo) => T): T {
   return useStore(useServices().stores.connection, selector);

@@ -4,6 +4,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { BerthApi, ConnectionInfo, ConnectionSource } from '../api/types';
+import { createAgentStore, type AgentStore } from './agent';
 import { createChatsStore, type ChatsStore } from './chats';
 import { createEngineStore, type EngineStore } from './engine';
 import { createProfilesStore, type ProfilesStore } from './profiles';
@@ -16,6 +17,7 @@ export interface Stores {
   sandbox: SandboxStore;
   engine: EngineStore;
   terminals: TerminalsStore;
+  agent: AgentStore;
   connection: StoreApi<ConnectionInfo>;
 }
 
@@ -26,6 +28,7 @@ export function createStores(api: BerthApi, connection: ConnectionSource): Store
     sandbox: createSandboxStore(api),
     engine: createEngineStore(api),
     terminals: createTerminalsStore(api),
+    agent: createAgentStore(api),
     connection: createStore<ConnectionInfo>()(() => connection.get()),
   };
 }
@@ -49,6 +52,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     const chatId = stores.chats.getState().selectedId;
     if (chatId === null) return;
     void stores.sandbox.getState().load(chatId);
+    void stores.agent.getState().load(chatId);
     const terminals = stores.terminals.getState();
     void (autoOpen ? terminals.ensure(chatId) : terminals.load(chatId));
   };
@@ -83,9 +87,14 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
       if (wasDown && status.state === 'ok') refreshSelected();
     }),
     api.on('terminal.exit', ({ terminalId, chatId, reason }) => stores.terminals.getState().markExited(terminalId, chatId, reason)),
+    api.on('agent.message', ({ message }) => stores.agent.getState().dispatch({ type: 'message', message })),
+    api.on('agent.delta', (delta) => stores.agent.getState().dispatch({ type: 'delta', ...delta })),
+    api.on('agent.state', (state) => stores.agent.getState().dispatch({ type: 'state', ...state })),
+    api.on('agent.approval', (request) => stores.agent.getState().dispatch({ type: 'approval', request })),
+    api.on('agent.approvalDone', (done) => stores.agent.getState().dispatch({ type: 'approvalDone', ...done })),
   );
 
-  // Selection: load the chosen chat's sandbox status and terminals.
+  // Selection: load the chosen chat's sandbox status, conversation and terminals.
   offs.push(
     stores.chats.subscribe((s, prev) => {
       if (s.selectedId !== prev.selectedId) refreshSelected();
@@ -96,6 +105,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
           if (alive.has(c.id)) continue;
           stores.terminals.getState().forgetChat(c.id);
           stores.sandbox.getState().dispatch({ type: 'forget', chatId: c.id });
+          stores.agent.getState().dispatch({ type: 'forget', chatId: c.id });
         }
       }
     }),

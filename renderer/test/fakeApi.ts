@@ -1,15 +1,21 @@
 /**
  * An in-memory stand-in for the BerthApi interface, for store and component tests only: it
- * keeps just enough state (profiles, chats, attachments, terminals) to answer like main, records
- * every call, and lets a test emit events or make a method fail. It is not a model of the core.
+ * keeps just enough state (profiles, chats, attachments, terminals, conversations, whether a key
+ * is stored) to answer like main, records every call, and lets a test emit events (pushAgent for
+ * the agent's) or make a method fail. It is not a model of the core: the agent never answers by
+ * itself.
  */
 import type {
+  AgentMessage,
+  AgentToolCall,
+  ApprovalRequest,
   AttachmentView,
   ChatView,
   DirectoryListing,
   EngineStatus,
   EventName,
   EventPayload,
+  KeyStatus,
   MethodName,
   ProfileSettings,
   ProfileView,
@@ -32,6 +38,7 @@ export const DEFAULT_SETTINGS: ProfileSettings = {
   sandboxUser: '1000:1000',
   homeTemplate: null,
   staticMounts: [],
+  agent: { baseUrl: null, model: null, approval: 'ask' },
 };
 
 export function profileView(name: string, settings: Partial<ProfileSettings> = {}): ProfileView {
@@ -50,6 +57,45 @@ let nextId = 1;
 export function chatView(partial: Partial<ChatView> & { title: string }): ChatView {
   return { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
 }
+
+export function agentMessage(partial: Partial<AgentMessage> & { chatId: string }): AgentMessage {
+  return {
+    id: `msg-${nextId++}`,
+    taskId: null,
+    parentCallId: null,
+    role: 'assistant',
+    content: '',
+    toolCalls: [],
+    done: true,
+    createdAt: nextId,
+    ...partial,
+  };
+}
+
+export function toolCall(partial: Partial<AgentToolCall> = {}): AgentToolCall {
+  return {
+    id: `call-${nextId++}`,
+    name: 'terminal',
+    arguments: '{}',
+    status: 'done',
+    command: null,
+    cwd: null,
+    exitCode: null,
+    durationMs: null,
+    output: null,
+    subtaskId: null,
+    ...partial,
+  };
+}
+
+/** What agent.history answers for one chat. */
+export interface FakeConversation {
+  messages: AgentMessage[];
+  running: boolean;
+  approvals: ApprovalRequest[];
+}
+
+type AgentEventName = Extract<EventName, `agent.${string}`>;
 
 export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };
 
@@ -79,12 +125,19 @@ export interface FakeApi extends BerthApi {
   /** A folder tree for workspace.browse: path → child folder names. */
   folders: Record<string, string[]>;
   connection: ConnectionSource & { set(info: Partial<ConnectionInfo>): void };
+  /** What agent.history answers, per chat (empty when a chat has none). */
+  conversations: Record<string, FakeConversation>;
+  /** Saved API keys per profile, as agent.keyStatus reports them (the key itself is not kept). */
+  keys: Record<string, KeyStatus>;
+  /** Pushes an agent event (a message, a delta, a turn's state, an approval) as main would. */
+  pushAgent<E extends AgentEventName>(event: E, payload: EventPayload<E>): void;
 }
 
 export interface FakeSeed {
   profiles?: ProfileView[];
   chats?: ChatView[];
   engine?: EngineStatus;
+  conversations?: Record<string, FakeConversation>;
 }
 
 function notFound(what: string): ApiError {
@@ -112,6 +165,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     terminals: [],
     sandbox: new Map(),
     pickFolderResult: 'browse',
+    conversations: seed.conversations ?? {},
+    keys: {},
+    pushAgent: (event, payload) => emit(event, payload),
     folders: { '/home/me': ['projects', 'notes'], '/home/me/projects': ['site'], '/home/me/projects/site': [], '/home/me/notes': [] },
 
     callsTo(method) {
@@ -173,6 +229,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     if (!t) throw notFound('terminal');
     return t;
   };
+  const conversation = (chatId: string): FakeConversation =>
+    (fake.conversations[chatId] ??= { messages: [], running: false, approvals: [] });
+  const keyStatus = (profile: string): KeyStatus => fake.keys[profile] ?? { profile, hasKey: false, origin: null };
   const status = (chatId: string): SandboxStatus =>
     fake.sandbox.get(chatId) ?? { chatId, state: 'none', key: null, containerId: null, containerName: null, image: null, networkName: null, error: null };
 
@@ -269,6 +328,30 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       fake.terminals = fake.terminals.filter((t) => t.terminalId !== terminalId);
       return {};
     },
+    'agent.history': ({ chatId }) => {
+      const c = conversation(chatId);
+      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals] };
+    },
+    // Only records the user's message: tests push the agent's side with pushAgent.
+    'agent.send': ({ chatId, text }) => {
+      const message = agentMessage({ chatId, role: 'user', content: text.trim(), createdAt: Date.now() });
+      conversation(chatId).messages.push(message);
+      return { message };
+    },
+    'agent.stop': ({ chatId }) => ({ stopped: conversation(chatId).running }),
+    'agent.approve': () => ({}),
+    'agent.setKey': ({ profile }) => {
+      const p = fake.profiles.find((x) => x.name === profile);
+      if (!p) throw notFound('profile');
+      const url = p.settings.agent.baseUrl;
+      fake.keys[profile] = { profile, hasKey: true, origin: url === null ? null : new URL(url).origin };
+      return keyStatus(profile);
+    },
+    'agent.clearKey': ({ profile }) => {
+      delete fake.keys[profile];
+      return keyStatus(profile);
+    },
+    'agent.keyStatus': ({ profile }) => keyStatus(profile),
   };
 
   return fake;

@@ -5,6 +5,7 @@ import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';
+import { AgentKeyField } from './AgentKeyField';
 import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
 export interface ProfileFormProps {
@@ -119,6 +120,27 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
           <input type="checkbox" checked={values.mountWorkspace} onChange={(e) => set('mountWorkspace', e.target.checked)} />
           Mount attached folders (workspace)
         </label>
+      </fieldset>
+      <fieldset className="field-grid">
+        <legend>Agent</legend>
+        <Field label="Provider URL">
+          <input value={values.baseUrl} onChange={(e) => set('baseUrl', e.target.value)} inputMode="url" spellCheck={false} placeholder="https://api.openai.com/v1" />
+        </Field>
+        <Field label="Model">
+          <input value={values.model} onChange={(e) => set('model', e.target.value)} spellCheck={false} placeholder="gpt-4o-mini" />
+        </Field>
+        <Field label="Approval">
+          <select value={values.approval} onChange={(e) => set('approval', e.target.value as ProfileFormValues['approval'])}>
+            <option value="ask">Ask before each command</option>
+            <option value="auto">Run automatically</option>
+          </select>
+        </Field>
+        <p className="muted field-note">Any OpenAI-compatible endpoint. Its commands run only in this profile&apos;s sandboxes.</p>
+        {editing ? (
+          <AgentKeyField profile={profile.name} savedBaseUrl={profile.settings.agent.baseUrl} formBaseUrl={values.baseUrl} />
+        ) : (
+          <p className="muted field-note">Save the profile first, then add its API key here.</p>
+        )}
       </fieldset>
       {editing && <p className="muted boundary">{profile.boundary}</p>}
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}

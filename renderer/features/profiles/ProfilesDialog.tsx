@@ -1,5 +1,5 @@
 /** Profiles: the list, and a form to create one or edit the chosen one. */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useProfiles } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
@@ -7,10 +7,27 @@ import { ProfileForm } from './ProfileForm';
 
 type Mode = { kind: 'create'; n: number } | { kind: 'edit'; name: string };
 
-export function ProfilesDialog({ onClose }: { onClose(): void }) {
+export interface ProfilesDialogProps {
+  onClose(): void;
+  /** The profile to open at (a chat's "Open profile settings"); the first one otherwise. */
+  initialProfile?: string | null;
+}
+
+export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialogProps) {
   const profiles = useProfiles((s) => s.profiles);
   const error = useProfiles((s) => s.error);
-  const [mode, setMode] = useState<Mode>(() => (profiles[0] ? { kind: 'edit', name: profiles[0].name } : { kind: 'create', n: 0 }));
+  const [mode, setMode] = useState<Mode>(() => {
+    const first = profiles.find((p) => p.name === initialProfile) ?? profiles[0];
+    return first ? { kind: 'edit', name: first.name } : { kind: 'create', n: 0 };
+  });
+  // Opened at a profile before the list arrived: go to it when it does, unless the user moved on.
+  const pending = useRef(initialProfile !== null && mode.kind === 'create' ? initialProfile : null);
+  useEffect(() => {
+    if (pending.current !== null && profiles.some((p) => p.name === pending.current)) {
+      setMode({ kind: 'edit', name: pending.current });
+      pending.current = null;
+    }
+  }, [profiles]);
   /** The profile just created: its edit form opens saying so. */
   const [created, setCreated] = useState<string | null>(null);
   const editing = mode.kind === 'edit' ? (profiles.find((p) => p.name === mode.name) ?? null) : null;
@@ -28,6 +45,7 @@ export function ProfilesDialog({ onClose }: { onClose(): void }) {
                   className="profile-button"
                   aria-current={editing?.name === p.name ? 'true' : undefined}
                   onClick={() => {
+                    pending.current = null;
                     setCreated(null);
                     setMode({ kind: 'edit', name: p.name });
                   }}
@@ -38,7 +56,13 @@ export function ProfilesDialog({ onClose }: { onClose(): void }) {
               </li>
             ))}
           </ul>
-          <button type="button" onClick={() => setMode((m) => ({ kind: 'create', n: m.kind === 'create' ? m.n + 1 : 0 }))}>
+          <button
+            type="button"
+            onClick={() => {
+              pending.current = null;
+              setMode((m) => ({ kind: 'create', n: m.kind === 'create' ? m.n + 1 : 0 }));
+            }}
+          >
             Create profile
           </button>
         </div>

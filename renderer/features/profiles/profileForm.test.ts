@@ -15,8 +15,17 @@ describe('profile form values', () => {
         mountWorkspace: true,
         limits: { memoryMb: 1024, cpus: 1.5, pids: 256 },
         retention: { idleStopMinutes: 0, onQuit: 'keep' },
+        agent: { baseUrl: null, model: null, approval: 'ask' },
       },
     });
+  });
+
+  it('sends the agent settings, an empty field as none', () => {
+    const p = profileView('work', { agent: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3', approval: 'auto' } });
+    const values = formFromProfile(p);
+    expect(values).toMatchObject({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3', approval: 'auto' });
+    const result = settingsFromForm({ ...values, baseUrl: '  ', model: ' llama ' });
+    expect(result.ok && result.settings.agent).toEqual({ baseUrl: null, model: 'llama', approval: 'auto' });
   });
 
   it('says which number is not one', () => {
@@ -35,5 +44,11 @@ describe('changedSettings', () => {
     const same = settingsFromForm(formFromProfile(p));
     if (!same.ok) throw new Error(same.message);
     expect(changedSettings(p.settings, same.settings)).toEqual({});
+  });
+
+  it('does not count a different key order as a change', () => {
+    const p = profileView('work', { agent: { baseUrl: null, model: 'm', approval: 'ask' } });
+    expect(changedSettings(p.settings, { agent: { approval: 'ask', model: 'm', baseUrl: null } })).toEqual({});
+    expect(changedSettings(p.settings, { agent: { approval: 'auto', model: 'm', baseUrl: null } })).toEqual({ agent: { approval: 'auto', model: 'm', baseUrl: null } });
   });
 });

@@ -13,6 +13,10 @@ export interface ProfileFormValues {
   idleStopMinutes: string;
   onQuit: 'stop' | 'keep';
   mountWorkspace: boolean;
+  /** The agent's provider and model, as typed (empty: none), and its approval rule. */
+  baseUrl: string;
+  model: string;
+  approval: 'ask' | 'auto';
 }
 
 /** The contract's defaults, for a new profile. */
@@ -28,6 +32,9 @@ export const NEW_PROFILE: ProfileFormValues = {
   idleStopMinutes: '30',
   onQuit: 'stop',
   mountWorkspace: true,
+  baseUrl: '',
+  model: '',
+  approval: 'ask',
 };
 
 export function formFromProfile(profile: ProfileView): ProfileFormValues {
@@ -44,6 +51,9 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
     idleStopMinutes: String(s.retention.idleStopMinutes),
     onQuit: s.retention.onQuit,
     mountWorkspace: s.mountWorkspace,
+    baseUrl: s.agent.baseUrl ?? '',
+    model: s.agent.model ?? '',
+    approval: s.agent.approval,
   };
 }
 
@@ -72,15 +82,28 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
       mountWorkspace: values.mountWorkspace,
       limits: { memoryMb: memoryMb as number, cpus: cpus as number, pids: pids as number },
       retention: { idleStopMinutes: idleStopMinutes as number, onQuit: values.onQuit },
+      agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval },
     },
   };
+}
+
+/** Deep equality of settings values (plain data), whatever order their keys come in. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && sameValue(ra[k], rb[k]));
 }
 
 /** An edit names only what changed (main changes only what an edit names; nested objects whole). */
 export function changedSettings(original: ProfileSettings, next: Partial<ProfileSettingsInput>): Partial<ProfileSettingsInput> {
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(next)) {
-    if (JSON.stringify(value) !== JSON.stringify((original as Record<string, unknown>)[key])) patch[key] = value;
+    if (!sameValue(value, (original as Record<string, unknown>)[key])) patch[key] = value;
   }
   return patch as Partial<ProfileSettingsInput>;
 }

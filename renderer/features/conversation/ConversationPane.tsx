@@ -1,0 +1,104 @@
+/**
+ * The selected chat's conversation with its agent: the messages, what waits for the user's
+ * approval, why a turn failed, and the composer (or, with no model set, the way to set one).
+ */
+import './conversation.css';
+import type { AgentSettings, ChatView } from '../../../shared/contract';
+import { useAgent, useProfiles, useServices } from '../../app/context';
+import { EMPTY_CONVERSATION } from '../../stores/agent';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+import { ApprovalPrompt } from './ApprovalPrompt';
+import { Composer } from './Composer';
+import { MessageList } from './MessageList';
+
+export interface ConversationPaneProps {
+  chat: ChatView;
+  /** Opens the Profiles dialog at this profile. */
+  onOpenProfile(profile: string): void;
+}
+
+/** What the agent still needs before it can answer: main refuses a turn without both. */
+function missingSettings(agent: AgentSettings): string | null {
+  if (agent.model === null && agent.baseUrl === null) return 'provider URL or model';
+  if (agent.model === null) return 'model';
+  if (agent.baseUrl === null) return 'provider URL';
+  return null;
+}
+
+export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps) {
+  const { stores } = useServices();
+  const conversation = useAgent((s) => s.byChat[chat.id]) ?? EMPTY_CONVERSATION;
+  const profile = useProfiles((s) => s.profiles.find((p) => p.name === chat.profile));
+  const agent = stores.agent.getState;
+  const chatId = chat.id;
+  const { messages, running, approvals, error, loaded, loadError, answering } = conversation;
+  // Unknown until the profiles are loaded: say nothing rather than flash the notice. A running
+  // turn keeps its Stop button even if the settings were emptied meanwhile.
+  const missing = profile && !running ? missingSettings(profile.settings.agent) : null;
+
+  return (
+    <section className="conversation" aria-label="Conversation">
+      {loadError && (
+        <div className="alert-with-action">
+          <ErrorAlert error={loadError} />
+          <button type="button" onClick={() => void agent().load(chatId)}>
+            Load again
+          </button>
+        </div>
+      )}
+      {messages.length > 0 ? (
+        <MessageList messages={messages} running={running} />
+      ) : (
+        <div className="conversation-empty">
+          {!loaded ? (
+            <p className="muted">Loading the conversation…</p>
+          ) : (
+            <>
+              <p>No messages yet.</p>
+              <p className="muted">The agent works inside this chat&apos;s sandbox: ask it to run, read or change something there.</p>
+            </>
+          )}
+        </div>
+      )}
+      <div className="conversation-foot">
+        {running && (
+          <p role="status" className="agent-working">
+            <span className="spinner" aria-hidden="true" />
+            The agent is working…
+          </p>
+        )}
+        {approvals.length > 0 && (
+          <div className="approvals" aria-live="polite">
+            {approvals.map((request) => (
+              <ApprovalPrompt
+                key={request.approvalId}
+                request={request}
+                busy={answering.includes(request.approvalId)}
+                onAnswer={(decision) => void agent().approve(chatId, request.approvalId, decision)}
+              />
+            ))}
+          </div>
+        )}
+        {error && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
+        {missing ? (
+          <div className="agent-setup" role="note">
+            <p>
+              The profile <strong>{chat.profile}</strong> has no {missing} set, so the agent cannot answer yet.
+            </p>
+            <button type="button" onClick={() => onOpenProfile(chat.profile)}>
+              Open profile settings
+            </button>
+          </div>
+        ) : (
+          <Composer
+            running={running}
+            sending={conversation.sending}
+            stopping={conversation.stopping}
+            onSend={(text) => agent().send(chatId, text)}
+            onStop={() => void agent().stop(chatId)}
+          />
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * One message: the user's text, the assistant's markdown and tool calls, or an error. A
+ * delegate_task call's card holds its subagent's messages, drawn the same way one level in.
+ */
+import { memo } from 'react';
+import type { AgentMessage } from '../../../shared/contract';
+import { MarkdownText } from './Markdown';
+import { ToolCallCard } from './ToolCallCard';
+import { childrenOf, type ConversationTree } from './tree';
+
+export interface MessageViewProps {
+  message: AgentMessage;
+  tree: ConversationTree;
+  /** Its place in the feed (1-based) and the feed's length; none when nested. */
+  posinset?: number;
+  setsize?: number;
+}
+
+function label(message: AgentMessage): string {
+  if (message.role === 'error') return 'Error';
+  if (message.taskId !== null) return message.role === 'user' ? 'Subagent task' : 'Subagent';
+  return message.role === 'user' ? 'You' : 'Assistant';
+}
+
+export const MessageView = memo(function MessageView({ message, tree, posinset, setsize }: MessageViewProps) {
+  const name = label(message);
+  const streaming = !message.done;
+  return (
+    <article
+      className={`message message-${message.role}${message.taskId !== null ? ' message-sub' : ''}`}
+      aria-label={name}
+      aria-busy={streaming || undefined}
+      aria-posinset={posinset}
+      aria-setsize={setsize}
+    >
+      <div className="message-who" aria-hidden="true">
+        {name}
+      </div>
+      {message.role === 'assistant' ? (
+        message.content !== '' && <MarkdownText text={message.content} />
+      ) : (
+        <p className="message-text">{message.content}</p>
+      )}
+      {message.toolCalls.map((call) => {
+        const subagent = childrenOf(tree, call.id);
+        return (
+          <ToolCallCard key={call.id} call={call}>
+            {subagent.length > 0 && (
+              <div role="group" aria-label="Subagent" className="subagent">
+                <div className="subagent-label" aria-hidden="true">
+                  Subagent
+                </div>
+                {subagent.map((m) => (
+                  <MessageView key={m.id} message={m} tree={tree} />
+                ))}
+              </div>
+            )}
+          </ToolCallCard>
+        );
+      })}
+      {streaming && <span className="typing" aria-hidden="true" />}
+    </article>
+  );
+});

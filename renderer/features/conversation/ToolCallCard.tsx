@@ -1,0 +1,61 @@
+/** One tool call: what ran, where, how it ended; its output collapsed; a subagent's work under it. */
+import { useId, useState, type ReactNode } from 'react';
+import type { AgentToolCall } from '../../../shared/contract';
+import { callName, formatDuration, STATUS_LABELS } from './tree';
+
+export function ToolCallCard({ call, children }: { call: AgentToolCall; children?: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const outputId = useId();
+  const hasOutput = call.output !== null && call.output !== '';
+
+  return (
+    <div role="group" aria-label={callName(call)} className={`tool-card status-${call.status}`}>
+      <div className="tool-head">
+        <span className="tool-name">{call.name}</span>
+        <span className={`badge tool-status status-${call.status}`}>{STATUS_LABELS[call.status]}</span>
+      </div>
+      <dl className="tool-facts">
+        {call.command !== null && (
+          <>
+            <dt>Command</dt>
+            <dd>
+              <code className="tool-command">{call.command}</code>
+            </dd>
+          </>
+        )}
+        {call.cwd !== null && (
+          <>
+            <dt>Directory</dt>
+            <dd>
+              <code>{call.cwd}</code>
+            </dd>
+          </>
+        )}
+        {call.exitCode !== null && (
+          <>
+            <dt>Exit code</dt>
+            <dd className={call.exitCode === 0 ? 'exit-ok' : 'exit-bad'}>{call.exitCode}</dd>
+          </>
+        )}
+        {call.durationMs !== null && (
+          <>
+            <dt>Duration</dt>
+            <dd>{formatDuration(call.durationMs)}</dd>
+          </>
+        )}
+      </dl>
+      {hasOutput && (
+        <>
+          <button type="button" className="link-button" aria-expanded={open} aria-controls={outputId} onClick={() => setOpen((o) => !o)}>
+            {open ? 'Hide output' : 'Show output'}
+          </button>
+          {/* Mounted only when open: long outputs cost nothing while collapsed. */}
+          <div id={outputId} className="tool-output-box">
+            {open && <pre className="tool-output">{call.output}</pre>}
+          </div>
+        </>
+      )}
+      {children}
+    </div>
+  );
+}

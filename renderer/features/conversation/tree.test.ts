@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { agentMessage, toolCall } from '../../test/fakeApi';
+import { buildTree, callName, childrenOf, formatDuration } from './tree';
+
+describe('buildTree', () => {
+  it("puts a subagent's messages under their call, and one whose call is unknown at the top", () => {
+    const parent = agentMessage({ id: 'p', chatId: 'c', toolCalls: [toolCall({ id: 'd1', name: 'delegate_task' })] });
+    const sub = agentMessage({ id: 's', chatId: 'c', taskId: 't1', parentCallId: 'd1' });
+    const nested = agentMessage({ id: 'n', chatId: 'c', taskId: 't2', parentCallId: 'd2' });
+    const subWithCall = { ...sub, toolCalls: [toolCall({ id: 'd2', name: 'delegate_task' })] };
+    const orphan = agentMessage({ id: 'o', chatId: 'c', taskId: 't9', parentCallId: 'gone' });
+    const tree = buildTree([parent, subWithCall, nested, orphan]);
+    expect(tree.top.map((m) => m.id)).toEqual(['p', 'o']);
+    expect(childrenOf(tree, 'd1').map((m) => m.id)).toEqual(['s']);
+    expect(childrenOf(tree, 'd2').map((m) => m.id)).toEqual(['n']);
+    expect(childrenOf(tree, 'none')).toEqual([]);
+  });
+});
+
+describe('card words', () => {
+  it('names a card by tool and command, on one line, cut short', () => {
+    expect(callName({ name: 'terminal', command: 'ls -la' })).toBe('terminal: ls -la');
+    expect(callName({ name: 'list_dir', command: null })).toBe('list_dir');
+    expect(callName({ name: 'terminal', command: 'cat <<EOF\nhi\nEOF' })).toBe('terminal: cat <<EOF hi EOF');
+    const long = callName({ name: 'terminal', command: 'x'.repeat(300) });
+    expect(long).toHaveLength(100);
+    expect(long.endsWith('…')).toBe(true);
+  });
+
+  it('says durations plainly', () => {
+    expect(formatDuration(320)).toBe('320 ms');
+    expect(formatDuration(1234)).toBe('1.2 s');
+    expect(formatDuration(42_000)).toBe('42 s');
+    expect(formatDuration(125_000)).toBe('2 min 5 s');
+    expect(formatDuration(120_000)).toBe('2 min');
+  });
+});

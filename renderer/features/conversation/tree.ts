@@ -1,0 +1,60 @@
+/** How a conversation is laid out: top-level rows, and subagents' messages under their call. */
+import type { AgentMessage, AgentToolCall, ToolCallStatus } from '../../../shared/contract';
+
+export interface ConversationTree {
+  /** The rows of the list: the chat's own messages, and any subagent message whose call is unknown. */
+  top: AgentMessage[];
+  /** A delegate_task call's subagent messages, oldest first, by the call's id. */
+  children: ReadonlyMap<string, AgentMessage[]>;
+}
+
+const NONE: AgentMessage[] = [];
+
+export function buildTree(messages: readonly AgentMessage[]): ConversationTree {
+  const callIds = new Set<string>();
+  for (const m of messages) for (const call of m.toolCalls) callIds.add(call.id);
+  const top: AgentMessage[] = [];
+  const children = new Map<string, AgentMessage[]>();
+  for (const m of messages) {
+    // A subagent whose call has not arrived (or was lost) still shows, at the top level.
+    if (m.parentCallId === null || !callIds.has(m.parentCallId)) {
+      top.push(m);
+      continue;
+    }
+    let list = children.get(m.parentCallId);
+    if (!list) children.set(m.parentCallId, (list = []));
+    list.push(m);
+  }
+  return { top, children };
+}
+
+export function childrenOf(tree: ConversationTree, callId: string): AgentMessage[] {
+  return tree.children.get(callId) ?? NONE;
+}
+
+export const STATUS_LABELS: Record<ToolCallStatus, string> = {
+  awaiting_approval: 'awaiting approval',
+  running: 'running',
+  done: 'done',
+  failed: 'failed',
+  denied: 'denied',
+  cancelled: 'cancelled',
+};
+
+const NAME_MAX = 100;
+
+/** The card's accessible name, "terminal: ls -la": one line, cut short for long commands. */
+export function callName(call: Pick<AgentToolCall, 'name' | 'command'>): string {
+  const command = (call.command ?? '').replace(/\s+/g, ' ').trim();
+  if (command === '') return call.name;
+  const name = `${call.name}: ${command}`;
+  return name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
+}

@@ -1,0 +1,112 @@
+/**
+ * A profile's API key: paste it, save it (main encrypts it and binds it to the provider's
+ * origin), or remove it. What main reports is whether one is stored and for which origin; the
+ * key itself is never read back, and the field is cleared once it is saved.
+ */
+import { useEffect, useId, useState, type KeyboardEvent } from 'react';
+import type { KeyStatus } from '../../../shared/contract';
+import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import { useServices } from '../../app/context';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+
+export interface AgentKeyFieldProps {
+  profile: string;
+  /** The provider URL as saved: the key is bound to its origin. */
+  savedBaseUrl: string | null;
+  /** The provider URL as typed in the form, maybe not saved yet. */
+  formBaseUrl: string;
+}
+
+function originOf(url: string | null): string | null {
+  try {
+    return url ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
+}
+
+// Worded without "saved": the form's own "Saved." must stay the only text that says so.
+function describe(status: KeyStatus | null): string {
+  if (status === null) return 'Checking for a stored key…';
+  if (!status.hasKey) return 'No API key is stored for this profile.';
+  return status.origin ? `A key is stored for ${status.origin}; it is sent nowhere else.` : 'A key is stored.';
+}
+
+export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFieldProps) {
+  const { api } = useServices();
+  const [key, setKey] = useState('');
+  const [status, setStatus] = useState<KeyStatus | null>(null);
+  const [error, setError] = useState<ApiErrorInfo | null>(null);
+  const [busy, setBusy] = useState(false);
+  const statusId = useId();
+  const unsavedUrl = formBaseUrl.trim() !== (savedBaseUrl ?? '');
+  const movedAway = status?.hasKey === true && status.origin !== null && originOf(formBaseUrl.trim()) !== status.origin;
+
+  useEffect(() => {
+    let live = true;
+    api.call('agent.keyStatus', { profile }).then(
+      (s) => live && setStatus(s),
+      (e: unknown) => live && setError(errorInfo(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, profile]);
+
+  const run = async (request: () => Promise<KeyStatus>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setStatus(await request());
+      setKey('');
+    } catch (e) {
+      setError(errorInfo(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const save = () => {
+    if (key.trim() === '' || busy || unsavedUrl) return;
+    void run(() => api.call('agent.setKey', { profile, apiKey: key }));
+  };
+
+  // Enter saves the key, not the profile form around it.
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    save();
+  };
+
+  return (
+    <div className="agent-key">
+      <label className="field">
+        <span className="field-label">API key</span>
+        <input
+          type="password"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          onKeyDown={onKeyDown}
+          autoComplete="off"
+          spellCheck={false}
+          aria-describedby={statusId}
+          placeholder={status?.hasKey ? 'Paste a new key to replace it' : 'Paste the key'}
+        />
+      </label>
+      <div className="agent-key-buttons">
+        <button type="button" onClick={save} disabled={busy || key.trim() === '' || unsavedUrl}>
+          Save key
+        </button>
+        <button type="button" className="danger" onClick={() => void run(() => api.call('agent.clearKey', { profile }))} disabled={busy || !status?.hasKey}>
+          Remove key
+        </button>
+      </div>
+      <p id={statusId} className="muted agent-key-status" aria-live="polite">
+        {describe(status)}
+        {unsavedUrl && ' Save the profile first: a key is bound to the provider URL as saved.'}
+        {!unsavedUrl && movedAway && ' The provider URL now points elsewhere: save the key again for it.'}
+      </p>
+      {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
+    </div>
+  );
+}
