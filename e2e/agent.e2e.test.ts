@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerOk } from '../test/support/docker.js';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName } from '../test/support/harness.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../test/support/openaiTestServer.js';
-import { SCREENSHOTS, launchBrowser, startHost, tempRoot, type RunningHost } from './support/browserHost.js';
+import { SCREENSHOTS, openApp, tempRoot, type RunningHost } from './support/browserHost.js';
 
 const KEY = 'sk-e2e-4f1c9a7b2d';
 let root: string;
@@ -29,11 +29,7 @@ async function shot(name: string): Promise<void> {
 beforeAll(async () => {
   root = tempRoot();
   provider = await startOpenAiTestServer({ apiKey: KEY });
-  host = await startHost(root);
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(host.url);
-  await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+  ({ host, browser, page } = await openApp(root));
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersWithLabel, dockerOk } from '../test/support/docker.js';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName } from '../test/support/harness.js';
-import { SCREENSHOTS, launchBrowser, startHost, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
+import { SCREENSHOTS, openApp, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
 let root: string;
@@ -86,11 +86,7 @@ async function attach(folder: string): Promise<void> {
 
 beforeAll(async () => {
   root = tempRoot();
-  host = await startHost(root);
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(host.url);
-  await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+  ({ host, browser, page } = await openApp(root));
 });
 
 afterAll(async () => {

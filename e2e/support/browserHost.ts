@@ -86,6 +86,16 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** The host, a browser and one page on Berth's URL, once the status bar shows the engine. */
+export async function openApp(root: string): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
+  const host = await startHost(root);
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(host.url);
+  await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+  return { host, browser, page };
+}
+
 /** The active terminal's text, read from xterm's buffer through the app's test hook. */
 export async function terminalText(page: Page): Promise<string> {
   return page.evaluate(() => (globalThis as unknown as { __berthTest: { terminalText(): string } }).__berthTest.terminalText());
