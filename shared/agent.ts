@@ -70,9 +70,11 @@ export const ApprovalRequest = z.object({
   chatId: z.string(),
   callId: z.string(),
   tool: z.string(),
-  /** The command exactly as it would run (or the file it would write). */
+  /** The command exactly as it would run (or the file it would write, resolved). */
   command: z.string(),
   cwd: z.string().nullable(),
+  /** For a file write: the content it would write (cut to its first 20,000 characters). */
+  detail: z.string().nullable(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 
@@ -106,7 +108,17 @@ export const agentMethods = {
   },
   /** Saves the profile's API key, encrypted; it is bound to the profile and the provider's origin. */
   'agent.setKey': {
-    request: z.object({ profile: ProfileField, apiKey: z.string().trim().min(1, 'Paste the API key.').max(4096) }).strict(),
+    request: z
+      .object({
+        profile: ProfileField,
+        apiKey: z
+          .string()
+          .trim()
+          .min(1, 'Paste the API key.')
+          .max(4096)
+          .regex(/^[\x21-\x7e]+$/, 'An API key is one line of visible characters, without spaces; check what was pasted.'),
+      })
+      .strict(),
     response: KeyStatus,
   },
   'agent.clearKey': { request: z.object({ profile: ProfileField }).strict(), response: KeyStatus },

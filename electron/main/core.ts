@@ -175,7 +175,14 @@ export function createCore(options: CoreOptions): BerthCore {
     clock,
     complete: options.complete ?? streamChatCompletion,
     sandbox: {
-      exec: (req) => sandbox.exec(req),
+      exec: (req) => {
+        // The agent's tools run in a sandbox only: a profile switched to the local backend
+        // mid-turn gets a refusal, never the host.
+        if (sandbox.resolve(req.chatId, req.taskId).target.kind !== 'container') {
+          throw new BerthError('invalid_request', 'This chat’s profile now runs commands on this computer, so the agent cannot use it.', { hint: 'Switch the profile back to the Docker backend.' });
+        }
+        return sandbox.exec(req);
+      },
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace
@@ -384,7 +391,9 @@ export function createCore(options: CoreOptions): BerthCore {
         });
       }
       const firstUser = messages.find((m) => m.role === 'user');
-      const { chat, created } = sessions.apiChat(profile, apiChatId(profile, raw), contentText(firstUser?.content ?? '').slice(0, 60));
+      const id = apiChatId(profile, raw);
+      if (id === null) throw new BerthError('invalid_request', 'A session id for the default profile cannot start with "profile:".', { hint: 'Send another session id.' });
+      const { chat, created } = sessions.apiChat(profile, id, contentText(firstUser?.content ?? '').slice(0, 60));
       if (created) events.emit('chats.changed', { chatId: chat.id });
       return { chatId: chat.id, created };
     },
@@ -420,9 +429,8 @@ export function createCore(options: CoreOptions): BerthCore {
       if (reapTimer !== null) clock.clearTimeout(reapTimer);
       monitor.dispose();
       terminals.dispose();
-      await agent.stopAll();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
-      const settle = Promise.allSettled([ready, ...inFlight]);
+      const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
       store.close();

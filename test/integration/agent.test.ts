@@ -16,8 +16,8 @@ const h = new Harness();
 let server: OpenAiTestServer;
 let core: BerthCore;
 
-async function agentProfile(approval: 'ask' | 'auto' = 'auto', key: string | null = KEY): Promise<string> {
-  const p = await h.profile(core, { agent: { baseUrl: server.baseUrl, model: 'test-model', approval } });
+async function agentProfile(approval: 'ask' | 'auto' = 'auto', key: string | null = KEY, image = 'berth-test:busybox'): Promise<string> {
+  const p = await h.profile(core, { image, agent: { baseUrl: server.baseUrl, model: 'test-model', approval } });
   if (key !== null) await core.agent.setKey({ profile: p.name, apiKey: key });
   return p.name;
 }
@@ -91,6 +91,42 @@ describe('an agent in a chat', () => {
     expect(results.join('\n')).not.toContain('root:x:0:0');
   });
 
+  it('does not follow a link above a folder it would create, and ignores a PATH the agent changed', async () => {
+    // Debian's coreutils, found through PATH (busybox would run its own applets whatever PATH says).
+    const profile = await agentProfile('auto', KEY, 'berth-test:bookworm');
+    const { chatId, folder } = await chatWithFolder(profile, {});
+    const fake = '#!/bin/sh\ntouch /workspace/HIJACKED\n';
+    server.setResponder(byTurn(
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'ln -s /home /workspace/out && mkdir -p /workspace/bin' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'out/newdir/f.txt', content: 'escaped' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'bin/dirname', content: fake } }, { name: 'write_file', arguments: { path: 'bin/ls', content: fake } }] },
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'chmod +x /workspace/bin/*; export PATH=/workspace/bin:$PATH' } }] },
+      { toolCalls: [{ name: 'list_dir', arguments: {} }, { name: 'read_file', arguments: { path: 'bin/ls' } }] },
+      { text: 'ok' },
+    ));
+    expect((await runTurn(core, chatId, 'try to escape')).error).toBeNull();
+    expect(toolResults(server.requests[2] as RecordedRequest).at(-1)).toMatch(/^Refused: .*leads to \/home\/newdir\/f.txt/);
+    const listed = toolResults(server.requests[5] as RecordedRequest);
+    expect(listed[listed.length - 2]).toContain('bin');
+    expect(listed[listed.length - 1]).toBe(fake);
+    expect(fs.existsSync(path.join(folder, 'HIJACKED'))).toBe(false);
+  });
+
+  it('shows the resolved path and the content of a write before the user allows it', async () => {
+    const profile = await agentProfile('ask');
+    const { chatId, folder } = await chatWithFolder(profile, {});
+    server.setResponder(byTurn({ toolCalls: [{ name: 'write_file', arguments: { path: './sub/../package.json', content: '{"scripts":{}}' } }] }, { text: 'ok' }));
+    const asked: { command: string; detail: string | null }[] = [];
+    const end = await runTurn(core, chatId, 'write', (a) => {
+      asked.push({ command: a.command, detail: a.detail });
+      void core.agent.approve({ chatId, approvalId: a.approvalId, decision: 'once' });
+    });
+    expect(end.error).toBeNull();
+    expect(asked).toEqual([{ command: 'write /workspace/package.json (14 bytes)', detail: '{"scripts":{}}' }]);
+    expect(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')).toBe('{"scripts":{}}');
+    expect(fs.readdirSync(folder)).toEqual(['package.json']);
+  });
+
   it('runs a subagent, and a subagent of it, in the same container as the chat', async () => {
     const profile = await agentProfile();
     const { chatId } = await chatWithFolder(profile, {});
@@ -117,6 +153,8 @@ describe('an agent in a chat', () => {
     expect(delegate?.status).toBe('done');
     const nested = messages.filter((m) => m.parentCallId === delegate?.id);
     expect(nested[0]).toMatchObject({ role: 'user', content: 'level 1', taskId: delegate?.subtaskId });
+    // Deeper than three, delegate_task is refused even if the model calls it anyway.
+    expect(calls.filter((c) => c.name === 'delegate_task').every((c) => c.status === 'done')).toBe(true);
     // One container for the chat and both subagents.
     const ps = await docker('ps', '-q', '--filter', `label=berth.chat=${chatId}`);
     expect(ps.split('\n').filter(Boolean)).toHaveLength(1);

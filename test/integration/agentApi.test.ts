@@ -97,6 +97,26 @@ describe('the OpenAI-compatible API', () => {
     expect(decodeURIComponent(named.headers.get('x-berth-chat-id') ?? '')).not.toBe('session-42');
   });
 
+  it('a client that hangs up stops the turn', async () => {
+    provider.setResponder(() => ({ hang: true }));
+    const res = await post({ messages: [{ role: 'user', content: 'this will hang' }], stream: true }, { 'X-Session-Id': 'hang-up' });
+    const chatId = decodeURIComponent(res.headers.get('x-berth-chat-id') ?? '');
+    expect((await core.agent.history({ chatId })).running).toBe(true);
+    const ended = new Promise<void>((resolve) => {
+      const sub = core.onEvent((event, payload) => {
+        const p = payload as { chatId?: string; running?: boolean };
+        if (event === 'agent.state' && p.chatId === chatId && p.running === false) {
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+    await res.body?.cancel();
+    await ended;
+    expect((await core.agent.history({ chatId })).running).toBe(false);
+    provider.setResponder((req) => ({ text: `answer ${req.body.messages.filter((m) => m.role === 'user').length}` }));
+  });
+
   it('answers in OpenAI’s error shape', async () => {
     const bad = await post({ messages: [{ role: 'assistant', content: 'no user' }] });
     expect(bad.status).toBe(400);

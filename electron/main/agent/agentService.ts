@@ -17,7 +17,7 @@ import { providerMessages, systemPrompt } from './conversation.js';
 import type { Completion, CompletionRequest } from './provider/openaiClient.js';
 import { ProviderCancelled } from './provider/openaiClient.js';
 import type { ProviderKeys } from './providerKeys.js';
-import { SandboxTools, type AgentSandbox, type Caller, type ToolOutcome } from './sandboxTools.js';
+import { SandboxTools, type AgentSandbox, type Caller, type PreparedWrite, type ToolOutcome } from './sandboxTools.js';
 import { toolArgs, toolSpecs } from './toolSpecs.js';
 
 export const MAX_STEPS = 40;
@@ -51,7 +51,6 @@ interface TaskRun {
   baseUrl: string;
   model: string;
   apiKey: string | null;
-  ask: boolean;
   caller: Caller;
   parentCallId: string | null;
   depth: number;
@@ -97,7 +96,7 @@ export class AgentService {
         hint: 'Use a profile with the Docker backend.',
       });
     }
-    const { baseUrl, model, approval } = profile.settings.agent;
+    const { baseUrl, model } = profile.settings.agent;
     if (!baseUrl || !model) {
       throw new BerthError('provider_not_configured', `The profile "${profile.name}" has no model yet.`, {
         hint: 'Set its provider URL and model (and API key, if the provider needs one) in the profile’s settings.',
@@ -110,7 +109,7 @@ export class AgentService {
     this.turns.set(chatId, turn);
     this.deps.events.emit('agent.state', { chatId, running: true, error: null });
     const run: TaskRun = {
-      chatId, profile: profile.name, baseUrl, model, apiKey, ask: approval === 'ask', caller: { chatId, taskId: undefined }, parentCallId: null, depth: 0, turn,
+      chatId, profile: profile.name, baseUrl, model, apiKey, caller: { chatId, taskId: undefined, signal: turn.controller.signal }, parentCallId: null, depth: 0, turn,
     };
     turn.finished = this.runTask(run).then(
       (finalText) => this.endTurn(chatId, turn, finalText, null),
@@ -126,10 +125,11 @@ export class AgentService {
     // A command can be starting at the moment of the stop, before an interrupt can reach it:
     // keep interrupting what runs until the turn has ended.
     let ended = false;
-    void turn.finished.then(() => (ended = true));
+    const end = () => (ended = true);
+    void turn.finished.then(end, end);
     while (!ended) {
       await Promise.all([...turn.executing].map((c) => this.deps.sandbox.interrupt(c.chatId, c.taskId).catch(() => undefined)));
-      await Promise.race([turn.finished, new Promise((resolve) => setTimeout(resolve, INTERRUPT_RETRY_MS).unref())]);
+      await Promise.race([turn.finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERRUPT_RETRY_MS).unref())]);
     }
     return { stopped: true };
   }
@@ -152,10 +152,14 @@ export class AgentService {
     if (error !== null && !cancelled) {
       failure = error instanceof BerthError ? error : new BerthError('internal', 'The agent stopped because of an internal error.', { hint: 'Try again.', cause: error });
       const payload = toErrorPayload(failure);
-      this.save({
-        id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'error',
-        content: payload.hint ? `${payload.message}\n${payload.hint}` : payload.message, toolCalls: [], done: true, createdAt: this.deps.clock.now(),
-      });
+      try {
+        this.save({
+          id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'error',
+          content: payload.hint ? `${payload.message}\n${payload.hint}` : payload.message, toolCalls: [], done: true, createdAt: this.deps.clock.now(),
+        });
+      } catch {
+        // The chat is gone (deleted mid-turn) or the disk is full: the state event still goes out.
+      }
     }
     this.deps.events.emit('agent.state', { chatId, running: false, error: failure ? toErrorPayload(failure) : null });
     return { finalText, error: cancelled ? new BerthError('invalid_request', 'The turn was stopped.') : failure };
@@ -238,11 +242,28 @@ export class AgentService {
     }
     const args = parsed.data as Record<string, unknown>;
     update({ command: describeCall(name, args), cwd: typeof args.workdir === 'string' ? args.workdir : null });
+    if (name === 'delegate_task' && run.depth >= MAX_DEPTH) {
+      update({ status: 'failed', output: `Subagents nest at most ${MAX_DEPTH} deep.` });
+      return `Error: subagents nest at most ${MAX_DEPTH} deep; do this task yourself.`;
+    }
 
-    if (run.ask && (name === 'terminal' || name === 'write_file') && !this.approvals.isAllowed(run.chatId)) {
+    // A write is resolved first, so the user approves the real path and sees the content.
+    let prepared: PreparedWrite | null = null;
+    if (name === 'write_file') {
+      const p = await this.tools.prepareWrite(run.caller, args as { path: string; content: string }).catch((error: unknown) => this.toolFailed(run, call, update, error, started));
+      if (typeof p === 'string') return p;
+      if (!('path' in p)) {
+        update({ status: 'failed', command: p.command, output: p.output, durationMs: this.deps.clock.now() - started });
+        return p.resultForModel;
+      }
+      prepared = p;
+      update({ command: p.command });
+    }
+
+    if ((name === 'terminal' || name === 'write_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
       update({ status: 'awaiting_approval' });
       const outcome = await this.approvals.ask(
-        { chatId: run.chatId, callId: call.id, tool: name, command: call.command ?? '', cwd: call.cwd },
+        { chatId: run.chatId, callId: call.id, tool: name, command: call.command ?? '', cwd: call.cwd, detail: prepared ? preview(prepared.bytes) : null },
         run.turn.controller.signal,
       );
       if (outcome !== 'allowed') {
@@ -257,12 +278,9 @@ export class AgentService {
     run.turn.executing.add(run.caller);
     let outcome: ToolOutcome;
     try {
-      outcome = await this.toolCall(name, run.caller, args);
+      outcome = prepared ? await this.tools.commitWrite(run.caller, prepared) : await this.toolCall(name as Exclude<AgentToolName, 'delegate_task' | 'write_file'>, run.caller, args);
     } catch (error) {
-      const payload = toErrorPayload(error);
-      update({ status: 'failed', output: payload.message, durationMs: this.deps.clock.now() - started });
-      if (error instanceof BerthError && FATAL_CODES.has(error.code)) throw error;
-      return `Error: ${payload.message}`;
+      return this.toolFailed(run, call, update, error, started);
     } finally {
       run.turn.executing.delete(run.caller);
     }
@@ -274,13 +292,26 @@ export class AgentService {
     return outcome.resultForModel;
   }
 
-  private toolCall(name: Exclude<AgentToolName, 'delegate_task'>, caller: Caller, args: Record<string, unknown>): Promise<ToolOutcome> {
+  private toolCall(name: Exclude<AgentToolName, 'delegate_task' | 'write_file'>, caller: Caller, args: Record<string, unknown>): Promise<ToolOutcome> {
     switch (name) {
       case 'terminal': return this.tools.terminal(caller, args as { command: string });
       case 'read_file': return this.tools.readFile(caller, args as { path: string });
-      case 'write_file': return this.tools.writeFile(caller, args as { path: string; content: string });
       case 'list_dir': return this.tools.listDir(caller, args as { path?: string });
     }
+  }
+
+  /** A tool that threw: the card says so; failures the model cannot fix end the turn. */
+  private toolFailed(run: TaskRun, call: AgentToolCall, update: (f: Partial<AgentToolCall>) => void, error: unknown, started: number): string {
+    const stopped = run.turn.controller.signal.aborted;
+    const payload = toErrorPayload(error);
+    update({ status: stopped ? 'cancelled' : 'failed', output: stopped ? 'Stopped.' : payload.message, durationMs: this.deps.clock.now() - started });
+    if (!stopped && error instanceof BerthError && FATAL_CODES.has(error.code)) throw error;
+    return stopped ? 'Stopped.' : `Error: ${payload.message}`;
+  }
+
+  /** Read at each call: switching a profile to "ask" takes effect in a running turn. */
+  private asks(run: TaskRun): boolean {
+    return this.deps.sessions.requireProfile(run.profile).settings.agent.approval === 'ask';
   }
 
   /** A subagent: an alias of its parent, so it works in the same container and folders. */
@@ -292,7 +323,7 @@ export class AgentService {
     this.save(reply);
     this.save({ id: randomUUID(), chatId: run.chatId, taskId: subId, parentCallId: call.id, role: 'user', content: args.task, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
     try {
-      const answer = await this.runTask({ ...run, caller: { chatId: run.chatId, taskId: subId }, parentCallId: call.id, depth: run.depth + 1 });
+      const answer = await this.runTask({ ...run, caller: { chatId: run.chatId, taskId: subId, signal: run.turn.controller.signal }, parentCallId: call.id, depth: run.depth + 1 });
       const stopped = run.turn.controller.signal.aborted;
       Object.assign(call, { status: stopped ? 'cancelled' : 'done', output: answer, durationMs: this.deps.clock.now() - started });
       this.save(reply);
@@ -323,6 +354,13 @@ export class AgentService {
     if (message.toolCalls.length === 0) return {};
     return this.deps.store.agentMessages.resultsOf(message.id);
   }
+}
+
+/** What a write would put in the file, as the approval shows it. */
+export const APPROVAL_PREVIEW_CHARS = 20_000;
+function preview(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text.length <= APPROVAL_PREVIEW_CHARS ? text : `${text.slice(0, APPROVAL_PREVIEW_CHARS)}\n… (${bytes.length} bytes in all; the rest is not shown)`;
 }
 
 function describeCall(name: AgentToolName, args: Record<string, unknown>): string {

@@ -27,6 +27,16 @@ describe('providerMessages', () => {
     expect(providerMessages('SYS', stored, 'sub-1').map((m) => m.content)).toEqual(['SYS', 'sub task']);
   });
 
+  it('cuts old tool results short and keeps the newest whole', () => {
+    const calls = Array.from({ length: 30 }, (_, i) => call(`t${i}`));
+    const big = 'x'.repeat(5_000);
+    const results = Object.fromEntries(calls.map((c) => [c.id, big]));
+    const out = providerMessages('S', [{ message: msg({ role: 'assistant', toolCalls: calls }), results }], null).filter((m) => m.role === 'tool');
+    expect(out).toHaveLength(30);
+    expect(out.filter((m) => String(m.content).length === 5_000)).toHaveLength(24);
+    expect(String(out[0]?.content)).toMatch(/^x{1000}\n\[… cut/);
+  });
+
   it('tells the model where the folders are and which are read-only', () => {
     expect(systemPrompt([{ containerPath: '/workspace/a', readOnly: true }], false)).toContain('/workspace/a (read-only)');
     expect(systemPrompt([], true)).toMatch(/subagent/);

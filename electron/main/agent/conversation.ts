@@ -20,8 +20,18 @@ export function systemPrompt(folders: readonly AgentFolder[], isSubagent: boolea
 /** A stopped turn can leave a call without a result; the model still needs one per call. */
 const NO_RESULT = 'No result: the turn was stopped before this call finished.';
 
+/** Tool results older than the newest this many are cut short: long chats stay within a model's context. */
+export const FULL_RESULTS_KEPT = 24;
+export const OLD_RESULT_CHARS = 1_000;
+
+function shortened(result: string): string {
+  return result.length <= OLD_RESULT_CHARS ? result : `${result.slice(0, OLD_RESULT_CHARS)}\n[… cut: an older result; run the tool again to see it whole]`;
+}
+
 export function providerMessages(system: string, stored: readonly StoredAgentMessage[], taskId: string | null): ChatMessage[] {
   const out: ChatMessage[] = [{ role: 'system', content: system }];
+  const total = stored.filter((s) => s.message.taskId === taskId).reduce((n, s) => n + s.message.toolCalls.length, 0);
+  let seen = 0;
   for (const { message: m, results } of stored) {
     if (m.taskId !== taskId) continue;
     if (m.role === 'user') out.push({ role: 'user', content: m.content });
@@ -35,7 +45,10 @@ export function providerMessages(system: string, stored: readonly StoredAgentMes
       content: m.content === '' ? null : m.content,
       tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
     });
-    for (const c of m.toolCalls) out.push({ role: 'tool', tool_call_id: c.id, content: results[c.id] ?? NO_RESULT });
+    for (const c of m.toolCalls) {
+      const result = results[c.id] ?? NO_RESULT;
+      out.push({ role: 'tool', tool_call_id: c.id, content: total - seen++ > FULL_RESULTS_KEPT ? shortened(result) : result });
+    }
   }
   return out;
 }

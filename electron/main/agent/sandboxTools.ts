@@ -36,6 +36,26 @@ export interface Caller {
   chatId: string;
   /** The subagent's task id; undefined for the chat's own agent. */
   taskId: string | undefined;
+  /** Stop: nothing new starts once it fires. */
+  signal?: AbortSignal;
+}
+
+/** A write checked and ready: the resolved path, shown to the user before it happens. */
+export interface PreparedWrite {
+  path: string;
+  bytes: Buffer;
+  command: string;
+}
+
+/** What the model cannot change for Berth's own helper commands: a plain PATH, no preloads, no shell functions. */
+const CLEAN_ENV =
+  'unset LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT BASH_ENV ENV CDPATH GLOBIGNORE IFS; ' +
+  'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; ' +
+  'unset -f dirname basename readlink head ls mkdir base64 printf mv rm cd pwd 2>/dev/null; ';
+
+/** Runs a helper script in a nested subshell, so what it sets never reaches the chat's shell. */
+function helper(script: string): string {
+  return `( ${CLEAN_ENV}${script} )`;
 }
 
 function refused(command: string, problem: string): ToolOutcome {
@@ -50,6 +70,7 @@ export class SandboxTools {
   constructor(private readonly sandbox: AgentSandbox) {}
 
   async terminal(caller: Caller, args: ToolArgs<'terminal'>): Promise<ToolOutcome> {
+    if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
     const r = await this.sandbox.exec({
       chatId: caller.chatId,
       taskId: caller.taskId,
@@ -72,7 +93,7 @@ export class SandboxTools {
     const where = await this.confined(caller, args.path, 'read');
     if (typeof where !== 'string') return refused(`read ${args.path}`, where.problem);
     const q = shellQuote(where);
-    const r = await this.run(caller, `[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; head -c ${READ_LIMIT_BYTES + 1} -- ${q}`);
+    const r = await this.run(caller, helper(`[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; head -c ${READ_LIMIT_BYTES + 1} -- ${q}`));
     if (r.exitCode !== 0) return { ok: false, command: `read ${where}`, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not read ${where}: ${r.output.trim()}` };
     let content = r.output;
     if (content.includes('\u0000')) return { ok: false, command: `read ${where}`, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
@@ -82,23 +103,29 @@ export class SandboxTools {
     return { ok: true, command: `read ${where}`, cwd: null, exitCode: 0, output: content + note, resultForModel: content + note };
   }
 
-  async writeFile(caller: Caller, args: ToolArgs<'write_file'>): Promise<ToolOutcome> {
+  /** Checks a write and resolves where it would land; nothing is written yet. */
+  async prepareWrite(caller: Caller, args: ToolArgs<'write_file'>): Promise<PreparedWrite | ToolOutcome> {
     const bytes = Buffer.from(args.content, 'utf8');
     if (bytes.length > WRITE_LIMIT_BYTES) return refused(`write ${args.path}`, `The content is ${bytes.length} bytes; write_file takes at most ${WRITE_LIMIT_BYTES}. Write it in parts with the terminal tool.`);
     const where = await this.confined(caller, args.path, 'write');
     if (typeof where !== 'string') return refused(`write ${args.path}`, where.problem);
-    const q = shellQuote(where);
-    const dir = shellQuote(where.slice(0, where.lastIndexOf('/')) || '/');
-    const r = await this.run(caller, `mkdir -p -- ${dir} && printf '%s' ${shellQuote(bytes.toString('base64'))} | base64 -d > ${q}`);
-    const command = `write ${where} (${bytes.length} bytes)`;
-    if (r.exitCode !== 0) return { ok: false, command, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not write ${where}: ${r.output.trim()}` };
-    return { ok: true, command, cwd: null, exitCode: 0, output: `Wrote ${bytes.length} bytes.`, resultForModel: `Wrote ${bytes.length} bytes to ${where}.` };
+    return { path: where, bytes, command: `write ${where} (${bytes.length} bytes)` };
+  }
+
+  /** Writes through a temporary file renamed into place: a stopped write never leaves a half file. */
+  async commitWrite(caller: Caller, w: PreparedWrite): Promise<ToolOutcome> {
+    const q = shellQuote(w.path);
+    const dir = shellQuote(w.path.slice(0, w.path.lastIndexOf('/')) || '/');
+    const tmp = shellQuote(`${w.path}.berth-write`);
+    const r = await this.run(caller, helper(`mkdir -p -- ${dir} && printf '%s' ${shellQuote(w.bytes.toString('base64'))} | base64 -d > ${tmp} && mv -f -- ${tmp} ${q} || { rm -f -- ${tmp}; exit 1; }`));
+    if (r.exitCode !== 0) return { ok: false, command: w.command, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not write ${w.path}: ${r.output.trim()}` };
+    return { ok: true, command: w.command, cwd: null, exitCode: 0, output: `Wrote ${w.bytes.length} bytes.`, resultForModel: `Wrote ${w.bytes.length} bytes to ${w.path}.` };
   }
 
   async listDir(caller: Caller, args: ToolArgs<'list_dir'>): Promise<ToolOutcome> {
     const where = await this.confined(caller, args.path ?? '.', 'read');
     if (typeof where !== 'string') return refused(`list ${args.path ?? '.'}`, where.problem);
-    const r = await this.run(caller, `ls -la -- ${shellQuote(where)}`);
+    const r = await this.run(caller, helper(`ls -la -- ${shellQuote(where)}`));
     return {
       ok: r.exitCode === 0, command: `list ${where}`, cwd: null, exitCode: r.exitCode, output: r.output,
       resultForModel: r.exitCode === 0 ? r.output : `Could not list ${where}: ${r.output.trim()}`,
@@ -114,8 +141,16 @@ export class SandboxTools {
     const first = resolveAgentPath(requested, folders, intent);
     if (!first.ok) return { problem: first.problem };
     const q = shellQuote(first.path);
-    // The file may not exist yet (a write): resolve its folder, and the file itself if it is a link.
-    const r = await this.run(caller, `d=$(dirname -- ${q}); b=$(basename -- ${q}); if [ -d "$d" ]; then d=$(cd -P -- "$d" && pwd); fi; p="$d/$b"; if [ -L "$p" ] || [ -e "$p" ]; then p=$(readlink -f -- "$p"); fi; printf '%s' "$p"`);
+    // Resolve the nearest part that exists (a write may create folders under it): a link
+    // anywhere along the path is followed before the check, not after.
+    const r = await this.run(
+      caller,
+      helper(
+        `p=${q}; rest=''; while [ ! -e "$p" ] && [ ! -L "$p" ]; do rest="/$(basename -- "$p")$rest"; p=$(dirname -- "$p"); done; ` +
+          `if [ -d "$p" ]; then p=$(cd -P -- "$p" && pwd); else p=$(readlink -f -- "$p"); fi; [ -n "$p" ] || exit 1; ` +
+          `printf '%s' "\${p%/}$rest"`,
+      ),
+    );
     if (r.exitCode !== 0 || r.output === '') return { problem: `Could not resolve ${first.path} in the sandbox.` };
     const second = resolveAgentPath(r.output, folders, intent);
     if (!second.ok) return { problem: `${first.path} leads to ${r.output}: ${second.problem}` };
@@ -123,6 +158,7 @@ export class SandboxTools {
   }
 
   private async run(caller: Caller, command: string): Promise<ExecResult> {
+    if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
     try {
       return await this.sandbox.exec({ chatId: caller.chatId, taskId: caller.taskId, command, timeoutMs: FILE_OP_TIMEOUT_MS });
     } catch (error) {

@@ -125,9 +125,11 @@ async function completion(core: OpenAiApiCore, req: http.IncomingMessage, res: h
   try {
     const { finished } = core.apiChats.send(chatId, text);
     // A client that hangs up stops the turn, and what it started in the sandbox.
-    res.once('close', () => {
+    const hungUp = () => {
       if (!res.writableFinished) void core.apiChats.stop(chatId);
-    });
+    };
+    if (res.destroyed || req.socket.destroyed) hungUp();
+    else res.once('close', hungUp);
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? 'berth';

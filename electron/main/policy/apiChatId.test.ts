@@ -34,4 +34,12 @@ describe('api chat ids', () => {
     expect(apiChatId('work', raw)).not.toBe(apiChatId('home', raw));
     expect(apiChatId('a:b', 'c')).not.toBe(apiChatId('a', 'b:c'));
   });
+
+  it('refuses a default-profile id shaped like a named profile’s, and keeps long ones within 256 characters', () => {
+    expect(apiChatId('default', 'profile:work:abc')).toBeNull();
+    const long = apiChatId('é'.repeat(64), 's'.repeat(200)) as string;
+    expect(long.length).toBeLessThanOrEqual(256);
+    expect(long).not.toBe(apiChatId('é'.repeat(64), `${'s'.repeat(199)}t`));
+    expect(long).not.toBe(apiChatId('è'.repeat(64), 's'.repeat(200)));
+  });
 });

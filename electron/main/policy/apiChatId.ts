@@ -42,6 +42,18 @@ export function rawApiChatId(sessionHeader: string | null, messages: readonly Ap
   return `conv-${hash.digest('hex').slice(0, 32)}`;
 }
 
-export function apiChatId(profile: string, rawId: string): string {
-  return profile === DEFAULT_PROFILE ? rawId : `profile:${encodeURIComponent(profile)}:${rawId}`;
+const NAMESPACE = 'profile:';
+/** Chat ids are at most this long (the contract's ChatId). */
+export const MAX_CHAT_ID = 256;
+
+/** The chat id, or null when the raw id may not be used in this profile. */
+export function apiChatId(profile: string, rawId: string): string | null {
+  // A default-profile id shaped like a named profile's would take that chat's place.
+  if (profile === DEFAULT_PROFILE) return rawId.startsWith(NAMESPACE) ? null : rawId;
+  const prefix = `${NAMESPACE}${encodeURIComponent(profile)}:`;
+  const id = `${prefix}${rawId}`;
+  if (id.length <= MAX_CHAT_ID) return id;
+  // Too long for a chat id: a digest of both keeps it within bounds, one per profile and raw id.
+  // `profile::` cannot come from a name (never empty), nor from the default profile (refused above).
+  return `${NAMESPACE}:sha256:${createHash('sha256').update(`${profile}\u0000${rawId}`, 'utf8').digest('hex')}`;
 }

@@ -22,6 +22,14 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         :
       </p>
       <pre className="approval-command">{request.command}</pre>
+      {request.detail !== null && (
+        <figure className="approval-detail">
+          <figcaption>Content it would write</figcaption>
+          <pre className="approval-command" aria-label="Content it would write">
+            {request.detail}
+          </pre>
+        </figure>
+      )}
       <div className="approval-buttons">
         <button type="button" className="primary" disabled={busy} onClick={() => onAnswer('once')}>
           Allow once

