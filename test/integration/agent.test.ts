@@ -232,6 +232,25 @@ describe('an agent in a chat', () => {
     expect(JSON.stringify(shown)).not.toContain(badKey);
   });
 
+  it('says clearly when the model is unknown or nothing answers at the provider URL', async () => {
+    const strict = await startOpenAiTestServer({ models: ['only-this-model'] });
+    try {
+      const p = await h.profile(core, { agent: { baseUrl: strict.baseUrl, model: 'no-such-model', approval: 'auto' } });
+      const chat = await core.chats.create({ profile: p.name });
+      const end = await runTurn(core, chat.id, 'hello');
+      expect(end.error?.code).toBe('provider_model');
+      expect(end.error?.message).toContain('no-such-model');
+    } finally {
+      await strict.close();
+    }
+    const gone = await h.profile(core, { agent: { baseUrl: strict.baseUrl, model: 'm', approval: 'auto' } });
+    const chat = await core.chats.create({ profile: gone.name });
+    const end = await runTurn(core, chat.id, 'hello');
+    expect(end.error?.code).toBe('provider_unreachable');
+    expect(end.error?.message).toContain(new URL(strict.baseUrl).origin);
+    expect((await history(core, chat.id)).map((m) => m.role)).toEqual(['user', 'error']);
+  });
+
   it('a denied approval runs nothing; an allowed one runs', async () => {
     const profile = await agentProfile('ask');
     const { chatId, folder } = await chatWithFolder(profile, {});

@@ -177,22 +177,30 @@ export class AgentService {
       const reply: AgentMessage = {
         id: randomUUID(), chatId: run.chatId, taskId, parentCallId: run.parentCallId, role: 'assistant', content: '', toolCalls: [], done: false, createdAt: this.deps.clock.now(),
       };
-      turn.live.set(reply.id, reply);
-      this.save(reply);
+      // Shown from its first word: a request that fails before any leaves no empty message.
+      let shown = false;
+      const show = () => {
+        if (shown) return;
+        shown = true;
+        turn.live.set(reply.id, reply);
+        this.save(reply);
+      };
       let completion: Completion;
       try {
         completion = await this.deps.complete({
           baseUrl: run.baseUrl, apiKey: run.apiKey, model: run.model, messages, tools: toolSpecs(run.depth < MAX_DEPTH), signal: turn.controller.signal,
           onText: (text) => {
+            show();
             reply.content += text;
             this.deps.events.emit('agent.delta', { chatId: run.chatId, messageId: reply.id, text });
           },
         });
       } catch (error) {
-        this.finish(turn, reply);
+        if (shown) this.finish(turn, reply);
         if (error instanceof ProviderCancelled) return '';
         throw error;
       }
+      show();
       reply.content = completion.content;
       reply.toolCalls = completion.toolCalls.map((c) => ({
         id: c.id, name: c.name, arguments: c.arguments, status: 'running', command: null, cwd: null, exitCode: null, durationMs: null, output: null, subtaskId: null,
