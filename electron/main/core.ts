@@ -175,13 +175,13 @@ export function createCore(options: CoreOptions): BerthCore {
     clock,
     complete: options.complete ?? streamChatCompletion,
     sandbox: {
-      exec: (req) => {
+      exec: (req, signal) => {
         // The agent's tools run in a sandbox only: a profile switched to the local backend
         // mid-turn gets a refusal, never the host.
         if (sandbox.resolve(req.chatId, req.taskId).target.kind !== 'container') {
           throw new BerthError('invalid_request', 'This chat’s profile now runs commands on this computer, so the agent cannot use it.', { hint: 'Switch the profile back to the Docker backend.' });
         }
-        return sandbox.exec(req);
+        return sandbox.exec(req, signal);
       },
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>

@@ -212,6 +212,26 @@ describe('an agent in a chat', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('Stop while the sandbox is still starting runs nothing', async () => {
+    const profile = await agentProfile();
+    const { chatId, folder } = await chatWithFolder(profile, {});
+    server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: 'touch /workspace/too-late.txt' } }] }, { text: 'not asked' }));
+    let stopping: Promise<unknown> | null = null;
+    const sub = core.onEvent((event, payload) => {
+      const p = payload as { chatId?: string; phase?: string };
+      if (event === 'sandbox.progress' && p.chatId === chatId && p.phase === 'starting' && !stopping) stopping = core.agent.stop({ chatId });
+    });
+    try {
+      expect((await runTurn(core, chatId, 'touch it')).error).toBeNull();
+    } finally {
+      sub.dispose();
+    }
+    expect(stopping).not.toBeNull();
+    await stopping;
+    expect(toolCalls(await history(core, chatId))[0]?.status).toBe('cancelled');
+    expect(fs.existsSync(path.join(folder, 'too-late.txt'))).toBe(false);
+  });
+
   it('retries a 429 and then answers; a bad key ends the turn with a clear error that does not show the key', async () => {
     const profile = await agentProfile();
     const { chatId } = await chatWithFolder(profile, {});

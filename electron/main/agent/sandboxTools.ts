@@ -11,7 +11,7 @@ import { shellQuote } from '../policy/shellProtocol.js';
 import type { ToolArgs } from './toolSpecs.js';
 
 export interface AgentSandbox {
-  exec(req: { chatId: string; taskId?: string; command: string; workdir?: string; timeoutMs?: number }): Promise<ExecResult>;
+  exec(req: { chatId: string; taskId?: string; command: string; workdir?: string; timeoutMs?: number }, signal?: AbortSignal): Promise<ExecResult>;
   interrupt(chatId: string, taskId?: string): Promise<unknown>;
   /** The chat's attached folders that its container mounts, as the container sees them. */
   folders(chatId: string): AgentFolder[];
@@ -77,7 +77,7 @@ export class SandboxTools {
       command: args.command,
       workdir: args.workdir,
       timeoutMs: args.timeout_seconds === undefined ? undefined : Math.max(100, Math.round(args.timeout_seconds * 1000)),
-    });
+    }, caller.signal);
     const text = execText(r);
     return {
       ok: r.exitCode === 0,
@@ -160,7 +160,7 @@ export class SandboxTools {
   private async run(caller: Caller, command: string): Promise<ExecResult> {
     if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
     try {
-      return await this.sandbox.exec({ chatId: caller.chatId, taskId: caller.taskId, command, timeoutMs: FILE_OP_TIMEOUT_MS });
+      return await this.sandbox.exec({ chatId: caller.chatId, taskId: caller.taskId, command, timeoutMs: FILE_OP_TIMEOUT_MS }, caller.signal);
     } catch (error) {
       if (error instanceof BerthError) throw error;
       throw new BerthError('internal', 'A file tool failed inside the sandbox.', { cause: error });

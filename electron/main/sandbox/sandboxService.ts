@@ -80,7 +80,8 @@ export class SandboxService {
     return lookup(qualifyTaskId(r.profile.name, r.target.ownerTaskId))?.override?.image ?? r.profile.settings.image;
   }
 
-  async exec(req: ParsedRequest<'sandbox.exec'>): Promise<ExecResult> {
+  /** `signal`: a caller that gave up while the sandbox was starting (Stop) runs nothing. */
+  async exec(req: ParsedRequest<'sandbox.exec'>, signal?: AbortSignal): Promise<ExecResult> {
     const r = this.resolve(req.chatId, req.taskId);
     const cwdKey = qualifyTaskId(r.profile.name, r.taskId);
     const startCwd = r.taskId === r.chat.id ? null : (this.store.tasks.get(cwdKey)?.override?.cwd ?? null);
@@ -113,6 +114,7 @@ export class SandboxService {
     const key = r.target.key;
     const ready = await this.publishing(r.chat.id, this.manager.acquire(this.sandboxRequest(r, key, mounts)));
     try {
+      if (signal?.aborted) throw new BerthError('invalid_request', 'Stopped before the command ran.');
       const out = await ready.session.run({
         command: req.command, cwd: where.cwd, fallback: where.fallback, timeoutMs, headBytes: OUTPUT_HEAD_BYTES, tailBytes: OUTPUT_TAIL_BYTES,
         owner: cwdKey,
