@@ -32,8 +32,8 @@ import { WorkspaceService } from './workspace/workspaceService.js';
 import { browseFolders } from './workspace/folderBrowser.js';
 import { EngineMonitor } from './sandbox/engineMonitor.js';
 import { TerminalService } from './terminal/terminalService.js';
-import { AgentService, type Complete, type TurnResult } from './agent/agentService.js';
-import { apiChatId, contentText, rawApiChatId, type ApiMessage } from './policy/apiChatId.js';
+import { AgentService, type Complete } from './agent/agentService.js';
+import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
@@ -83,14 +83,6 @@ export interface BerthCore extends GroupedApi {
   readonly ready: Promise<void>;
   readonly instanceId: string;
   dispose(): Promise<void>;
-}
-
-export interface ApiChats {
-  /** The chat this conversation continues, created on first use. */
-  open(input: { profile: string; sessionId: string | null; messages: readonly ApiMessage[] }): { chatId: string; created: boolean };
-  /** Sends the conversation's last user message to the chat's agent. */
-  send(chatId: string, text: string): { messageId: string; finished: Promise<TurnResult> };
-  stop(chatId: string): Promise<unknown>;
 }
 
 export interface ClientSession {
@@ -382,27 +374,7 @@ export function createCore(options: CoreOptions): BerthCore {
     (grouped[group] ??= {})[verb] = (req) => call(method, req);
   }
 
-  const apiChats: ApiChats = {
-    open({ profile, sessionId, messages }) {
-      const raw = rawApiChatId(sessionId, messages);
-      if (raw === null) {
-        throw new BerthError('invalid_request', sessionId !== null ? 'The session id header is empty, too long or has control characters.' : 'The conversation has no user message.', {
-          hint: 'Send at least one user message, and a session id of at most 200 printable characters.',
-        });
-      }
-      const firstUser = messages.find((m) => m.role === 'user');
-      const id = apiChatId(profile, raw);
-      if (id === null) throw new BerthError('invalid_request', 'A session id for the default profile cannot start with "profile:".', { hint: 'Send another session id.' });
-      const { chat, created } = sessions.apiChat(profile, id, contentText(firstUser?.content ?? '').slice(0, 60));
-      if (created) events.emit('chats.changed', { chatId: chat.id });
-      return { chatId: chat.id, created };
-    },
-    send(chatId, text) {
-      const { message, finished } = agent.send(chatId, text);
-      return { messageId: message.id, finished };
-    },
-    stop: (chatId) => agent.stop(chatId),
-  };
+  const apiChats = createApiChats(sessions, agent, events);
 
   return {
     ...(grouped as unknown as GroupedApi),

@@ -10,7 +10,7 @@ import type http from 'node:http';
 import { z } from 'zod';
 import { DEFAULT_PROFILE, type EventName, type EventPayload } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload, type ErrorCode } from '../../../shared/errors.js';
-import type { ApiChats } from '../core.js';
+import type { ApiChats } from '../agent/apiChats.js';
 import type { Disposable, EventListener } from '../events.js';
 import { contentText } from '../policy/apiChatId.js';
 
