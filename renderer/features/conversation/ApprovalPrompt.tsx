@@ -8,7 +8,19 @@ export interface ApprovalPromptProps {
   onAnswer(decision: ApprovalDecision): void;
 }
 
+/**
+ * The command as it will run, with nothing hidden: control and invisible formatting characters
+ * (bidi overrides, zero-width spaces) are shown as \u escapes, and tabs as \t.
+ */
+export function visibleCommand(command: string): string {
+  // eslint-disable-next-line no-control-regex
+  return command.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\t]|\p{Cf}/gu, (ch) =>
+    ch === '\t' ? '\\t' : `\\u${ch.codePointAt(0)?.toString(16).padStart(4, '0') ?? ''}`,
+  );
+}
+
 export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps) {
+  const lines = request.command.split('\n').length;
   return (
     <div role="group" aria-label="Approval needed" className="approval">
       <p className="approval-title">
@@ -21,7 +33,10 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         )}
         :
       </p>
-      <pre className="approval-command">{request.command}</pre>
+      {lines > 1 && <p className="approval-lines">{lines} lines: read all of them.</p>}
+      <pre className="approval-command approval-whole" aria-label="Command">
+        {visibleCommand(request.command)}
+      </pre>
       {request.detail !== null && (
         <figure className="approval-detail">
           <figcaption>Content it would write</figcaption>

@@ -3,6 +3,8 @@ import { useState, type FormEvent, type KeyboardEvent } from 'react';
 
 export interface ComposerProps {
   running: boolean;
+  /** Until the chat's history has loaded, whether a turn runs is not known: nothing is sent. */
+  ready?: boolean;
   sending: boolean;
   stopping: boolean;
   /** Resolves true when main took the message (the box is cleared then, not before). */
@@ -10,9 +12,9 @@ export interface ComposerProps {
   onStop(): void;
 }
 
-export function Composer({ running, sending, stopping, onSend, onStop }: ComposerProps) {
+export function Composer({ running, ready = true, sending, stopping, onSend, onStop }: ComposerProps) {
   const [text, setText] = useState('');
-  const canSend = !running && !sending && text.trim() !== '';
+  const canSend = ready && !running && !sending && text.trim() !== '';
 
   const send = async () => {
     if (!canSend) return;
@@ -21,7 +23,8 @@ export function Composer({ running, sending, stopping, onSend, onStop }: Compose
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    // keyCode 229: Safari's Enter that ends an IME composition (isComposing is already false).
+    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing || event.nativeEvent.keyCode === 229) return;
     event.preventDefault();
     void send();
   };
@@ -43,6 +46,7 @@ export function Composer({ running, sending, stopping, onSend, onStop }: Compose
         onChange={(e) => setText(e.target.value)}
         onKeyDown={onKeyDown}
       />
+      {/* Two buttons, not one that changes its job: a double click on Send must never press Stop. */}
       {running ? (
         <button type="button" className="danger" onClick={onStop} disabled={stopping}>
           Stop

@@ -67,9 +67,9 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
             The agent is working…
           </p>
         )}
-        {approvals.length > 0 && (
-          <div className="approvals" aria-live="polite">
-            {approvals.map((request) => (
+        {/* Mounted always, so a screen reader announces the first prompt that appears in it. */}
+        <div className="approvals" aria-live="polite">
+          {approvals.map((request) => (
               <ApprovalPrompt
                 key={request.approvalId}
                 request={request}
@@ -77,8 +77,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
                 onAnswer={(decision) => void agent().approve(chatId, request.approvalId, decision)}
               />
             ))}
-          </div>
-        )}
+        </div>
         {error && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
         {missing ? (
           <div className="agent-setup" role="note">
@@ -92,6 +91,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
         ) : (
           <Composer
             running={running}
+            ready={loaded}
             sending={conversation.sending}
             stopping={conversation.stopping}
             onSend={(text) => agent().send(chatId, text)}

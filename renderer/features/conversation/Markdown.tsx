@@ -2,12 +2,13 @@
  * The assistant's text as markdown (GitHub flavour) with highlighted code. Raw HTML is never
  * rendered; links open outside the app; images become links (the CSP loads none from elsewhere).
  */
-import { memo, type MouseEvent, type ReactNode } from 'react';
+import { memo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
 
-const OPENABLE = /^(https?:|mailto:)/i;
+// What main will open outside the app (http and https only).
+const OPENABLE = /^https?:/i;
 
 export function openLink(event: MouseEvent, href: string | undefined): void {
   event.preventDefault();
@@ -16,7 +17,7 @@ export function openLink(event: MouseEvent, href: string | undefined): void {
 
 function Link({ href, children }: { href: string | undefined; children: ReactNode }) {
   return (
-    <a href={href} rel="noopener noreferrer" onClick={(e) => openLink(e, href)}>
+    <a href={href} title={href} rel="noopener noreferrer" onClick={(e) => openLink(e, href)}>
       {children}
     </a>
   );
@@ -33,6 +34,37 @@ const components: Components = {
 const remarkPlugins = [remarkGfm];
 // Only fenced code that names its language: guessing on every streamed delta costs too much.
 const rehypePlugins = [rehypeHighlight];
+
+/** How often a streaming answer is parsed again: parsing all of it per token would be quadratic. */
+export const STREAM_RENDER_MS = 120;
+
+/**
+ * The text to draw: while `live`, at most one new value per STREAM_RENDER_MS (the newest when
+ * the wait ends); once the message is done, at once.
+ */
+export function useThrottledText(text: string, live: boolean): string {
+  const [shown, setShown] = useState(text);
+  const latest = useRef(text);
+  latest.current = text;
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => {
+    if (!live) {
+      if (timer.current !== null) clearTimeout(timer.current);
+      timer.current = null;
+      setShown(text);
+      return;
+    }
+    if (timer.current !== null) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      setShown(latest.current);
+    }, STREAM_RENDER_MS);
+  }, [text, live]);
+  useEffect(() => () => {
+    if (timer.current !== null) clearTimeout(timer.current);
+  }, []);
+  return live ? shown : text;
+}
 
 /** Memoised by text: while one message streams, the others are not parsed again. */
 export const MarkdownText = memo(function MarkdownText({ text }: { text: string }) {

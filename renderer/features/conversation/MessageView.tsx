@@ -4,7 +4,7 @@
  */
 import { memo } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
-import { MarkdownText } from './Markdown';
+import { MarkdownText, useThrottledText } from './Markdown';
 import { ToolCallCard } from './ToolCallCard';
 import { childrenOf, type ConversationTree } from './tree';
 
@@ -25,6 +25,7 @@ function label(message: AgentMessage): string {
 export const MessageView = memo(function MessageView({ message, tree, posinset, setsize }: MessageViewProps) {
   const name = label(message);
   const streaming = !message.done;
+  const text = useThrottledText(message.content, streaming);
   return (
     <article
       className={`message message-${message.role}${message.taskId !== null ? ' message-sub' : ''}`}
@@ -37,12 +38,13 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
         {name}
       </div>
       {message.role === 'assistant' ? (
-        message.content !== '' && <MarkdownText text={message.content} />
+        text !== '' && <MarkdownText text={text} />
       ) : (
         <p className="message-text">{message.content}</p>
       )}
       {message.toolCalls.map((call) => {
-        const subagent = childrenOf(tree, call.id);
+        // A subagent's own calls never hold itself: nesting follows task ids, which only go deeper.
+        const subagent = call.subtaskId === message.taskId ? [] : childrenOf(tree, call.subtaskId);
         return (
           <ToolCallCard key={call.id} call={call}>
             {subagent.length > 0 && (

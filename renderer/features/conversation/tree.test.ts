@@ -4,16 +4,25 @@ import { buildTree, callName, childrenOf, formatDuration } from './tree';
 
 describe('buildTree', () => {
   it("puts a subagent's messages under their call, and one whose call is unknown at the top", () => {
-    const parent = agentMessage({ id: 'p', chatId: 'c', toolCalls: [toolCall({ id: 'd1', name: 'delegate_task' })] });
+    const parent = agentMessage({ id: 'p', chatId: 'c', toolCalls: [toolCall({ id: 'd1', name: 'delegate_task', subtaskId: 't1' })] });
     const sub = agentMessage({ id: 's', chatId: 'c', taskId: 't1', parentCallId: 'd1' });
     const nested = agentMessage({ id: 'n', chatId: 'c', taskId: 't2', parentCallId: 'd2' });
-    const subWithCall = { ...sub, toolCalls: [toolCall({ id: 'd2', name: 'delegate_task' })] };
+    const subWithCall = { ...sub, toolCalls: [toolCall({ id: 'd2', name: 'delegate_task', subtaskId: 't2' })] };
     const orphan = agentMessage({ id: 'o', chatId: 'c', taskId: 't9', parentCallId: 'gone' });
     const tree = buildTree([parent, subWithCall, nested, orphan]);
     expect(tree.top.map((m) => m.id)).toEqual(['p', 'o']);
-    expect(childrenOf(tree, 'd1').map((m) => m.id)).toEqual(['s']);
-    expect(childrenOf(tree, 'd2').map((m) => m.id)).toEqual(['n']);
-    expect(childrenOf(tree, 'none')).toEqual([]);
+    expect(childrenOf(tree, 't1').map((m) => m.id)).toEqual(['s']);
+    expect(childrenOf(tree, 't2').map((m) => m.id)).toEqual(['n']);
+    expect(childrenOf(tree, null)).toEqual([]);
+  });
+
+  it('never nests by tool-call id: a provider that repeats call ids cannot loop the tree or misplace a subagent', () => {
+    const parent = agentMessage({ id: 'p', chatId: 'c', toolCalls: [toolCall({ id: 'call_0', name: 'delegate_task', subtaskId: 'sub-1' })] });
+    const inside = agentMessage({ id: 's', chatId: 'c', taskId: 'sub-1', parentCallId: 'call_0', toolCalls: [toolCall({ id: 'call_0', name: 'terminal' })] });
+    const later = agentMessage({ id: 'l', chatId: 'c', toolCalls: [toolCall({ id: 'call_0', name: 'terminal' })] });
+    const tree = buildTree([parent, inside, later]);
+    expect(tree.top.map((m) => m.id)).toEqual(['p', 'l']);
+    expect(childrenOf(tree, 'sub-1').map((m) => m.id)).toEqual(['s']);
   });
 });
 

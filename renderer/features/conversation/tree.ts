@@ -4,32 +4,36 @@ import type { AgentMessage, AgentToolCall, ToolCallStatus } from '../../../share
 export interface ConversationTree {
   /** The rows of the list: the chat's own messages, and any subagent message whose call is unknown. */
   top: AgentMessage[];
-  /** A delegate_task call's subagent messages, oldest first, by the call's id. */
+  /** A delegate_task call's subagent messages, oldest first, by the subagent's task id. */
   children: ReadonlyMap<string, AgentMessage[]>;
 }
 
 const NONE: AgentMessage[] = [];
 
+/**
+ * Groups by the subagent's task id (made unique by main), never by tool-call ids: providers
+ * number calls per reply, so a call id can repeat, even inside the subagent's own messages.
+ */
 export function buildTree(messages: readonly AgentMessage[]): ConversationTree {
-  const callIds = new Set<string>();
-  for (const m of messages) for (const call of m.toolCalls) callIds.add(call.id);
+  const subtasks = new Set<string>();
+  for (const m of messages) for (const call of m.toolCalls) if (call.subtaskId !== null && call.subtaskId !== m.taskId) subtasks.add(call.subtaskId);
   const top: AgentMessage[] = [];
   const children = new Map<string, AgentMessage[]>();
   for (const m of messages) {
     // A subagent whose call has not arrived (or was lost) still shows, at the top level.
-    if (m.parentCallId === null || !callIds.has(m.parentCallId)) {
+    if (m.taskId === null || !subtasks.has(m.taskId)) {
       top.push(m);
       continue;
     }
-    let list = children.get(m.parentCallId);
-    if (!list) children.set(m.parentCallId, (list = []));
+    let list = children.get(m.taskId);
+    if (!list) children.set(m.taskId, (list = []));
     list.push(m);
   }
   return { top, children };
 }
 
-export function childrenOf(tree: ConversationTree, callId: string): AgentMessage[] {
-  return tree.children.get(callId) ?? NONE;
+export function childrenOf(tree: ConversationTree, subtaskId: string | null): AgentMessage[] {
+  return subtaskId === null ? NONE : (tree.children.get(subtaskId) ?? NONE);
 }
 
 export const STATUS_LABELS: Record<ToolCallStatus, string> = {

@@ -3,7 +3,7 @@
  * origin), or remove it. What main reports is whether one is stored and for which origin; the
  * key itself is never read back, and the field is cleared once it is saved.
  */
-import { useEffect, useId, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { KeyStatus } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
@@ -34,7 +34,14 @@ function describe(status: KeyStatus | null): string {
 
 export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFieldProps) {
   const { api } = useServices();
-  const [key, setKey] = useState('');
+  // Uncontrolled on purpose: a controlled value would be mirrored into the input's value
+  // attribute, putting the key in the page's DOM. Only whether there is text is kept.
+  const input = useRef<HTMLInputElement>(null);
+  const [hasText, setHasText] = useState(false);
+  const clearInput = () => {
+    if (input.current) input.current.value = '';
+    setHasText(false);
+  };
   const [status, setStatus] = useState<KeyStatus | null>(null);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [busy, setBusy] = useState(false);
@@ -58,7 +65,7 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
     setError(null);
     try {
       setStatus(await request());
-      setKey('');
+      clearInput();
     } catch (e) {
       setError(errorInfo(e));
     } finally {
@@ -67,6 +74,7 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
   };
 
   const save = () => {
+    const key = input.current?.value ?? '';
     if (key.trim() === '' || busy || unsavedUrl) return;
     void run(() => api.call('agent.setKey', { profile, apiKey: key }));
   };
@@ -84,8 +92,9 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
         <span className="field-label">API key</span>
         <input
           type="password"
-          value={key}
-          onChange={(e) => setKey(e.target.value)}
+          ref={input}
+          name="berth-api-key"
+          onChange={(e) => setHasText(e.target.value.trim() !== '')}
           onKeyDown={onKeyDown}
           autoComplete="off"
           spellCheck={false}
@@ -94,7 +103,7 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
         />
       </label>
       <div className="agent-key-buttons">
-        <button type="button" onClick={save} disabled={busy || key.trim() === '' || unsavedUrl}>
+        <button type="button" onClick={save} disabled={busy || !hasText || unsavedUrl}>
           Save key
         </button>
         <button type="button" className="danger" onClick={() => void run(() => api.call('agent.clearKey', { profile }))} disabled={busy || !status?.hasKey}>

@@ -77,6 +77,8 @@ describe('ProfilesDialog', () => {
     const field = within(dialog).getByLabelText('API key') as HTMLInputElement;
     expect(field.type).toBe('password');
     fireEvent.change(field, { target: { value: 'sk-very-secret' } });
+    // Typed but not saved yet: still not in the page's markup (no value attribute).
+    expect(document.body.innerHTML).not.toContain('sk-very-secret');
     fireEvent.click(within(dialog).getByRole('button', { name: 'Save key' }));
     expect(await within(dialog).findByText(/A key is stored for https:\/\/api\.example\.test/)).toBeTruthy();
     expect(api.callsTo('agent.setKey')).toEqual([{ profile: 'work', apiKey: 'sk-very-secret' }]);
