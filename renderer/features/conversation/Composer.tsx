@@ -1,7 +1,12 @@
 /** Where the user writes to the agent: Enter sends, Shift+Enter starts a new line; Stop while a turn runs. */
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 
+/** Unsent text by chat: switching chats (which remounts the pane) keeps what was typed. */
+const drafts = new Map<string, string>();
+
 export interface ComposerProps {
+  /** The chat the draft belongs to. */
+  chatId: string;
   running: boolean;
   /** Until the chat's history has loaded, whether a turn runs is not known: nothing is sent. */
   ready?: boolean;
@@ -12,8 +17,15 @@ export interface ComposerProps {
   onStop(): void;
 }
 
-export function Composer({ running, ready = true, sending, stopping, onSend, onStop }: ComposerProps) {
-  const [text, setText] = useState('');
+export function Composer({ chatId, running, ready = true, sending, stopping, onSend, onStop }: ComposerProps) {
+  const [text, setTextState] = useState(() => drafts.get(chatId) ?? '');
+  const setText = (update: string | ((now: string) => string)) =>
+    setTextState((now) => {
+      const next = typeof update === 'function' ? update(now) : update;
+      if (next === '') drafts.delete(chatId);
+      else drafts.set(chatId, next);
+      return next;
+    });
   const canSend = ready && !running && !sending && text.trim() !== '';
 
   const send = async () => {

@@ -125,6 +125,20 @@ describe('ConversationPane', () => {
     expect(rows.every((a) => a.getAttribute('aria-setsize') === '2')).toBe(true);
   });
 
+  it('keeps an unsent draft and an opened output when the chat is shown again', async () => {
+    const call = toolCall({ id: 'k1', name: 'terminal', command: 'ls', output: 'a.txt', status: 'done' });
+    const first = setup([agentMessage({ id: 'm1', chatId: 'c1', toolCalls: [call] })]);
+    fireEvent.change(await screen.findByRole('textbox', { name: 'Message' }), { target: { value: 'half a thought' } });
+    fireEvent.click(within(screen.getByRole('group', { name: 'terminal: ls' })).getByRole('button', { name: 'Show output' }));
+    first.unmount();
+    setup([agentMessage({ id: 'm1', chatId: 'c1', toolCalls: [call] })]);
+    expect(((await screen.findByRole('textbox', { name: 'Message' })) as HTMLTextAreaElement).value).toBe('half a thought');
+    const hide = within(await screen.findByRole('group', { name: 'terminal: ls' })).getByRole('button', { name: 'Hide output' });
+    // Leave no draft or opened output behind for the tests after this one.
+    fireEvent.click(hide);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Message' }), { target: { value: '' } });
+  });
+
   it('shows every line of a command and makes invisible characters visible', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');

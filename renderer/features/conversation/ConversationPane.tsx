@@ -90,6 +90,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
           </div>
         ) : (
           <Composer
+            chatId={chatId}
             running={running}
             ready={loaded}
             sending={conversation.sending}

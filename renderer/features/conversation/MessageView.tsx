@@ -46,7 +46,7 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
         // A subagent's own calls never hold itself: nesting follows task ids, which only go deeper.
         const subagent = call.subtaskId === message.taskId ? [] : childrenOf(tree, call.subtaskId);
         return (
-          <ToolCallCard key={call.id} call={call}>
+          <ToolCallCard key={call.id} call={call} messageId={message.id}>
             {subagent.length > 0 && (
               <div role="group" aria-label="Subagent" className="subagent">
                 <div className="subagent-label" aria-hidden="true">

@@ -3,8 +3,22 @@ import { useId, useState, type ReactNode } from 'react';
 import type { AgentToolCall } from '../../../shared/contract';
 import { callName, formatDuration, STATUS_LABELS } from './tree';
 
-export function ToolCallCard({ call, children }: { call: AgentToolCall; children?: ReactNode }) {
-  const [open, setOpen] = useState(false);
+/**
+ * Which outputs the user opened, by message and call: the list unmounts rows scrolled out of
+ * view, and an output opened before must still be open when its row comes back.
+ */
+const opened = new Set<string>();
+
+export function ToolCallCard({ call, messageId, children }: { call: AgentToolCall; messageId: string; children?: ReactNode }) {
+  const openKey = `${messageId}\u0000${call.id}`;
+  const [open, setOpenState] = useState(() => opened.has(openKey));
+  const setOpen = (update: (was: boolean) => boolean) =>
+    setOpenState((was) => {
+      const now = update(was);
+      if (now) opened.add(openKey);
+      else opened.delete(openKey);
+      return now;
+    });
   const outputId = useId();
   const hasOutput = call.output !== null && call.output !== '';
 
