@@ -1,4 +1,5 @@
 /** A command the agent wants to run (profile approval "ask"): exactly what and where, and the answers. */
+import { useEffect, useState } from 'react';
 import type { ApprovalRequest } from '../../../shared/contract';
 import type { ApprovalDecision } from '../../stores/agent';
 
@@ -19,8 +20,16 @@ export function visibleCommand(command: string): string {
   );
 }
 
+/** A prompt that just appeared takes no click for this long: a click meant for what it pushed aside must not allow a command. */
+export const APPROVAL_ARM_MS = 400;
+
 export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps) {
   const lines = request.command.split('\n').length;
+  const [armed, setArmed] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setArmed(true), APPROVAL_ARM_MS);
+    return () => clearTimeout(timer);
+  }, []);
   return (
     <div role="group" aria-label="Approval needed" className="approval">
       <p className="approval-title">
@@ -46,13 +55,13 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         </figure>
       )}
       <div className="approval-buttons">
-        <button type="button" className="primary" disabled={busy} onClick={() => onAnswer('once')}>
+        <button type="button" className="primary" disabled={busy || !armed} onClick={() => onAnswer('once')}>
           Allow once
         </button>
-        <button type="button" disabled={busy} onClick={() => onAnswer('chat')} title="Run this and later commands in this chat without asking">
+        <button type="button" disabled={busy || !armed} onClick={() => onAnswer('chat')} title="Run this and later commands in this chat without asking">
           Allow for this chat
         </button>
-        <button type="button" className="danger" disabled={busy} onClick={() => onAnswer('deny')}>
+        <button type="button" className="danger" disabled={busy || !armed} onClick={() => onAnswer('deny')}>
           Deny
         </button>
       </div>

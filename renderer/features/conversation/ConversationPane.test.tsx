@@ -174,6 +174,10 @@ describe('ConversationPane', () => {
     expect(prompts).toHaveLength(3);
     expect(prompts[0]?.textContent).toContain('rm -rf build-ap1');
     expect(prompts[0]?.textContent).toContain('/workspace');
+    // Just shown, a prompt takes no click: one aimed at what it pushed aside cannot allow anything.
+    const first = within(prompts[0] as HTMLElement).getByRole('button', { name: 'Allow once' }) as HTMLButtonElement;
+    expect(first.disabled).toBe(true);
+    await waitFor(() => expect(prompts.map((p) => within(p).getByRole('button', { name: 'Deny' }) as HTMLButtonElement).every((b) => !b.disabled)).toBe(true));
     fireEvent.click(within(prompts[0] as HTMLElement).getByRole('button', { name: 'Allow once' }));
     fireEvent.click(within(prompts[1] as HTMLElement).getByRole('button', { name: 'Allow for this chat' }));
     fireEvent.click(within(prompts[2] as HTMLElement).getByRole('button', { name: 'Deny' }));
