@@ -160,6 +160,20 @@ describe('an agent in a chat', () => {
     expect(ps.split('\n').filter(Boolean)).toHaveLength(1);
   });
 
+  it('refuses a subagent deeper than three, even when the model asks for one it was not offered', async () => {
+    const profile = await agentProfile();
+    const chat = await core.chats.create({ profile });
+    // Every agent delegates once, whatever it was offered, then answers.
+    server.setResponder((req) => (assistantTurns(req) === 0 ? { toolCalls: [{ name: 'delegate_task', arguments: { task: `below ${firstUserText(req)}` } }] } : { text: 'done' }));
+    expect((await runTurn(core, chat.id, 'top')).error).toBeNull();
+    const calls = toolCalls(await history(core, chat.id)).filter((c) => c.name === 'delegate_task');
+    expect(calls.map((c) => c.status).sort()).toEqual(['done', 'done', 'done', 'failed']);
+    expect(calls.find((c) => c.status === 'failed')?.output).toMatch(/at most 3 deep/);
+    // The deepest agent was not offered the tool at all.
+    const offered = server.requests.map((r) => (r.body.tools as { function: { name: string } }[]).some((t) => t.function.name === 'delegate_task'));
+    expect(offered.filter((x) => !x).length).toBeGreaterThan(0);
+  });
+
   it('two chats in two profiles running the same script never see each other’s files', async () => {
     const [pa, pb] = [await agentProfile(), await agentProfile()];
     const a = await chatWithFolder(pa, { 'only-a.txt': 'a' }, 'alpha');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BerthError, toErrorPayload } from '../../../../shared/errors.js';
 import { byTurn, queue, startOpenAiTestServer, type OpenAiTestServerOptions } from '../../../../test/support/openaiTestServer.js';
-import { ProviderCancelled, streamChatCompletion, type ChatMessage, type CompletionRequest, type ToolSpec } from './openaiClient.js';
+import { MAX_ANSWER_CHARS, ProviderCancelled, streamChatCompletion, type ChatMessage, type CompletionRequest, type ToolSpec } from './openaiClient.js';
 import { SseParser } from './sse.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -281,6 +281,19 @@ describe('streamChatCompletion', () => {
     const short = await failure(streamChatCompletion(request(cut, { onText: (t) => pieces.push(t) })));
     expect([short.code, short.message]).toEqual(['provider_failed', expect.stringContaining('before the answer was finished')]);
     expect(pieces).toEqual(['half an ans']);
+  });
+
+  it('stops reading an answer that grows past the cap, streamed or whole', async () => {
+    const piece = 'y'.repeat(1024 * 1024);
+    const pieces = Array.from({ length: Math.ceil(MAX_ANSWER_CHARS / piece.length) + 1 }, () => piece);
+    const streamed = await serve({ responder: queue({ text: pieces }) });
+    let received = 0;
+    const err = await failure(streamChatCompletion(request(streamed.baseUrl, { onText: (t) => void (received += t.length) })));
+    expect(err.code).toBe('provider_failed');
+    expect(err.message).toMatch(/grew past 8 MiB/);
+    expect(received).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
+    const whole = await serve({ responder: queue({ text: pieces.join(''), json: true }) });
+    expect((await failure(streamChatCompletion(request(whole.baseUrl)))).message).toMatch(/grew past 8 MiB/);
   });
 
   it('never retries once the answer has started, even if the connection then drops', async () => {
