@@ -10,7 +10,6 @@ import { BerthError, toErrorPayload } from '../../../shared/errors.js';
 import type { EventHub } from '../events.js';
 import type { Clock } from '../sandbox/clock.js';
 import type { SessionService } from '../sessions/sessionService.js';
-import type { StoredAgentMessage } from '../store/agentRepositories.js';
 import type { Store } from '../store/repositories.js';
 import { ApprovalGate, type ApprovalDecision } from './approvals.js';
 import { providerMessages, systemPrompt } from './conversation.js';
@@ -350,17 +349,11 @@ export class AgentService {
     turn.live.delete(message.id);
   }
 
-  /** Persists the message (keeping results already saved) and tells clients. */
+  /** Persists the message (keeping results already saved, unless given) and tells clients. */
   private save(message: AgentMessage, results?: Record<string, string>): AgentMessage {
-    const stored: StoredAgentMessage = { message, results: results ?? this.savedResults(message) };
-    this.deps.store.agentMessages.save(stored);
+    this.deps.store.agentMessages.save(message, results);
     this.deps.events.emit('agent.message', { message: { ...message, toolCalls: message.toolCalls.map((c) => ({ ...c })) } });
     return message;
-  }
-
-  private savedResults(message: AgentMessage): Record<string, string> {
-    if (message.toolCalls.length === 0) return {};
-    return this.deps.store.agentMessages.resultsOf(message.id);
   }
 }
 

@@ -31,21 +31,20 @@ export class AgentMessagesRepo {
     return (this.db.prepare('SELECT * FROM agent_messages WHERE chat_id = ? ORDER BY seq').all(chatId) as MessageRow[]).map(fromRow);
   }
 
-  resultsOf(id: string): Record<string, string> {
-    const r = this.db.prepare('SELECT results FROM agent_messages WHERE id = ?').get(id) as { results: string } | undefined;
-    return r ? (JSON.parse(r.results) as Record<string, string>) : {};
-  }
-
-  /** Adds the message, or replaces it (same id) keeping its place in the conversation. */
-  save(m: StoredAgentMessage): void {
-    const { message: x } = m;
+  /**
+   * Adds the message, or replaces it (same id) keeping its place in the conversation. Without
+   * `results`, a replaced message keeps the results it has (a new one starts with none).
+   */
+  save(x: AgentMessage, results?: Record<string, string>): void {
+    const json = results === undefined ? null : JSON.stringify(results);
     this.db
       .prepare(
         `INSERT INTO agent_messages (id, chat_id, seq, task_id, parent_call_id, role, content, tool_calls, results, created_at)
-         VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE chat_id = ?), ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls, results = excluded.results`,
+         VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE chat_id = ?), ?, ?, ?, ?, ?, COALESCE(?, '{}'), ?)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls,
+           results = CASE WHEN ? IS NULL THEN agent_messages.results ELSE excluded.results END`,
       )
-      .run(x.id, x.chatId, x.chatId, x.taskId, x.parentCallId, x.role, x.content, JSON.stringify(x.toolCalls), JSON.stringify(m.results), x.createdAt);
+      .run(x.id, x.chatId, x.chatId, x.taskId, x.parentCallId, x.role, x.content, JSON.stringify(x.toolCalls), json, x.createdAt, json);
   }
 }
 
