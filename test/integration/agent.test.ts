@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { history, runTurn, toolCalls } from '../support/agentDriver.js';
 import { docker } from '../support/docker.js';
+import { nextEvent } from '../support/events.js';
 import { Harness, SANDBOX_UID } from '../support/harness.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer, type RecordedRequest, type Step } from '../support/openaiTestServer.js';
 
@@ -202,15 +203,7 @@ describe('an agent in a chat', () => {
       { toolCalls: [{ name: 'terminal', arguments: { command: 'sleep 47; touch /workspace/late.txt' } }] },
       { text: 'should not be asked' },
     ));
-    const running = new Promise<void>((resolve) => {
-      const sub = core.onEvent((event, payload) => {
-        const m = (payload as { message?: { chatId: string; toolCalls: { status: string; command: string | null }[] } }).message;
-        if (event === 'agent.message' && m?.chatId === chatId && m.toolCalls.some((c) => c.status === 'running' && c.command?.startsWith('sleep 47'))) {
-          sub.dispose();
-          resolve();
-        }
-      });
-    });
+    const running = nextEvent(core, 'agent.message', ({ message: m }) => m.chatId === chatId && m.toolCalls.some((c) => c.status === 'running' && c.command?.startsWith('sleep 47') === true));
     const turn = runTurn(core, chatId, 'wait a while');
     await running;
     await new Promise((r) => setTimeout(r, 300));

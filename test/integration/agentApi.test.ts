@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { createHostServer, type HostServer } from '../../electron/main/host/server.js';
 import { rawApiChatId } from '../../electron/main/policy/apiChatId.js';
+import { nextEvent } from '../support/events.js';
 import { Harness } from '../support/harness.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../support/openaiTestServer.js';
 
@@ -102,15 +103,7 @@ describe('the OpenAI-compatible API', () => {
     const res = await post({ messages: [{ role: 'user', content: 'this will hang' }], stream: true }, { 'X-Session-Id': 'hang-up' });
     const chatId = decodeURIComponent(res.headers.get('x-berth-chat-id') ?? '');
     expect((await core.agent.history({ chatId })).running).toBe(true);
-    const ended = new Promise<void>((resolve) => {
-      const sub = core.onEvent((event, payload) => {
-        const p = payload as { chatId?: string; running?: boolean };
-        if (event === 'agent.state' && p.chatId === chatId && p.running === false) {
-          sub.dispose();
-          resolve();
-        }
-      });
-    });
+    const ended = nextEvent(core, 'agent.state', (s) => s.chatId === chatId && !s.running);
     await res.body?.cancel();
     await ended;
     expect((await core.agent.history({ chatId })).running).toBe(false);

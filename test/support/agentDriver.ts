@@ -1,6 +1,7 @@
 /** Drives a core's agent as the UI does (agent.send, then events), for integration tests. */
 import type { AgentMessage, ApprovalRequest } from '../../shared/contract.js';
 import type { BerthCore } from '../../electron/main/core.js';
+import { nextEvent } from './events.js';
 
 export interface TurnEnd {
   error: { code: string; message: string; hint?: string } | null;
@@ -14,25 +15,15 @@ export async function runTurn(
   onApproval?: (a: ApprovalRequest) => void,
   timeoutMs = 60_000,
 ): Promise<TurnEnd> {
-  let sub: { dispose(): void } | undefined;
-  const ended = new Promise<TurnEnd>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`The agent's turn in ${chatId} did not end within ${timeoutMs / 1000} s.`)), timeoutMs);
-    sub = core.onEvent((event, payload) => {
-      if (event === 'agent.approval' && (payload as ApprovalRequest).chatId === chatId) onApproval?.(payload as ApprovalRequest);
-      if (event === 'agent.state') {
-        const s = payload as { chatId: string; running: boolean; error: TurnEnd['error'] };
-        if (s.chatId === chatId && !s.running) {
-          clearTimeout(timer);
-          resolve({ error: s.error });
-        }
-      }
-    });
+  const approvals = core.onEvent((event, payload) => {
+    if (event === 'agent.approval' && (payload as ApprovalRequest).chatId === chatId) onApproval?.(payload as ApprovalRequest);
   });
+  const ended = nextEvent(core, 'agent.state', (s) => s.chatId === chatId && !s.running, timeoutMs);
   try {
     await core.agent.send({ chatId, text });
-    return await ended;
+    return { error: (await ended).error };
   } finally {
-    sub?.dispose();
+    approvals.dispose();
   }
 }
 

@@ -8,9 +8,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { containersWithLabel, docker, dockerOk } from './docker.js';
 
+/**
+ * Vitest loads this once per project that lists it (integration, e2e), in one process: the
+ * checks and the run folder are done once, and the leak check runs after the last project.
+ */
+const shared = globalThis as { berthTestRun?: { ready: Promise<string>; users: number } };
 let runDir = '';
 
 export async function setup(): Promise<void> {
+  if (shared.berthTestRun) {
+    shared.berthTestRun.users++;
+  } else {
+    shared.berthTestRun = { ready: prepare(), users: 1 };
+  }
+  runDir = await shared.berthTestRun.ready;
+}
+
+async function prepare(): Promise<string> {
   if (!(await dockerOk('version', '--format', '{{.Server.Version}}'))) {
     throw new Error('The integration tests need a running Docker engine: run `bash ../shared/engine/ensure-docker.sh` (or start Docker).');
   }
@@ -19,8 +33,9 @@ export async function setup(): Promise<void> {
       throw new Error(`The integration tests need the local image ${image}: run \`bash scripts/build-test-images.sh\`.`);
     }
   }
-  runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-test-run-'));
-  process.env.BERTH_TEST_RUN_DIR = runDir;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-test-run-'));
+  process.env.BERTH_TEST_RUN_DIR = dir;
+  return dir;
 }
 
 function recorded(kind: 'instances' | 'networks'): string[] {
@@ -29,6 +44,8 @@ function recorded(kind: 'instances' | 'networks'): string[] {
 }
 
 export async function teardown(): Promise<void> {
+  if (shared.berthTestRun && --shared.berthTestRun.users > 0) return;
+  delete shared.berthTestRun;
   const left: string[] = [];
   for (const instance of recorded('instances')) left.push(...(await containersWithLabel(`berth.instance=${instance}`)));
   const nets: string[] = [];
