@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { events, methods, type EventName, type MethodName } from '../shared/contract.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors.js';
+import {
+  RPC_BERTH_ERROR, RPC_INTERNAL_ERROR, RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_PARSE_ERROR,
+} from '../electron/main/host/jsonRpc.js';
 
 export const API_DOC_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'api.md');
 
@@ -85,12 +88,12 @@ export const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
 };
 
 const RPC_CODES: { code: number; name: string; meaning: string }[] = [
-  { code: -32700, name: 'Parse error', meaning: 'The message is not valid JSON.' },
-  { code: -32600, name: 'Invalid request', meaning: 'Not a JSON-RPC 2.0 request object. Batches (arrays) are refused with this code too.' },
-  { code: -32601, name: 'Method not found', meaning: 'No such method in the contract.' },
-  { code: -32602, name: 'Invalid params', meaning: 'A BerthError of code `invalid_request`: `data.code` is `invalid_request`.' },
-  { code: -32603, name: 'Internal error', meaning: 'An unexpected failure; the message is always "internal error" and `data.code` is `internal`.' },
-  { code: -32000, name: 'Berth error', meaning: 'Any other BerthError: `data.code` is one of the codes below, `data.hint` the next step.' },
+  { code: RPC_PARSE_ERROR, name: 'Parse error', meaning: 'The message is not valid JSON.' },
+  { code: RPC_INVALID_REQUEST, name: 'Invalid request', meaning: 'Not a JSON-RPC 2.0 request object. Batches (arrays) are refused with this code too.' },
+  { code: RPC_METHOD_NOT_FOUND, name: 'Method not found', meaning: 'No such method in the contract.' },
+  { code: RPC_INVALID_PARAMS, name: 'Invalid params', meaning: 'A BerthError of code `invalid_request`: `data.code` is `invalid_request`.' },
+  { code: RPC_INTERNAL_ERROR, name: 'Internal error', meaning: 'An unexpected failure; the message is always "internal error" and `data.code` is `internal`.' },
+  { code: RPC_BERTH_ERROR, name: 'Berth error', meaning: 'Any other BerthError: `data.code` is one of the codes below, `data.hint` the next step.' },
 ];
 
 function schemaJson(schema: z.ZodType, io: 'input' | 'output'): string {

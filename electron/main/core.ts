@@ -66,10 +66,9 @@ export type GroupedApi = {
 export interface BerthCore extends GroupedApi {
   /** Calls a method by name with an unchecked payload, as Berth itself (tests, configuration). */
   call(method: string, params: unknown): Promise<unknown>;
-  /** The same for the app's window or a browser: what transports use. Host-level settings are refused. */
-  callFromClient(method: string, params: unknown): Promise<unknown>;
   /**
-   * A connected screen (a window, a browser tab): its calls are client calls, and terminals
+   * A connected screen (a window, a browser tab): its calls are client calls (host-level
+   * settings are refused: policy/clientPolicy.ts), and terminals
    * pace their output to it until it disposes.
    */
   connectClient(): ClientSession;
@@ -156,8 +155,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const terminals = new TerminalService(engine, sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
-  let box: SecretBox | null = null;
-  const secrets = options.secrets ?? (() => (box ??= keyFileBox(dataDir, env)));
+  const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
   const agent = new AgentService({
     store,
@@ -167,14 +165,7 @@ export function createCore(options: CoreOptions): BerthCore {
     clock,
     complete: options.complete ?? streamChatCompletion,
     sandbox: {
-      exec: (req, signal) => {
-        // The agent's tools run in a sandbox only: a profile switched to the local backend
-        // mid-turn gets a refusal, never the host.
-        if (sandbox.resolve(req.chatId, req.taskId).target.kind !== 'container') {
-          throw new BerthError('invalid_request', 'This chat’s profile now runs commands on this computer, so the agent cannot use it.', { hint: 'Switch the profile back to the Docker backend.' });
-        }
-        return sandbox.exec(req, signal);
-      },
+      exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace
@@ -381,7 +372,6 @@ export function createCore(options: CoreOptions): BerthCore {
     apiChats,
     profileNames: () => store.profiles.list().map((p) => p.name),
     call,
-    callFromClient: (method, params) => callFromClient(method, params, { client: null }),
     connectClient() {
       const id = randomUUID();
       terminals.addClient(id);

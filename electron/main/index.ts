@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, protocol, safeStorage, session, shell } from 'electron';
-import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
+import { keyFileBox } from './agent/secrets/secretBox.js';
 import { safeStorageBox } from './ipc/safeStorageBox.js';
 import { createCore, type BerthCore } from './core.js';
 import { createQuitGuard } from './ipc/lifecycle.js';
@@ -73,9 +73,8 @@ async function start(): Promise<void> {
   serveApp(protocol, rendererDir, csp);
   try {
     const dataDir = app.getPath('userData');
-    let box: SecretBox | null = null;
     // Made on first use (after app ready, when safeStorage can answer).
-    const secrets = () => (box ??= safeStorageBox(safeStorage, () => keyFileBox(dataDir, process.env)));
+    const secrets = () => safeStorageBox(safeStorage, () => keyFileBox(dataDir, process.env));
     core = createCore({ dataDir, secrets });
   } catch (error) {
     dialog.showErrorBox('Berth could not start', `Berth could not open its data in ${app.getPath('userData')}.\n\n${error instanceof Error ? error.message : String(error)}`);

@@ -18,12 +18,18 @@ function context(profile: string, origin: string): string {
 }
 
 export class ProviderKeys {
+  private made: SecretBox | null = null;
+
   constructor(
     private readonly store: Store,
-    /** Made on first use: a broken key file must not stop the app from opening. */
-    private readonly box: () => SecretBox,
+    /** Called on first use (and again until it succeeds): a broken key file must not stop the app from opening. */
+    private readonly makeBox: () => SecretBox,
     private readonly clock: Clock,
   ) {}
+
+  private box(): SecretBox {
+    return (this.made ??= this.makeBox());
+  }
 
   status(profile: string): KeyStatus {
     const r = this.store.providerKeys.get(profile);

@@ -4,7 +4,7 @@
  * an error response (or nothing, for a notification), so one bad message never ends a connection.
  */
 import { isMethodName } from '../../../shared/contract.js';
-import { isBerthError } from '../../../shared/errors.js';
+import { isBerthError, toErrorPayload } from '../../../shared/errors.js';
 
 export const RPC_PARSE_ERROR = -32700;
 export const RPC_INVALID_REQUEST = -32600;
@@ -43,7 +43,7 @@ export interface DispatcherOptions {
 
 const INTERNAL_HINT = 'Try again; if it keeps happening, restart Berth.';
 
-function errorResponse(id: RpcId, error: RpcErrorObject): string {
+export function errorResponse(id: RpcId, error: RpcErrorObject): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error } satisfies RpcResponse);
 }
 
@@ -58,8 +58,8 @@ function isValidId(value: unknown): value is RpcId {
 /** Maps a failure from the core to the JSON-RPC error the client sees. */
 export function toRpcError(error: unknown): RpcErrorObject {
   if (isBerthError(error)) {
-    const data = error.hint === undefined ? { code: error.code } : { code: error.code, hint: error.hint };
-    return { code: error.code === 'invalid_request' ? RPC_INVALID_PARAMS : RPC_BERTH_ERROR, message: error.message, data };
+    const { message, ...data } = toErrorPayload(error);
+    return { code: error.code === 'invalid_request' ? RPC_INVALID_PARAMS : RPC_BERTH_ERROR, message, data };
   }
   // Never the raw message: it may carry paths, stack fragments or engine internals.
   return { code: RPC_INTERNAL_ERROR, message: 'internal error', data: { code: 'internal', hint: INTERNAL_HINT } };

@@ -80,8 +80,8 @@ export async function handleApiRequest(core: OpenAiApiCore, req: http.IncomingMe
     const data = core.profileNames().map((name) => ({ id: name === DEFAULT_PROFILE ? 'berth' : `${MODEL_PREFIX}${name}`, object: 'model', created: 0, owned_by: 'berth' }));
     return sendJson(res, 200, { object: 'list', data });
   }
-  if (path !== '/v1/chat/completions') return sendJson(res, 404, { error: { message: `Berth serves /v1/chat/completions and /v1/models, not ${path}.`, type: 'not_found', code: 'not_found' } });
-  if (req.method !== 'POST') return sendJson(res, 405, { error: { message: 'Use POST.', type: 'invalid_request', code: 'invalid_request' } });
+  if (path !== '/v1/chat/completions') return sendJson(res, 404, apiError(new BerthError('not_found', `Berth serves /v1/chat/completions and /v1/models, not ${path}.`)).body);
+  if (req.method !== 'POST') return sendJson(res, 405, apiError(new BerthError('invalid_request', 'Use POST.')).body);
   try {
     await completion(core, req, res);
   } catch (error) {

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { BerthCore } from '../core.js';
 import { contentTypeFor } from '../policy/contentTypes.js';
-import { RPC_PATH, checkAccess, homePath, type AccessDecision } from './auth.js';
-import { createDispatcher, notification } from './jsonRpc.js';
+import { RPC_PATH, checkAccess, homePath, requestPath, type AccessDecision } from './auth.js';
+import { RPC_INVALID_REQUEST, createDispatcher, errorResponse, notification } from './jsonRpc.js';
 import { handleApiRequest, type OpenAiApiCore } from './openaiApi.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
@@ -91,8 +91,7 @@ type StaticTarget = { ok: true; relative: string } | { ok: false; status: 400 | 
  * Any `..` segment (also percent-encoded), backslash or NUL is refused outright.
  */
 export function staticTarget(requestTarget: string): StaticTarget {
-  const end = requestTarget.search(/[?#]/);
-  const rawPath = end < 0 ? requestTarget : requestTarget.slice(0, end);
+  const rawPath = requestPath(requestTarget);
   if (!rawPath.startsWith('/')) return { ok: false, status: 400, message: 'Bad request path.\n' };
   let decoded: string;
   try {
@@ -294,7 +293,7 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
     });
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
-        send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: send JSON text frames, not binary ones.' } }));
+        send(errorResponse(null, { code: RPC_INVALID_REQUEST, message: 'Invalid request: send JSON text frames, not binary ones.' }));
         return;
       }
       void dispatch(rawDataToString(data)).then((response) => {

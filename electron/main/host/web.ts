@@ -39,8 +39,7 @@ async function main(): Promise<void> {
 
   let host: HostServer;
   try {
-    const api = { apiChats: core.apiChats, onEvent: core.onEvent, profileNames: () => core.profileNames() };
-    host = await createHostServer({ core, port, staticDir: STATIC_DIR, token: newToken(), log: note, api });
+    host = await createHostServer({ core, port, staticDir: STATIC_DIR, token: newToken(), log: note, api: core });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') note(`Port ${port} on 127.0.0.1 is already in use. Start with --port 0 to pick a free one, or --port N.`);

@@ -19,11 +19,6 @@ export const CALL_CHANNEL = 'berth:call';
 export const PICK_FOLDER_CHANNEL = 'berth:pickFolder';
 export const EVENT_CHANNEL = 'berth:event';
 
-export interface CallRequest {
-  method: string;
-  params?: unknown;
-}
-
 export interface PickFolderRequest {
   chatId: string;
   readOnly: boolean;

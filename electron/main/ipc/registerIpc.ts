@@ -157,10 +157,21 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
     });
   });
 
+  // The page's URL is checked on every event (terminal output, streamed tokens): its verdict is
+  // kept until the URL changes.
+  let checkedUrl: string | null = null;
+  let trusted = false;
+  const isTrustedPage = (url: string) => {
+    if (url !== checkedUrl) {
+      checkedUrl = url;
+      trusted = isTrustedSender(url);
+    }
+    return trusted;
+  };
   const subscription = core.onEvent((event, payload) => {
     const win = liveWindow();
     // Never hand events to a page that is not the app's own.
-    if (!win || !isTrustedSender(win.webContents.getURL())) return;
+    if (!win || !isTrustedPage(win.webContents.getURL())) return;
     const message: EventMessage = { event, payload };
     win.webContents.send(EVENT_CHANNEL, message);
   });

@@ -80,9 +80,17 @@ export class SandboxService {
     return lookup(qualifyTaskId(r.profile.name, r.target.ownerTaskId))?.override?.image ?? r.profile.settings.image;
   }
 
-  /** `signal`: a caller that gave up while the sandbox was starting (Stop) runs nothing. */
-  async exec(req: ParsedRequest<'sandbox.exec'>, signal?: AbortSignal): Promise<ExecResult> {
+  /**
+   * `signal`: a caller that gave up while the sandbox was starting (Stop) runs nothing.
+   * `sandboxOnly`: the agent's tools, which never run on this computer, even if the profile
+   * was switched to the local backend mid-turn.
+   */
+  async exec(req: ParsedRequest<'sandbox.exec'>, options: { signal?: AbortSignal; sandboxOnly?: boolean } = {}): Promise<ExecResult> {
+    const { signal } = options;
     const r = this.resolve(req.chatId, req.taskId);
+    if (options.sandboxOnly && r.target.kind !== 'container') {
+      throw new BerthError('invalid_request', 'This chat’s profile now runs commands on this computer, so the agent cannot use it.', { hint: 'Switch the profile back to the Docker backend.' });
+    }
     const cwdKey = qualifyTaskId(r.profile.name, r.taskId);
     const startCwd = r.taskId === r.chat.id ? null : (this.store.tasks.get(cwdKey)?.override?.cwd ?? null);
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;

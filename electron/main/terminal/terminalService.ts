@@ -109,12 +109,14 @@ export class TerminalService {
       if (!data) return;
       terminal.replay.push(data);
       this.events.emit('terminal.data', { terminalId: id, data });
+      // Only output can push a screen over its limit: the stream pauses when one just went over.
+      let overLimit = false;
       for (const client of this.clients) {
         let flow = terminal.flows.get(client);
         if (!flow) terminal.flows.set(client, (flow = new FlowControl()));
-        flow.sent(data.length);
+        if (flow.sent(data.length)) overLimit = true;
       }
-      this.updatePause(terminal);
+      if (overLimit) this.updatePause(terminal);
     });
     void proc.ended.then(async () => {
       if (terminal.view.state === 'exited') return;
