@@ -4,6 +4,7 @@
  * after the container has resolved its symlinks.
  */
 import path from 'node:path';
+import { isSameOrInside } from './sensitivePaths.js';
 
 export interface AgentFolder {
   /** The folder inside the container, such as /workspace or /workspace/app. */
@@ -14,10 +15,6 @@ export interface AgentFolder {
 export type AgentPathResult = { ok: true; path: string } | { ok: false; problem: string };
 
 const MAX_PATH = 4096;
-
-function inside(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
-}
 
 /** The folder relative paths start from: the one folder, or /workspace above several. */
 export function agentBaseDir(folders: readonly AgentFolder[]): string | null {
@@ -34,7 +31,7 @@ export function resolveAgentPath(requested: string, folders: readonly AgentFolde
   if (/[\u0000-\u001f]/.test(requested)) return { ok: false, problem: 'The path contains control characters.' };
   const resolved = path.posix.resolve(base, requested);
   const folder = folders
-    .filter((f) => inside(resolved, f.containerPath))
+    .filter((f) => isSameOrInside(resolved, f.containerPath))
     .sort((a, b) => b.containerPath.length - a.containerPath.length)[0];
   if (!folder) {
     const list = folders.map((f) => f.containerPath).join(', ');

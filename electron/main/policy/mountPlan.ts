@@ -4,7 +4,7 @@
  * state (provenance 'process') is never mounted.
  */
 import path from 'node:path';
-import { CONTAINER_WORKSPACE } from './sensitivePaths.js';
+import { CONTAINER_WORKSPACE, isSameOrInside } from './sensitivePaths.js';
 
 export type Provenance = 'session' | 'process';
 
@@ -64,9 +64,9 @@ function normaliseTarget(target: string): string {
   return path.posix.normalize(target).replace(/(.)\/+$/, '$1');
 }
 
-/** Whether a is b, or one of them lies inside the other. */
+/** Whether a is b, or one of them lies inside the other (absolute paths). */
 function nests(a: string, b: string): boolean {
-  return a === b || a === '/' || b === '/' || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+  return isSameOrInside(a, b) || isSameOrInside(b, a);
 }
 
 /**
@@ -80,7 +80,7 @@ export function staticTargetProblem(target: string): string | null {
   if (t === '/') return `the container path "${target}" is reserved for the sandbox itself.`;
   for (const reserved of RESERVED_TARGETS) {
     if (nests(t, reserved)) {
-      return t === reserved || t.startsWith(`${reserved}/`)
+      return isSameOrInside(t, reserved)
         ? `the container path "${target}" is reserved for the sandbox itself.`
         : `the container path "${target}" holds ${reserved}, which the sandbox itself uses.`;
     }

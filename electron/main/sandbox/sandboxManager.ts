@@ -13,7 +13,7 @@ import type { PlannedMount } from '../policy/mountPlan.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
-import { recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
+import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from './clock.js';
 import { ShellSession } from './shellSession.js';
@@ -35,6 +35,8 @@ export interface Ready {
   /** The uid:gid the container runs as; terminals run as the same user. */
   user: string;
   notices: string[];
+  /** True when this use started the container (created or started it), not the warm path. */
+  broughtUp: boolean;
 }
 
 export interface SlotStatus {
@@ -83,7 +85,6 @@ export type GoneListener = (key: string, reason: string) => void;
 export class SandboxManager {
   private readonly slots = new Map<string, Slot>();
   private readonly goneListeners = new Set<GoneListener>();
-  private readonly fresh = new WeakSet<Ready>();
 
   constructor(private readonly deps: SandboxManagerDeps) {}
 
@@ -133,7 +134,7 @@ export class SandboxManager {
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
           s.inUse++;
-          return { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [] };
+          return { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [], broughtUp: false };
         }
         if (healthy && s.inUse > 0) {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
@@ -160,19 +161,19 @@ export class SandboxManager {
     }
   }
 
-  /** Whether this Ready came from a bring-up (a container created or started), not the warm path. */
-  justBroughtUp(ready: Ready): boolean {
-    return this.fresh.has(ready);
-  }
-
   /** Marks the end of a use that acquire() began; starts the idle clock when nobody is left. */
   release(key: string): void {
     const s = this.slots.get(key);
     if (!s) return;
     s.busy = Math.max(0, s.busy - 1);
+    this.endUse(s);
+    this.scheduleIdle(s);
+  }
+
+  /** A command's use ends: a recreate waiting for the slot's commands to drain may go. */
+  private endUse(s: Slot): void {
     s.inUse = Math.max(0, s.inUse - 1);
     if (s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
-    this.scheduleIdle(s);
   }
 
   /**
@@ -181,9 +182,7 @@ export class SandboxManager {
    */
   async hold(req: SandboxRequest): Promise<Ready> {
     const ready = await this.acquire(req);
-    const s = this.slot(req.key);
-    s.inUse = Math.max(0, s.inUse - 1);
-    if (s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
+    this.endUse(this.slot(req.key));
     return ready;
   }
 
@@ -237,6 +236,7 @@ export class SandboxManager {
   }
 
   private recheckMounts(req: SandboxRequest): void {
+    if (req.mounts.length === 0) return;
     const facts = this.deps.hostFacts();
     for (const m of req.mounts) recheckAttachedFolder(m.source, facts);
   }
@@ -306,9 +306,7 @@ export class SandboxManager {
       s.phase = 'running';
       this.specLabels.set(s.key, spec.Labels[LABEL.spec] as string);
       req.onProgress('ready', 'Sandbox ready', null);
-      const ready: Ready = { session, containerId: id, user: spec.User, notices };
-      this.fresh.add(ready);
-      return ready;
+      return { session, containerId: id, user: spec.User, notices, broughtUp: true };
     } catch (error) {
       s.phase = 'error';
       s.error = error instanceof BerthError ? error : new BerthError('internal', 'The sandbox could not be started.', { cause: error });
@@ -394,7 +392,7 @@ export class SandboxManager {
     try {
       resolveAttachableFolder(template, this.deps.hostFacts());
     } catch (error) {
-      const why = error instanceof BerthError ? error.message.replace(/^Berth will not share "[^"]*" with the sandbox: /, '') : 'it cannot be read';
+      const why = error instanceof FolderRefused ? error.reason : error instanceof BerthError ? error.message : 'it cannot be read';
       throw new BerthError('home_template_failed', `The profile's home template "${template}" cannot be used: ${why}`, {
         hint: 'Pick a folder that holds only configuration files, such as a dotfiles folder.',
         cause: error,

@@ -2,7 +2,7 @@
 import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { EventHub } from '../events.js';
-import fs from 'node:fs';
+import { isDirectory } from '../workspace/folderBrowser.js';
 import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
@@ -159,7 +159,7 @@ export class SandboxService {
     return {
       key,
       profile: r.profile,
-      chatId: r.target.kind === 'container' && r.target.ownerTaskId !== null ? this.ownerChatId(r) : '',
+      chatId: this.ownerChatId(r),
       image: this.imageFor(r),
       mounts,
       workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
@@ -175,7 +175,7 @@ export class SandboxService {
     const publish = () => void this.status(chatId).then((s) => this.events.emit('sandbox.status', s), () => undefined);
     try {
       const ready = await work;
-      if (this.manager.justBroughtUp(ready)) publish();
+      if (ready.broughtUp) publish();
       return ready;
     } catch (error) {
       publish();
@@ -229,18 +229,6 @@ export class SandboxService {
     const r = this.resolve(chat.id);
     if (r.target.kind !== 'container') return false;
     return (await this.manager.status(r.target.key)).state !== 'none';
-  }
-
-  assertKnown(chatId: string): void {
-    if (!this.store.chats.get(chatId)) throw new BerthError('not_found', 'That chat no longer exists.');
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -84,11 +84,12 @@ export class SessionService {
   private checkedSettings(settings: ProfileSettings): ProfileSettings {
     const nesting = staticMountsProblem(settings.staticMounts);
     if (nesting) throw new BerthError('workspace_refused', `The profile mounts cannot be used: ${nesting}`, { hint: 'Give each profile mount its own path, such as /data and /docs.' });
+    const mounted = mountedFolders(this.store);
     const staticMounts = settings.staticMounts.map((m) => {
       const problem = staticTargetProblem(m.target);
       if (problem) throw new BerthError('workspace_refused', `The profile mount cannot be used: ${problem}`, { hint: 'Pick another path, such as /data.' });
       const source = this.resolveFolder(m.source);
-      const overlap = overlapProblem({ hostPath: source, readOnly: m.readOnly }, mountedFolders(this.store));
+      const overlap = overlapProblem({ hostPath: source, readOnly: m.readOnly }, mounted);
       if (overlap) throw new BerthError('workspace_refused', `The profile mount "${m.source}" cannot be used: ${overlap}`, { hint: 'Mount it read-only, or pick a folder no chat uses.' });
       return { ...m, source };
     });

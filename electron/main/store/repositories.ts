@@ -94,23 +94,22 @@ export class ChatsRepo {
   }
 }
 
+interface AttachmentRow { chat_id: string; host_path: string; read_only: number; provenance: Provenance; attached_at: number }
+const ATTACHMENT_COLUMNS = 'chat_id, host_path, read_only, provenance, attached_at';
+
+function toAttachment(r: AttachmentRow): AttachmentRecord {
+  return { chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at };
+}
+
 export class AttachmentsRepo {
   constructor(private readonly db: Db) {}
   forChat(chatId: string): AttachmentRecord[] {
-    const rows = this.db
-      .prepare('SELECT chat_id, host_path, read_only, provenance, attached_at FROM attachments WHERE chat_id = ? ORDER BY seq')
-      .all(chatId) as { chat_id: string; host_path: string; read_only: number; provenance: Provenance; attached_at: number }[];
-    return rows.map((r) => ({
-      chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at,
-    }));
+    const rows = this.db.prepare(`SELECT ${ATTACHMENT_COLUMNS} FROM attachments WHERE chat_id = ? ORDER BY seq`).all(chatId) as AttachmentRow[];
+    return rows.map(toAttachment);
   }
   all(): AttachmentRecord[] {
-    const rows = this.db
-      .prepare('SELECT chat_id, host_path, read_only, provenance, attached_at FROM attachments ORDER BY chat_id, seq')
-      .all() as { chat_id: string; host_path: string; read_only: number; provenance: Provenance; attached_at: number }[];
-    return rows.map((r) => ({
-      chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at,
-    }));
+    const rows = this.db.prepare(`SELECT ${ATTACHMENT_COLUMNS} FROM attachments ORDER BY chat_id, seq`).all() as AttachmentRow[];
+    return rows.map(toAttachment);
   }
 
   /** Adds the folder, or updates read-only on an existing one; order of first attach is kept. */

@@ -32,7 +32,7 @@ export function browseFolders(requested: string | undefined): DirectoryListing {
   return { path: target, parent: parent === target ? null : parent, entries: folders };
 }
 
-function isDirectory(p: string): boolean {
+export function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
   } catch {

@@ -37,8 +37,15 @@ export function gatherHostFacts(dataDir: string, env: NodeJS.ProcessEnv = proces
   return [given, resolved];
 }
 
+/** A refused folder, with the bare reason kept for messages that name the folder their own way. */
+export class FolderRefused extends BerthError {
+  constructor(input: string, readonly reason: string, hint: string) {
+    super('workspace_refused', `Berth will not share "${input}" with the sandbox: ${reason}`, { hint });
+  }
+}
+
 function refuse(input: string, reason: string, hint = 'Pick a project folder, for example one inside your home folder.'): never {
-  throw new BerthError('workspace_refused', `Berth will not share "${input}" with the sandbox: ${reason}`, { hint });
+  throw new FolderRefused(input, reason, hint);
 }
 
 /** Returns the folder's real path, or throws a workspace_refused error the UI can show as it is. */
