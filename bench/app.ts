@@ -5,15 +5,14 @@
  * See bench/README.md.
  */
 import { wasInterrupted, watchInterrupt } from './interrupt.js';
-import { execFile } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { containersWithLabel, docker } from '../test/support/docker.js';
 import type { BrowserBenchResult } from './browser.js';
+import { commandLine, exitIfStillAlive, positiveInt, quoteArg, requireLocalImage } from './cli.js';
 import { measureMemory, type MemoryResult } from './memory.js';
 import { ms, summarize, table } from './stats.js';
 
-const execFileP = promisify(execFile);
 const USAGE = 'Usage: npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--skip-memory] [--skip-browser]';
 
 const TARGET_RSS_MB = 250;
@@ -23,34 +22,9 @@ const SWITCH_CHATS = 5;
 const SWITCHES = 40;
 const THROUGHPUT_RUNS = 3;
 
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} needs a positive integer, got "${raw}".\n${USAGE}`);
-  return n;
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-function commandLine(): string {
-  const args = process.argv.slice(2).map(quoteArg).join(' ');
-  const script = path.relative(process.cwd(), process.argv[1] ?? 'bench/app.ts') || 'bench/app.ts';
-  const direct = ['node', ...process.execArgv, script].map(quoteArg).join(' ') + (args ? ` ${args}` : '');
-  return process.env.npm_lifecycle_event === 'bench:app' ? `npm run bench:app${args ? ` -- ${args}` : ''}  (${direct})` : direct;
-}
-
-async function dockerOut(args: string[]): Promise<string> {
-  const { stdout } = await execFileP('docker', args);
-  return stdout.trim();
-}
-
 async function berthAppContainers(): Promise<number> {
-  const out = await dockerOut(['ps', '-aq', '--filter', 'label=berth.app']).catch(() => '');
-  return out ? out.split('\n').length : 0;
+  return (await containersWithLabel('berth.app').catch(() => [])).length;
 }
-
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -69,19 +43,15 @@ async function main(): Promise<void> {
     return;
   }
   const image = values.image as string;
-  const chats = positiveInt('chats', values.chats, 100);
-  const blobMib = positiveInt('blob-mib', values['blob-mib'], 16);
+  const chats = positiveInt('chats', values.chats, 100, USAGE);
+  const blobMib = positiveInt('blob-mib', values['blob-mib'], 16, USAGE);
   const skipMemory = values['skip-memory'] === true;
   const skipBrowser = values['skip-browser'] === true;
 
-  const serverVersion = await dockerOut(['version', '--format', '{{.Server.Version}}']);
-  try {
-    await dockerOut(['image', 'inspect', '--format', '{{.Id}}', image]);
-  } catch {
-    throw new Error(`The image ${image} is not present locally (the bench never pulls). Build it (scripts/build-test-images.sh) or pass --image.`);
-  }
+  const serverVersion = await docker('version', '--format', '{{.Server.Version}}');
+  await requireLocalImage(image);
   const envNotes = ['DOCKER_HOST', 'BERTH_CHROMIUM'].filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`);
-  console.log(`command: ${commandLine()}`);
+  console.log(`command: ${commandLine('bench:app', 'bench/app.ts', (script) => ['node', ...process.execArgv, script].map(quoteArg).join(' '))}`);
   console.log(`image:   ${image}`);
   console.log(`engine:  Docker ${serverVersion}; node ${process.version}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}); ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${os.platform()} ${os.release()}`);
   console.log(`env:     ${envNotes.length ? envNotes.join(' ') : '(no DOCKER_HOST, no BERTH_CHROMIUM)'}`);
@@ -190,9 +160,5 @@ main()
     process.exitCode = 1;
   })
   .finally(() => {
-    // Everything is closed by now; only if some handle still holds the loop open, exit anyway.
-    setTimeout(() => {
-      console.error(`bench:app: something kept the process alive after cleanup (${process.getActiveResourcesInfo().join(', ')}); exiting.`);
-      process.exit();
-    }, 3000).unref();
+    exitIfStillAlive(() => `bench:app: something kept the process alive after cleanup (${process.getActiveResourcesInfo().join(', ')}); exiting.`);
   });

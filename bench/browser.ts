@@ -9,18 +9,18 @@
  * Everything it starts (host, browser, containers, network, temp folders) it removes.
  */
 import { activeTerminal, createProfile, typeInTerminal, waitForTerminal as waitForTerminalEvery } from '../e2e/support/ui.js';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchBrowser, startHost, tempRoot, terminalText, type RunningHost } from '../e2e/support/browserHost.js';
+import { networkNameFor } from '../electron/main/policy/names.js';
+import { CHROMIUM, openApp, tempRoot, terminalText, type RunningHost } from '../e2e/support/browserHost.js';
+import { containersWithLabel, docker, dockerOk } from '../test/support/docker.js';
 import { summarize, type Summary } from './stats.js';
 
-const execFileP = promisify(execFile);
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RENDERER_INDEX = path.join(REPO, 'dist', 'renderer', 'index.html');
 /** A shell prompt at the end of the terminal's text (busybox sh: `/home/berth $`; bash: `…$`). */
@@ -272,14 +272,9 @@ async function newChatIn(page: Page, profile: string): Promise<void> {
   await waitForTerminal(page, (t) => PROMPT_AT_END.test(t), "the new chat's first prompt", 60_000);
 }
 
-async function docker(args: string[]): Promise<string> {
-  const { stdout } = await execFileP('docker', args, { maxBuffer: 16 * 1024 * 1024 });
-  return stdout.trim();
-}
-
+/** The host's running containers. */
 async function containersOf(instanceId: string): Promise<string[]> {
-  const out = await docker(['ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${instanceId}`]);
-  return out ? out.split('\n') : [];
+  return containersWithLabel(`berth.instance=${instanceId}`, { running: true });
 }
 
 /** `docker exec [-t] C cat FILE` with stdout to /dev/null: from spawn to exit, in ms. */
@@ -332,8 +327,8 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
   if (fresh.length !== 1) throw new Error(`Expected one new container for the throughput chat, found ${fresh.length}.`);
   const container = fresh[0] as string;
   const rawBytes = Math.floor((opts.blobMib * 1024 * 1024 * 3) / 4);
-  const blobBytes = Number(await docker(['exec', container, 'sh', '-c', `head -c ${rawBytes} /dev/urandom | base64 -w 100 > /tmp/blob && wc -c < /tmp/blob`]));
-  const lastLine = await docker(['exec', container, 'tail', '-n', '1', '/tmp/blob']);
+  const blobBytes = Number(await docker('exec', container, 'sh', '-c', `head -c ${rawBytes} /dev/urandom | base64 -w 100 > /tmp/blob && wc -c < /tmp/blob`));
+  const lastLine = await docker('exec', container, 'tail', '-n', '1', '/tmp/blob');
   if (!Number.isFinite(blobBytes) || blobBytes <= 0 || lastLine.length === 0) throw new Error('Could not create /tmp/blob in the container.');
   await typeInTerminal(page, 'echo SIZE $(stty size)-END');
   const sized = /SIZE (\d+ \d+)-END/.exec(await waitForTerminal(page, (t) => /SIZE \d+ \d+-END/.test(t), 'stty size'));
@@ -413,15 +408,12 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
   const cleanupNotes: string[] = [];
   const result: BrowserBenchResult = { chromium: CHROMIUM, profile, throughput: null, switching: null, cleanupNotes };
   try {
-    host = await startHost(root);
-    browser = await launchBrowser();
+    let page: Page;
+    ({ host, browser, page } = await openApp(root, {
+      // tsx compiles this file with esbuild's keepNames: functions handed to the page call `__name`.
+      initScripts: [{ content: 'globalThis.__name ??= (fn) => fn;' }, installWireCounter],
+    }));
     result.chromium = `${CHROMIUM} (Chromium ${browser.version()}, headless)`;
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    // tsx compiles this file with esbuild's keepNames: functions handed to the page call `__name`.
-    await page.addInitScript({ content: 'globalThis.__name ??= (fn) => fn;' });
-    await page.addInitScript(installWireCounter);
-    await page.goto(host.url);
-    await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
     await createProfile(page, profile, opts.image);
 
     result.switching = await measureSwitching(page, opts, profile);
@@ -431,14 +423,13 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
     await browser?.close().catch((e: unknown) => cleanupNotes.push(`closing Chromium failed: ${String(e)}`));
     if (host) {
       const instanceId = host.instanceId;
+      // Stopping removes the host's containers and its profiles' networks.
       await host.stop().catch((e: unknown) => cleanupNotes.push(`stopping the host failed: ${String(e)}`));
       const left = await containersOf(instanceId).catch(() => []);
       if (left.length) cleanupNotes.push(`${left.length} container(s) of this host are still there`);
     }
-    const net = `berth-${profile}`;
-    if (await docker(['network', 'inspect', net]).then(() => true, () => false)) {
-      await docker(['network', 'rm', net]).catch((e: unknown) => cleanupNotes.push(`removing network ${net} failed: ${String(e)}`));
-    }
+    const net = networkNameFor(profile);
+    if (await dockerOk('network', 'inspect', net)) cleanupNotes.push(`network ${net} is still there`);
     fs.rmSync(root, { recursive: true, force: true });
   }
 }

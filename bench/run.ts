@@ -8,20 +8,20 @@
  * See bench/README.md.
  */
 import { wasInterrupted, watchInterrupt } from './interrupt.js';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { SandboxProgressEvent } from '../shared/contract.js';
 import { createCore, type BerthCore } from '../electron/main/core.js';
+import { containersWithLabel, docker, removeInstanceContainers } from '../test/support/docker.js';
+import { commandLine, exitIfStillAlive, positiveInt, requireLocalImage } from './cli.js';
 import { ms, summarize, table, type Summary } from './stats.js';
 import { tracingEngine, type EngineCall, type TracingEngine } from './traceEngine.js';
 
-const execFileP = promisify(execFile);
 const now = () => performance.now();
 
 // ---------- options ----------
@@ -34,13 +34,6 @@ interface Options {
   warmRuns: number;
   json: boolean;
   trace: boolean;
-}
-
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} needs a positive integer, got "${raw}".\n${USAGE}`);
-  return n;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -61,42 +54,26 @@ function parseOptions(argv: string[]): Options {
     console.log(USAGE);
     process.exit(0);
   }
-  const runs = values.runs === undefined ? undefined : positiveInt('runs', values.runs, 1);
+  const runs = values.runs === undefined ? undefined : positiveInt('runs', values.runs, 1, USAGE);
   return {
     image: values.image?.trim() || 'berth-test:busybox',
-    coldRuns: positiveInt('cold-runs', values['cold-runs'], runs ?? 15),
-    warmRuns: positiveInt('warm-runs', values['warm-runs'], runs ?? 50),
+    coldRuns: positiveInt('cold-runs', values['cold-runs'], runs ?? 15, USAGE),
+    warmRuns: positiveInt('warm-runs', values['warm-runs'], runs ?? 50, USAGE),
     json: values.json ?? false,
     trace: values.trace ?? false,
   };
 }
 
-// ---------- Docker CLI ----------
+// ---------- Docker CLI (test/support/docker.ts) ----------
 
-async function docker(args: string[]): Promise<string> {
-  const { stdout } = await execFileP('docker', args, { maxBuffer: 16 * 1024 * 1024 });
-  return stdout;
-}
-
-async function berthContainers(filter: string): Promise<string[]> {
-  return (await docker(['ps', '-aq', '--filter', filter]).catch(() => '')).split('\n').filter(Boolean);
+async function berthContainers(label: string): Promise<string[]> {
+  return containersWithLabel(label).catch(() => []);
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t0 = now();
   const value = await fn();
   return [now() - t0, value];
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-function commandLine(): string {
-  const args = process.argv.slice(2).map(quoteArg).join(' ');
-  const script = path.relative(process.cwd(), process.argv[1] ?? 'bench/run.ts') || 'bench/run.ts';
-  const direct = `tsx ${script}${args ? ` ${args}` : ''}`;
-  return process.env.npm_lifecycle_event === 'bench' ? `npm run bench${args ? ` -- ${args}` : ''}  (${direct})` : direct;
 }
 
 // ---------- measurements ----------
@@ -133,22 +110,19 @@ function assertOk(result: { exitCode: number; output: string }, what: string): v
 
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
+  const command = commandLine('bench', 'bench/run.ts', (script) => `tsx ${script}`);
   const runId = randomBytes(4).toString('hex');
   const profile = `bench-${runId}`;
 
-  const serverVersion = (await docker(['version', '--format', '{{.Server.Version}}'])).trim();
-  try {
-    await docker(['image', 'inspect', '--format', '{{.Id}}', opts.image]);
-  } catch {
-    throw new Error(`The image ${opts.image} is not present locally (the bench never pulls). Build it (scripts/build-test-images.sh) or pass --image.`);
-  }
+  const serverVersion = await docker('version', '--format', '{{.Server.Version}}');
+  await requireLocalImage(opts.image);
 
-  console.log(`command: ${commandLine()}`);
+  console.log(`command: ${command}`);
   console.log(`image:   ${opts.image}`);
   console.log(`runs:    cold ${opts.coldRuns}, warm ${opts.warmRuns} (core and CLI alternate)`);
   console.log(`engine:  Docker ${serverVersion}; node ${process.version}; ${os.cpus().length} CPUs; ${os.platform()} ${os.release()}`);
   console.log(`profile: ${profile} (network isolated)${opts.trace ? '; engine calls traced' : ''}`);
-  const busy = await berthContainers('label=berth.app');
+  const busy = await berthContainers('berth.app');
   if (busy.length) console.log(`note:    ${busy.length} berth.app container(s) from other processes exist now; concurrent engine load makes timings noisier`);
   console.log('');
 
@@ -182,7 +156,7 @@ async function main(): Promise<void> {
       assertOk(await c.sandbox.exec({ chatId: chat.id, command: ':' }), 'warm-up exec');
       await c.chats.delete({ chatId: chat.id });
       marks.delete(chat.id);
-      await docker(['run', '--rm', opts.image, 'sh', '-c', ':']);
+      await docker('run', '--rm', opts.image, 'sh', '-c', ':');
     }
 
     // (a) cold chat-ready
@@ -206,7 +180,7 @@ async function main(): Promise<void> {
         await c.chats.delete({ chatId: chat.id }); // untimed
         return { berthMs: t1 - t0, chatCreatedMs: tChat - t0, phases, engineCalls: calls?.map((e) => ({ ...e, startMs: e.startMs - t0 })) ?? null };
       };
-      const runCli = async () => (await timed(() => docker(['run', '--rm', opts.image, 'sh', '-c', ':'])))[0];
+      const runCli = async () => (await timed(() => docker('run', '--rm', opts.image, 'sh', '-c', ':')))[0];
       // Alternate which side goes first, so drift and caching affect both alike.
       let b: Awaited<ReturnType<typeof runBerth>>;
       let cliMs: number;
@@ -218,7 +192,7 @@ async function main(): Promise<void> {
         b = await runBerth();
       }
       // Context, not a target: the CLI on the same user-defined network a Berth chat joins.
-      const cliNetMs = (await timed(() => docker(['run', '--rm', '--network', profileNetwork, opts.image, 'sh', '-c', ':'])))[0];
+      const cliNetMs = (await timed(() => docker('run', '--rm', '--network', profileNetwork, opts.image, 'sh', '-c', ':')))[0];
       cold.push({ ...b, cliMs, cliNetMs });
       process.stdout.write('.');
     }
@@ -232,7 +206,7 @@ async function main(): Promise<void> {
     const containerId = status.containerId;
     for (let i = 0; i < 3; i++) {
       await c.sandbox.exec({ chatId: chat.id, command: ':' });
-      await docker(['exec', containerId, 'sh', '-c', ':']);
+      await docker('exec', containerId, 'sh', '-c', ':');
     }
     const warmBerth: number[] = [];
     const warmCli: number[] = [];
@@ -244,7 +218,7 @@ async function main(): Promise<void> {
         assertOk(result, 'warm exec');
         warmBerth.push(t);
       };
-      const runCli = async () => warmCli.push((await timed(() => docker(['exec', containerId, 'sh', '-c', ':'])))[0]);
+      const runCli = async () => warmCli.push((await timed(() => docker('exec', containerId, 'sh', '-c', ':')))[0]);
       if (i % 2 === 0) {
         await runBerth();
         await runCli();
@@ -325,7 +299,7 @@ async function main(): Promise<void> {
       const file = path.join(dir, 'latest.json');
       const out = {
         date: new Date().toISOString(),
-        command: commandLine(),
+        command,
         image: opts.image,
         runs: { cold: opts.coldRuns, warm: opts.warmRuns },
         environment: { docker: serverVersion, node: process.version, cpus: os.cpus().length, platform: `${os.platform()} ${os.release()}` },
@@ -350,20 +324,20 @@ async function main(): Promise<void> {
     fs.rmSync(dataDir, { recursive: true, force: true });
     if (instanceId) {
       // Belt and braces: nothing of this run may stay behind, even if profiles.delete failed.
-      const left = (await docker(['ps', '-aq', '--filter', `label=berth.instance=${instanceId}`]).catch(() => '')).split('\n').filter(Boolean);
-      if (left.length) {
-        await docker(['rm', '-f', '-v', ...left]).catch(() => undefined);
-        cleanupErrors.push(`removed ${left.length} leftover container(s) by hand`);
-      }
-      const nets = (await docker(['network', 'ls', '-q', '--filter', `label=berth.profile=${profile}`]).catch(() => '')).split('\n').filter(Boolean);
+      const left = await removeInstanceContainers(instanceId, { volumes: true }).catch((e: unknown) => {
+        cleanupErrors.push(`removing leftover containers failed: ${String(e)}`);
+        return [];
+      });
+      if (left.length) cleanupErrors.push(`removed ${left.length} leftover container(s) by hand`);
+      const nets = (await docker('network', 'ls', '-q', '--filter', `label=berth.profile=${profile}`).catch(() => '')).split('\n').filter(Boolean);
       if (nets.length) {
-        await docker(['network', 'rm', ...nets]).catch(() => undefined);
+        await docker('network', 'rm', ...nets).catch(() => undefined);
         cleanupErrors.push(`removed ${nets.length} leftover network(s) by hand`);
       }
     }
     for (const e of cleanupErrors) console.error(`cleanup: ${e}`);
-    const mine = instanceId ? await berthContainers(`label=berth.instance=${instanceId}`) : [];
-    const others = (await berthContainers('label=berth.app')).length - mine.length;
+    const mine = instanceId ? await berthContainers(`berth.instance=${instanceId}`) : [];
+    const others = (await berthContainers('berth.app')).length - mine.length;
     console.log(
       `\ncleanup: profile deleted, core disposed, temp dataDir removed; this run's containers left: ${mine.length}` +
         (others > 0 ? ` (${others} other berth.app container(s) on the engine belong to other processes)` : '; no berth.app containers on the engine'),
@@ -380,9 +354,5 @@ main().then(
     process.exitCode = 1;
   },
 ).finally(() => {
-  // Everything is closed by now; only if some handle still holds the loop open, exit anyway.
-  setTimeout(() => {
-    console.error('bench: a handle kept the process alive after cleanup; exiting.');
-    process.exit();
-  }, 3000).unref();
+  exitIfStillAlive(() => 'bench: a handle kept the process alive after cleanup; exiting.');
 });

@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerOk } from '../test/support/docker.js';
-import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName } from '../test/support/harness.js';
+import { SANDBOX_GID, SANDBOX_UID, uniqueName, writeTree } from '../test/support/harness.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../test/support/openaiTestServer.js';
-import { SCREENSHOTS, openApp, tempRoot, type RunningHost } from './support/browserHost.js';
+import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
+import { attach } from './support/ui.js';
 
 const KEY = 'sk-e2e-4f1c9a7b2d';
 let root: string;
@@ -20,11 +20,6 @@ let browser: Browser;
 let page: Page;
 let provider: OpenAiTestServer;
 const profile = uniqueName('agent');
-
-async function shot(name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
-}
 
 beforeAll(async () => {
   root = tempRoot();
@@ -36,16 +31,13 @@ afterAll(async () => {
   await browser?.close();
   await host?.stop();
   await provider?.close();
-  await dockerOk('network', 'rm', `berth-${profile}`);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
 describe('an agent chat in the browser', () => {
   it('sets up the model, asks before a command, streams the answer with tool cards, and keeps it after a reload', async () => {
     const folder = path.join(root, 'project');
-    fs.mkdirSync(folder);
-    fs.writeFileSync(path.join(folder, 'readme.md'), '# Project\n');
-    chownTree(folder, SANDBOX_UID, SANDBOX_GID);
+    writeTree(folder, { 'readme.md': '# Project\n' }, SANDBOX_UID, SANDBOX_GID);
     provider.setResponder(byTurn(
       { toolCalls: [{ name: 'list_dir', arguments: {} }] },
       { toolCalls: [{ name: 'terminal', arguments: { command: 'echo hello-from-agent > /workspace/agent.txt' } }] },
@@ -67,19 +59,15 @@ describe('an agent chat in the browser', () => {
     await dialog.getByRole('button', { name: 'Save key' }).click();
     await dialog.getByText(`A key is stored for ${new URL(provider.baseUrl).origin}`).waitFor();
     expect(await dialog.getByLabel('API key').inputValue()).toBe('');
-    await shot('agent-01-profile');
+    await shot(page, 'agent-01-profile');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
 
     // A chat in that profile, with the folder attached.
     await page.getByLabel('Profile for new chats').selectOption(profile);
     await page.getByRole('button', { name: 'New chat' }).click();
-    await page.getByRole('button', { name: 'Attach folder…' }).click();
-    const picker = page.getByRole('dialog');
-    await expect.poll(() => picker.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
-    await picker.getByLabel('Folder path').fill(folder);
-    await picker.getByRole('button', { name: 'Choose this folder' }).click();
-    await picker.waitFor({ state: 'hidden' });
+    await attach(page, folder);
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
 
     const conversation = page.getByRole('region', { name: 'Conversation' });
     await conversation.getByRole('textbox', { name: 'Message' }).fill('Write a file saying hello');
@@ -90,7 +78,7 @@ describe('an agent chat in the browser', () => {
     await approval.waitFor({ timeout: 60_000 });
     await expect.poll(() => approval.textContent()).toContain('echo hello-from-agent > /workspace/agent.txt');
     expect(fs.existsSync(path.join(folder, 'agent.txt'))).toBe(false);
-    await shot('agent-02-approval');
+    await shot(page, 'agent-02-approval');
     await approval.getByRole('button', { name: 'Allow once' }).click();
 
     // The streamed answer, rendered as Markdown with a highlighted code block.
@@ -109,7 +97,7 @@ describe('an agent chat in the browser', () => {
     const listCard = conversation.getByRole('group', { name: 'list_dir: list /workspace' });
     await listCard.getByRole('button', { name: 'Show output' }).click();
     await expect.poll(() => listCard.textContent()).toContain('readme.md');
-    await shot('agent-03-answer');
+    await shot(page, 'agent-03-answer');
 
     // The provider got the key; the page never did.
     expect(provider.requests.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);

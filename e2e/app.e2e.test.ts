@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containersWithLabel, dockerOk } from '../test/support/docker.js';
-import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName } from '../test/support/harness.js';
-import { SCREENSHOTS, openApp, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
+import { containersWithLabel } from '../test/support/docker.js';
+import { SANDBOX_GID, SANDBOX_UID, uniqueName, writeTree } from '../test/support/harness.js';
+import { openApp, shot, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
 let root: string;
@@ -19,21 +19,15 @@ const profiles = [uniqueName('alpha'), uniqueName('beta')];
 
 function workspace(name: string, files: Record<string, string>): string {
   const dir = path.join(root, name);
-  fs.mkdirSync(dir, { recursive: true });
-  for (const [rel, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, rel), content);
-  chownTree(dir, SANDBOX_UID, SANDBOX_GID);
+  writeTree(dir, files, SANDBOX_UID, SANDBOX_GID);
   return dir;
-}
-
-async function shot(name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
 const waitForTerminal = (pred: (text: string) => boolean, what: string) => ui.waitForTerminal(page, pred, what);
 const typeInTerminal = (line: string) => ui.typeInTerminal(page, line);
 const createProfile = (name: string) => ui.createProfile(page, name, 'berth-test:busybox');
 const activeTerminal = () => ui.activeTerminal(page);
+const attach = (folder: string) => ui.attach(page, folder);
 
 const seenTerminals = new Set<string>();
 
@@ -47,7 +41,7 @@ async function freshTerminalShowing(text: string, what: string): Promise<void> {
       return;
     }
     if (Date.now() > deadline) {
-      await shot(`failed-${what.replace(/\W+/g, '-')}`);
+      await shot(page, `failed-${what.replace(/\W+/g, '-')}`);
       throw new Error(`Timed out waiting for ${what}. The terminal shows:\n${await terminalText(page).catch(() => '')}`);
     }
     await page.waitForTimeout(100);
@@ -69,19 +63,10 @@ async function restartIntoWorkspace(): Promise<void> {
   try {
     await page.getByRole('button', { name: 'Restart terminal' }).click({ timeout: 30_000 });
   } catch (error) {
-    await shot('failed-restart');
+    await shot(page, 'failed-restart');
     throw new Error(`No Restart button. The terminal shows:\n${await terminalText(page).catch(() => '')}`, { cause: error });
   }
   await freshTerminalShowing('/workspace $', 'the prompt in the attached folder');
-}
-
-async function attach(folder: string): Promise<void> {
-  await page.getByRole('button', { name: 'Attach folder…' }).click();
-  const dialog = page.getByRole('dialog');
-  // As a person would, wait for the dialog to show where it starts before typing over it.
-  await expect.poll(() => dialog.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
-  await dialog.getByLabel('Folder path').fill(folder);
-  await dialog.getByRole('button', { name: 'Choose this folder' }).click();
 }
 
 beforeAll(async () => {
@@ -92,13 +77,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await host?.stop();
-  for (const p of profiles) await dockerOk('network', 'rm', `berth-${p}`);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
 describe('Berth in the browser', () => {
   it('two chats in two profiles each see only their own folder, write files the user owns, resize, and keep scrollback', async () => {
-    await shot('01-start');
+    await shot(page, '01-start');
     for (const p of profiles) await createProfile(p);
 
     const wsA = workspace('folder-a', { 'only-a.txt': 'a' });
@@ -111,7 +95,7 @@ describe('Berth in the browser', () => {
     const inA = await waitForTerminal((t) => t.includes('A-42'), 'ls in chat A');
     expect(inA).toContain('only-a.txt');
     expect(inA).not.toContain('only-b.txt');
-    await shot('02-chat-a-terminal');
+    await shot(page, '02-chat-a-terminal');
 
     await newChatIn(profiles[1] as string);
     await attach(wsB);
@@ -145,20 +129,20 @@ describe('Berth in the browser', () => {
     await waitForTerminal((t) => t.includes('A-42') && !t.includes('remember-me-25'), 'chat A again');
     await chatButtons.last().click();
     await waitForTerminal((t) => t.includes('remember-me-25'), 'chat B scrollback');
-    await shot('03-chat-b-after-switch');
+    await shot(page, '03-chat-b-after-switch');
   });
 
   it('a refused folder shows a clear message', async () => {
     await page.getByRole('button', { name: 'Attach folder…' }).click();
     const dialog = page.getByRole('dialog');
     await expect.poll(() => dialog.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
-    await shot('04-folder-browser');
+    await shot(page, '04-folder-browser');
     await dialog.getByLabel('Folder path').fill('/etc');
     await dialog.getByRole('button', { name: 'Choose this folder' }).click();
     const alert = page.getByRole('alert').filter({ hasText: '/etc' });
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/\/etc is a system folder/);
-    await shot('05-refused-folder');
+    await shot(page, '05-refused-folder');
     if (await dialog.isVisible()) await page.keyboard.press('Escape');
   });
 
@@ -168,7 +152,7 @@ describe('Berth in the browser', () => {
     await page.getByRole('button', { name: 'Delete chat' }).first().click();
     const confirm = page.getByRole('dialog');
     expect(await confirm.textContent()).toMatch(/container/i);
-    await shot('06-delete-confirm');
+    await shot(page, '06-delete-confirm');
     await confirm.getByRole('button', { name: 'Delete chat' }).click();
     await confirm.waitFor({ state: 'hidden' });
     const deadline = Date.now() + 15_000;

@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { networkNameFor } from '../../electron/main/policy/names.js';
 import { openDatabase } from '../../electron/main/store/database.js';
-import { containersWithLabel, docker } from '../../test/support/docker.js';
+import { dockerOk, removeInstanceContainers } from '../../test/support/docker.js';
+import { record } from '../../test/support/testRun.js';
 
 export const CHROMIUM = process.env.BERTH_CHROMIUM ?? '/usr/bin/chromium';
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
@@ -48,8 +50,7 @@ export async function startHost(root: string): Promise<RunningHost> {
   const db = openDatabase(dataDir);
   const instanceId = (db.prepare("SELECT value FROM settings WHERE key = 'instance_id'").get() as { value: string }).value;
   db.close();
-  const runDir = process.env.BERTH_TEST_RUN_DIR;
-  if (runDir) fs.appendFileSync(path.join(runDir, 'instances'), `${instanceId}\n`);
+  record('instances', instanceId);
   return {
     url,
     origin: new URL(url).origin,
@@ -64,10 +65,41 @@ export async function startHost(root: string): Promise<RunningHost> {
         clearTimeout(timer);
         if (child.exitCode === null) child.kill('SIGKILL');
       }
-      const left = await containersWithLabel(`berth.instance=${instanceId}`);
-      if (left.length) await docker('rm', '-f', ...left);
+      try {
+        await removeInstanceContainers(instanceId);
+      } finally {
+        await removeProfileNetworks(dataDir);
+      }
     },
   };
+}
+
+/**
+ * Removes the networks of the profiles made on the host. It runs in another process, so they
+ * are read from its store once it has exited (Harness sees them made instead), and recorded
+ * for the global teardown's leftover check. `default` is left alone: its network's name is
+ * the same for every Berth on the engine. Failures are ignored: the global teardown (or the
+ * bench's cleanup notes) report what is left.
+ */
+async function removeProfileNetworks(dataDir: string): Promise<void> {
+  const db = openDatabase(dataDir);
+  let profiles: string[];
+  try {
+    profiles = (db.prepare('SELECT name FROM profiles').all() as Array<{ name: string }>).map((row) => row.name);
+  } finally {
+    db.close();
+  }
+  for (const profile of profiles) {
+    if (profile === 'default') continue;
+    let network: string;
+    try {
+      network = networkNameFor(profile);
+    } catch {
+      continue; // a name without letters or digits never had a network
+    }
+    record('networks', network);
+    await dockerOk('network', 'rm', network);
+  }
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -86,14 +118,28 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** The host, a browser and one page on Berth's URL, once the status bar shows the engine. */
-export async function openApp(root: string): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
+/** A script for `page.addInitScript`: it runs in the page before the app's own scripts. */
+export type InitScript = Parameters<Page['addInitScript']>[0];
+
+/**
+ * The host, a browser and one page on Berth's URL (with `initScripts` added first, in order),
+ * once the status bar shows the engine. If a step fails, what it started is stopped first.
+ */
+export async function openApp(root: string, { initScripts = [] }: { initScripts?: InitScript[] } = {}): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
   const host = await startHost(root);
-  const browser = await launchBrowser();
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(host.url);
-  await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
-  return { host, browser, page };
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    for (const script of initScripts) await page.addInitScript(script);
+    await page.goto(host.url);
+    await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+    return { host, browser, page };
+  } catch (error) {
+    await browser?.close().catch(() => undefined);
+    await host.stop().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The active terminal's text, read from xterm's buffer through the app's test hook. */
@@ -106,3 +152,9 @@ export function tempRoot(): string {
 }
 
 export const SCREENSHOTS = path.join(REPO, 'e2e', 'screenshots');
+
+/** Saves what the page shows as e2e/screenshots/<name>.png. */
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+}

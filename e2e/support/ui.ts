@@ -40,3 +40,17 @@ export async function createProfile(page: Page, name: string, image: string): Pr
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
 }
+
+/** Opens "Attach folder…", waits for it to show where it starts (as a person would), and chooses `folder`. */
+export async function attach(page: Page, folder: string): Promise<void> {
+  await page.getByRole('button', { name: 'Attach folder…' }).click();
+  const dialog = page.getByRole('dialog');
+  const path = dialog.getByLabel('Folder path');
+  const deadline = Date.now() + 10_000;
+  while ((await path.inputValue()) === '') {
+    if (Date.now() > deadline) throw new Error('The folder picker never showed where it starts.');
+    await page.waitForTimeout(50);
+  }
+  await path.fill(folder);
+  await dialog.getByRole('button', { name: 'Choose this folder' }).click();
+}

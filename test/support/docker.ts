@@ -18,9 +18,20 @@ export async function dockerOk(...args: string[]): Promise<boolean> {
   }
 }
 
-export async function containersWithLabel(label: string): Promise<string[]> {
-  const out = await docker('ps', '-aq', '--no-trunc', '--filter', `label=${label}`);
+/** The ids of the containers with this label: all of them, or with `running` only the running ones. */
+export async function containersWithLabel(label: string, { running = false } = {}): Promise<string[]> {
+  const out = await docker('ps', running ? '-q' : '-aq', '--no-trunc', '--filter', `label=${label}`);
   return out ? out.split('\n') : [];
+}
+
+/**
+ * Force-removes every container of one Berth instance (label berth.instance), with `volumes`
+ * their anonymous volumes too; returns the ids it removed.
+ */
+export async function removeInstanceContainers(instanceId: string, { volumes = false } = {}): Promise<string[]> {
+  const left = await containersWithLabel(`berth.instance=${instanceId}`);
+  if (left.length) await docker('rm', '-f', ...(volumes ? ['-v'] : []), ...left);
+  return left;
 }
 
 export async function inspect<T = Record<string, unknown>>(id: string): Promise<T> {

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { containersWithLabel, docker, dockerOk } from './docker.js';
+import { BOOKWORM, BUSYBOX, dockerOk, removeInstanceContainers } from './docker.js';
+import type { RunRecord } from './testRun.js';
 
 /**
  * Vitest loads this once per project that lists it (integration, e2e), in one process: the
@@ -28,7 +29,7 @@ async function prepare(): Promise<string> {
   if (!(await dockerOk('version', '--format', '{{.Server.Version}}'))) {
     throw new Error('The integration tests need a running Docker engine: run `bash ../shared/engine/ensure-docker.sh` (or start Docker).');
   }
-  for (const image of ['berth-test:busybox', 'berth-test:bookworm']) {
+  for (const image of [BUSYBOX, BOOKWORM]) {
     if (!(await dockerOk('image', 'inspect', image))) {
       throw new Error(`The integration tests need the local image ${image}: run \`bash scripts/build-test-images.sh\`.`);
     }
@@ -38,7 +39,7 @@ async function prepare(): Promise<string> {
   return dir;
 }
 
-function recorded(kind: 'instances' | 'networks'): string[] {
+function recorded(kind: RunRecord): string[] {
   const file = path.join(runDir, kind);
   return fs.existsSync(file) ? [...new Set(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean))] : [];
 }
@@ -47,10 +48,9 @@ export async function teardown(): Promise<void> {
   if (shared.berthTestRun && --shared.berthTestRun.users > 0) return;
   delete shared.berthTestRun;
   const left: string[] = [];
-  for (const instance of recorded('instances')) left.push(...(await containersWithLabel(`berth.instance=${instance}`)));
+  for (const instance of recorded('instances')) left.push(...(await removeInstanceContainers(instance)));
   const nets: string[] = [];
   for (const name of recorded('networks')) if (await dockerOk('network', 'inspect', name)) nets.push(name);
-  if (left.length) await docker('rm', '-f', ...left);
   for (const n of nets) await dockerOk('network', 'rm', n);
   fs.rmSync(runDir, { recursive: true, force: true });
   if (left.length || nets.length) {

@@ -7,17 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createCore, type BerthCore, type CoreOptions } from '../../electron/main/core.js';
-import { containersWithLabel, docker, dockerOk } from './docker.js';
+import { BUSYBOX, removeInstanceContainers } from './docker.js';
+import { record } from './testRun.js';
 
 /** The uid the sandbox runs as on this machine: the host user's, or 1000 when tests run as root. */
 export const SANDBOX_UID = process.getuid?.() === 0 ? 1000 : (process.getuid?.() ?? 1000);
 export const SANDBOX_GID = process.getgid?.() === 0 ? 1000 : (process.getgid?.() ?? 1000);
-
-/** Tells the global teardown what this run made, so it checks for leftovers of this run only. */
-function record(kind: 'instances' | 'networks', value: string): void {
-  const dir = process.env.BERTH_TEST_RUN_DIR;
-  if (dir) fs.appendFileSync(path.join(dir, kind), `${value}\n`);
-}
 
 export function uniqueName(prefix = 'it'): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -49,12 +44,7 @@ export class Harness {
   /** A folder as the user would have it: theirs, writable by the sandbox user. */
   workspace(name = 'ws', files: Record<string, string> = {}): string {
     const dir = path.join(fs.mkdtempSync(path.join(this.root, 'w-')), name);
-    fs.mkdirSync(dir, { recursive: true });
-    for (const [rel, content] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), content);
-    }
-    chownTree(dir, SANDBOX_UID, SANDBOX_GID);
+    writeTree(dir, files, SANDBOX_UID, SANDBOX_GID);
     this.dirs.push(dir);
     return dir;
   }
@@ -67,7 +57,7 @@ export class Harness {
   }
 
   async profile(core: BerthCore, settings: Parameters<BerthCore['profiles']['create']>[0] | Record<string, unknown> = {}) {
-    return core.profiles.create({ name: uniqueName('p'), image: 'berth-test:busybox', ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
+    return core.profiles.create({ name: uniqueName('p'), image: BUSYBOX, ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
   }
 
   /** Deletes every profile and chat the cores made, disposes them, and sweeps their labels. */
@@ -83,11 +73,20 @@ export class Harness {
       }
       const instance = core.instanceId;
       await core.dispose().catch(() => undefined);
-      const left = await containersWithLabel(`berth.instance=${instance}`);
-      if (left.length) await docker('rm', '-f', ...left);
+      await removeInstanceContainers(instance);
     }
     fs.rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** Makes `dir` (and its parents) with `files` (paths relative to it) in it, all owned by uid:gid. */
+export function writeTree(dir: string, files: Record<string, string>, uid: number, gid: number): void {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+  chownTree(dir, uid, gid);
 }
 
 export function chownTree(dir: string, uid: number, gid: number): void {
@@ -97,8 +96,4 @@ export function chownTree(dir: string, uid: number, gid: number): void {
     if (entry.isDirectory()) chownTree(p, uid, gid);
     else fs.lchownSync(p, uid, gid);
   }
-}
-
-export async function removeNetwork(name: string): Promise<void> {
-  await dockerOk('network', 'rm', name);
 }

@@ -18,10 +18,6 @@ export class ManualClock implements Clock {
     this.timers.delete(handle as number);
   };
 
-  get pending(): number {
-    return this.timers.size;
-  }
-
   /** Moves time forward and runs every timer that came due, in order. */
   advance(ms: number): void {
     this.current += ms;
