@@ -51,11 +51,14 @@ export interface ErrorPayload {
   hint?: string;
 }
 
+/** What the user reads when a failure has no words of its own (not a BerthError, or no message). */
+export const FALLBACK_ERROR_MESSAGE = 'Something went wrong inside Berth. Try again; if it keeps happening, restart the app.';
+
 export function toErrorPayload(error: unknown): ErrorPayload {
   if (isBerthError(error)) {
     return error.hint === undefined
       ? { code: error.code, message: error.message }
       : { code: error.code, message: error.message, hint: error.hint };
   }
-  return { code: 'internal', message: 'Something went wrong inside Berth. Try again; if it keeps happening, restart the app.' };
+  return { code: 'internal', message: FALLBACK_ERROR_MESSAGE };
 }

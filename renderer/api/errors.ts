@@ -1,4 +1,6 @@
 /** Errors from main, as the UI shows them: the message as is, and the next step (hint). */
+import { FALLBACK_ERROR_MESSAGE } from '../../shared/errors';
+
 export interface ApiErrorInfo {
   code: string;
   message: string;
@@ -18,8 +20,6 @@ export class ApiError extends Error {
   }
 }
 
-const FALLBACK_MESSAGE = 'Something went wrong inside Berth. Try again; if it keeps happening, restart the app.';
-
 /** Electron prefixes errors rejected across ipcRenderer.invoke with this; the rest is main's message. */
 const IPC_PREFIX = /^Error invoking remote method '[^']*': (?:[A-Za-z]*Error: )?/;
 
@@ -32,11 +32,11 @@ function stringProp(value: object, key: string): string | undefined {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (typeof error === 'object' && error !== null) {
-    const message = stringProp(error, 'message')?.replace(IPC_PREFIX, '') ?? FALLBACK_MESSAGE;
+    const message = stringProp(error, 'message')?.replace(IPC_PREFIX, '') ?? FALLBACK_ERROR_MESSAGE;
     return new ApiError(stringProp(error, 'code') ?? 'internal', message, stringProp(error, 'hint'));
   }
   if (typeof error === 'string' && error !== '') return new ApiError('internal', error);
-  return new ApiError('internal', FALLBACK_MESSAGE);
+  return new ApiError('internal', FALLBACK_ERROR_MESSAGE);
 }
 
 export function errorInfo(error: unknown): ApiErrorInfo {

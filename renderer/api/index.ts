@@ -6,9 +6,6 @@ import type { BerthApi, ConnectionSource } from './types';
 import { PreloadClient } from './preloadClient';
 import { WsClient, rpcUrl } from './wsClient';
 
-export type { BerthApi, ConnectionInfo, ConnectionSource, ConnectionState, PickFolderResult } from './types';
-export { ApiError, errorInfo, toApiError, type ApiErrorInfo } from './errors';
-
 export interface ApiLink {
   api: BerthApi;
   connection: ConnectionSource;

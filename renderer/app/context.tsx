@@ -32,10 +32,6 @@ export function useServices(): AppServices {
   return services;
 }
 
-export function useApi(): BerthApi {
-  return useServices().api;
-}
-
 // Selectors must return stable values (a field, or a primitive): zustand re-renders on change.
 export function useChats<T>(selector: (s: ChatsState) => T): T {
   return useStore(useServices().stores.chats, selector);

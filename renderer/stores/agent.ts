@@ -7,6 +7,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AgentMessage, ApprovalRequest, EventPayload, Response } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
+import { without } from './record';
 
 export type ApprovalDecision = 'once' | 'chat' | 'deny';
 
@@ -124,12 +125,8 @@ export function reduceAgent(state: Conversations, action: AgentAction): Conversa
       }));
     case 'patch':
       return update(state, action.chatId, (c) => ({ ...c, ...action.patch }));
-    case 'forget': {
-      if (!(action.chatId in state)) return state;
-      const next = { ...state };
-      delete next[action.chatId];
-      return next;
-    }
+    case 'forget':
+      return action.chatId in state ? without(state, action.chatId) : state;
   }
 }
 

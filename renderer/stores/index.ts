@@ -57,9 +57,14 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     void (autoOpen ? terminals.ensure(chatId) : terminals.load(chatId));
   };
 
-  const refreshAll = () => {
+  /** The lists `chats.changed` may be about: main emits it after chat and profile changes alike. */
+  const refreshLists = () => {
     void stores.chats.getState().refresh();
     void stores.profiles.getState().refresh();
+  };
+
+  const refreshAll = () => {
+    refreshLists();
     void stores.engine.getState().refresh();
     refreshSelected();
   };
@@ -73,8 +78,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
         const selected = stores.chats.getState().selectedId;
         const touchesSelected = changedChats.has(selected) || changedChats.has(null);
         changedChats.clear();
-        void stores.chats.getState().refresh();
-        void stores.profiles.getState().refresh();
+        refreshLists();
         if (selected !== null && touchesSelected) void stores.sandbox.getState().load(selected);
       }, delay);
     }),
@@ -111,8 +115,8 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     }),
   );
 
-  // Connection: mirror it, and refetch everything after a reconnect (events may have been missed).
-  stores.connection.setState(connection.get(), true);
+  // Connection: mirror it (createStores seeded it), and refetch everything after a reconnect
+  // (events may have been missed).
   offs.push(
     connection.subscribe((info) => {
       const prev = stores.connection.getState();
@@ -121,10 +125,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     }),
   );
 
-  void stores.chats.getState().refresh();
-  void stores.profiles.getState().refresh();
-  void stores.engine.getState().refresh();
-  refreshSelected();
+  refreshAll();
 
   return () => {
     if (refetchTimer !== null) clearTimeout(refetchTimer);

@@ -1,4 +1,7 @@
-/** Profiles: a projection of main's list. Create and update reject with the API error for the form. */
+/**
+ * Profiles: a projection of main's list (refetched by startSync on `chats.changed`, which main
+ * emits after every change). Create and update reject with the API error for the form.
+ */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ProfileSettingsInput, ProfileView, Request } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
@@ -19,7 +22,7 @@ export function createProfilesStore(api: BerthApi): ProfilesStore {
   let generation = 0;
   const upsert = (profiles: ProfileView[], p: ProfileView) =>
     profiles.some((x) => x.name === p.name) ? profiles.map((x) => (x.name === p.name ? p : x)) : [...profiles, p];
-  return createStore<ProfilesState>()((set, get) => ({
+  return createStore<ProfilesState>()((set) => ({
     profiles: [],
     loaded: false,
     error: null,
@@ -35,13 +38,11 @@ export function createProfilesStore(api: BerthApi): ProfilesStore {
     async create(input) {
       const profile = await api.call('profiles.create', input);
       set((s) => ({ profiles: upsert(s.profiles, profile) }));
-      void get().refresh();
       return profile;
     },
     async update(name, settings) {
       const profile = await api.call('profiles.update', { name, settings });
       set((s) => ({ profiles: upsert(s.profiles, profile) }));
-      void get().refresh();
       return profile;
     },
   }));

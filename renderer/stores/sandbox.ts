@@ -6,6 +6,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SandboxProgressEvent, SandboxState, SandboxStatus } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
+import { without } from './record';
 
 export interface SandboxView {
   status: SandboxStatus | null;
@@ -22,6 +23,11 @@ export type SandboxViews = Readonly<Record<string, SandboxView>>;
 
 const IN_PROGRESS: ReadonlySet<SandboxState> = new Set(['pulling', 'creating', 'starting']);
 
+/** Whether the sandbox is being brought up: pulling its image, creating or starting its container. */
+export function isBringingUp(state: SandboxState): boolean {
+  return IN_PROGRESS.has(state);
+}
+
 function emptyStatus(chatId: string, key: string | null): SandboxStatus {
   return { chatId, state: 'none', key, containerId: null, containerName: null, image: null, networkName: null, error: null };
 }
@@ -32,7 +38,7 @@ export function reduceSandbox(state: SandboxViews, action: SandboxAction): Sandb
       const { status } = action;
       const prev = state[status.chatId];
       // A status that is itself a bring-up phase keeps the progress of that phase (its fraction).
-      const progress = prev?.progress && IN_PROGRESS.has(status.state) && prev.progress.phase === status.state ? prev.progress : null;
+      const progress = prev?.progress && isBringingUp(status.state) && prev.progress.phase === status.state ? prev.progress : null;
       return { ...state, [status.chatId]: { status, progress } };
     }
     case 'progress': {
@@ -44,12 +50,8 @@ export function reduceSandbox(state: SandboxViews, action: SandboxAction): Sandb
       }
       return { ...state, [progress.chatId]: { status: prev?.status ?? null, progress } };
     }
-    case 'forget': {
-      if (!(action.chatId in state)) return state;
-      const next = { ...state };
-      delete next[action.chatId];
-      return next;
-    }
+    case 'forget':
+      return action.chatId in state ? without(state, action.chatId) : state;
   }
 }
 
@@ -91,11 +93,7 @@ export function createSandboxStore(api: BerthApi): SandboxStore {
     async load(chatId) {
       try {
         const status = await api.call('sandbox.status', { chatId });
-        set((s) => {
-          const loadErrors = { ...s.loadErrors };
-          delete loadErrors[chatId];
-          return { views: reduceSandbox(s.views, { type: 'status', status }), loadErrors };
-        });
+        set((s) => ({ views: reduceSandbox(s.views, { type: 'status', status }), loadErrors: without(s.loadErrors, chatId) }));
       } catch (error) {
         set((s) => ({ loadErrors: { ...s.loadErrors, [chatId]: errorInfo(error) } }));
       }

@@ -6,6 +6,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { TerminalView } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
+import { without } from './record';
 
 export interface TerminalSize {
   cols: number;
@@ -54,12 +55,6 @@ export interface TerminalsState {
 }
 
 export type TerminalsStore = StoreApi<TerminalsState>;
-
-function without<T>(record: Readonly<Record<string, T>>, key: string): Record<string, T> {
-  const next = { ...record };
-  delete next[key];
-  return next;
-}
 
 export function chatOfTerminal(state: Pick<TerminalsState, 'byChat'>, terminalId: string): string | null {
   for (const [chatId, list] of Object.entries(state.byChat)) {

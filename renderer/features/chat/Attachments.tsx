@@ -28,8 +28,8 @@ export function Attachments({ chat }: { chat: ChatView }) {
     begin();
     try {
       const result = await api.pickFolder(chat.id, readOnly);
+      // 'picked': main attached it and emits chats.changed, which refetches the list.
       if (result === 'browse') setBrowsing(true);
-      else if (result === 'picked') void stores.chats.getState().refresh();
     } catch (e) {
       setError(errorInfo(e));
     } finally {
@@ -44,7 +44,6 @@ export function Attachments({ chat }: { chat: ChatView }) {
       const result = await request();
       stores.chats.getState().setAttachments(chat.id, result.attachments);
       setNotice(result.notice);
-      void stores.chats.getState().refresh();
     } catch (e) {
       setError(errorInfo(e));
     } finally {

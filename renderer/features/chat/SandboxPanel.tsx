@@ -87,14 +87,14 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
       {state === 'local' && <p className="warning">Local backend: {LOCAL_WARNING}.</p>}
       {state === 'stopped' && <p className="muted">It starts again with the next command or terminal.</p>}
       {state === 'error' && display.error !== null && (
-        <div role="alert" className="alert">
-          <div className="alert-body">
-            <p className="alert-message">{display.error.message}</p>
-          </div>
-          <button type="button" onClick={() => void retry()} disabled={retrying}>
-            Retry
-          </button>
-        </div>
+        <ErrorAlert
+          error={{ ...display.error, hint: null }}
+          action={
+            <button type="button" onClick={() => void retry()} disabled={retrying}>
+              Retry
+            </button>
+          }
+        />
       )}
       {retryError && <ErrorAlert error={retryError} onDismiss={() => setRetryError(null)} />}
       {loadError && (

@@ -6,7 +6,7 @@ import { memo } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
 import { MarkdownText, useThrottledText } from './Markdown';
 import { ToolCallCard } from './ToolCallCard';
-import { childrenOf, type ConversationTree } from './tree';
+import { sameSubtree, subagentOf, type ConversationTree } from './tree';
 
 export interface MessageViewProps {
   message: AgentMessage;
@@ -43,8 +43,7 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
         <p className="message-text">{message.content}</p>
       )}
       {message.toolCalls.map((call) => {
-        // A subagent's own calls never hold itself: nesting follows task ids, which only go deeper.
-        const subagent = call.subtaskId === message.taskId ? [] : childrenOf(tree, call.subtaskId);
+        const subagent = subagentOf(tree, message, call);
         return (
           <ToolCallCard key={call.id} call={call} messageId={message.id}>
             {subagent.length > 0 && (
@@ -63,4 +62,17 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
       {streaming && <span className="typing" aria-hidden="true" />}
     </article>
   );
-});
+}, sameView);
+
+/**
+ * The list builds a new tree on every change (a streamed token included), so the tree itself is
+ * not compared: only what this message draws from it, its subagents' messages.
+ */
+function sameView(prev: MessageViewProps, next: MessageViewProps): boolean {
+  return (
+    prev.message === next.message &&
+    prev.posinset === next.posinset &&
+    prev.setsize === next.setsize &&
+    sameSubtree(prev.tree, next.tree, next.message)
+  );
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentMessage, toolCall } from '../../test/fakeApi';
-import { buildTree, callName, childrenOf, formatDuration } from './tree';
+import { buildTree, callName, childrenOf, formatDuration, sameSubtree } from './tree';
 
 describe('buildTree', () => {
   it("puts a subagent's messages under their call, and one whose call is unknown at the top", () => {
@@ -23,6 +23,27 @@ describe('buildTree', () => {
     const tree = buildTree([parent, inside, later]);
     expect(tree.top.map((m) => m.id)).toEqual(['p', 'l']);
     expect(childrenOf(tree, 'sub-1').map((m) => m.id)).toEqual(['s']);
+  });
+});
+
+describe('sameSubtree', () => {
+  const parent = agentMessage({ id: 'p', chatId: 'c', toolCalls: [toolCall({ id: 'd1', name: 'delegate_task', subtaskId: 't1' })] });
+  const sub = agentMessage({ id: 's', chatId: 'c', taskId: 't1', toolCalls: [toolCall({ id: 'd2', name: 'delegate_task', subtaskId: 't2' })] });
+  const nested = agentMessage({ id: 'n', chatId: 'c', taskId: 't2', content: 'a', done: false });
+  const other = agentMessage({ id: 'o', chatId: 'c', content: 'x', done: false });
+
+  it("is true when a message's subagents, at every depth, are the same objects in a rebuilt tree", () => {
+    const tree = buildTree([parent, sub, nested, other]);
+    expect(sameSubtree(tree, buildTree([parent, sub, nested, { ...other, content: 'xy' }]), parent)).toBe(true);
+    expect(sameSubtree(tree, buildTree([parent, sub, nested]), other)).toBe(true);
+  });
+
+  it('is false when a subagent message changed, however deep, or one was added', () => {
+    const tree = buildTree([parent, sub, nested]);
+    expect(sameSubtree(tree, buildTree([parent, sub, { ...nested, content: 'ab' }]), parent)).toBe(false);
+    expect(sameSubtree(tree, buildTree([parent, { ...sub }, nested]), parent)).toBe(false);
+    const more = agentMessage({ id: 'n2', chatId: 'c', taskId: 't2' });
+    expect(sameSubtree(tree, buildTree([parent, sub, nested, more]), parent)).toBe(false);
   });
 });
 

@@ -36,6 +36,32 @@ export function childrenOf(tree: ConversationTree, subtaskId: string | null): Ag
   return subtaskId === null ? NONE : (tree.children.get(subtaskId) ?? NONE);
 }
 
+/**
+ * The subagent messages drawn under one of `message`'s calls. A subagent's own calls never hold
+ * itself: nesting follows task ids, which only go deeper.
+ */
+export function subagentOf(tree: ConversationTree, message: AgentMessage, call: AgentToolCall): AgentMessage[] {
+  return call.subtaskId === message.taskId ? NONE : childrenOf(tree, call.subtaskId);
+}
+
+/**
+ * Whether `message` draws the same subagent messages (the same objects) under its calls in both
+ * trees, at every depth: if so, its view has nothing new to show from the tree.
+ */
+export function sameSubtree(prev: ConversationTree, next: ConversationTree, message: AgentMessage): boolean {
+  if (prev === next) return true;
+  for (const call of message.toolCalls) {
+    const before = subagentOf(prev, message, call);
+    const after = subagentOf(next, message, call);
+    if (before.length !== after.length) return false;
+    for (let i = 0; i < before.length; i++) {
+      const m = before[i] as AgentMessage;
+      if (m !== after[i] || !sameSubtree(prev, next, m)) return false;
+    }
+  }
+  return true;
+}
+
 export const STATUS_LABELS: Record<ToolCallStatus, string> = {
   awaiting_approval: 'awaiting approval',
   running: 'running',

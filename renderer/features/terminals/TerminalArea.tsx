@@ -5,7 +5,7 @@
 import { useId, useMemo, type KeyboardEvent } from 'react';
 import type { TerminalView } from '../../../shared/contract';
 import { useSandbox, useServices, useTerminals } from '../../app/context';
-import { displaySandbox } from '../../stores/sandbox';
+import { displaySandbox, isBringingUp } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { SANDBOX_LABELS } from '../chat/SandboxPanel';
 import { getTerminal } from './registry';
@@ -94,7 +94,7 @@ function OpeningNotice({ chatId }: { chatId: string }) {
   const view = useSandbox((s) => s.views[chatId]);
   const display = useMemo(() => displaySandbox(view), [view]);
   const percent = display.state === 'pulling' && display.fraction !== null ? ` ${Math.round(display.fraction * 100)}%` : '';
-  const phase = ['pulling', 'creating', 'starting'].includes(display.state) ? ` Sandbox: ${SANDBOX_LABELS[display.state]}${percent}.` : '';
+  const phase = isBringingUp(display.state) ? ` Sandbox: ${SANDBOX_LABELS[display.state]}${percent}.` : '';
   return (
     <p role="status" className="opening">
       <span className="spinner" aria-hidden="true" />

@@ -1,8 +1,9 @@
 /**
  * Flow control for terminal output (docs/transport.md): main stops reading a terminal while
- * more than 256 KiB of its output is unacknowledged, and the client acknowledges what it has
- * written to the screen. Acks are batched: at most one per ~16 ms, or at once when 64 KiB are
- * waiting, so a flood (`yes`) costs a handful of calls per frame, never one per chunk.
+ * more than 2 MiB of its output is unacknowledged (and resumes below 512 KiB), and the client
+ * acknowledges what it has written to the screen. Acks are batched: at most one per ~16 ms, or
+ * at once when 256 KiB are waiting, so a flood (`yes`) costs a handful of calls per frame, never
+ * one per chunk.
  */
 
 export interface AckPolicy {

@@ -23,9 +23,8 @@ export class TerminalOutputHub {
         if (sink) sink(data);
         else this.ack(terminalId, data.length);
       }),
-      // An ended terminal sends nothing more: its ack batcher can go.
+      // An ended terminal sends nothing more: its ack batcher can go (disposing acks what waits).
       api.on('terminal.exit', ({ terminalId }) => {
-        this.batchers.get(terminalId)?.flush();
         this.batchers.get(terminalId)?.dispose();
         this.batchers.delete(terminalId);
       }),
@@ -39,20 +38,14 @@ export class TerminalOutputHub {
     this.sinks.set(terminalId, sink);
     return () => {
       if (this.sinks.get(terminalId) === sink) this.sinks.delete(terminalId);
-      this.batcher(terminalId).flush();
+      // No new batcher: an ended terminal's is gone, and a missing one has nothing waiting.
+      this.batchers.get(terminalId)?.flush();
     };
   }
 
   /** Records characters written to the screen (or dropped), acknowledged in batches. */
   ack(terminalId: string, chars: number): void {
     this.batcher(terminalId).add(chars);
-  }
-
-  /** Forgets a terminal that has ended or was closed (after acknowledging what is waiting). */
-  forget(terminalId: string): void {
-    this.batchers.get(terminalId)?.dispose();
-    this.batchers.delete(terminalId);
-    this.sinks.delete(terminalId);
   }
 
   dispose(): void {

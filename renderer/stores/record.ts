@@ -1,0 +1,8 @@
+/** Small helpers for the stores' per-chat records, which are replaced, never changed in place. */
+
+/** A copy of `record` without `key` (always a new object: guard with `in` to keep identity). */
+export function without<T>(record: Readonly<Record<string, T>>, key: string): Record<string, T> {
+  const next = { ...record };
+  delete next[key];
+  return next;
+}
