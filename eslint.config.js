@@ -1,9 +1,61 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// The directions in docs/architecture.md, enforced. Later blocks override earlier ones for
-// the same rule, so the narrowest folders come last.
-const CORE_BANS = ['dockerode', 'electron'];
+import local from './eslint-rules/layering.mjs';
+
+// The directions in docs/architecture.md, enforced by `local/layering` for every file of every
+// zone below (first match wins, so single files come before their folder). A zone may import
+// itself and the zones under `may`; bare imports only from `packages` (minus `deny`). Keep this
+// table and the one in docs/architecture.md the same; test/unit/layering.test.ts tries every
+// forbidden direction against it.
+// Main may use Node and zod (the contract's checker) everywhere; other packages only where listed.
+const NODE_ONLY = ['node:*', 'zod'];
+const NOT_IN_PAGES = ['node:*', 'electron', 'dockerode', 'better-sqlite3', 'ws'];
+const BELOW_SANDBOX = ['main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
+export const LAYERS = {
+  // The contract: neither Node, nor Electron, nor anything of main or the renderer.
+  shared: { files: ['shared/'], may: [], packages: ['zod'] },
+  // Main, bottom up.
+  'main/base': { files: ['electron/main/base/', 'electron/main/events'], may: ['shared'], packages: NODE_ONLY },
+  // Pure decisions: no I/O, so everything that decides is testable without Docker.
+  'main/policy': { files: ['electron/main/policy/'], may: ['shared'], packages: ['node:path', 'node:crypto'] },
+  'main/store': { files: ['electron/main/store/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'better-sqlite3'] },
+  // The only module that talks to Docker.
+  'main/engine': { files: ['electron/main/engine/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'dockerode'] },
+  'main/sessions': { files: ['electron/main/sessions/'], may: ['main/store', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
+  'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
+  'main/sandbox': { files: ['electron/main/sandbox/'], may: BELOW_SANDBOX, packages: NODE_ONLY },
+  'main/terminal': { files: ['electron/main/terminal/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  'main/agent': { files: ['electron/main/agent/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  // The composition root builds everything below the transports.
+  'main/core': { files: ['electron/main/core'], may: ['main/agent', 'main/terminal', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  // Transports: the browser host and Electron's IPC (the only main code with Electron).
+  'main/host': { files: ['electron/main/host/'], may: ['main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'ws'] },
+  'main/ipc-protocol': { files: ['electron/main/ipc/protocol'], may: ['shared'], packages: [] },
+  'main/ipc': { files: ['electron/main/ipc/'], may: ['main/ipc-protocol', 'main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'electron'] },
+  'main/index': { files: ['electron/main/index'], may: ['main/ipc', 'main/ipc-protocol', 'main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'electron'] },
+  // The preload: channel names and the contract, nothing else of main.
+  preload: { files: ['electron/preload/index', 'electron/preload/bridge'], may: ['main/ipc-protocol', 'shared'], packages: ['electron'] },
+  // The renderer is untrusted web content: it reaches main only through the contract (api/).
+  'renderer/api': { files: ['renderer/api/'], may: ['shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/stores': { files: ['renderer/stores/'], may: ['renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/ui': { files: ['renderer/ui/'], may: ['renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  // Features reach the app's services through app/context (which names the terminal output hub's type).
+  'renderer/features': { files: ['renderer/features/'], may: ['renderer/app', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/app': { files: ['renderer/app/'], may: ['renderer/features', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/entry': { files: ['renderer/main', 'renderer/styles.css'], may: ['renderer/app', 'renderer/features', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/test': { files: ['renderer/test/'], may: ['renderer/app', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+};
+
+const LAYERING = {
+  root: import.meta.dirname,
+  layers: LAYERS,
+  // A dependency's documented entry points; anything else inside a package is its internals.
+  subpaths: ['react-dom/client', 'zustand/vanilla', '@xterm/xterm/css/xterm.css', 'vitest/config'],
+  // Tests and their doubles may use any package and the test support folders, but no other upward import.
+  testFiles: ['\\.test\\.tsx?$', '/testDoubles\\.ts$', '/testClient\\.ts$'],
+  testMay: ['test/support/', 'renderer/test/', 'scripts/', 'electron/main/ipc/testDoubles', 'electron/preload/bridge'],
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**'] },
@@ -16,40 +68,9 @@ export default tseslint.config(
     },
   },
   {
-    // Only engine/ talks to Docker; the core never imports Electron so it runs under plain Node.
-    files: ['electron/main/**/*.ts'],
-    ignores: ['electron/main/engine/**', 'electron/main/index.ts', 'electron/main/ipc/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: CORE_BANS }] },
-  },
-  {
-    // Pure policy: decisions only, no I/O (tests next to it may use what they like).
-    files: ['electron/main/policy/**/*.ts'],
-    ignores: ['electron/main/policy/**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [...CORE_BANS, 'better-sqlite3', 'node:fs', 'node:fs/promises', 'node:child_process', 'node:net', 'node:http', 'fs', 'child_process'],
-          patterns: ['../engine/*', '../store/*', '../sandbox/*', '../workspace/*'],
-        },
-      ],
-    },
-  },
-  {
-    // shared/ is the contract: neither Node, nor Electron, nor anything of main or the renderer.
-    files: ['shared/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'dockerode', 'better-sqlite3', '../electron/*', '../renderer/*'] }] },
-  },
-  {
-    // The renderer is untrusted web content: it reaches main only through the contract (its
-    // api/ layer), never Electron, Node or main's code.
-    files: ['renderer/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: ['electron'], patterns: ['electron/*', '../electron/*', '**/electron/**', 'node:*', 'dockerode', 'better-sqlite3'] },
-      ],
-    },
+    files: ['**/*.{ts,tsx,mts,mjs}'],
+    plugins: { local },
+    rules: { 'local/layering': ['error', LAYERING] },
   },
   {
     // Plain Node scripts.

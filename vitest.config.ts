@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['shared/**/*.test.ts', 'electron/**/*.test.ts'],
+          include: ['shared/**/*.test.ts', 'electron/**/*.test.ts', 'test/unit/**/*.test.ts'],
         },
       },
       {

@@ -21,7 +21,7 @@ import { folderNameFor, networkNameFor } from './policy/names.js';
 import { selectOrphans } from './policy/orphans.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
-import { systemClock, type Clock } from './sandbox/clock.js';
+import { systemClock, type Clock } from './base/clock.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { SessionService } from './sessions/sessionService.js';

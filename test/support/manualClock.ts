@@ -1,5 +1,5 @@
 /** A clock the test moves by hand, so idle stops happen without waiting half an hour. */
-import type { Clock } from '../../electron/main/sandbox/clock.js';
+import type { Clock } from '../../electron/main/base/clock.js';
 
 export class ManualClock implements Clock {
   private current = Date.now();

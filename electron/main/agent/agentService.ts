@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { AGENT_TOOL_NAMES, type AgentMessage, type AgentToolCall, type AgentToolName, type ApprovalRequest } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload } from '../../../shared/errors.js';
 import type { EventHub } from '../events.js';
-import type { Clock } from '../sandbox/clock.js';
+import type { Clock } from '../base/clock.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { Store } from '../store/repositories.js';
 import { ApprovalGate, type ApprovalDecision } from './approvals.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProfileSettings } from '../../../shared/contract.js';
-import { systemClock } from '../sandbox/clock.js';
+import { systemClock } from '../base/clock.js';
 import { openDatabase } from '../store/database.js';
 import { createStore, type Store } from '../store/repositories.js';
 import { ProviderKeys } from './providerKeys.js';

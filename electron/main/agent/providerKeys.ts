@@ -5,7 +5,7 @@
  */
 import type { KeyStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { Clock } from '../sandbox/clock.js';
+import type { Clock } from '../base/clock.js';
 import type { Store } from '../store/repositories.js';
 import { SecretOpenFailed, type SecretBox } from './secrets/secretBox.js';
 

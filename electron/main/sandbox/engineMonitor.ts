@@ -6,7 +6,7 @@ import type { EngineStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { Engine } from '../engine/dockerEngine.js';
 import type { EventHub } from '../events.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../base/clock.js';
 
 export const CHECK_WHILE_DOWN_MS = 3_000;
 export const CHECK_WHILE_UP_MS = 30_000;

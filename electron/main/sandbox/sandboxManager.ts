@@ -15,7 +15,7 @@ import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../base/clock.js';
 import { ShellSession } from './shellSession.js';
 
 export interface SandboxRequest {

@@ -2,7 +2,7 @@
 import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { EventHub } from '../events.js';
-import { isDirectory } from '../workspace/folderBrowser.js';
+import { isDirectory } from '../base/isDirectory.js';
 import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
@@ -10,7 +10,7 @@ import { planMounts, type PlannedMount } from '../policy/mountPlan.js';
 import { networkNameFor } from '../policy/names.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../base/clock.js';
 import { runLocal } from './localRunner.js';
 import type { Ready, SandboxManager, SandboxRequest } from './sandboxManager.js';
 

@@ -7,10 +7,10 @@ import { BerthError } from '../../../shared/errors.js';
 import { profileDefaultKey, qualifyTaskId, type TaskLookup } from '../policy/containerKey.js';
 import { overlapProblem } from '../policy/attachmentOverlap.js';
 import { staticMountsProblem, staticTargetProblem } from '../policy/mountPlan.js';
-import { mountedFolders } from '../workspace/mountedFolders.js';
+import { mountedFolders } from './mountedFolders.js';
 import { networkNameFor } from '../policy/names.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
-import type { Clock } from '../sandbox/clock.js';
+import type { Clock } from '../base/clock.js';
 
 export function boundaryText(settings: ProfileSettings): string {
   if (settings.backend === 'local') {

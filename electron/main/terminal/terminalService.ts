@@ -13,7 +13,7 @@ import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
-import type { Clock } from '../sandbox/clock.js';
+import type { Clock } from '../base/clock.js';
 import { FlowControl } from './flowControl.js';
 import { ReplayBuffer } from './replayBuffer.js';
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DirectoryListing } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
+import { isDirectory } from '../base/isDirectory.js';
 
 const MAX_ENTRIES = 2000;
 
@@ -30,12 +31,4 @@ export function browseFolders(requested: string | undefined): DirectoryListing {
     .slice(0, MAX_ENTRIES);
   const parent = path.dirname(target);
   return { path: target, parent: parent === target ? null : parent, entries: folders };
-}
-
-export function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }

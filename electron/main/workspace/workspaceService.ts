@@ -7,9 +7,9 @@ import { workspaceTargets } from '../policy/mountPlan.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, Store } from '../store/repositories.js';
-import type { Clock } from '../sandbox/clock.js';
+import type { Clock } from '../base/clock.js';
 import { resolveAttachableFolder } from './folderValidation.js';
-import { mountedFolders } from './mountedFolders.js';
+import { mountedFolders } from '../sessions/mountedFolders.js';
 
 export const RECREATE_NOTICE =
   "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";

@@ -1,0 +1,108 @@
+/**
+ * The layering table in eslint.config.js, tried for real: every direction it forbids fails
+ * lint, every one it allows passes, and the probes that once slipped through (issue 13) fail.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+let eslint: ESLint;
+
+interface Zone {
+  files: string[];
+  may: string[];
+  packages: string[];
+  deny?: string[];
+}
+// eslint.config.js is plain JavaScript with no types of its own: read its table as data.
+const CONFIG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'eslint.config.js');
+const zones = ((await import(CONFIG)) as { LAYERS: Record<string, Zone> }).LAYERS;
+
+/** Layering messages for `code` as if it were the file at `file` (repository-relative). */
+async function layering(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'local/layering').map((m) => m.message);
+}
+
+/** A source file that belongs to the zone (a new file in a folder zone, the file itself otherwise). */
+function fileIn(zone: Zone): string {
+  const first = zone.files[0]!;
+  if (first.endsWith('/')) return `${first}probe.${first.startsWith('renderer/') ? 'tsx' : 'ts'}`;
+  return `${first}.${first.startsWith('renderer/') ? 'tsx' : 'ts'}`;
+}
+
+/** A relative import from `from` to a module of `to`. */
+function importOf(from: Zone, to: Zone): string {
+  const target = to.files[0]!.endsWith('/') ? `${to.files[0]}target.js` : `${to.files[0]}.js`;
+  const rel = path.posix.relative(path.posix.dirname(fileIn(from)), target);
+  return `import '${rel.startsWith('.') ? rel : `./${rel}`}';\n`;
+}
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: ROOT });
+});
+
+describe('the layering table', () => {
+  const names = Object.keys(zones);
+  const pairs = names.flatMap((from) => names.filter((to) => to !== from).map((to) => [from, to] as const));
+
+  it('fails lint for every direction it does not allow, and passes every one it does', async () => {
+    const wrong: string[] = [];
+    for (const [from, to] of pairs) {
+      const messages = await layering(fileIn(zones[from]!), importOf(zones[from]!, zones[to]!));
+      const allowed = zones[from]!.may.includes(to);
+      if (allowed !== (messages.length === 0)) wrong.push(`${from} -> ${to}: ${allowed ? 'allowed but failed' : 'forbidden but passed'} ${messages.join(' ')}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no cycle between the folders of electron/main', () => {
+    const main = names.filter((n) => n.startsWith('main/'));
+    const seen = new Map<string, 'open' | 'done'>();
+    const cycles: string[] = [];
+    const visit = (n: string, trail: string[]) => {
+      if (seen.get(n) === 'done') return;
+      if (seen.get(n) === 'open') return void cycles.push([...trail, n].join(' -> '));
+      seen.set(n, 'open');
+      for (const m of zones[n]!.may.filter((z) => main.includes(z))) visit(m, [...trail, n]);
+      seen.set(n, 'done');
+    };
+    for (const n of main) visit(n, []);
+    expect(cycles).toEqual([]);
+  });
+});
+
+describe('the imports that once passed lint (issue 13) now fail it', () => {
+  it.each([
+    ['electron/main/policy/probe.ts', "import { AgentService } from '../agent/agentService.js';"],
+    ['electron/main/policy/probe.ts', "import { createCore } from '../core.js';"],
+    ['electron/main/policy/probe.ts', "import fs from 'node:fs';"],
+    ['electron/main/store/probe.ts', "import { SandboxManager } from '../sandbox/sandboxManager.js';"],
+    ['electron/main/store/probe.ts', "import { createHostServer } from '../host/server.js';"],
+    ['electron/main/engine/probe.ts', "import { SessionService } from '../sessions/sessionService.js';"],
+    ['electron/main/sandbox/probe.ts', "import '../index.js';"],
+    ['electron/main/sandbox/probe.ts', "import Docker from 'dockerode';"],
+    ['electron/main/sandbox/probe.ts', "import Docker from 'dockerode/lib/docker';"],
+    ['electron/main/workspace/probe.ts', "import type { Clock } from '../sandbox/clock.js';"],
+    ['electron/main/sessions/probe.ts', "import { WorkspaceService } from '../workspace/workspaceService.js';"],
+    ['shared/probe.ts', "import fs from 'fs';"],
+    ['shared/probe.ts', "import fs from 'node:fs';"],
+    ['electron/main/core.ts', "import { readFileSync } from 'fs';"],
+    ['electron/main/core.ts', "import { ipcMain } from 'electron';"],
+    ['electron/preload/bridge.ts', "import { createCore } from '../main/core.js';"],
+    ['renderer/features/chat/Probe.tsx', "import { createCore } from '../../../electron/main/core.js';"],
+    ['renderer/features/chat/Probe.tsx', "import { ipcRenderer } from 'electron';"],
+    ['renderer/stores/probe.ts', "import { useServices } from '../app/context';"],
+    ['renderer/api/probe.ts', "import { z } from 'zod/v4/core';"],
+  ])('%s: %s', async (file, code) => {
+    expect(await layering(file, code)).not.toEqual([]);
+  });
+
+  it('passes the same files importing what they may', async () => {
+    expect(await layering('electron/main/sandbox/probe.ts', "import type { Clock } from '../base/clock.js';\nimport fs from 'node:fs';")).toEqual([]);
+    expect(await layering('electron/main/engine/probe.ts', "import Docker from 'dockerode';")).toEqual([]);
+    expect(await layering('renderer/stores/probe.ts', "import { createStore } from 'zustand/vanilla';\nimport type { BerthApi } from '../api/types';")).toEqual([]);
+  });
+});
