@@ -2,10 +2,9 @@
  * Back-pressure between a terminal's producer (the container) and its screen: pause reading
  * while too much output is unacknowledged, resume once the screen has caught up. Pure.
  */
-// Large enough that a fast screen is rarely paused (measured: 15–20% faster floods than 256/64 KiB),
-// small enough that a stalled screen holds at most a couple of MiB and Ctrl+C still lands soon.
-export const HIGH_WATER_CHARS = 2 * 1024 * 1024;
-export const LOW_WATER_CHARS = 512 * 1024;
+import { HIGH_WATER_CHARS, LOW_WATER_CHARS } from '../../../shared/flowControl.js';
+
+export { HIGH_WATER_CHARS, LOW_WATER_CHARS };
 
 export class FlowControl {
   private unacked = 0;

@@ -1,10 +1,10 @@
 /**
- * Flow control for terminal output (docs/transport.md): main stops reading a terminal while
- * more than 2 MiB of its output is unacknowledged (and resumes below 512 KiB), and the client
- * acknowledges what it has written to the screen. Acks are batched: at most one per ~16 ms, or
- * at once when 256 KiB are waiting, so a flood (`yes`) costs a handful of calls per frame, never
- * one per chunk.
+ * Flow control for terminal output (docs/transport.md; the numbers in shared/flowControl.ts):
+ * main stops reading a terminal while too much of its output is unacknowledged, and the client
+ * acknowledges what it has written to the screen, in batches, so a flood (`yes`) costs a
+ * handful of calls per frame, never one per chunk.
  */
+import { ACK_BATCH_CHARS, ACK_INTERVAL_MS } from '../../../shared/flowControl';
 
 export interface AckPolicy {
   /** The longest an acknowledgement waits. */
@@ -13,7 +13,7 @@ export interface AckPolicy {
   maxChars: number;
 }
 
-export const ACK_POLICY: AckPolicy = { intervalMs: 16, maxChars: 256 * 1024 };
+export const ACK_POLICY: AckPolicy = { intervalMs: ACK_INTERVAL_MS, maxChars: ACK_BATCH_CHARS };
 
 export interface AckStep {
   /** Characters written but not yet acknowledged, after this step. */
