@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
-import { DockerEngine, type Engine } from './engine/dockerEngine.js';
+import { createEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
 import { currentContextHost } from './engine/dockerContext.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
@@ -105,7 +105,7 @@ function describeIssues(error: z.ZodError): string {
 function defaultEngine(env: NodeJS.ProcessEnv): Engine {
   try {
     const home = os.homedir();
-    return new DockerEngine(resolveEngineEndpoint(env, process.platform, home, fs.existsSync, currentContextHost(env, home)));
+    return createEngine(resolveEngineEndpoint(env, process.platform, home, fs.existsSync, currentContextHost(env, home)));
   } catch (error) {
     if (error instanceof BerthError) return unavailableEngine(error);
     throw error;

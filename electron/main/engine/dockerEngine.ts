@@ -11,6 +11,7 @@ import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
 import { engineMessage, isUnreachable, statusOf, toBerthError, unreachableError } from './engineErrors.js';
+import { unavailableEngine } from './unavailableEngine.js';
 
 export interface ContainerSummary {
   id: string;
@@ -139,10 +140,39 @@ export function describeEndpoint(endpoint: EngineEndpoint): string {
   }
 }
 
+/** The TLS folder the docker command would use: DOCKER_CERT_PATH, otherwise ~/.docker. */
+function certPathFor(options: DockerEngineOptions): string {
+  return options.certPath ?? (process.env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker'));
+}
+
+/**
+ * The engine for an endpoint: a DockerEngine, or, when a TLS endpoint's files cannot be read,
+ * the unavailable engine whose every call says where they were looked for (the app still opens).
+ */
+export function createEngine(endpoint: EngineEndpoint, options: DockerEngineOptions = {}): Engine {
+  if (endpoint.kind === 'tcp' && endpoint.tls) {
+    const read = readTlsFiles(certPathFor(options), describeEndpoint(endpoint));
+    if (read instanceof BerthError) return unavailableEngine(read, describeEndpoint(endpoint));
+  }
+  return new DockerEngine(endpoint, options);
+}
+
+/** Why a container could not join its network (create or start): the engine names the network. */
+function networkJoinError(error: unknown): BerthError | null {
+  if (statusOf(error) !== 404 || !/network/i.test(engineMessage(error))) return null;
+  return new BerthError('network_failed', `The sandbox could not join its network: ${engineMessage(error)}`, {
+    hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
+    cause: error,
+  });
+}
+
+/** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
+type Expected<T> = (error: unknown) => { value: T } | undefined;
+
 export class DockerEngine implements Engine {
   readonly endpointLabel: string;
   private readonly docker: Docker;
-  /** Why this engine cannot be used at all (its TLS files are missing); reported by every call. */
+  /** Why this engine cannot be used at all (built directly with TLS files missing; createEngine returns unavailableEngine instead). */
   private readonly unusable: BerthError | null;
 
   constructor(endpoint: EngineEndpoint, options: DockerEngineOptions = {}) {
@@ -151,8 +181,7 @@ export class DockerEngine implements Engine {
     let unusable: BerthError | null = null;
     if (endpoint.kind === 'tcp' && endpoint.tls) {
       // Not thrown here: callers build the engine at start-up and expect its calls to fail.
-      const certPath = options.certPath ?? (process.env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker'));
-      const read = readTlsFiles(certPath, this.endpointLabel);
+      const read = readTlsFiles(certPathFor(options), this.endpointLabel);
       if (read instanceof BerthError) unusable = read;
       else tlsFiles = read;
     }
@@ -160,42 +189,45 @@ export class DockerEngine implements Engine {
     this.docker = new Docker(endpointOptions(endpoint, tlsFiles));
   }
 
-  private assertUsable(): void {
+  /**
+   * Every Docker call goes through here, so errors are mapped in one place: an unusable engine
+   * fails first; an error the call expects becomes its result (`expected`, which may also throw
+   * its own BerthError); anything else becomes a BerthError naming `action` (unreachable
+   * engines their own), and raw dockerode errors never leave engine/.
+   */
+  private async call<T>(action: string, run: (docker: Docker) => Promise<T>, expected?: Expected<T>): Promise<T> {
     if (this.unusable) throw this.unusable;
-  }
-
-  private fail(error: unknown, action: string): never {
-    throw toBerthError(error, action, this.endpointLabel);
+    try {
+      return await run(this.docker);
+    } catch (error) {
+      const handled = expected?.(error);
+      if (handled) return handled.value;
+      throw toBerthError(error, action, this.endpointLabel);
+    }
   }
 
   async ping(): Promise<{ version: string; apiVersion: string }> {
-    this.assertUsable();
-    try {
-      const v = await this.docker.version();
-      return { version: v.Version, apiVersion: v.ApiVersion };
-    } catch (error) {
-      throw isUnreachable(error) ? unreachableError(this.endpointLabel, error) : toBerthError(error, 'answer', this.endpointLabel);
-    }
+    const v = await this.call('answer', (docker) => docker.version());
+    return { version: v.Version, apiVersion: v.ApiVersion };
   }
 
-  async hasImage(ref: string): Promise<boolean> {
-    this.assertUsable();
-    try {
-      await this.docker.getImage(ref).inspect();
-      return true;
-    } catch (error) {
-      if (statusOf(error) === 404) return false;
-      return this.fail(error, `look up the image ${ref}`);
-    }
+  hasImage(ref: string): Promise<boolean> {
+    return this.call(
+      `look up the image ${ref}`,
+      async (docker) => {
+        await docker.getImage(ref).inspect();
+        return true;
+      },
+      (error) => (statusOf(error) === 404 ? { value: false } : undefined),
+    );
   }
 
-  async pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {
-    this.assertUsable();
+  pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {
     const layers = new Map<string, { current: number; total: number }>();
-    try {
-      const stream = await this.docker.pull(ref);
+    const pull = async (docker: Docker) => {
+      const stream = await docker.pull(ref);
       await new Promise<void>((resolve, reject) => {
-        this.docker.modem.followProgress(
+        docker.modem.followProgress(
           stream,
           (err: Error | null) => (err ? reject(err) : resolve()),
           (event: { id?: string; status?: string; progressDetail?: { current?: number; total?: number }; error?: string }) => {
@@ -217,23 +249,25 @@ export class DockerEngine implements Engine {
         );
       });
       onProgress({ message: `Downloaded ${ref}`, fraction: 1 });
-    } catch (error) {
-      if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
+    };
+    return this.call(`download the image ${ref}`, pull, (error) => {
+      if (isUnreachable(error)) return undefined;
       throw new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: ${engineMessage(error)}`, {
         hint: 'Check the image name and your connection, or build or load the image locally (docker build / docker load), or pick another image in the profile settings.',
         cause: error,
       });
-    }
+    });
   }
 
   private readonly networksInFlight = new Map<string, Promise<void>>();
 
   /** Concurrent calls for one name share one attempt. */
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
-    if (this.unusable) return Promise.reject(this.unusable);
     const inFlight = this.networksInFlight.get(name);
     if (inFlight) return inFlight;
-    const attempt = this.ensureNetworkOnce(name, labels).finally(() => this.networksInFlight.delete(name));
+    const attempt = this.call(`set up the network ${name}`, (docker) => this.ensureNetworkOnce(docker, name, labels), (error) =>
+      this.networkFailed(name, error),
+    ).finally(() => this.networksInFlight.delete(name));
     this.networksInFlight.set(name, attempt);
     return attempt;
   }
@@ -248,10 +282,10 @@ export class DockerEngine implements Engine {
     });
   }
 
-  private async ensureNetworkOnce(name: string, labels: Record<string, string>): Promise<void> {
+  private async ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>): Promise<void> {
     const failed = (error: unknown): never => this.networkFailed(name, error);
     try {
-      const info = (await this.docker.getNetwork(name).inspect()) as { Driver?: string; Options?: Record<string, string> };
+      const info = (await docker.getNetwork(name).inspect()) as { Driver?: string; Options?: Record<string, string> };
       // A network of that name that Berth did not make isolated would let chats reach each other.
       if (info.Driver !== 'bridge' || info.Options?.['com.docker.network.bridge.enable_icc'] !== 'false') {
         throw new BerthError(
@@ -266,7 +300,7 @@ export class DockerEngine implements Engine {
       if (statusOf(error) !== 404) failed(error);
     }
     try {
-      await this.docker.createNetwork({
+      await docker.createNetwork({
         Name: name,
         Driver: 'bridge',
         CheckDuplicate: true,
@@ -279,60 +313,55 @@ export class DockerEngine implements Engine {
       if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
       failed(error);
     }
-    await this.dropDuplicateNetworks(name);
+    await this.dropDuplicateNetworks(docker, name);
   }
 
   /**
    * The engine's duplicate check is best effort: two processes creating one name at once can
    * both succeed. Every racer keeps the oldest and removes the rest, so all agree on one.
    */
-  private async dropDuplicateNetworks(name: string): Promise<void> {
+  private async dropDuplicateNetworks(docker: Docker, name: string): Promise<void> {
     let same: Docker.NetworkInspectInfo[];
     try {
-      same = (await this.docker.listNetworks({ filters: { name: [name] } })).filter((n) => n.Name === name);
+      same = (await docker.listNetworks({ filters: { name: [name] } })).filter((n) => n.Name === name);
     } catch (error) {
       this.networkFailed(name, error);
     }
     if (same.length < 2) return;
     same.sort((a, b) => (a.Created ?? '').localeCompare(b.Created ?? '') || a.Id.localeCompare(b.Id));
     for (const extra of same.slice(1)) {
-      await this.docker.getNetwork(extra.Id).remove().catch(() => undefined);
+      await docker.getNetwork(extra.Id).remove().catch(() => undefined);
     }
   }
 
-  async removeNetwork(name: string): Promise<void> {
-    this.assertUsable();
-    try {
-      await this.docker.getNetwork(name).remove();
-    } catch (error) {
-      if (statusOf(error) === 404) return;
-      this.fail(error, `remove the network ${name}`);
-    }
+  removeNetwork(name: string): Promise<void> {
+    return this.call(
+      `remove the network ${name}`,
+      async (docker) => void (await docker.getNetwork(name).remove()),
+      (error) => (statusOf(error) === 404 ? { value: undefined } : undefined),
+    );
   }
 
   async findContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
-    this.assertUsable();
-    try {
-      const list = await this.docker.listContainers({
-        all: true,
-        filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) },
-      });
-      return list.map((c) => ({
-        id: c.Id,
-        name: (c.Names[0] ?? '').replace(/^\//, ''),
-        running: c.State === 'running',
-        labels: c.Labels ?? {},
-      }));
-    } catch (error) {
-      return this.fail(error, 'list containers');
-    }
+    const list = await this.call('list containers', (docker) =>
+      docker.listContainers({ all: true, filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } }),
+    );
+    return list.map((c) => ({
+      id: c.Id,
+      name: (c.Names[0] ?? '').replace(/^\//, ''),
+      running: c.State === 'running',
+      labels: c.Labels ?? {},
+    }));
   }
 
   async inspectContainer(id: string): Promise<ContainerDetails | null> {
-    this.assertUsable();
-    try {
-      const info = await this.docker.getContainer(id).inspect();
-      return {
+    const info = await this.call(
+      'inspect a container',
+      (docker) => docker.getContainer(id).inspect(),
+      (error) => (statusOf(error) === 404 ? { value: null } : undefined),
+    );
+    if (!info) return null;
+    return {
         id: info.Id,
         name: info.Name.replace(/^\//, ''),
         running: info.State.Running,
@@ -343,35 +372,24 @@ export class DockerEngine implements Engine {
         mounts: (info.Mounts ?? []).map((m) => ({ type: m.Type, source: m.Source, target: m.Destination, readOnly: !m.RW })),
         hostConfig: info.HostConfig as unknown as Record<string, unknown>,
       };
-    } catch (error) {
-      if (statusOf(error) === 404) return null;
-      return this.fail(error, 'inspect a container');
-    }
   }
 
-  async createContainer(body: ContainerCreateBody): Promise<string> {
-    this.assertUsable();
-    try {
-      const container = await this.docker.createContainer(body as unknown as Docker.ContainerCreateOptions);
-      return container.id;
-    } catch (error) {
-      if (statusOf(error) === 409) {
-        throw new BerthError('already_exists', `A container named ${body.name} already exists.`, { cause: error });
-      }
-      if (statusOf(error) === 404 && /network/i.test(engineMessage(error))) {
-        throw new BerthError('network_failed', `The sandbox could not join its network: ${engineMessage(error)}`, {
-          hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
-          cause: error,
-        });
-      }
-      return this.fail(error, 'create the sandbox container');
-    }
+  createContainer(body: ContainerCreateBody): Promise<string> {
+    return this.call(
+      'create the sandbox container',
+      async (docker) => (await docker.createContainer(body as unknown as Docker.ContainerCreateOptions)).id,
+      (error) => {
+        if (statusOf(error) === 409) throw new BerthError('already_exists', `A container named ${body.name} already exists.`, { cause: error });
+        const network = networkJoinError(error);
+        if (network) throw network;
+        return undefined;
+      },
+    );
   }
 
-  async attach(id: string): Promise<AttachedStreams> {
-    this.assertUsable();
-    try {
-      const stream = (await this.docker.getContainer(id).attach({
+  attach(id: string): Promise<AttachedStreams> {
+    return this.call('attach to the sandbox', async (docker) => {
+      const stream = (await docker.getContainer(id).attach({
         stream: true,
         stdin: true,
         stdout: true,
@@ -380,7 +398,7 @@ export class DockerEngine implements Engine {
       })) as NodeJS.ReadWriteStream & { destroy(): void; end(): void };
       const stdout = new PassThrough();
       const stderr = new PassThrough();
-      this.docker.modem.demuxStream(stream, stdout, stderr);
+      docker.modem.demuxStream(stream, stdout, stderr);
       const ended = new Promise<void>((resolve) => {
         const done = () => resolve();
         stream.on('end', done);
@@ -394,58 +412,48 @@ export class DockerEngine implements Engine {
         ended,
         close: () => stream.destroy(),
       };
-    } catch (error) {
-      return this.fail(error, 'attach to the sandbox');
-    }
+    });
   }
 
-  async startContainer(id: string): Promise<void> {
-    this.assertUsable();
-    try {
-      await this.docker.getContainer(id).start();
-    } catch (error) {
-      if (statusOf(error) === 304) return;
-      if (statusOf(error) === 404 && /network/i.test(engineMessage(error))) {
-        throw new BerthError('network_failed', `The sandbox could not join its network: ${engineMessage(error)}`, {
-          hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
-          cause: error,
-        });
-      }
-      this.fail(error, 'start the sandbox container');
-    }
+  startContainer(id: string): Promise<void> {
+    return this.call(
+      'start the sandbox container',
+      async (docker) => void (await docker.getContainer(id).start()),
+      (error) => {
+        if (statusOf(error) === 304) return { value: undefined };
+        const network = networkJoinError(error);
+        if (network) throw network;
+        return undefined;
+      },
+    );
   }
 
-  async stopContainer(id: string, graceSeconds: number): Promise<void> {
-    this.assertUsable();
-    try {
-      await this.docker.getContainer(id).stop({ t: graceSeconds });
-    } catch (error) {
-      if (statusOf(error) === 304 || statusOf(error) === 404) return;
-      this.fail(error, 'stop the sandbox container');
-    }
+  stopContainer(id: string, graceSeconds: number): Promise<void> {
+    return this.call(
+      'stop the sandbox container',
+      async (docker) => void (await docker.getContainer(id).stop({ t: graceSeconds })),
+      (error) => (statusOf(error) === 304 || statusOf(error) === 404 ? { value: undefined } : undefined),
+    );
   }
 
-  async removeContainer(id: string): Promise<void> {
-    this.assertUsable();
-    try {
-      await this.docker.getContainer(id).remove({ force: true, v: true });
-    } catch (error) {
-      if (statusOf(error) === 404) return;
-      // Already being removed by a concurrent call.
-      if (statusOf(error) === 409 && /already in progress/i.test(engineMessage(error))) return;
-      this.fail(error, 'remove the sandbox container');
-    }
+  removeContainer(id: string): Promise<void> {
+    return this.call(
+      'remove the sandbox container',
+      async (docker) => void (await docker.getContainer(id).remove({ force: true, v: true })),
+      // Gone already, or already being removed by a concurrent call.
+      (error) =>
+        statusOf(error) === 404 || (statusOf(error) === 409 && /already in progress/i.test(engineMessage(error))) ? { value: undefined } : undefined,
+    );
   }
 
-  async execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }> {
-    this.assertUsable();
-    try {
-      const exec = await this.docker.getContainer(id).exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true });
+  execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }> {
+    return this.call('run a command in the sandbox', async (docker) => {
+      const exec = await docker.getContainer(id).exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true });
       const stream = await exec.start({ hijack: true, stdin: false });
       const out = new PassThrough();
       const chunks: Buffer[] = [];
       out.on('data', (c: Buffer) => chunks.push(c));
-      this.docker.modem.demuxStream(stream, out, out);
+      docker.modem.demuxStream(stream, out, out);
       await new Promise<void>((resolve) => {
         stream.on('end', resolve);
         stream.on('close', resolve);
@@ -453,15 +461,12 @@ export class DockerEngine implements Engine {
       });
       const info = await exec.inspect();
       return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
-    } catch (error) {
-      return this.fail(error, 'run a command in the sandbox');
-    }
+    });
   }
 
-  async execTty(id: string, options: TtyOptions): Promise<TtyProcess> {
-    this.assertUsable();
-    try {
-      const exec = await this.docker.getContainer(id).exec({
+  execTty(id: string, options: TtyOptions): Promise<TtyProcess> {
+    return this.call('open a terminal in the sandbox', async (docker) => {
+      const exec = await docker.getContainer(id).exec({
         Cmd: options.cmd,
         User: options.user,
         Env: options.env,
@@ -486,8 +491,6 @@ export class DockerEngine implements Engine {
       };
       await resize(options.cols, options.rows);
       return { stream, resize, ended };
-    } catch (error) {
-      return this.fail(error, 'open a terminal in the sandbox');
-    }
+    });
   }
 }

@@ -2,8 +2,8 @@
 import type { BerthError } from '../../../shared/errors.js';
 import type { Engine } from './dockerEngine.js';
 
-export function unavailableEngine(reason: BerthError): Engine {
+export function unavailableEngine(reason: BerthError, endpointLabel = 'DOCKER_HOST'): Engine {
   return new Proxy({} as Engine, {
-    get: (_target, property) => (property === 'endpointLabel' ? 'DOCKER_HOST' : () => Promise.reject(reason)),
+    get: (_target, property) => (property === 'endpointLabel' ? endpointLabel : () => Promise.reject(reason)),
   });
 }
