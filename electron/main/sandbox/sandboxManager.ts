@@ -16,6 +16,8 @@ import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from '../base/clock.js';
+import { toDisposable } from '../base/lifecycle.js';
+import type { Disposable } from '../events.js';
 import { ShellSession } from './shellSession.js';
 
 export interface SandboxRequest {
@@ -39,6 +41,12 @@ export interface Ready {
   broughtUp: boolean;
 }
 
+/**
+ * A ready shell, leased: dispose() ends this use exactly once (a second dispose does nothing),
+ * and the container may idle-stop once every lease on it is disposed.
+ */
+export interface SandboxLease extends Ready, Disposable {}
+
 export interface SlotStatus {
   state: 'none' | 'pulling' | 'creating' | 'starting' | 'running' | 'stopped' | 'error';
   containerId: string | null;
@@ -54,13 +62,14 @@ interface Slot {
   /** An exclusive operation in progress (bring-up or stop); everyone else waits for it. */
   lock: Promise<unknown> | null;
   lockKind: 'bringUp' | 'stop' | null;
-  /** Callers holding the session between acquire() and release(). */
+  /** Commands holding the session (leases from acquire()); a recreate waits for them. */
   inUse: number;
   drainWaiters: (() => void)[];
   phase: SlotStatus['state'] | null;
   error: BerthError | null;
   /** Set when Berth itself stopped the container, so a restart is not news to the user. */
   stoppedByUs: boolean;
+  /** Every use in progress or leased (bring-ups, commands, terminals): no idle stop while > 0. */
   busy: number;
   idleTimer: unknown;
   settings: ProfileSettings | null;
@@ -115,10 +124,23 @@ export class SandboxManager {
   }
 
   /**
-   * A ready shell for the key's container. Concurrent callers share one bring-up and its
-   * failure; a container that must be recreated waits until no command is running in it.
+   * A ready shell for the key's container, leased for one command: dispose the lease when the
+   * command ends. Concurrent callers share one bring-up and its failure; a container that must
+   * be recreated waits until no command is running in it.
    */
-  async acquire(req: SandboxRequest): Promise<Ready> {
+  acquire(req: SandboxRequest): Promise<SandboxLease> {
+    return this.use(req, 'command');
+  }
+
+  /**
+   * Like acquire(), for a long-lived user such as a terminal: its lease keeps the container
+   * from idling until disposed, but never delays a recreate (its terminal just ends then).
+   */
+  hold(req: SandboxRequest): Promise<SandboxLease> {
+    return this.use(req, 'hold');
+  }
+
+  private async use(req: SandboxRequest, kind: 'command' | 'hold'): Promise<SandboxLease> {
     const s = this.slot(req.key);
     s.busy++;
     this.clearIdle(s);
@@ -133,16 +155,14 @@ export class SandboxManager {
         const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
-          s.inUse++;
-          return { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [], broughtUp: false };
+          return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [], broughtUp: false });
         }
         if (healthy && s.inUse > 0) {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
           continue;
         }
         const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, req, spec));
-        s.inUse++;
-        return ready;
+        return this.lease(s, kind, ready);
       }
     } catch (error) {
       s.busy--;
@@ -161,36 +181,25 @@ export class SandboxManager {
     }
   }
 
-  /** Marks the end of a use that acquire() began; starts the idle clock when nobody is left. */
-  release(key: string): void {
-    const s = this.slots.get(key);
-    if (!s) return;
-    s.busy = Math.max(0, s.busy - 1);
-    this.endUse(s);
-    this.scheduleIdle(s);
-  }
-
-  /** A command's use ends: a recreate waiting for the slot's commands to drain may go. */
-  private endUse(s: Slot): void {
-    s.inUse = Math.max(0, s.inUse - 1);
-    if (s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
-  }
-
   /**
-   * Like acquire(), for a long-lived user such as a terminal: it keeps the container from
-   * idling until unhold(), but never delays a recreate (its terminal just ends then).
+   * The use that use() began (its `busy` count) becomes a lease; a command's also counts in
+   * `inUse`. Disposing it ends both, once: a recreate waiting for commands to drain may go, and
+   * the idle clock starts when nobody is left. A lease outliving its slot (the chat's container
+   * was removed) touches only that old slot, never a new one for the same key.
    */
-  async hold(req: SandboxRequest): Promise<Ready> {
-    const ready = await this.acquire(req);
-    this.endUse(this.slot(req.key));
-    return ready;
+  private lease(s: Slot, kind: 'command' | 'hold', ready: Ready): SandboxLease {
+    if (kind === 'command') s.inUse++;
+    const release = toDisposable(() => {
+      s.busy--;
+      if (kind === 'command' && --s.inUse === 0) for (const wake of s.drainWaiters.splice(0)) wake();
+      if (this.slots.get(s.key) === s) this.scheduleIdle(s);
+    });
+    return { ...ready, dispose: () => release.dispose() };
   }
 
-  unhold(key: string): void {
-    const s = this.slots.get(key);
-    if (!s) return;
-    s.busy = Math.max(0, s.busy - 1);
-    this.scheduleIdle(s);
+  /** Leases in progress on a key (bring-ups included): 0 once every command and terminal let go. */
+  leases(key: string): number {
+    return this.slots.get(key)?.busy ?? 0;
   }
 
   /** Runs fn as the slot's only bring-up or stop. */

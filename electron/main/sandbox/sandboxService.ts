@@ -12,7 +12,8 @@ import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
 import { runLocal } from './localRunner.js';
-import type { Ready, SandboxManager, SandboxRequest } from './sandboxManager.js';
+import type { Disposable } from '../events.js';
+import type { SandboxLease, SandboxManager, SandboxRequest } from './sandboxManager.js';
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const OUTPUT_HEAD_BYTES = 32 * 1024;
@@ -134,15 +135,15 @@ export class SandboxService {
       const { interrupted: _interrupted, ...result } = out;
       return { ...result, cwd: out.cwd ?? where.cwd, notices };
     } finally {
-      this.manager.release(key);
+      ready.dispose();
     }
   }
 
   /**
    * Brings the chat's container up for a terminal and holds it (no idle stop) until the
-   * terminal's owner calls manager.unhold(key).
+   * terminal's owner disposes `hold`.
    */
-  async acquireForTerminal(chatId: string): Promise<{ key: string; containerId: string; user: string; mounts: PlannedMount[] }> {
+  async acquireForTerminal(chatId: string): Promise<{ key: string; containerId: string; user: string; mounts: PlannedMount[]; hold: Disposable }> {
     const r = this.resolve(chatId);
     if (r.target.kind !== 'container') {
       throw new BerthError('invalid_request', `The profile "${r.profile.name}" runs commands directly on this computer (no sandbox), so Berth opens no terminal for it.`, {
@@ -152,7 +153,7 @@ export class SandboxService {
     const mounts = this.mountsFor(r);
     const key = r.target.key;
     const ready = await this.publishing(r.chat.id, this.manager.hold(this.sandboxRequest(r, key, mounts)));
-    return { key, containerId: ready.containerId, user: ready.user, mounts };
+    return { key, containerId: ready.containerId, user: ready.user, mounts, hold: ready };
   }
 
   private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
@@ -171,7 +172,7 @@ export class SandboxService {
    * After a bring-up that had something to say (it started a container, or failed), tells
    * clients the chat's new sandbox state. A warm command stays quiet.
    */
-  private async publishing(chatId: string, work: Promise<Ready>): Promise<Ready> {
+  private async publishing(chatId: string, work: Promise<SandboxLease>): Promise<SandboxLease> {
     const publish = () => void this.status(chatId).then((s) => this.events.emit('sandbox.status', s), () => undefined);
     try {
       const ready = await work;

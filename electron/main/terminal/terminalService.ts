@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { Engine, TtyProcess } from '../engine/dockerEngine.js';
-import type { EventHub } from '../events.js';
+import type { Disposable, EventHub } from '../events.js';
 import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
@@ -28,6 +28,8 @@ interface Terminal {
   view: TerminalView;
   key: string;
   containerId: string;
+  /** Keeps the container from idling while the terminal runs; disposed (once) when it ends. */
+  hold: Disposable;
   process: TtyProcess | null;
   replay: ReplayBuffer;
   /** One account per connected client: the slowest screen sets the pace. */
@@ -63,13 +65,14 @@ export class TerminalService {
 
   async open(chatId: string, cols: number, rows: number): Promise<TerminalView> {
     const endingsBefore = this.endings.get(chatId)?.count ?? 0;
-    const { key, containerId, user, mounts } = await this.sandbox.acquireForTerminal(chatId);
+    const { key, containerId, user, mounts, hold } = await this.sandbox.acquireForTerminal(chatId);
     const number = (this.counters.get(chatId) ?? 0) + 1;
     this.counters.set(chatId, number);
     const terminal: Terminal = {
       view: { terminalId: randomUUID(), chatId, title: `Terminal ${number}`, state: 'starting', exitReason: null, cols, rows },
       key,
       containerId,
+      hold,
       process: null,
       replay: new ReplayBuffer(REPLAY_CHARS),
       flows: new Map(),
@@ -87,7 +90,7 @@ export class TerminalService {
       });
     } catch (error) {
       this.terminals.delete(terminal.view.terminalId);
-      this.manager.unhold(key);
+      hold.dispose();
       throw error;
     }
     terminal.view.state = 'running';
@@ -129,7 +132,7 @@ export class TerminalService {
     if (terminal.view.state === 'exited') return;
     terminal.view.state = 'exited';
     terminal.view.exitReason = reason;
-    this.manager.unhold(terminal.key);
+    terminal.hold.dispose();
     this.events.emit('terminal.exit', { terminalId: terminal.view.terminalId, chatId: terminal.view.chatId, reason });
     setTimeout(() => {
       if (this.terminals.get(terminal.view.terminalId) === terminal) this.terminals.delete(terminal.view.terminalId);
