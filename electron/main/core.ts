@@ -14,15 +14,13 @@ import { createEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
 import { currentContextHost } from './engine/dockerContext.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
-import { LABEL, APP_LABEL_VALUE } from './policy/containerSpec.js';
-import { qualifyTaskId } from './policy/containerKey.js';
 import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
-import { folderNameFor, networkNameFor } from './policy/names.js';
-import { selectOrphans } from './policy/orphans.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { systemClock, type Clock } from './base/clock.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
+import { DeletionService } from './sandbox/deletionService.js';
+import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { SessionService } from './sessions/sessionService.js';
 import { openDatabase } from './store/database.js';
@@ -176,23 +174,17 @@ export function createCore(options: CoreOptions): BerthCore {
 
   const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
 
-  async function deleteChat(chat: ChatRecord): Promise<void> {
-    await agent.stopAll(chat.id);
-    terminals.closeForChat(chat.id);
-    const taskIds = store.transaction(() => {
-      const ids = store.tasks.deleteForChat(chat.id);
-      for (const q of [...ids, ...sessions.ownedQualifiedIds(chat)]) store.cwd.clear(q);
-      store.chats.delete(chat.id);
-      return ids;
-    });
-    // The chat is gone from the store first: if Berth dies now, or the engine cannot be
-    // reached, the reaper removes its containers later. Its homes go now either way.
-    const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
-    const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
-    for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {
-      fs.rmSync(manager.homeFor(chat.profile, key), { recursive: true, force: true });
-    }
-  }
+  const deletion = new DeletionService({
+    store,
+    sessions,
+    manager,
+    engine,
+    dataDir,
+    endChat: async (chatId) => {
+      await agent.stopAll(chatId);
+      terminals.closeForChat(chatId);
+    },
+  });
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
   interface CallContext {
@@ -202,19 +194,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
     'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
-    'profiles.delete': async (req) => {
-      const profile = sessions.requireProfile(req.name);
-      if (profile.name === 'default') {
-        throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
-      }
-      const chats = store.chats.list(profile.name);
-      for (const chat of chats) await deleteChat(chat);
-      await manager.removeForProfile(profile.name);
-      store.profiles.delete(profile.name);
-      if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
-      fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
-      return changed(null, { removedChats: chats.length });
-    },
+    'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name) }),
     'chats.create': async (req) => {
       const chat = withAttachments(sessions.createChat(req));
       return changed(chat.id, chat);
@@ -224,7 +204,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'chats.delete': async (req) => {
       const chat = store.chats.get(req.chatId);
       if (!chat) return { removed: false };
-      await deleteChat(chat);
+      await deletion.deleteChat(chat);
       return changed(chat.id, { removed: true });
     },
     'tasks.register': async (req) => {
@@ -323,34 +303,12 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   }
 
-  async function reap(): Promise<number> {
-    if (disposed) return 0;
-    const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
-    const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
-    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
-    for (const c of mine) {
-      if (orphans.includes(c) || !c.running) continue;
-      const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
-      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
-    }
-    return orphans.length;
-  }
-
-  const interval = options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS;
-  let reapTimer: unknown = null;
-  const scheduleReap = () => {
-    if (interval <= 0 || disposed) return;
-    reapTimer = clock.setTimeout(() => {
-      void reap().catch(() => undefined).finally(scheduleReap);
-    }, interval);
-  };
-  // The engine may be down at start: the first sweep then waits for the next one.
-  const ready = reap().then(() => undefined, () => undefined);
+  const reaper = new OrphanReaper({ engine, store, manager, instanceId, clock, intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS });
+  const ready = reaper.ready;
   void monitor.check();
   events.on((event, payload) => {
     if (event === 'engine.status' && (payload as { state: string }).state === 'ok') manager.forgetEngineErrors();
   });
-  scheduleReap();
 
   function callFromClient(method: string, params: unknown, ctx: CallContext): Promise<unknown> {
     const problem = clientRequestProblem(method, params);
@@ -382,13 +340,14 @@ export function createCore(options: CoreOptions): BerthCore {
       };
     },
     onEvent: (listener) => events.on(listener),
-    reap,
+    reap: () => reaper.reap(),
     ready,
     instanceId,
     async dispose() {
       if (disposed) return;
       disposed = true;
-      if (reapTimer !== null) clock.clearTimeout(reapTimer);
+      reaper.dispose();
+      deletion.dispose();
       monitor.dispose();
       terminals.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.

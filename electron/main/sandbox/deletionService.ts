@@ -1,0 +1,77 @@
+/**
+ * Deleting a chat or a profile: what runs for it stops, its records go, then its containers,
+ * networks and homes. The records go first: if Berth dies midway, or the engine cannot be
+ * reached, the orphan sweep removes the containers later; the homes go now either way.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BerthError } from '../../../shared/errors.js';
+import type { Engine } from '../engine/dockerEngine.js';
+import { qualifyTaskId } from '../policy/containerKey.js';
+import { folderNameFor, networkNameFor } from '../policy/names.js';
+import type { SessionService } from '../sessions/sessionService.js';
+import type { ChatRecord, Store } from '../store/repositories.js';
+import type { SandboxManager } from './sandboxManager.js';
+
+export interface DeletionServiceDeps {
+  store: Store;
+  sessions: SessionService;
+  manager: SandboxManager;
+  engine: Engine;
+  dataDir: string;
+  /** Ends what runs for the chat above the sandbox (its agent turns, its terminals) before it goes. */
+  endChat(chatId: string): Promise<void>;
+}
+
+export class DeletionService {
+  private disposed = false;
+
+  constructor(private readonly deps: DeletionServiceDeps) {}
+
+  async deleteChat(chat: ChatRecord): Promise<void> {
+    this.assertOpen();
+    await this.removeChat(chat);
+  }
+
+  private async removeChat(chat: ChatRecord): Promise<void> {
+    const { store, sessions, manager } = this.deps;
+    await this.deps.endChat(chat.id);
+    const taskIds = store.transaction(() => {
+      const ids = store.tasks.deleteForChat(chat.id);
+      for (const q of [...ids, ...sessions.ownedQualifiedIds(chat)]) store.cwd.clear(q);
+      store.chats.delete(chat.id);
+      return ids;
+    });
+    const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
+    const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
+    for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {
+      fs.rmSync(manager.homeFor(chat.profile, key), { recursive: true, force: true });
+    }
+  }
+
+  /** Deletes the profile with its chats; returns how many chats went. */
+  async deleteProfile(name: string): Promise<number> {
+    this.assertOpen();
+    const { store, sessions, manager, engine, dataDir } = this.deps;
+    const profile = sessions.requireProfile(name);
+    if (profile.name === 'default') {
+      throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
+    }
+    const chats = store.chats.list(profile.name);
+    for (const chat of chats) await this.removeChat(chat);
+    await manager.removeForProfile(profile.name);
+    store.profiles.delete(profile.name);
+    if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
+    fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
+    return chats.length;
+  }
+
+  /** Deletions not yet begun are refused once the core is shutting down; one under way finishes. */
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  private assertOpen(): void {
+    if (this.disposed) throw new BerthError('internal', 'Berth is shutting down.');
+  }
+}
