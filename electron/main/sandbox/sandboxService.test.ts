@@ -1,0 +1,56 @@
+/** The exec service's logic on the in-memory engine: cwd records, errors, deletion. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { BerthError } from '../../../shared/errors.js';
+import { fakeCore, type FakeCore } from '../../../test/support/fakeCore.js';
+
+let f: FakeCore;
+afterEach(async () => f?.dispose());
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return error instanceof BerthError ? error.code : `raw ${String(error)}`;
+  }
+  return 'resolved';
+}
+
+describe('SandboxService on the fake engine', () => {
+  it('runs in the attached folder, keeps the cwd a command left, and never records a host path as a cwd', async () => {
+    f = fakeCore();
+    const chat = await f.chat();
+    await f.core.workspace.attach({ chatId: chat.id, path: f.folder('site') });
+    const first = await f.core.sandbox.exec({ chatId: chat.id, command: 'pwd' });
+    expect(first).toMatchObject({ exitCode: 0, output: '/workspace\n', cwd: '/workspace' });
+    expect((await f.core.sandbox.exec({ chatId: chat.id, command: 'cd /tmp' })).cwd).toBe('/tmp');
+    expect((await f.core.sandbox.exec({ chatId: chat.id, command: 'pwd' })).output).toBe('/tmp\n');
+    expect(f.engine.calls.filter((c) => c === 'createContainer')).toHaveLength(1);
+  });
+
+  it('says so when the engine is down, and the status follows once it is back', async () => {
+    f = fakeCore();
+    const chat = await f.chat();
+    f.engine.down = true;
+    expect(await codeOf(f.core.sandbox.exec({ chatId: chat.id, command: 'true' }))).toBe('engine_unreachable');
+    f.engine.down = false;
+    expect((await f.core.sandbox.exec({ chatId: chat.id, command: 'echo back' })).output).toBe('back\n');
+    expect((await f.core.sandbox.status({ chatId: chat.id })).state).toBe('running');
+  });
+
+  it('deleting a chat removes its container; the sweep removes one whose chat went behind its back', async () => {
+    f = fakeCore();
+    const a = await f.chat();
+    const b = await f.chat();
+    await f.core.sandbox.exec({ chatId: a.id, command: 'true' });
+    await f.core.sandbox.exec({ chatId: b.id, command: 'true' });
+    expect(f.engine.containers.size).toBe(2);
+    await f.core.chats.delete({ chatId: a.id });
+    expect([...f.engine.containers.values()].map((c) => c.body.Labels['berth.chat'])).toEqual([b.id]);
+    // A container of this instance whose chat the store no longer has: the reaper's to remove.
+    const orphan = { ...[...f.engine.containers.values()][0]!.body, name: 'orphan' };
+    orphan.Labels = { ...orphan.Labels, 'berth.chat': 'gone', 'berth.key': 'default:gone' };
+    await f.engine.createContainer(orphan);
+    expect(await f.core.reap()).toBe(1);
+    expect(f.engine.containers.size).toBe(1);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * The Engine contract: the same cases against the real engine (DockerEngine on this machine's
+ * Docker) and the in-memory fake the unit tests use (test/support/fakeEngine.ts), so the fake
+ * cannot drift from what Docker does.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BerthError } from '../../shared/errors.js';
+import { DockerEngine, type Engine } from '../../electron/main/engine/dockerEngine.js';
+import { buildContainerSpec, LABEL, SANDBOX_HOME, type ContainerCreateBody } from '../../electron/main/policy/containerSpec.js';
+import { killTreeScript } from '../../electron/main/policy/shellProtocol.js';
+import { ShellSession } from '../../electron/main/sandbox/shellSession.js';
+import { BUSYBOX, docker, removeInstanceContainers } from '../support/docker.js';
+import { FakeEngine } from '../support/fakeEngine.js';
+import { SANDBOX_GID, SANDBOX_UID, uniqueName } from '../support/harness.js';
+import { record } from '../support/testRun.js';
+
+interface Subject {
+  engine: Engine;
+  /** A network of that name that someone else made, not isolated. */
+  foreignNetwork(name: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+const subjects: [string, () => Subject][] = [
+  [
+    'the fake engine',
+    () => {
+      const engine = new FakeEngine([BUSYBOX]);
+      return { engine, foreignNetwork: async (name) => engine.addForeignNetwork(name), cleanup: async () => undefined };
+    },
+  ],
+  [
+    'the real engine',
+    () => {
+      const networks: string[] = [];
+      return {
+        engine: new DockerEngine({ kind: 'socket', socketPath: '/var/run/docker.sock' }),
+        foreignNetwork: async (name) => {
+          networks.push(name);
+          await docker('network', 'create', '--label', 'berth.app=berth', name);
+        },
+        cleanup: async () => {
+          for (const n of networks) await docker('network', 'rm', n).catch(() => undefined);
+        },
+      };
+    },
+  ],
+];
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof BerthError) return error.code;
+    throw new Error(`not a BerthError: ${String(error)}`, { cause: error });
+  }
+  return 'resolved';
+}
+
+describe.each(subjects)('the Engine contract: %s', (_name, make) => {
+  let subject: Subject;
+  let engine: Engine;
+  const instanceId = uniqueName('contract');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-contract-'));
+  fs.chownSync(home, SANDBOX_UID, SANDBOX_GID);
+
+  function body(name: string, network: { mode: 'none' } | { mode: 'isolated'; name: string } = { mode: 'none' }): ContainerCreateBody {
+    return buildContainerSpec({
+      name: `${instanceId}-${name}`,
+      image: BUSYBOX,
+      user: `${SANDBOX_UID}:${SANDBOX_GID}`,
+      instanceId,
+      profile: 'contract',
+      chatId: name,
+      key: `default:${name}`,
+      homeSource: home,
+      mounts: [],
+      limits: { memoryMb: 256, cpus: 1, pids: 128 },
+      network,
+      workingDir: SANDBOX_HOME,
+    });
+  }
+
+  beforeAll(() => {
+    record('instances', instanceId);
+    subject = make();
+    engine = subject.engine;
+  });
+
+  afterAll(async () => {
+    await subject.cleanup();
+    await removeInstanceContainers(instanceId);
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('answers a ping and knows which images it has', async () => {
+    expect((await engine.ping()).version).toBeTruthy();
+    expect(await engine.hasImage(BUSYBOX)).toBe(true);
+    expect(await engine.hasImage('berth-test:absent-from-contract')).toBe(false);
+  });
+
+  it('fails a pull it cannot make as image_unavailable', async () => {
+    // 127.0.0.1:1 answers nothing: the engine's pull fails without leaving this machine.
+    expect(await codeOf(engine.pullImage('127.0.0.1:1/berth-absent:x', () => undefined))).toBe('image_unavailable');
+  });
+
+  it('creates a container found by its labels, refuses its name twice, and answers inspect as Berth reads it', async () => {
+    const spec = body('a');
+    const id = await engine.createContainer(spec);
+    expect(await codeOf(engine.createContainer(spec))).toBe('already_exists');
+    const found = await engine.findContainers({ [LABEL.instance]: instanceId, [LABEL.chat]: 'a' });
+    expect(found.map((c) => [c.id, c.name, c.running, c.labels[LABEL.key]])).toEqual([[id, spec.name, false, 'default:a']]);
+    expect(await engine.findContainers({ [LABEL.instance]: instanceId, [LABEL.chat]: 'nobody' })).toEqual([]);
+    const details = await engine.inspectContainer(id);
+    expect(details).toMatchObject({ id, name: spec.name, running: false, image: BUSYBOX, user: spec.User, networkMode: 'none' });
+    expect(details?.labels[LABEL.spec]).toBe(spec.Labels[LABEL.spec]);
+    await engine.removeContainer(id);
+  });
+
+  it("runs Berth's shell protocol in a started container: output, exit codes, cwd, a missing cwd's fallback", async () => {
+    const id = await engine.createContainer(body('b'));
+    const streams = await engine.attach(id);
+    await engine.startContainer(id);
+    await engine.startContainer(id); // already running: no error
+    expect((await engine.inspectContainer(id))?.running).toBe(true);
+    const shell = await ShellSession.open(
+      streams,
+      (signal, serial) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal, serial)], `${SANDBOX_UID}:${SANDBOX_GID}`).then(() => undefined),
+      Date.now,
+    );
+    const run = (command: string, cwd = SANDBOX_HOME) =>
+      shell.run({ command, cwd, fallback: SANDBOX_HOME, timeoutMs: 20_000, headBytes: 4096, tailBytes: 4096 });
+    expect(await run('echo hello')).toMatchObject({ output: 'hello\n', exitCode: 0, cwd: SANDBOX_HOME });
+    expect(await run('cd /tmp && pwd')).toMatchObject({ output: '/tmp\n', exitCode: 0, cwd: '/tmp' });
+    expect(await run('exit 3')).toMatchObject({ exitCode: 3 });
+    expect(await run('pwd', '/gone')).toMatchObject({ output: `berth: /gone does not exist; starting in ${SANDBOX_HOME}\n${SANDBOX_HOME}\n`, exitCode: 0 });
+    expect(await engine.execOnce(id, ['/bin/sh', '-c', 'echo once'], `${SANDBOX_UID}:${SANDBOX_GID}`)).toEqual({ exitCode: 0, output: 'once\n' });
+    shell.close();
+    await engine.stopContainer(id, 1);
+    await engine.stopContainer(id, 1); // already stopped: no error
+    expect((await engine.inspectContainer(id))?.running).toBe(false);
+    await streams.ended;
+    await engine.removeContainer(id);
+    await engine.removeContainer(id); // already gone: no error
+    expect(await engine.inspectContainer(id)).toBeNull();
+  });
+
+  it('opens a terminal (TTY) that runs its command and ends', async () => {
+    const id = await engine.createContainer(body('t'));
+    await engine.startContainer(id);
+    const tty = await engine.execTty(id, {
+      cmd: ['/bin/sh', '-c', 'echo ready'], user: `${SANDBOX_UID}:${SANDBOX_GID}`, env: ['TERM=xterm'], workingDir: SANDBOX_HOME, cols: 80, rows: 24,
+    });
+    let out = '';
+    tty.stream.on('data', (c: Buffer | string) => (out += c.toString()));
+    await tty.ended;
+    expect(out).toContain('ready\r\n');
+    await engine.removeContainer(id);
+  });
+
+  it('answers for containers that do not exist: inspect null, stop and remove quietly, start and exec fail', async () => {
+    const none = 'berth-contract-no-such-container';
+    expect(await engine.inspectContainer(none)).toBeNull();
+    await engine.stopContainer(none, 1);
+    await engine.removeContainer(none);
+    expect(await codeOf(engine.startContainer(none))).toBe('container_failed');
+    expect(await codeOf(engine.execOnce(none, ['true'], 'root'))).toBe('container_failed');
+  });
+
+  it('sets up an isolated network once, refuses a foreign one of the same name, and fails to start a container on a missing network', async () => {
+    const name = uniqueName('berth-contract');
+    record('networks', name);
+    await engine.ensureNetwork(name, { [LABEL.app]: 'berth' });
+    await engine.ensureNetwork(name, { [LABEL.app]: 'berth' });
+    await engine.removeNetwork(name);
+    await engine.removeNetwork(name); // already gone: no error
+    const foreign = uniqueName('berth-foreign');
+    record('networks', foreign);
+    await subject.foreignNetwork(foreign);
+    expect(await codeOf(engine.ensureNetwork(foreign, {}))).toBe('network_failed');
+    // The network is looked for when the container starts, not when it is created.
+    const id = await engine.createContainer(body('n', { mode: 'isolated', name: uniqueName('berth-missing') }));
+    expect(await codeOf(engine.startContainer(id))).toBe('network_failed');
+    await engine.removeContainer(id);
+  });
+});

@@ -1,0 +1,417 @@
+/**
+ * An in-memory Docker engine behind the real `Engine` interface, for fast unit tests of the
+ * services above engine/. It keeps what the engine keeps (images, networks, containers and
+ * their labels, running state) and answers as DockerEngine does, errors included (the same
+ * BerthError codes), and its containers' shells speak Berth's shell protocol
+ * (policy/shellProtocol) for a small command language: echo, cd, pwd, exit, true/false, mkdir,
+ * sleep, `;` and `&&`. test/integration/engineContract.test.ts runs the same cases against it
+ * and the real engine, so it cannot drift.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Duplex, PassThrough } from 'node:stream';
+import { BerthError } from '../../shared/errors.js';
+import type {
+  AttachedStreams,
+  ContainerDetails,
+  ContainerSummary,
+  Engine,
+  PullProgress,
+  TtyOptions,
+  TtyProcess,
+} from '../../electron/main/engine/dockerEngine.js';
+import type { ContainerCreateBody } from '../../electron/main/policy/containerSpec.js';
+import { SHELL_STATE_DIR } from '../../electron/main/policy/shellProtocol.js';
+
+interface FakeNetwork {
+  isolated: boolean;
+  labels: Record<string, string>;
+}
+
+interface FakeContainer {
+  id: string;
+  name: string;
+  body: ContainerCreateBody;
+  running: boolean;
+  /** Folders that exist in the container (mount targets, home, what `mkdir` made). */
+  dirs: Set<string>;
+  /** Commands running now, by the serial the shell recorded, so a kill script can end them. */
+  running_commands: Map<number, (rc: number) => void>;
+  /** Shells attached to the container: they end when it stops. */
+  attached: Set<() => void>;
+}
+
+export interface CommandResult {
+  output: string;
+  exitCode: number;
+}
+
+/** What a test may put in front of the command language (null: run it as usual). */
+export type CommandHook = (command: string, containerId: string) => Promise<CommandResult> | CommandResult | null;
+
+function notFound(what: string): BerthError {
+  return new BerthError('container_failed', `Docker could not ${what}: No such container`, { hint: 'Check that Docker is healthy (docker info) and try again.' });
+}
+
+export class FakeEngine implements Engine {
+  readonly endpointLabel = 'fake://engine';
+  readonly images = new Set<string>();
+  /** Images a pull can find (a registry's contents). */
+  readonly registry = new Set<string>();
+  readonly networks = new Map<string, FakeNetwork>();
+  readonly containers = new Map<string, FakeContainer>();
+  /** While set, every call fails as DockerEngine's do when the engine does not answer. */
+  down = false;
+  /** Every call by method name, in order (for tests of how often the engine was asked). */
+  readonly calls: string[] = [];
+  hook: CommandHook | null = null;
+
+  constructor(images: Iterable<string> = []) {
+    for (const i of images) this.images.add(i);
+  }
+
+  private enter(method: string): void {
+    this.calls.push(method);
+    if (this.down) {
+      throw new BerthError('engine_unreachable', `The Docker engine at ${this.endpointLabel} cannot be reached: nothing answered.`, {
+        hint: 'Start Docker (Docker Desktop, Colima, or the docker service) and try again; Berth reconnects by itself.',
+      });
+    }
+  }
+
+  private container(idOrName: string): FakeContainer | undefined {
+    return this.containers.get(idOrName) ?? [...this.containers.values()].find((c) => c.name === idOrName || c.id.startsWith(idOrName));
+  }
+
+  async ping(): Promise<{ version: string; apiVersion: string }> {
+    this.enter('ping');
+    return { version: 'fake', apiVersion: '1.41' };
+  }
+
+  async hasImage(ref: string): Promise<boolean> {
+    this.enter('hasImage');
+    return this.images.has(ref);
+  }
+
+  async pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {
+    this.enter('pullImage');
+    if (!this.registry.has(ref)) {
+      throw new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: pull access denied for ${ref}`, {
+        hint: 'Check the image name and your connection, or build or load the image locally (docker build / docker load), or pick another image in the profile settings.',
+      });
+    }
+    onProgress({ message: 'Downloading layer', fraction: 0.5 });
+    this.images.add(ref);
+    onProgress({ message: `Downloaded ${ref}`, fraction: 1 });
+  }
+
+  async ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+    this.enter('ensureNetwork');
+    const existing = this.networks.get(name);
+    if (existing && !existing.isolated) {
+      throw new BerthError(
+        'network_failed',
+        `The Docker network ${name} exists but does not keep chats apart (it is not a bridge with inter-container traffic off), so Berth will not use it.`,
+        { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's network to "none".` },
+      );
+    }
+    if (!existing) this.networks.set(name, { isolated: true, labels });
+  }
+
+  /** A network someone else made, not isolated: what ensureNetwork must refuse. */
+  addForeignNetwork(name: string): void {
+    this.networks.set(name, { isolated: false, labels: {} });
+  }
+
+  async removeNetwork(name: string): Promise<void> {
+    this.enter('removeNetwork');
+    this.networks.delete(name);
+  }
+
+  async findContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
+    this.enter('findContainers');
+    return [...this.containers.values()]
+      .filter((c) => Object.entries(labels).every(([k, v]) => c.body.Labels[k] === v))
+      .map((c) => ({ id: c.id, name: c.name, running: c.running, labels: { ...c.body.Labels } }));
+  }
+
+  async inspectContainer(id: string): Promise<ContainerDetails | null> {
+    this.enter('inspectContainer');
+    const c = this.container(id);
+    if (!c) return null;
+    return {
+      id: c.id,
+      name: c.name,
+      running: c.running,
+      labels: { ...c.body.Labels },
+      image: c.body.Image,
+      user: c.body.User,
+      networkMode: c.body.HostConfig.NetworkMode,
+      mounts: c.body.HostConfig.Mounts.map((m) => ({ type: 'bind', source: m.Source, target: m.Target, readOnly: m.ReadOnly })),
+      hostConfig: { ...c.body.HostConfig },
+    };
+  }
+
+  async createContainer(body: ContainerCreateBody): Promise<string> {
+    this.enter('createContainer');
+    if (this.container(body.name)?.name === body.name) {
+      throw new BerthError('already_exists', `A container named ${body.name} already exists.`);
+    }
+    if (!this.images.has(body.Image)) {
+      throw new BerthError('container_failed', `Docker could not create the sandbox container: No such image: ${body.Image}`, {
+        hint: 'Check that Docker is healthy (docker info) and try again.',
+      });
+    }
+    // Like Docker, create does not look for the network: start does.
+    const id = randomBytes(32).toString('hex');
+    const dirs = new Set(['/', '/tmp', '/home', '/bin', '/proc', SHELL_STATE_DIR]);
+    const addDir = (d: string) => {
+      for (let p = d; p !== '/'; p = path.posix.dirname(p)) dirs.add(p);
+    };
+    for (const t of [body.WorkingDir, ...Object.keys(body.HostConfig.Tmpfs), ...body.HostConfig.Mounts.map((m) => m.Target)]) addDir(t);
+    this.containers.set(id, { id, name: body.name, body, running: false, dirs, running_commands: new Map(), attached: new Set() });
+    return id;
+  }
+
+  async attach(id: string): Promise<AttachedStreams> {
+    this.enter('attach');
+    const c = this.container(id);
+    if (!c) throw notFound('attach to the sandbox');
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const close = () => {
+      c.attached.delete(close);
+      stdout.end();
+      stderr.end();
+      end();
+    };
+    c.attached.add(close);
+    let pending = '';
+    let cwd = c.body.WorkingDir;
+    let queue = Promise.resolve();
+    stdin.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (!line.startsWith('__berth_run ')) continue; // the prelude's definitions
+        const [marker, dir, fallback, command, serial] = shellWords(line.slice('__berth_run '.length));
+        // One command at a time, as the real shell's `wait` does.
+        queue = queue.then(async () => {
+          let out = '';
+          let start = dir ?? '/';
+          if (!c.dirs.has(start)) {
+            out += `berth: ${start} does not exist; starting in ${fallback}\n`;
+            start = fallback && c.dirs.has(fallback) ? fallback : '/';
+          }
+          const result = await this.runCommand(c, command ?? '', start, Number(serial));
+          cwd = result.cwd;
+          if (c.attached.has(close)) stdout.write(`${out}${result.output}${marker} ${result.exitCode} ${cwd}\n`);
+        });
+      }
+    });
+    return { stdin, stdout, stderr, ended, close };
+  }
+
+  async startContainer(id: string): Promise<void> {
+    this.enter('startContainer');
+    const c = this.container(id);
+    if (!c) throw notFound('start the sandbox container');
+    const network = c.body.HostConfig.NetworkMode;
+    if (!['none', 'bridge', 'default', 'host'].includes(network) && !this.networks.has(network)) {
+      throw new BerthError('network_failed', `The sandbox could not join its network: network ${network} not found`, {
+        hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
+      });
+    }
+    c.running = true;
+  }
+
+  async stopContainer(id: string, _graceSeconds: number): Promise<void> {
+    this.enter('stopContainer');
+    const c = this.container(id);
+    if (!c || !c.running) return;
+    this.halt(c);
+  }
+
+  /** The container stops by itself (Docker restarted, `docker stop` by hand). */
+  stopByHand(id: string): void {
+    const c = this.container(id);
+    if (c) this.halt(c);
+  }
+
+  private halt(c: FakeContainer): void {
+    c.running = false;
+    for (const finish of c.running_commands.values()) finish(137);
+    c.running_commands.clear();
+    for (const close of [...c.attached]) close();
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    this.enter('removeContainer');
+    const c = this.container(id);
+    if (!c) return;
+    this.halt(c);
+    this.containers.delete(c.id);
+  }
+
+  async execOnce(id: string, cmd: string[], _user: string): Promise<{ exitCode: number; output: string }> {
+    this.enter('execOnce');
+    const c = this.container(id);
+    if (!c) throw notFound('run a command in the sandbox');
+    if (!c.running) throw new BerthError('container_failed', `Docker could not run a command in the sandbox: container ${c.id} is not running`);
+    const script = cmd[0] === '/bin/sh' && cmd[1] === '-c' ? (cmd[2] ?? '') : cmd.join(' ');
+    // The kill-tree script (policy/shellProtocol): end the command of that serial.
+    const kill = /kill -(INT|TERM|KILL)[\s\S]*\[ "\$__serial" = "(\d+)" \]|\[ "\$__serial" = "(\d+)" \][\s\S]*kill -(INT|TERM|KILL)/.exec(script);
+    if (kill) {
+      const signal = kill[1] ?? kill[4];
+      const serial = Number(kill[2] ?? kill[3]);
+      c.running_commands.get(serial)?.(signal === 'INT' ? 130 : signal === 'TERM' ? 143 : 137);
+      return { exitCode: 0, output: '' };
+    }
+    const result = await this.runCommand(c, script, c.body.WorkingDir, -1);
+    return { exitCode: result.exitCode, output: result.output };
+  }
+
+  async execTty(id: string, options: TtyOptions): Promise<TtyProcess> {
+    this.enter('execTty');
+    const c = this.container(id);
+    if (!c) throw notFound('open a terminal in the sandbox');
+    if (!c.running) throw new BerthError('container_failed', `Docker could not open a terminal in the sandbox: container ${c.id} is not running`);
+    let cwd = options.workingDir;
+    let line = '';
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const run = (command: string) => this.runCommand(c, command, cwd, -1);
+    const stream = new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, done) {
+        for (const ch of chunk.toString('utf8')) {
+          if (ch !== '\r' && ch !== '\n') {
+            line += ch;
+            stream.push(ch);
+            continue;
+          }
+          const command = line;
+          line = '';
+          stream.push('\r\n');
+          if (/^\s*exit\b/.test(command)) {
+            finish();
+            break;
+          }
+          void run(command).then((r) => {
+            cwd = r.cwd;
+            stream.push(r.output.replace(/\n/g, '\r\n'));
+          });
+        }
+        done();
+      },
+    });
+    // Like the real stream: it has ended once its output was read to the end, or it was destroyed.
+    stream.on('end', () => end());
+    stream.on('close', () => end());
+    const finish = () => {
+      c.attached.delete(finish);
+      stream.push(null);
+    };
+    c.attached.add(finish);
+    // `sh -c X` runs X and exits; a login shell waits for input.
+    const script = options.cmd[0] === '/bin/sh' && options.cmd[1] === '-c' ? (options.cmd[2] ?? '') : '';
+    if (script && !/exec (bash|sh) -l/.test(script)) {
+      void this.runCommand(c, script, cwd, -1).then((r) => {
+        stream.push(r.output.replace(/\n/g, '\r\n'));
+        finish();
+      });
+    }
+    const proc = stream as unknown as TtyProcess['stream'];
+    return { stream: proc, resize: async () => undefined, ended };
+  }
+
+  /** Runs the command language in the container; a kill or a stop ends it with its signal's code. */
+  private async runCommand(c: FakeContainer, command: string, cwd: string, serial: number): Promise<CommandResult & { cwd: string }> {
+    const hooked = this.hook?.(command, c.id);
+    let finish!: (rc: number) => void;
+    const killed = new Promise<number>((resolve) => (finish = resolve));
+    if (serial >= 0) c.running_commands.set(serial, finish);
+    try {
+      if (hooked) {
+        const raced = await Promise.race([Promise.resolve(hooked), killed]);
+        return typeof raced === 'number' ? { output: '', exitCode: raced, cwd } : { ...raced, cwd };
+      }
+      return await interpret(c, command, cwd, killed);
+    } finally {
+      if (serial >= 0) c.running_commands.delete(serial);
+    }
+  }
+}
+
+/** The single-quoted words of a `__berth_run` line (shellQuote's output). */
+function shellWords(text: string): string[] {
+  const words: string[] = [];
+  const re = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) words.push(m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : (m[2] as string));
+  return words;
+}
+
+async function interpret(c: FakeContainer, command: string, start: string, killed: Promise<number>): Promise<CommandResult & { cwd: string }> {
+  let cwd = start;
+  let output = '';
+  let rc = 0;
+  const steps = command.split(/(;|&&)/);
+  for (let i = 0; i < steps.length; i += 2) {
+    if (i > 0 && steps[i - 1] === '&&' && rc !== 0) continue;
+    const words = (steps[i] ?? '').trim().split(/\s+/).filter(Boolean).map((w) => w.replace(/^(['"])(.*)\1$/, '$2'));
+    const [name, ...args] = words;
+    if (!name) continue;
+    const abs = (p: string) => path.posix.resolve(cwd, p);
+    switch (name) {
+      case 'echo':
+        output += `${args.join(' ')}\n`;
+        rc = 0;
+        break;
+      case 'pwd':
+        output += `${cwd}\n`;
+        rc = 0;
+        break;
+      case 'cd': {
+        const to = abs(args[0] ?? '/home/berth');
+        if (c.dirs.has(to)) {
+          cwd = to;
+          rc = 0;
+        } else {
+          output += `sh: cd: can't cd to ${args[0]}: No such file or directory\n`;
+          rc = 2;
+        }
+        break;
+      }
+      case 'mkdir':
+        for (const a of args.filter((x) => !x.startsWith('-'))) for (let p = abs(a); p !== '/'; p = path.posix.dirname(p)) c.dirs.add(p);
+        rc = 0;
+        break;
+      case 'true':
+      case ':':
+        rc = 0;
+        break;
+      case 'false':
+        rc = 1;
+        break;
+      case 'exit':
+        return { output, exitCode: Number(args[0] ?? rc), cwd };
+      case 'sleep': {
+        const ms = Number(args[0] ?? 0) * 1000;
+        const slept = await Promise.race([new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref()), killed]);
+        if (slept !== null) return { output, exitCode: slept, cwd };
+        rc = 0;
+        break;
+      }
+      default:
+        output += `sh: ${name}: not found\n`;
+        rc = 127;
+    }
+  }
+  return { output, exitCode: rc, cwd };
+}
