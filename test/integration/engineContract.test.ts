@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BerthError } from '../../shared/errors.js';
 import { DockerEngine, type Engine } from '../../electron/main/engine/dockerEngine.js';
 import { buildContainerSpec, LABEL, SANDBOX_HOME, type ContainerCreateBody } from '../../electron/main/policy/containerSpec.js';
 import { killTreeScript } from '../../electron/main/policy/shellProtocol.js';
@@ -15,6 +14,7 @@ import { ShellSession } from '../../electron/main/sandbox/shellSession.js';
 import { BUSYBOX, docker, removeInstanceContainers } from '../support/docker.js';
 import { FakeEngine } from '../support/fakeEngine.js';
 import { SANDBOX_GID, SANDBOX_UID, uniqueName } from '../support/harness.js';
+import { rejectionCode } from '../support/tempDirs.js';
 import { record } from '../support/testRun.js';
 
 interface Subject {
@@ -50,15 +50,6 @@ const subjects: [string, () => Subject][] = [
   ],
 ];
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BerthError) return error.code;
-    throw new Error(`not a BerthError: ${String(error)}`, { cause: error });
-  }
-  return 'resolved';
-}
 
 describe.each(subjects)('the Engine contract: %s', (_name, make) => {
   let subject: Subject;
@@ -104,13 +95,13 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
 
   it('fails a pull it cannot make as image_unavailable', async () => {
     // 127.0.0.1:1 answers nothing: the engine's pull fails without leaving this machine.
-    expect(await codeOf(engine.pullImage('127.0.0.1:1/berth-absent:x', () => undefined))).toBe('image_unavailable');
+    expect(await rejectionCode(engine.pullImage('127.0.0.1:1/berth-absent:x', () => undefined))).toBe('image_unavailable');
   });
 
   it('creates a container found by its labels, refuses its name twice, and answers inspect as Berth reads it', async () => {
     const spec = body('a');
     const id = await engine.createContainer(spec);
-    expect(await codeOf(engine.createContainer(spec))).toBe('already_exists');
+    expect(await rejectionCode(engine.createContainer(spec))).toBe('already_exists');
     const found = await engine.findContainers({ [LABEL.instance]: instanceId, [LABEL.chat]: 'a' });
     expect(found.map((c) => [c.id, c.name, c.running, c.labels[LABEL.key]])).toEqual([[id, spec.name, false, 'default:a']]);
     expect(await engine.findContainers({ [LABEL.instance]: instanceId, [LABEL.chat]: 'nobody' })).toEqual([]);
@@ -166,8 +157,8 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect(await engine.inspectContainer(none)).toBeNull();
     await engine.stopContainer(none, 1);
     await engine.removeContainer(none);
-    expect(await codeOf(engine.startContainer(none))).toBe('container_failed');
-    expect(await codeOf(engine.execOnce(none, ['true'], 'root'))).toBe('container_failed');
+    expect(await rejectionCode(engine.startContainer(none))).toBe('container_failed');
+    expect(await rejectionCode(engine.execOnce(none, ['true'], 'root'))).toBe('container_failed');
   });
 
   it('sets up an isolated network once, refuses a foreign one of the same name, and fails to start a container on a missing network', async () => {
@@ -180,10 +171,10 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     const foreign = uniqueName('berth-foreign');
     record('networks', foreign);
     await subject.foreignNetwork(foreign);
-    expect(await codeOf(engine.ensureNetwork(foreign, {}))).toBe('network_failed');
+    expect(await rejectionCode(engine.ensureNetwork(foreign, {}))).toBe('network_failed');
     // The network is looked for when the container starts, not when it is created.
     const id = await engine.createContainer(body('n', { mode: 'isolated', name: uniqueName('berth-missing') }));
-    expect(await codeOf(engine.startContainer(id))).toBe('network_failed');
+    expect(await rejectionCode(engine.startContainer(id))).toBe('network_failed');
     await engine.removeContainer(id);
   });
 });

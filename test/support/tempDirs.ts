@@ -29,3 +29,16 @@ export function berthErrorOf(fn: () => unknown): BerthError {
   }
   throw new Error('expected a BerthError');
 }
+
+/**
+ * How a promise settles, as a BerthError's code: 'resolved' when it does not reject, and
+ * 'not a BerthError: …' when a raw error escaped (what the engine module must never let out).
+ */
+export async function rejectionCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return error instanceof BerthError ? error.code : `not a BerthError: ${String(error)}`;
+  }
+  return 'resolved';
+}

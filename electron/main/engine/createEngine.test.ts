@@ -1,22 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BerthError } from '../../../shared/errors.js';
-import { TempDirs } from '../../../test/support/tempDirs.js';
+import { rejectionCode, TempDirs } from '../../../test/support/tempDirs.js';
 import { createEngine, DockerEngine, type Engine } from './dockerEngine.js';
 
 const temp = new TempDirs();
 afterEach(() => temp.removeAll());
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BerthError) return error.code;
-    throw new Error(`a raw error left engine/: ${String(error)}`, { cause: error });
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Every method of the Engine interface, called once. */
 function everyCall(engine: Engine): [string, Promise<unknown>][] {
@@ -47,7 +37,7 @@ describe('createEngine', () => {
     expect(engine).not.toBeInstanceOf(DockerEngine);
     expect(engine.endpointLabel).toBe('https://127.0.0.1:1');
     await expect(engine.ping()).rejects.toThrow(certPath);
-    for (const [name, call] of everyCall(engine)) expect([name, await codeOf(call)]).toEqual([name, 'engine_unreachable']);
+    for (const [name, call] of everyCall(engine)) expect([name, await rejectionCode(call)]).toEqual([name, 'engine_unreachable']);
   });
 
   it('returns a DockerEngine when they are there, or when the endpoint needs none', () => {
@@ -61,6 +51,6 @@ describe('createEngine', () => {
 describe('DockerEngine', () => {
   it('maps the failure of every call, through its one call helper, to a BerthError that says the engine is unreachable', async () => {
     const engine = new DockerEngine({ kind: 'socket', socketPath: path.join(temp.make(), 'no-engine.sock') });
-    for (const [name, call] of everyCall(engine)) expect([name, await codeOf(call)]).toEqual([name, 'engine_unreachable']);
+    for (const [name, call] of everyCall(engine)) expect([name, await rejectionCode(call)]).toEqual([name, 'engine_unreachable']);
   });
 });

@@ -5,10 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProfileSettings, type ProfileSettingsInput } from '../../../shared/contract.js';
-import { BerthError } from '../../../shared/errors.js';
 import { FakeEngine } from '../../../test/support/fakeEngine.js';
 import { ManualClock } from '../../../test/support/manualClock.js';
-import { TempDirs } from '../../../test/support/tempDirs.js';
+import { rejectionCode, TempDirs } from '../../../test/support/tempDirs.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { SandboxManager, type SandboxRequest } from './sandboxManager.js';
 
@@ -51,14 +50,6 @@ function request(settings: ProfileSettingsInput = {}, over: Partial<SandboxReque
   };
 }
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return error instanceof BerthError ? error.code : `raw ${String(error)}`;
-  }
-  return 'resolved';
-}
 
 describe('SandboxManager on the fake engine', () => {
   it('brings a key up once however many callers race, and runs their commands in the one shell', async () => {
@@ -137,7 +128,7 @@ describe('SandboxManager on the fake engine', () => {
     lease.dispose();
 
     const other = setup([]);
-    const failures = await Promise.all(Array.from({ length: 3 }, () => codeOf(other.manager.acquire(request()))));
+    const failures = await Promise.all(Array.from({ length: 3 }, () => rejectionCode(other.manager.acquire(request()))));
     expect(failures).toEqual(['image_unavailable', 'image_unavailable', 'image_unavailable']);
     expect(other.engine.calls.filter((c) => c === 'pullImage')).toHaveLength(1);
     expect(other.manager.leases('default:c1')).toBe(0);
@@ -147,7 +138,7 @@ describe('SandboxManager on the fake engine', () => {
   it('reports an engine that does not answer as engine_unreachable, and forgets it once the engine is back', async () => {
     const { engine, manager } = setup();
     engine.down = true;
-    expect(await codeOf(manager.acquire(request()))).toBe('engine_unreachable');
+    expect(await rejectionCode(manager.acquire(request()))).toBe('engine_unreachable');
     expect((await manager.status('default:c1')).state).toBe('error');
     engine.down = false;
     manager.forgetEngineErrors();
@@ -160,7 +151,7 @@ describe('SandboxManager on the fake engine', () => {
   it('refuses a profile network that does not keep chats apart, and starts nothing', async () => {
     const { engine, manager } = setup();
     engine.addForeignNetwork('berth-p');
-    expect(await codeOf(manager.acquire(request({ network: 'isolated' })))).toBe('network_failed');
+    expect(await rejectionCode(manager.acquire(request({ network: 'isolated' })))).toBe('network_failed');
     expect(engine.containers.size).toBe(0);
   });
 

@@ -1,19 +1,11 @@
 /** The exec service's logic on the in-memory engine: cwd records, errors, deletion. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BerthError } from '../../../shared/errors.js';
 import { fakeCore, type FakeCore } from '../../../test/support/fakeCore.js';
+import { rejectionCode } from '../../../test/support/tempDirs.js';
 
 let f: FakeCore;
 afterEach(async () => f?.dispose());
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return error instanceof BerthError ? error.code : `raw ${String(error)}`;
-  }
-  return 'resolved';
-}
 
 describe('SandboxService on the fake engine', () => {
   it('runs in the attached folder, keeps the cwd a command left, and never records a host path as a cwd', async () => {
@@ -31,7 +23,7 @@ describe('SandboxService on the fake engine', () => {
     f = fakeCore();
     const chat = await f.chat();
     f.engine.down = true;
-    expect(await codeOf(f.core.sandbox.exec({ chatId: chat.id, command: 'true' }))).toBe('engine_unreachable');
+    expect(await rejectionCode(f.core.sandbox.exec({ chatId: chat.id, command: 'true' }))).toBe('engine_unreachable');
     f.engine.down = false;
     expect((await f.core.sandbox.exec({ chatId: chat.id, command: 'echo back' })).output).toBe('back\n');
     expect((await f.core.sandbox.status({ chatId: chat.id })).state).toBe('running');
