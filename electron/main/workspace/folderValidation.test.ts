@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BerthError, type ErrorCode } from '../../../shared/errors.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { TempDirs, berthErrorOf } from '../../../test/support/tempDirs.js';
@@ -184,4 +184,27 @@ describe('recheckAttachedFolder', () => {
     fs.symlinkSync(elsewhere, parent);
     expect(errorOf(() => recheckAttachedFolder(child, facts)).code).toBe('workspace_changed');
   });
+
+  it('a folder that disappears between two of its checks is workspace_changed, not an internal error', () => {
+    // The race made certain: the folder goes right after its path was resolved.
+    const real = fs.realpathSync.native;
+    const spy = vi.spyOn(fs.realpathSync, 'native').mockImplementation(((p: fs.PathLike) => {
+      const resolved = real(p);
+      if (resolved === app) fs.rmSync(app, { recursive: true });
+      return resolved;
+    }) as typeof fs.realpathSync.native);
+    try {
+      const error = errorOf(() => recheckAttachedFolder(app, facts));
+      expect(error.code).toBe('workspace_changed');
+      expect(error.message).toMatch(/no longer exists/);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("returns the folder's device and inode, the ones the container must show", () => {
+    const st = fs.statSync(app, { bigint: true });
+    expect(recheckAttachedFolder(app, facts)).toEqual({ dev: String(st.dev), ino: String(st.ino) });
+  });
 });
+

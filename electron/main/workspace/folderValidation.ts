@@ -9,6 +9,7 @@ import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import { currentContextHost } from '../engine/dockerContext.js';
 import { dockerSocketCandidates } from '../policy/engineEndpoint.js';
+import type { FolderIdentity } from '../policy/mountProof.js';
 import { isContainerPath, sensitivePathReason, type HostFacts } from '../policy/sensitivePaths.js';
 
 function realOrSelf(p: string): string {
@@ -78,11 +79,46 @@ export function resolveAttachableFolder(input: string, facts: readonly HostFacts
   return real;
 }
 
+/** Linux's O_PATH (not in Node's constants): a handle to a folder that needs no read permission. */
+const O_PATH = 0o10000000;
+
+/**
+ * The identity (device, inode) of the folder at `hostPath`, read through an open handle, so a
+ * folder swapped in the meantime cannot lend it its own. On Linux the kernel also says where
+ * that handle really is: a symlink anywhere on the way shows as another path.
+ */
+function openedIdentity(hostPath: string, changed: (what: string) => never): FolderIdentity {
+  let fd: number;
+  try {
+    const flags = process.platform === 'linux' ? O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW : fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
+    fd = fs.openSync(hostPath, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') changed('no longer exists');
+    if (code === 'ELOOP') changed('has been replaced by a link');
+    if (code === 'ENOTDIR') changed('is no longer a folder');
+    changed(`cannot be opened any more (${code ?? 'unknown error'})`);
+  }
+  try {
+    if (process.platform === 'linux') {
+      const where = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (where !== hostPath) changed(`has been replaced by a link to "${where}"`);
+    }
+    const st = fs.fstatSync(fd, { bigint: true });
+    if (!st.isDirectory()) changed('is no longer a folder');
+    return { dev: String(st.dev), ino: String(st.ino) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Checks a recorded attachment is still the folder the user attached: still a directory,
- * still at its real path (not swapped for a symlink), still allowed.
+ * still at its real path (not swapped for a symlink), still allowed. Returns its identity,
+ * which the started container must show (policy/mountProof.ts). Every way it can have changed,
+ * including vanishing between two of these steps, is workspace_changed.
  */
-export function recheckAttachedFolder(hostPath: string, facts: readonly HostFacts[]): void {
+export function recheckAttachedFolder(hostPath: string, facts: readonly HostFacts[]): FolderIdentity {
   let real: string | null;
   try {
     real = fs.realpathSync.native(hostPath);
@@ -96,9 +132,10 @@ export function recheckAttachedFolder(hostPath: string, facts: readonly HostFact
   };
   if (real === null) changed('no longer exists');
   if (real !== hostPath) changed(`has been replaced by a link to "${real}"`);
-  if (!fs.statSync(hostPath).isDirectory()) changed('is no longer a folder');
+  const identity = openedIdentity(hostPath, changed);
   for (const f of facts) {
     const reason = sensitivePathReason(hostPath, f);
     if (reason) changed(`is not allowed any more: ${reason}`);
   }
+  return identity;
 }
