@@ -427,7 +427,7 @@ export class SandboxManager {
   private checkTemplate(template: string | null): void {
     if (template === null || !fs.existsSync(template)) return;
     try {
-      resolveAttachableFolder(template, this.deps.hostFacts());
+      resolveAttachableFolder(template, this.deps.hostFacts(), { template: true });
     } catch (error) {
       const why = error instanceof FolderRefused ? error.reason : error instanceof BerthError ? error.message : 'it cannot be read';
       throw new BerthError('home_template_failed', `The profile's home template "${template}" cannot be used: ${why}`, {

@@ -10,7 +10,8 @@ import { BerthError } from '../../../shared/errors.js';
 import { currentContextHost } from '../engine/dockerContext.js';
 import { dockerSocketCandidates } from '../policy/engineEndpoint.js';
 import type { FolderIdentity } from '../policy/mountProof.js';
-import { isContainerPath, sensitivePathReason, type HostFacts } from '../policy/sensitivePaths.js';
+import { TOKEN_FILES, TOKEN_FILE_MAX_BYTES, credentialFileReason } from '../policy/credentialPaths.js';
+import { isContainerPath, linkedSocketReason, sensitivePathReason, type FileIdentity, type HostFacts } from '../policy/sensitivePaths.js';
 
 function realOrSelf(p: string): string {
   try {
@@ -49,8 +50,65 @@ function refuse(input: string, reason: string, hint = 'Pick a project folder, fo
   throw new FolderRefused(input, reason, hint);
 }
 
+function identityOf(p: string): FileIdentity | null {
+  try {
+    const st = fs.statSync(p, { bigint: true });
+    return { dev: String(st.dev), ino: String(st.ino) };
+  } catch {
+    return null;
+  }
+}
+
+/** The names at the top of a folder, or [] when it cannot be listed (the mount itself then fails). */
+function topEntries(folder: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Whether sockets at the folder's top are, by device and inode, one a sandbox must never reach. */
+function socketAtTopReason(folder: string, facts: readonly HostFacts[]): string | null {
+  const entries = topEntries(folder)
+    .filter((e) => e.isSocket())
+    .flatMap((e) => {
+      const id = identityOf(path.join(folder, e.name));
+      return id ? [{ name: e.name, ...id }] : [];
+    });
+  if (entries.length === 0) return null;
+  const sockets = [...new Set(facts.flatMap((f) => [...f.dockerSockets, ...(f.extraSockets ?? [])]))].flatMap((p) => {
+    const id = identityOf(p);
+    return id ? [{ path: p, ...id }] : [];
+  });
+  return linkedSocketReason(entries, sockets);
+}
+
+/** A token file's text, bounded; null when it cannot be read. */
+function readTokenFile(file: string): string | null {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      const buffer = Buffer.alloc(TOKEN_FILE_MAX_BYTES);
+      return buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
+export interface ResolveOptions {
+  /**
+   * A profile's home template: only Berth reads it, and never seeds credential files, so the
+   * files it holds do not matter; it is never mounted.
+   */
+  template?: boolean;
+}
+
 /** Returns the folder's real path, or throws a workspace_refused error the UI can show as it is. */
-export function resolveAttachableFolder(input: string, facts: readonly HostFacts[]): string {
+export function resolveAttachableFolder(input: string, facts: readonly HostFacts[], options: ResolveOptions = {}): string {
   if (input.includes('\0')) refuse(input.replace(/\0/g, '\\0'), 'the path contains a NUL character.');
   if (isContainerPath(input)) {
     refuse(input, 'that is a path inside the sandbox, not a folder on this computer.', 'Pick the folder on this computer that you want to see at /workspace.');
@@ -75,6 +133,13 @@ export function resolveAttachableFolder(input: string, facts: readonly HostFacts
   for (const f of facts) {
     const reason = sensitivePathReason(real, f) ?? sensitivePathReason(path.resolve(input), f);
     if (reason) refuse(input, reason);
+  }
+  const socket = socketAtTopReason(real, facts);
+  if (socket) refuse(input, socket);
+  if (!options.template) {
+    const names = topEntries(real).filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
+    const credentials = credentialFileReason(names, (name) => (TOKEN_FILES.has(name) ? readTokenFile(path.join(real, name)) : null));
+    if (credentials) refuse(input, credentials, 'Move the credential file out of the folder, or attach a folder inside it that does not hold it.');
   }
   return real;
 }
@@ -137,5 +202,7 @@ export function recheckAttachedFolder(hostPath: string, facts: readonly HostFact
     const reason = sensitivePathReason(hostPath, f);
     if (reason) changed(`is not allowed any more: ${reason}`);
   }
+  const socket = socketAtTopReason(hostPath, facts);
+  if (socket) changed(`is not allowed any more: ${socket}`);
   return identity;
 }
