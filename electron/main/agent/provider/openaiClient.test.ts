@@ -155,6 +155,43 @@ describe('streamChatCompletion', () => {
     expect([bare.code, bare.hint]).toEqual(['provider_model', expect.stringContaining('/v1')]);
   });
 
+  it('never shows what a service that is not an OpenAI-style provider answers (a provider URL pointed at a loopback service)', async () => {
+    const secret = 'admin_token=LOOPBACK-SECRET-4711';
+    const answers: [number, string, string][] = [
+      [500, 'text/plain', `internal status: ${secret}`],
+      [400, 'application/json', JSON.stringify({ status: 'bad', detail: secret, message: secret })],
+      [403, 'text/html', `<html><title>${secret}</title></html>`],
+      [400, 'application/json', JSON.stringify({ error: secret })],
+      [200, 'text/html', `<html>${secret}</html>`],
+      [200, 'application/json', JSON.stringify({ error: { code: secret } })],
+    ];
+    for (const [status, type, body] of answers) {
+      const service = await rawServer((_req, res) => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(body);
+      });
+      const err = await failure(streamChatCompletion(request(service, { retry: { maxAttempts: 1 } })));
+      expect(err.message, body).not.toContain('LOOPBACK-SECRET');
+      expect(JSON.stringify(toErrorPayload(err)), body).not.toContain('LOOPBACK-SECRET');
+      expect(err.message, body).toMatch(status === 200 ? /not an OpenAI-compatible answer|reported an error|before the answer was finished/ : new RegExp(`HTTP ${status}|API key`));
+    }
+  });
+
+  it('shows an OpenAI-style error body, and vLLM’s object:"error" form', async () => {
+    const errors: unknown[] = [
+      { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } },
+      { object: 'error', message: 'This model’s maximum context length is 4096 tokens', type: 'BadRequestError', code: 400 },
+    ];
+    for (const body of errors) {
+      const provider = await rawServer((_req, res) => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      });
+      const err = await failure(streamChatCompletion(request(provider, { retry: { maxAttempts: 1 } })));
+      expect(err.message).toMatch(/Rate limit reached for requests|maximum context length is 4096 tokens/);
+    }
+  });
+
   it('reports nothing listening as provider_unreachable at once, naming the origin', async () => {
     const probe = http.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -271,7 +308,8 @@ describe('streamChatCompletion', () => {
       res.end('data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: <html>oops</html>\n\n');
     });
     const bad = await failure(streamChatCompletion(request(malformed)));
-    expect([bad.code, bad.message]).toEqual(['provider_failed', expect.stringContaining('<html>oops</html>')]);
+    expect([bad.code, bad.message]).toEqual(['provider_failed', expect.stringContaining('not an OpenAI-compatible answer')]);
+    expect(bad.message).not.toContain('oops');
 
     const cut = await rawServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
