@@ -5,6 +5,7 @@ import { BerthError, toErrorPayload } from '../../../../shared/errors.js';
 import { byTurn, queue, startOpenAiTestServer, type OpenAiTestServerOptions } from '../../../../test/support/openaiTestServer.js';
 import { MAX_ANSWER_CHARS, ProviderCancelled, streamChatCompletion, type ChatMessage, type CompletionRequest, type ToolSpec } from './openaiClient.js';
 import { SseParser } from './sse.js';
+import { waitFor } from '../../../../test/support/waitFor.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -251,7 +252,8 @@ describe('streamChatCompletion', () => {
       }),
     );
     await expect(pending).rejects.toBeInstanceOf(ProviderCancelled);
-    expect(Date.now() - abortedAt).toBeLessThan(500);
+    // Not a speed test: the rest of the stream would take 38 × 150 ms; the stop must not wait for it.
+    expect(Date.now() - abortedAt).toBeLessThan(38 * 150);
     expect(pieces).toEqual(['t0 ', 't1 ']);
   });
 
@@ -265,7 +267,8 @@ describe('streamChatCompletion', () => {
     const started = Date.now();
     const pending = streamChatCompletion(request(server.baseUrl, { signal: waiting.signal, onRetry: () => waiting.abort() }));
     await expect(pending).rejects.toBeInstanceOf(ProviderCancelled);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The stop does not wait out the 20 s the server asked for.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('accepts a non-streamed JSON reply', async () => {
@@ -395,7 +398,8 @@ describe('openaiTestServer', () => {
     expect(models.data.map((m) => m.id)).toEqual(['a', 'b']);
 
     const pending = streamChatCompletion(request(server.baseUrl, { model: 'a' }));
-    await new Promise((r) => setTimeout(r, 100));
+    // The request must be hanging in the server, however slow the machine is, before it closes.
+    await waitFor(async () => server.requests.length > 0, 'the request to reach the server');
     await server.close();
     const err = await failure(pending);
     expect(err.code).toBe('provider_failed');
