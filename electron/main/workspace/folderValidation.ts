@@ -153,10 +153,17 @@ const O_PATH = 0o10000000;
  * that handle really is: a symlink anywhere on the way shows as another path.
  */
 function openedIdentity(hostPath: string, changed: (what: string) => never): FolderIdentity {
+  if (process.platform !== 'linux') {
+    // No O_PATH nor /proc elsewhere (and Windows cannot open a folder): the folder's own entry.
+    const st = fs.lstatSync(hostPath, { bigint: true, throwIfNoEntry: false });
+    if (!st) changed('no longer exists');
+    if (st.isSymbolicLink()) changed('has been replaced by a link');
+    if (!st.isDirectory()) changed('is no longer a folder');
+    return { dev: String(st.dev), ino: String(st.ino) };
+  }
   let fd: number;
   try {
-    const flags = process.platform === 'linux' ? O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW : fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
-    fd = fs.openSync(hostPath, flags);
+    fd = fs.openSync(hostPath, O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') changed('no longer exists');
@@ -165,10 +172,8 @@ function openedIdentity(hostPath: string, changed: (what: string) => never): Fol
     changed(`cannot be opened any more (${code ?? 'unknown error'})`);
   }
   try {
-    if (process.platform === 'linux') {
-      const where = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      if (where !== hostPath) changed(`has been replaced by a link to "${where}"`);
-    }
+    const where = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    if (where !== hostPath) changed(`has been replaced by a link to "${where}"`);
     const st = fs.fstatSync(fd, { bigint: true });
     if (!st.isDirectory()) changed('is no longer a folder');
     return { dev: String(st.dev), ino: String(st.ino) };
