@@ -8,6 +8,7 @@ import { qualifyTaskId } from '../../electron/main/policy/containerKey.js';
 import { openDatabase } from '../../electron/main/store/database.js';
 import { createStore } from '../../electron/main/store/repositories.js';
 import { Harness } from '../support/harness.js';
+import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
 let core: BerthCore;
@@ -83,11 +84,14 @@ describe('the chat shell', () => {
 
   it('an interrupt stops the running command and everything it started; the shell and its state live on', async () => {
     const chat = await core.chats.create({ profile });
+    const ws = h.workspace('int');
+    await core.workspace.attach({ chatId: chat.id, path: ws });
     await core.sandbox.exec({ chatId: chat.id, command: 'export STAY=2; cd /tmp' });
     expect(await core.sandbox.interrupt({ chatId: chat.id })).toEqual({ interrupted: false });
     const started = Date.now();
-    const running = core.sandbox.exec({ chatId: chat.id, command: 'echo working; sleep 120 & sleep 121' });
-    await new Promise((r) => setTimeout(r, 500));
+    const running = core.sandbox.exec({ chatId: chat.id, command: 'echo working; touch /workspace/.started; sleep 120 & sleep 121' });
+    // Waits for the command itself to be running, not for a time: the machine may be slow.
+    await waitFor(async () => fs.existsSync(path.join(ws, '.started')), 'the command to start');
     expect(await core.sandbox.interrupt({ chatId: chat.id })).toEqual({ interrupted: true });
     const out = await running;
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -96,6 +100,21 @@ describe('the chat shell', () => {
     expect(out.notices.join(' ')).toMatch(/interrupted \(exit code 130\)/);
     const after = await core.sandbox.exec({ chatId: chat.id, command: 'echo "STAY=$STAY"; ps -o comm | grep -c "^sleep$" || true' });
     expect(after.output).toBe('STAY=2\n0\n');
+  });
+
+  it("an interrupt never puts the shell's own job notices (\"Terminated\") into the command's output", async () => {
+    const chat = await core.chats.create({ profile });
+    const ws = h.workspace('notice');
+    await core.workspace.attach({ chatId: chat.id, path: ws });
+    // The command's own shell outlives its child's death (a TERM handler), so it would surely
+    // report that death, into the output, if it could still run when the child dies.
+    const running = core.sandbox.exec({ chatId: chat.id, command: "trap ':' TERM; echo working; touch /workspace/.started; sleep 120; echo after" });
+    await waitFor(async () => fs.existsSync(path.join(ws, '.started')), 'the command to start');
+    expect(await core.sandbox.interrupt({ chatId: chat.id })).toEqual({ interrupted: true });
+    const out = await running;
+    expect(out.exitCode).toBe(130);
+    expect(out.output).toBe('working\n');
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'ps -o comm | grep -c "^sleep$" || true' })).output).toBe('0\n');
   });
 
   it('caps a flood of output, keeping the head and the tail and the total size', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LABEL, SANDBOX_HOME, buildContainerSpec, specFingerprint, type ContainerSpecInput } from './containerSpec.js';
+import { seccompSecurityOpt } from './seccompProfile.js';
 
 function input(partial: Partial<ContainerSpecInput> = {}): ContainerSpecInput {
   return {
@@ -33,6 +34,7 @@ describe('buildContainerSpec: hardening', () => {
 
   it('forbids gaining privileges and is never privileged', () => {
     expect(host.SecurityOpt).toContain('no-new-privileges:true');
+    expect(host.SecurityOpt).toContain(seccompSecurityOpt());
     expect(host.Privileged).toBe(false);
   });
 

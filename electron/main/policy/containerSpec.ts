@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ResourceLimits } from '../../../shared/contract.js';
 import type { PlannedMount } from './mountPlan.js';
+import { seccompSecurityOpt } from './seccompProfile.js';
 import { SHELL_BOOTSTRAP } from './shellProtocol.js';
 
 export const SANDBOX_HOME = '/home/berth';
@@ -93,7 +94,8 @@ export function specFingerprint(input: ContainerSpecInput): string {
     mounts: input.mounts.map((m) => [m.source, m.target, m.readOnly]),
     limits: input.limits,
     network: input.network,
-    v: 1,
+    // 2: the seccomp profile; containers made before it are recreated with it.
+    v: 2,
   };
   return createHash('sha256').update(JSON.stringify(relevant)).digest('hex').slice(0, 16);
 }
@@ -130,7 +132,8 @@ export function buildContainerSpec(input: ContainerSpecInput): ContainerCreateBo
       ],
       CapDrop: ['ALL'],
       CapAdd: [],
-      SecurityOpt: ['no-new-privileges:true'],
+      // Docker's default seccomp rules plus: no set-uid or set-gid files (policy/seccompProfile.ts).
+      SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt()],
       Privileged: false,
       Init: true,
       Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=1g,mode=1777' },

@@ -28,6 +28,19 @@ describe('isSeedable: configuration seeds a chat home, history and credentials n
     'keys/server.pem',
     'id_ed25519',
     '.config/app/auth.json',
+    '.claude/settings.json',
+    '.codex/auth.json',
+    '.cargo/credentials.toml',
+    '.m2/settings.xml',
+    '.gem/credentials',
+    '.pulumi/credentials.json',
+    '.config/containers/auth.json',
+    '.config/git/credentials',
+    '.config/git/config',
+    '.config/configstore/firebase-tools.json',
+    '.config/helm/repositories.yaml',
+    '.vault-token',
+    '.pgpass',
   ])('never seeds %s', (p) => {
     expect(isSeedable(p)).toBe(false);
   });
@@ -54,7 +67,7 @@ describe('isSeedable: an allow-list of configuration places', () => {
     },
   );
 
-  it.each(['.config/nvim/lua/plugins/init.lua', '.config/git/ignore', '.config/fish/config.fish', '.inputrc'])('seeds %s', (p) => {
+  it.each(['.config/nvim/lua/plugins/init.lua', '.config/htop/htoprc', '.config/fish/config.fish', '.inputrc'])('seeds %s', (p) => {
     expect(isSeedable(p)).toBe(true);
   });
 

@@ -4,6 +4,7 @@
  * Everything else (documents, browser profiles, `.local`, `.cache`, …) never is, and within
  * the allowed places history, credentials, browser and key stores never are either.
  */
+import { CREDENTIAL_DIRS, CREDENTIAL_FILES, TOKEN_FILES } from './credentialPaths.js';
 
 /** The single largest file a template may seed; larger files are skipped. */
 export const SEED_MAX_FILE_BYTES = 1024 * 1024;
@@ -13,19 +14,19 @@ export const SEED_MAX_TOTAL_BYTES = 16 * 1024 * 1024;
 /** The only folder of the template whose contents are seeded (at any depth). */
 const CONFIG_DIR = '.config';
 
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const DENIED_NAMES = [
-  // Credentials and keys.
-  /(^|\/)\.ssh(\/|$)/, /(^|\/)\.gnupg(\/|$)/, /(^|\/)\.aws(\/|$)/, /(^|\/)\.azure(\/|$)/, /(^|\/)\.kube(\/|$)/,
-  /(^|\/)\.docker(\/|$)/, /(^|\/)\.password-store(\/|$)/,
-  /(^|\/)\.netrc$/, /(^|\/)\.npmrc$/, /(^|\/)\.pypirc$/, /(^|\/)\.git-credentials$/, /(^|\/)\.pgpass$/,
-  /(^|\/)\.boto$/, /(^|\/)\.s3cfg$/, /(^|\/)\.dockercfg$/, /(^|\/)\.terraformrc$/, /(^|\/)\.my\.cnf$/,
+  // Credentials and keys: the folders and files of credentialPaths.ts, the same list a mount is refused by.
+  ...CREDENTIAL_DIRS.map((dir) => new RegExp(`(^|/)${escape(dir)}(/|$)`)),
+  ...[...CREDENTIAL_FILES, ...TOKEN_FILES.keys()].map((name) => new RegExp(`(^|/)${escape(name)}$`)),
   /(^|\/)\.fetchmailrc$/, /(^|\/)\.msmtprc$/,
   /(^|\/)\.env(rc)?$/, /(^|\/)\.env\.[^/]*$/,
   /(^|\/)id_[a-z0-9]+(\.pub)?$/i, /\.(pem|key|p12|pfx|kdbx|kdb|gpg|asc|keyring|keychain|keystore|jks|kwl)$/i,
   /(auth|token|secret|credential|password|apikey|api_key)[^/]*$/i,
   /(^|\/)logins\.json$/i, /(^|\/)key\d*\.db$/i,
-  // Credential-bearing tool configurations.
-  /^\.config\/(gcloud|gh|hub|op|rclone|doctl|netlify|heroku|keybase|Bitwarden[^/]*|1Password)(\/|$)/,
+  // Credential-bearing tool configurations beyond the shared list's exact names.
+  /^\.config\/(Bitwarden[^/]*|1Password[^/]*)(\/|$)/,
   /^\.config\/(Code|Code - OSS|Code - Insiders|VSCodium|Cursor)\/User\/globalStorage(\/|$)/,
   // Browser profiles and the session stores of desktop apps.
   /^\.config\/(google-chrome[^/]*|chromium[^/]*|BraveSoftware|microsoft-edge[^/]*|vivaldi[^/]*|opera[^/]*)(\/|$)/,
@@ -34,8 +35,8 @@ const DENIED_NAMES = [
   /\.(db|sqlite|sqlite3)(-(wal|shm|journal))?$/i, /\.sqlite[^/]*$/i,
   // History.
   /(^|\/)[^/]*_history$/i, /(^|\/)\.?history$/i, /(^|\/)\.local\/share\/fish(\/|$)/, /(^|\/)\.lesshst$/, /(^|\/)\.viminfo$/,
-  // Agents' own state and caches.
-  /(^|\/)\.claude(\/|$)/, /(^|\/)\.codex(\/|$)/, /(^|\/)\.hermes(\/|$)/, /(^|\/)\.cache(\/|$)/,
+  // Caches.
+  /(^|\/)\.cache(\/|$)/,
 ];
 
 function normalise(relativePath: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isContainerPath, sensitivePathReason, type HostFacts } from './sensitivePaths.js';
+import { isContainerPath, linkedSocketReason, sensitivePathReason, type HostFacts } from './sensitivePaths.js';
 
 const facts: HostFacts = {
   homeDir: '/home/u',
@@ -49,6 +49,14 @@ describe('sensitivePathReason: folders never shared with a sandbox', () => {
       expect(sensitivePathReason(p, facts)).toMatch(/credentials/);
     },
   );
+
+  it.each([
+    '.claude', '.codex', '.cargo', '.m2', '.gem', '.pulumi', '.fly', '.oci', '.config/containers', '.config/git', '.config/configstore',
+    '.config/gcloud/configurations', '.terraform.d', '.config/hub',
+  ])('refuses the credential folder ~/%s, and a folder inside it', (rel) => {
+    expect(sensitivePathReason(`/home/u/${rel}`, facts)).toMatch(/credentials/);
+    expect(sensitivePathReason(`/home/u/${rel}/sub`, facts)).toMatch(/credentials/);
+  });
 
   it("refuses a folder that contains ~/.ssh other than home itself (home's parent)", () => {
     expect(sensitivePathReason('/home', facts)).toEqual(expect.any(String));
@@ -122,5 +130,18 @@ describe('isContainerPath', () => {
   it('does not confuse a folder whose name merely starts with "workspace"', () => {
     expect(isContainerPath('/workspaces')).toBe(false);
     expect(isContainerPath('/home/u/workspace')).toBe(false);
+  });
+});
+
+describe('linkedSocketReason: a socket under another name', () => {
+  const engine = { path: '/var/run/docker.sock', dev: '20', ino: '300' };
+  const agent = { path: '/tmp/ssh-x/agent.1', dev: '21', ino: '9' };
+  it('names the entry that is the Docker socket or the SSH agent by device and inode', () => {
+    expect(linkedSocketReason([{ name: 'x.sock', dev: '20', ino: '300' }], [engine, agent])).toMatch(/x\.sock, which is the Docker socket \(\/var\/run\/docker\.sock\)/);
+    expect(linkedSocketReason([{ name: 'a', dev: '21', ino: '9' }], [engine, agent])).toMatch(/a, which is a socket programs on this computer listen on/);
+  });
+  it('passes other sockets, and the same inode on another device', () => {
+    expect(linkedSocketReason([{ name: 'dev.sock', dev: '20', ino: '301' }, { name: 'y', dev: '22', ino: '300' }], [engine, agent])).toBeNull();
+    expect(linkedSocketReason([], [engine])).toBeNull();
   });
 });

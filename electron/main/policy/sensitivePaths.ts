@@ -3,6 +3,7 @@
  * the path through symlinks and gathers the facts; this decides.
  */
 import path from 'node:path';
+import { CREDENTIAL_DIRS } from './credentialPaths.js';
 
 export const CONTAINER_WORKSPACE = '/workspace';
 
@@ -41,16 +42,29 @@ const SHARED_ROOTS_POSIX: ReadonlyMap<string, string> = new Map([
 /** Sockets of the desktop session (X11 display, ICE) that a folder must never contain. */
 const SESSION_SOCKETS_POSIX = ['/tmp/.X11-unix', '/tmp/.ICE-unix', '/private/tmp/.X11-unix', '/private/tmp/.ICE-unix'];
 
-/** Relative to the home directory: credentials, key stores, browser profiles and their cookies. */
-const CREDENTIAL_DIRS = [
-  '.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config/gcloud', '.config/gh', '.password-store',
-  '.local/share/keyrings', 'Library/Keychains', '.colima', '.lima', '.orbstack', '.rd',
-  '.1password', '.config/op', '.config/1Password', '.config/Bitwarden', '.config/rclone', '.config/hub', '.config/doctl',
-  '.config/heroku', '.config/netlify', '.config/keybase', '.terraform.d', '.config/Code/User/globalStorage',
-  '.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge',
-  '.config/vivaldi', '.config/opera', 'Library/Application Support/Google/Chrome', 'Library/Application Support/Firefox',
-  'Library/Application Support/BraveSoftware', 'Library/Cookies',
-];
+/** A file's device and inode, as decimal strings. */
+export interface FileIdentity {
+  dev: string;
+  ino: string;
+}
+
+/**
+ * Why a folder may not be shared when sockets at its top are, by device and inode, one of the
+ * sockets a sandbox must never reach (a hard link gives the Docker socket another path), or null.
+ */
+export function linkedSocketReason(
+  entries: readonly (FileIdentity & { name: string })[],
+  sockets: readonly (FileIdentity & { path: string })[],
+): string | null {
+  for (const entry of entries) {
+    const same = sockets.find((s) => s.dev === entry.dev && s.ino === entry.ino);
+    if (same) {
+      const what = /docker|podman|containerd/i.test(same.path) ? 'the Docker socket' : 'a socket programs on this computer listen on';
+      return `it holds ${entry.name}, which is ${what} (${same.path}) under another name; the sandbox could use it.`;
+    }
+  }
+  return null;
+}
 
 export function isContainerPath(p: string): boolean {
   const normal = path.posix.normalize(p);

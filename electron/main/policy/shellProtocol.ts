@@ -60,10 +60,15 @@ export function commandLine(marker: string, cwd: string, fallback: string, comma
 }
 
 /**
- * Signals the running command and all its descendants (the pid the shell recorded), found by
- * walking /proc so it works in any image with a POSIX sh.
+ * Signals the running command's process tree (the pid the shell recorded), found by walking
+ * /proc so it works in any image with a POSIX sh. The command's own subshell is stopped first
+ * and killed last: a shell that outlives a child killed by a signal reports it ("Terminated")
+ * on its stderr, which is the command's output; stopped, then killed, it never can. The
+ * descendants are remembered per command, so the KILL that follows a TERM still reaches those
+ * that ignored it, though their shell (the tree's root) is gone by then.
  */
 export function killTreeScript(signal: 'INT' | 'TERM' | 'KILL', serial: number): string {
+  const n = Math.trunc(serial);
   return `
 __kids() { for __s in /proc/[0-9]*/stat; do
   read -r __l < "$__s" 2>/dev/null || continue
@@ -71,11 +76,22 @@ __kids() { for __s in /proc/[0-9]*/stat; do
   if [ "$2" = "$__want" ]; then __x=\${__s#/proc/}; echo "\${__x%/stat}"; fi
 done; }
 __tree() { __want=$1; for __c in $(__kids); do __tree "$__c"; done; echo "$1"; }
-[ -s ${SHELL_STATE_DIR}/pid ] || exit 0
-read -r __root __serial < ${SHELL_STATE_DIR}/pid
-[ "$__serial" = "${Math.trunc(serial)}" ] || exit 0
-case $__root in ''|*[!0-9]*|1) exit 0 ;; esac
-for __p in $(__tree "$__root"); do kill -${signal} "$__p" 2>/dev/null; done
+__doomed=${SHELL_STATE_DIR}/doomed.${n}
+__root=
+if [ -s ${SHELL_STATE_DIR}/pid ]; then
+  read -r __root __serial < ${SHELL_STATE_DIR}/pid
+  [ "$__serial" = "${n}" ] || __root=
+  case $__root in ''|*[!0-9]*|1) __root= ;; esac
+fi
+if [ -n "$__root" ]; then
+  kill -STOP "$__root" 2>/dev/null
+  for __p in $(__tree "$__root"); do [ "$__p" = "$__root" ] || echo "$__p"; done >> "$__doomed"
+fi
+if [ -s "$__doomed" ]; then
+  for __p in $(cat "$__doomed"); do kill -${signal} "$__p" 2>/dev/null; done
+fi
+if [ -n "$__root" ]; then kill -KILL "$__root" 2>/dev/null; fi
+${signal === 'KILL' ? 'rm -f "$__doomed"' : ':'}
 exit 0
 `;
 }

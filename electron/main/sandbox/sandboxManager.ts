@@ -10,6 +10,7 @@ import { BerthError } from '../../../shared/errors.js';
 import type { ContainerDetails, Engine } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
+import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
@@ -244,10 +245,42 @@ export class SandboxManager {
     });
   }
 
-  private recheckMounts(req: SandboxRequest): void {
-    if (req.mounts.length === 0) return;
+  /** Checks every mount source again; returns what each must be once mounted. */
+  private recheckMounts(req: SandboxRequest): ExpectedMount[] {
+    if (req.mounts.length === 0) return [];
     const facts = this.deps.hostFacts();
-    for (const m of req.mounts) recheckAttachedFolder(m.source, facts);
+    return req.mounts.map((m) => ({ source: m.source, target: m.target, ...recheckAttachedFolder(m.source, facts) }));
+  }
+
+  /**
+   * After a start and before anything runs in the container: each bind must be the folder
+   * that was checked (policy/mountProof.ts). Otherwise the container goes, with its mounts.
+   */
+  private async proveMounts(s: Slot, req: SandboxRequest, id: string, user: string, expected: readonly ExpectedMount[]): Promise<void> {
+    if (expected.length === 0) return;
+    const { engine } = this.deps;
+    const home = this.homeFor(req.profile.name, req.key);
+    const homeStat = fs.statSync(home, { bigint: true });
+    const control: ExpectedMount = { source: home, target: SANDBOX_HOME, dev: String(homeStat.dev), ino: String(homeStat.ino) };
+    const all = [control, ...expected];
+    const answer = await engine.execOnce(id, mountProofCommand(all), user);
+    const verdict = judgeMountProof(control, expected, answer.exitCode, answer.output);
+    if (verdict.ok) return;
+    this.gone(req.key, 'The sandbox was removed: a folder attached to it changed while it started.');
+    await engine.removeContainer(id);
+    s.containerId = null;
+    if (verdict.kind === 'swapped') {
+      throw new BerthError(
+        'workspace_changed',
+        `The folder "${verdict.mount.source}" was swapped for another while the sandbox started (Docker mounted something else at ${verdict.mount.target}), so Berth removed the sandbox before anything ran in it.`,
+        { hint: 'Something on this computer is renaming or replacing that folder. Make sure nothing else changes it (or attach it read-only in other chats), then run the command again.' },
+      );
+    }
+    throw new BerthError(
+      'container_failed',
+      `Berth could not prove that the sandbox's folders are the ones attached (the image ${req.image} answered: ${verdict.detail}), so it removed the sandbox before anything ran in it.`,
+      { hint: 'Berth needs the stat command in the image (coreutils or busybox, as most images have). Pick such an image in the profile settings or for this chat.' },
+    );
   }
 
   private async bringUp(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<Ready> {
@@ -286,7 +319,7 @@ export class SandboxManager {
         );
       }
 
-      this.recheckMounts(req);
+      let expected = this.recheckMounts(req);
       if (existing?.running && shellStuck) {
         await engine.stopContainer(existing.id, STOP_GRACE_SECONDS);
         existing = { ...existing, running: false };
@@ -296,7 +329,7 @@ export class SandboxManager {
       s.containerId = id;
       let session: ShellSession;
       try {
-        session = await this.openShell(s, req, id, spec.User, existing?.running ?? false);
+        session = await this.openShell(s, req, id, spec.User, existing?.running ?? false, expected);
       } catch (error) {
         // A stopped container remembers its network by id: once that network was removed
         // (docker network prune), it can never start again. Recreate it on the new network.
@@ -305,7 +338,8 @@ export class SandboxManager {
         await engine.ensureNetwork(network, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
         id = await this.create(s, req, spec, true);
         s.containerId = id;
-        session = await this.openShell(s, req, id, spec.User, false);
+        expected = this.recheckMounts(req);
+        session = await this.openShell(s, req, id, spec.User, false, expected);
         notices.push("The sandbox's network had been removed, so Berth recreated the network and the sandbox. Files in the home and attached folders are kept; other container state was reset.");
       }
       s.session = session;
@@ -336,18 +370,21 @@ export class SandboxManager {
    * Starts the container if needed and opens its shell. Attaching runs alongside the start:
    * the shell waits on its open stdin, so no output can be missed.
    */
-  private async openShell(s: Slot, req: SandboxRequest, id: string, user: string, running: boolean): Promise<ShellSession> {
+  private async openShell(s: Slot, req: SandboxRequest, id: string, user: string, running: boolean, checked: readonly ExpectedMount[]): Promise<ShellSession> {
     const { engine } = this.deps;
+    let expected = checked;
     if (!running) {
       s.phase = 'starting';
       req.onProgress('starting', 'Starting the sandbox…', null);
-      // Docker resolves bind sources again at every start.
-      this.recheckMounts(req);
+      // Docker resolves bind sources again at every start: check again, then prove what it mounted.
+      expected = this.recheckMounts(req);
     }
     const [attached, started] = await Promise.allSettled([engine.attach(id), running ? Promise.resolve() : engine.startContainer(id)]);
     try {
       if (started.status === 'rejected') throw started.reason;
       if (attached.status === 'rejected') throw attached.reason;
+      // The shell waits on stdin: nothing runs in the container until the proof passed.
+      await this.proveMounts(s, req, id, user, expected);
       return await ShellSession.open(
         attached.value,
         (signal, serial) => engine.execOnce(id, ['/bin/sh', '-c', killTreeScript(signal, serial)], user).then(() => undefined),
@@ -355,7 +392,7 @@ export class SandboxManager {
       );
     } catch (error) {
       if (attached.status === 'fulfilled') attached.value.close();
-      if (started.status === 'fulfilled') {
+      if (started.status === 'fulfilled' && s.containerId === id) {
         const details = await engine.inspectContainer(id).catch(() => null);
         if (details && !details.running) {
           throw new BerthError('container_failed', `The sandbox started but its shell exited at once. The image ${req.image} needs /bin/sh.`, {
@@ -399,7 +436,7 @@ export class SandboxManager {
   private checkTemplate(template: string | null): void {
     if (template === null || !fs.existsSync(template)) return;
     try {
-      resolveAttachableFolder(template, this.deps.hostFacts());
+      resolveAttachableFolder(template, this.deps.hostFacts(), { template: true });
     } catch (error) {
       const why = error instanceof FolderRefused ? error.reason : error instanceof BerthError ? error.message : 'it cannot be read';
       throw new BerthError('home_template_failed', `The profile's home template "${template}" cannot be used: ${why}`, {

@@ -118,10 +118,16 @@ export class ShellSession {
     if (!p || p.owner !== owner) return false;
     p.interrupted = true;
     await this.signalCommand('TERM', p.serial);
-    setTimeout(() => {
-      if (this.pending === p) void this.signalCommand('KILL', p.serial).catch(() => undefined);
-    }, TERM_GRACE_MS).unref();
+    this.killLater(p.serial);
     return true;
+  }
+
+  /**
+   * KILL after TERM's grace, even once the command has ended: its shell dies at TERM, while
+   * processes it started that ignore TERM may live on (the signal script remembers them).
+   */
+  private killLater(serial: number): void {
+    setTimeout(() => void this.signalCommand('KILL', serial).catch(() => undefined), TERM_GRACE_MS).unref();
   }
 
   close(): void {
@@ -144,7 +150,7 @@ export class ShellSession {
       setTimeout(() => {
         timedOut = true;
         void this.signalCommand('TERM', serial).catch(() => undefined);
-        timers.push(setTimeout(() => void this.signalCommand('KILL', serial).catch(() => undefined), TERM_GRACE_MS));
+        this.killLater(serial);
         timers.push(
           setTimeout(() => {
             // The shell itself does not answer: abandon it so the next command gets a fresh one.

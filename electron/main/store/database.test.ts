@@ -41,6 +41,32 @@ describe('openDatabase', () => {
     expect(fs.statSync(dir).mode & 0o077).toBe(0);
   });
 
+  it('makes an existing open data folder private, and the store and its -wal and -shm files owner-only', () => {
+    const dir = temp.make();
+    fs.chmodSync(dir, 0o755);
+    const db = track(openDatabase(dir));
+    db.prepare("INSERT INTO settings (key, value) VALUES ('title', 'private')").run();
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    for (const file of ['berth.sqlite3', 'berth.sqlite3-wal', 'berth.sqlite3-shm']) {
+      expect(fs.statSync(path.join(dir, file)).mode & 0o077, file).toBe(0);
+    }
+  });
+
+  it('tightens the files of a store an older Berth left readable by others', () => {
+    const dir = temp.make();
+    const old = new Database(path.join(dir, 'berth.sqlite3'));
+    old.pragma('journal_mode = WAL');
+    old.exec('CREATE TABLE t (x)');
+    for (const file of ['berth.sqlite3', 'berth.sqlite3-wal', 'berth.sqlite3-shm']) fs.chmodSync(path.join(dir, file), 0o644);
+    fs.chmodSync(dir, 0o755);
+    track(openDatabase(dir));
+    old.close();
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    for (const file of ['berth.sqlite3', 'berth.sqlite3-wal', 'berth.sqlite3-shm']) {
+      expect(fs.statSync(path.join(dir, file)).mode & 0o077, file).toBe(0);
+    }
+  });
+
   it('reopens an existing store without re-running migrations or losing data', () => {
     const dir = temp.make();
     const first = track(openDatabase(dir));

@@ -10,9 +10,36 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
-export function openDatabase(dataDir: string): Db {
+const DB_FILE = 'berth.sqlite3';
+
+/**
+ * The data folder holds chat titles, history and the sandboxes' homes: only its user may read
+ * it. An existing folder others can read (an older Berth, a hand-made --data-dir) is made
+ * private; the store is created owner-only before SQLite opens it, since SQLite gives its -wal
+ * and -shm files the database file's mode, and files an older Berth left open are tightened.
+ */
+function makePrivate(dataDir: string): void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(path.join(dataDir, 'berth.sqlite3'));
+  if (process.platform === 'win32') return;
+  const file = path.join(dataDir, DB_FILE);
+  try {
+    if ((fs.statSync(dataDir).mode & 0o077) !== 0) fs.chmodSync(dataDir, 0o700);
+    fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600));
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      const st = fs.lstatSync(f, { throwIfNoEntry: false });
+      if (st?.isFile() && (st.mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+    }
+  } catch (error) {
+    throw new BerthError('internal', `Berth cannot make its data folder ${dataDir} private to you (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}), so it will not keep chats there.`, {
+      hint: 'Use a data folder you own (--data-dir), or make this one yours and readable by you only (chmod 700).',
+      cause: error,
+    });
+  }
+}
+
+export function openDatabase(dataDir: string): Db {
+  makePrivate(dataDir);
+  const db = new Database(path.join(dataDir, DB_FILE));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BerthError, type ErrorCode } from '../../../shared/errors.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { TempDirs, berthErrorOf } from '../../../test/support/tempDirs.js';
@@ -110,6 +111,52 @@ describe('resolveAttachableFolder', () => {
     expect(resolveAttachableFolder(neighbour, withAgent)).toBe(neighbour);
   });
 
+  it('refuses a folder holding a hard link to the Docker socket, checked by device and inode, before every start too', async () => {
+    // A real socket of the test's own, standing in for the engine's, on the same filesystem as the folder.
+    const sockDir = path.join(root, 'engine');
+    fs.mkdirSync(sockDir);
+    const socket = path.join(sockDir, 'docker.sock');
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const withSocket = gatherHostFacts(dataDir, { DOCKER_HOST: `unix://${socket}` });
+      const project = path.join(root, 'project');
+      fs.mkdirSync(project);
+      expect(resolveAttachableFolder(project, withSocket)).toBe(project);
+      fs.linkSync(socket, path.join(project, 'innocent.sock'));
+      expect(fs.lstatSync(path.join(project, 'innocent.sock')).isSocket()).toBe(true);
+      const error = errorOf(() => resolveAttachableFolder(project, withSocket));
+      expect(error.code).toBe('workspace_refused');
+      expect(error.message).toMatch(/innocent\.sock.*Docker socket/);
+      expect(errorOf(() => recheckAttachedFolder(project, withSocket)).code).toBe('workspace_changed');
+      // Another socket of its own is fine.
+      fs.rmSync(path.join(project, 'innocent.sock'));
+      const own = net.createServer();
+      await new Promise<void>((resolve) => own.listen(path.join(project, 'dev.sock'), resolve));
+      expect(resolveAttachableFolder(project, withSocket)).toBe(project);
+      await new Promise((resolve) => own.close(resolve));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('refuses a folder that directly holds credential files, but not for a home template', () => {
+    const project = path.join(root, 'dotfiles');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, '.env'), 'SECRET=project-own\n');
+    fs.writeFileSync(path.join(project, '.npmrc'), '//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n');
+    expect(resolveAttachableFolder(project, facts)).toBe(project);
+    fs.writeFileSync(path.join(project, '.npmrc'), '//registry.npmjs.org/:_authToken=npm_realtoken\n');
+    expect(errorOf(() => resolveAttachableFolder(project, facts)).message).toMatch(/\.npmrc with a login token/);
+    fs.rmSync(path.join(project, '.npmrc'));
+    fs.writeFileSync(path.join(project, '.netrc'), 'machine example.com login me password x\n');
+    const error = errorOf(() => resolveAttachableFolder(project, facts));
+    expect(error.code).toBe('workspace_refused');
+    expect(error.message).toMatch(/directly holds \.netrc/);
+    // A template is only read by Berth, which never seeds such files.
+    expect(resolveAttachableFolder(project, facts, { template: true })).toBe(project);
+  });
+
   it('ignores an SSH_AUTH_SOCK that is empty or not a full path', () => {
     expect(gatherHostFacts(dataDir, { SSH_AUTH_SOCK: '' }).map((f) => f.extraSockets)).toEqual([[], []]);
     expect(gatherHostFacts(dataDir, { SSH_AUTH_SOCK: 'agent.sock' }).map((f) => f.extraSockets)).toEqual([[], []]);
@@ -184,4 +231,27 @@ describe('recheckAttachedFolder', () => {
     fs.symlinkSync(elsewhere, parent);
     expect(errorOf(() => recheckAttachedFolder(child, facts)).code).toBe('workspace_changed');
   });
+
+  it('a folder that disappears between two of its checks is workspace_changed, not an internal error', () => {
+    // The race made certain: the folder goes right after its path was resolved.
+    const real = fs.realpathSync.native;
+    const spy = vi.spyOn(fs.realpathSync, 'native').mockImplementation(((p: fs.PathLike) => {
+      const resolved = real(p);
+      if (resolved === app) fs.rmSync(app, { recursive: true });
+      return resolved;
+    }) as typeof fs.realpathSync.native);
+    try {
+      const error = errorOf(() => recheckAttachedFolder(app, facts));
+      expect(error.code).toBe('workspace_changed');
+      expect(error.message).toMatch(/no longer exists/);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("returns the folder's device and inode, the ones the container must show", () => {
+    const st = fs.statSync(app, { bigint: true });
+    expect(recheckAttachedFolder(app, facts)).toEqual({ dev: String(st.dev), ino: String(st.ino) });
+  });
 });
+

@@ -5,6 +5,7 @@ import { BerthError, toErrorPayload } from '../../../../shared/errors.js';
 import { byTurn, queue, startOpenAiTestServer, type OpenAiTestServerOptions } from '../../../../test/support/openaiTestServer.js';
 import { MAX_ANSWER_CHARS, ProviderCancelled, streamChatCompletion, type ChatMessage, type CompletionRequest, type ToolSpec } from './openaiClient.js';
 import { SseParser } from './sse.js';
+import { waitFor } from '../../../../test/support/waitFor.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -155,6 +156,43 @@ describe('streamChatCompletion', () => {
     expect([bare.code, bare.hint]).toEqual(['provider_model', expect.stringContaining('/v1')]);
   });
 
+  it('never shows what a service that is not an OpenAI-style provider answers (a provider URL pointed at a loopback service)', async () => {
+    const secret = 'admin_token=LOOPBACK-SECRET-4711';
+    const answers: [number, string, string][] = [
+      [500, 'text/plain', `internal status: ${secret}`],
+      [400, 'application/json', JSON.stringify({ status: 'bad', detail: secret, message: secret })],
+      [403, 'text/html', `<html><title>${secret}</title></html>`],
+      [400, 'application/json', JSON.stringify({ error: secret })],
+      [200, 'text/html', `<html>${secret}</html>`],
+      [200, 'application/json', JSON.stringify({ error: { code: secret } })],
+    ];
+    for (const [status, type, body] of answers) {
+      const service = await rawServer((_req, res) => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(body);
+      });
+      const err = await failure(streamChatCompletion(request(service, { retry: { maxAttempts: 1 } })));
+      expect(err.message, body).not.toContain('LOOPBACK-SECRET');
+      expect(JSON.stringify(toErrorPayload(err)), body).not.toContain('LOOPBACK-SECRET');
+      expect(err.message, body).toMatch(status === 200 ? /not an OpenAI-compatible answer|reported an error|before the answer was finished/ : new RegExp(`HTTP ${status}|API key`));
+    }
+  });
+
+  it('shows an OpenAI-style error body, and vLLM’s object:"error" form', async () => {
+    const errors: unknown[] = [
+      { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } },
+      { object: 'error', message: 'This model’s maximum context length is 4096 tokens', type: 'BadRequestError', code: 400 },
+    ];
+    for (const body of errors) {
+      const provider = await rawServer((_req, res) => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      });
+      const err = await failure(streamChatCompletion(request(provider, { retry: { maxAttempts: 1 } })));
+      expect(err.message).toMatch(/Rate limit reached for requests|maximum context length is 4096 tokens/);
+    }
+  });
+
   it('reports nothing listening as provider_unreachable at once, naming the origin', async () => {
     const probe = http.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -214,7 +252,8 @@ describe('streamChatCompletion', () => {
       }),
     );
     await expect(pending).rejects.toBeInstanceOf(ProviderCancelled);
-    expect(Date.now() - abortedAt).toBeLessThan(500);
+    // Not a speed test: the rest of the stream would take 38 × 150 ms; the stop must not wait for it.
+    expect(Date.now() - abortedAt).toBeLessThan(38 * 150);
     expect(pieces).toEqual(['t0 ', 't1 ']);
   });
 
@@ -228,7 +267,8 @@ describe('streamChatCompletion', () => {
     const started = Date.now();
     const pending = streamChatCompletion(request(server.baseUrl, { signal: waiting.signal, onRetry: () => waiting.abort() }));
     await expect(pending).rejects.toBeInstanceOf(ProviderCancelled);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The stop does not wait out the 20 s the server asked for.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('accepts a non-streamed JSON reply', async () => {
@@ -271,7 +311,8 @@ describe('streamChatCompletion', () => {
       res.end('data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: <html>oops</html>\n\n');
     });
     const bad = await failure(streamChatCompletion(request(malformed)));
-    expect([bad.code, bad.message]).toEqual(['provider_failed', expect.stringContaining('<html>oops</html>')]);
+    expect([bad.code, bad.message]).toEqual(['provider_failed', expect.stringContaining('not an OpenAI-compatible answer')]);
+    expect(bad.message).not.toContain('oops');
 
     const cut = await rawServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -294,7 +335,8 @@ describe('streamChatCompletion', () => {
     expect(received).toBeLessThanOrEqual(MAX_ANSWER_CHARS);
     const whole = await serve({ responder: queue({ text: pieces.join(''), json: true }) });
     expect((await failure(streamChatCompletion(request(whole.baseUrl)))).message).toMatch(/grew past 8 MiB/);
-  });
+    // 18 MiB through a local socket: seconds on a busy shared machine, not the default 5.
+  }, 60_000);
 
   it('never retries once the answer has started, even if the connection then drops', async () => {
     let calls = 0;
@@ -357,7 +399,8 @@ describe('openaiTestServer', () => {
     expect(models.data.map((m) => m.id)).toEqual(['a', 'b']);
 
     const pending = streamChatCompletion(request(server.baseUrl, { model: 'a' }));
-    await new Promise((r) => setTimeout(r, 100));
+    // The request must be hanging in the server, however slow the machine is, before it closes.
+    await waitFor(async () => server.requests.length > 0, 'the request to reach the server');
     await server.close();
     const err = await failure(pending);
     expect(err.code).toBe('provider_failed');

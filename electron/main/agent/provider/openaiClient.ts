@@ -319,7 +319,7 @@ function parseJson(text: string, ctx: Ctx): Record<string, unknown> {
     value = undefined;
   }
   const obj = record(value);
-  if (!obj) throw streamBroken(ctx, `sent something Berth could not read: ${truncate(ctx.scrub(oneLine(text)), DETAIL_MAX)}`);
+  if (!obj) throw streamBroken(ctx, 'sent something that is not an OpenAI-compatible answer');
   return obj;
 }
 
@@ -335,7 +335,12 @@ interface ErrorDetail {
   type: string | null;
 }
 
-/** The server's own words: OpenAI's {error:{message,code,type}}, Ollama's {error:"..."}, or the raw text. */
+/**
+ * The server's own words, only when its answer is an OpenAI-style error: {error:{message,code,
+ * type}} (OpenAI, Ollama's /v1, llama.cpp, LM Studio) or vLLM's {object:"error",message}.
+ * Anything else is not shown: a provider URL may point at any service on this computer, and
+ * its answers must not become readable through Berth's error messages.
+ */
 function errorDetail(text: string, scrub: (s: string) => string): ErrorDetail {
   let body: Record<string, unknown> | null;
   try {
@@ -343,13 +348,12 @@ function errorDetail(text: string, scrub: (s: string) => string): ErrorDetail {
   } catch {
     body = null;
   }
-  const err = record(body?.error);
+  const err = record(body?.error) ?? (body?.object === 'error' ? body : null);
   const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
-  const raw = body
-    ? (str(err?.message) ?? str(body.error) ?? str(body.message) ?? str(body.detail))
-    : text.trim() || null;
+  const raw = typeof err?.message === 'string' ? err.message : null;
+  if (raw === null) return { message: null, code: null, type: null };
   return {
-    message: raw === null ? null : truncate(scrub(oneLine(raw)), DETAIL_MAX),
+    message: truncate(scrub(oneLine(raw)), DETAIL_MAX),
     code: str(err?.code),
     type: str(err?.type),
   };
