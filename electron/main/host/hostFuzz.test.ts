@@ -21,7 +21,7 @@ const READ_ONLY = new Set([
 ]);
 const METHODS = Object.keys(methods) as (keyof typeof methods)[];
 /** Methods whose request schema refuses unknown keys: an object with `__fuzz` can never be valid for them. */
-const STRICT = new Set(METHODS.filter((m) => methods[m].request.safeParse({ __fuzz: 1 }).error?.issues.some((i) => i.code === 'unrecognized_keys')));
+const STRICT = new Set<string>(METHODS.filter((m) => methods[m].request.safeParse({ __fuzz: 1 }).error?.issues.some((i) => i.code === 'unrecognized_keys')));
 
 let tmp: string;
 let child: ChildProcess;
