@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCore } from '../electron/main/core.js';
-import { BUSYBOX } from '../test/support/docker.js';
+import { BUSYBOX, docker } from '../test/support/docker.js';
 import { commandLine, exitIfStillAlive, positiveInt, requireLocalImage } from './cli.js';
 import { ms, percentile } from './stats.js';
 
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const pauseMs = positiveInt('pause-ms', values['pause-ms'], 200, USAGE);
   await requireLocalImage(image);
   console.log(`command: ${commandLine('bench:load', 'bench/load.ts', (s) => `node --expose-gc --import tsx ${s}`)}`);
-  console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-bench-load-'));
   const core = createCore({ dataDir, reapIntervalMs: 0 });
@@ -76,6 +76,16 @@ async function main(): Promise<void> {
     let wrong = 0;
     const rssSeries: number[] = [readyRss];
     const sampler = setInterval(() => rssSeries.push(process.memoryUsage().rss / 2 ** 20), 30_000);
+    // The peer under the same load: the plain CLI's `docker exec` into one of these containers.
+    const peer: number[] = [];
+    const [peerContainer] = (await docker('ps', '-q', '--filter', `label=berth.profile=${profile}`)).split('\n');
+    const peerLoop = (async () => {
+      while (Date.now() < until && peerContainer) {
+        const t0 = performance.now();
+        await docker('exec', peerContainer, 'sh', '-c', ':').then(() => peer.push(performance.now() - t0), fail('docker exec (peer)'));
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    })();
     await Promise.all(
       ids.map(async (chatId, n) => {
         for (let i = 0; Date.now() < until; i++) {
@@ -92,6 +102,7 @@ async function main(): Promise<void> {
       }),
     );
     clearInterval(sampler);
+    await peerLoop;
     const endRss = rssMb();
     stopping = true;
     const sorted = [...rtt].sort((a, b) => a - b);
@@ -99,6 +110,10 @@ async function main(): Promise<void> {
     console.log(`errors:  ${errors.length} failed commands, ${wrong} wrong outputs, ${unexpectedExits.length} terminals ended unexpectedly`);
     for (const e of [...new Set([...errors, ...unexpectedExits])].slice(0, 10)) console.log(`         ${e}`);
     console.log(`command round trip: p50 ${ms(percentile(sorted, 50))}, p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted[sorted.length - 1] ?? NaN)}`);
+    const peerSorted = [...peer].sort((a, b) => a - b);
+    console.log(`peer, \`docker exec C sh -c :\` once a second in the same run: p50 ${ms(percentile(peerSorted, 50))}, p99 ${ms(percentile(peerSorted, 99))} (${peer.length} runs)`);
+    console.log(`machine load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(`main process heap used at the end: ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB`);
     console.log(`main process RSS: ${startRss.toFixed(0)} MB before the chats, ${readyRss.toFixed(0)} MB with them at the start, ${endRss.toFixed(0)} MB at the end (every 30 s: ${rssSeries.map((v) => v.toFixed(0)).join(' ')})`);
     if (errors.length || wrong || unexpectedExits.length) process.exitCode = 1;
   } finally {
