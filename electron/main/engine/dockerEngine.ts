@@ -62,6 +62,8 @@ export interface PullProgress {
 export interface Engine {
   readonly endpointLabel: string;
   ping(): Promise<{ version: string; apiVersion: string }>;
+  /** The engine's security options (`docker info`), such as `name=apparmor` where it has AppArmor. */
+  securityOptions(): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
   pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
@@ -173,6 +175,16 @@ export class DockerEngine implements Engine {
     try {
       const v = await this.docker.version();
       return { version: v.Version, apiVersion: v.ApiVersion };
+    } catch (error) {
+      throw isUnreachable(error) ? unreachableError(this.endpointLabel, error) : toBerthError(error, 'answer', this.endpointLabel);
+    }
+  }
+
+  async securityOptions(): Promise<string[]> {
+    this.assertUsable();
+    try {
+      const info = (await this.docker.info()) as { SecurityOptions?: unknown };
+      return Array.isArray(info.SecurityOptions) ? info.SecurityOptions.filter((o): o is string => typeof o === 'string') : [];
     } catch (error) {
       throw isUnreachable(error) ? unreachableError(this.endpointLabel, error) : toBerthError(error, 'answer', this.endpointLabel);
     }
