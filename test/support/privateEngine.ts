@@ -1,8 +1,9 @@
 /**
  * A Docker engine of the test's own: a private dockerd (own socket, data and exec roots, its
- * own containerd) that a test may stop and start, because the shared engine must never be.
- * No iptables rules and no default bridge, so it touches nothing of the host's networking; the
- * test images are copied into it with `docker save | docker load` (no registry needed).
+ * own containerd, its own config file) that a test may stop and start, because the shared engine
+ * must never be. No iptables rules, and a default bridge of its own: never `--bridge=none`,
+ * with which dockerd deletes the host's `docker0`, the shared engine's default bridge. The test
+ * images are copied into it with `docker save | docker load` (no registry needed).
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,6 +30,7 @@ export interface PrivateEngine {
 /** Why a private engine cannot run here (not root, no dockerd), or null when it can. */
 export function privateEngineUnavailable(): string | null {
   if (process.getuid?.() !== 0) return 'a private dockerd needs root';
+  if (!['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].some((p) => fs.existsSync(p))) return 'its bridge needs the ip command (iproute2)';
   for (const bin of ['/usr/sbin/dockerd', '/usr/bin/dockerd']) if (fs.existsSync(bin)) return null;
   return 'dockerd is not installed';
 }
@@ -39,6 +41,11 @@ export async function startPrivateEngine(images: string[]): Promise<PrivateEngin
   const sock = path.join(root, 'docker.sock');
   const host = `unix://${sock}`;
   const log = path.join(root, 'dockerd.log');
+  const config = path.join(root, 'daemon.json');
+  fs.writeFileSync(config, '{}\n');
+  // Interface names have at most 15 characters.
+  const bridge = `bdd${path.basename(root).slice(-6).replace(/[^A-Za-z0-9]/g, '0')}`;
+  await run('ip', ['link', 'add', bridge, 'type', 'bridge']);
   let child: ChildProcess | null = null;
   const docker = async (...args: string[]) => (await run('docker', ['-H', host, ...args], { maxBuffer: 64 << 20 })).stdout.trim();
   const answers = () => docker('version', '--format', '{{.Server.Version}}').then(() => true, () => false);
@@ -49,7 +56,7 @@ export async function startPrivateEngine(images: string[]): Promise<PrivateEngin
       'dockerd',
       [
         '--host', host, '--data-root', path.join(root, 'data'), '--exec-root', path.join(root, 'exec'),
-        '--pidfile', path.join(root, 'docker.pid'), '--iptables=false', '--ip-masq=false', '--bridge=none',
+        '--pidfile', path.join(root, 'docker.pid'), '--config-file', config, '--iptables=false', '--ip-masq=false', '--bridge', bridge,
         '--shutdown-timeout', '2', '--log-level', 'warn',
       ],
       { stdio: ['ignore', out, out] },
@@ -71,7 +78,12 @@ export async function startPrivateEngine(images: string[]): Promise<PrivateEngin
     await waitFor(async () => !(await answers()), 'the private dockerd to stop answering', 30_000);
   }
 
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    await run('ip', ['link', 'del', bridge]).catch(() => undefined);
+    throw error;
+  }
   for (const image of images) {
     await run('sh', ['-c', `docker save ${image} | docker -H ${host} load`], { maxBuffer: 16 << 20 });
   }
@@ -91,6 +103,7 @@ export async function startPrivateEngine(images: string[]): Promise<PrivateEngin
         const mounts = fs.readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m.startsWith(root));
         for (const m of mounts.sort().reverse()) await run('umount', ['-l', m]).catch(() => undefined);
         fs.rmSync(root, { recursive: true, force: true });
+        await run('ip', ['link', 'del', bridge]).catch(() => undefined);
       }
     },
   };
