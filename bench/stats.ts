@@ -10,7 +10,7 @@ export interface Summary {
 }
 
 /** Nearest-rank percentile of an already sorted list. */
-function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;

@@ -92,6 +92,12 @@ export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
 /** How long quitting waits for calls in progress before stopping containers anyway. */
 const DISPOSE_WAIT_MS = 5_000;
 
+/** SQLite's "database or disk is full", or the file system's ENOSPC. */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 3)
@@ -295,6 +301,12 @@ export function createCore(options: CoreOptions): BerthCore {
       // A call that found the engine gone updates the status bar at once.
       if (error instanceof BerthError && error.code === 'engine_unreachable') void monitor.check();
       if (error instanceof BerthError) throw error;
+      if (isDiskFull(error)) {
+        throw new BerthError('internal', `Berth could not save this: the disk that holds its data (${dataDir}) is full. Nothing saved before was lost.`, {
+          hint: 'Free some space on that disk, then try again.',
+          cause: error,
+        });
+      }
       // The cause stays attached for logs; the user gets words, not a stack's first line.
       throw new BerthError('internal', `Berth could not complete ${name} because of an internal error.`, {
         hint: 'Try again; if it keeps happening, restart Berth.',

@@ -91,6 +91,8 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect((await engine.ping()).version).toBeTruthy();
     expect(await engine.hasImage(BUSYBOX)).toBe(true);
     expect(await engine.hasImage('berth-test:absent-from-contract')).toBe(false);
+    // The security options name the engine's seccomp profile (and AppArmor where it has it).
+    expect((await engine.securityOptions()).some((o) => o.startsWith('name=seccomp'))).toBe(true);
   });
 
   it('fails a pull it cannot make as image_unavailable', async () => {

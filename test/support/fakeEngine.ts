@@ -88,6 +88,14 @@ export class FakeEngine implements Engine {
     return { version: 'fake', apiVersion: '1.41' };
   }
 
+  /** What `docker info` reports as SecurityOptions; the seccomp default of a Linux engine. */
+  securityOpts: string[] = ['name=seccomp,profile=default'];
+
+  async securityOptions(): Promise<string[]> {
+    this.enter('securityOptions');
+    return [...this.securityOpts];
+  }
+
   async hasImage(ref: string): Promise<boolean> {
     this.enter('hasImage');
     return this.images.has(ref);

@@ -26,6 +26,10 @@ export const MAX_DEPTH = 3;
 const FATAL_CODES = new Set(['engine_unreachable', 'image_unavailable', 'network_failed', 'container_failed', 'home_template_failed', 'workspace_refused', 'not_found']);
 
 const INTERRUPT_RETRY_MS = 200;
+/** The settings key listing chats whose turn is running (see closeInterruptedTurns). */
+const OPEN_TURNS_KEY = 'agent.open_turns';
+const INTERRUPTED_CALL = 'Interrupted: Berth stopped before this finished.';
+const INTERRUPTED_TURN = 'This turn was interrupted: Berth stopped while it was running.\nSend your message again to continue.';
 
 export type Complete = (req: CompletionRequest) => Promise<Completion>;
 
@@ -74,6 +78,47 @@ export class AgentService {
   constructor(private readonly deps: AgentServiceDeps) {
     this.approvals = new ApprovalGate(deps.events);
     this.tools = new SandboxTools(deps.sandbox);
+    this.closeInterruptedTurns();
+  }
+
+  /**
+   * Turns still open in the store when Berth starts were cut off (Berth was killed or the
+   * computer went down): their unfinished tool calls end as cancelled, and the chat says so.
+   */
+  private closeInterruptedTurns(): void {
+    const { store, clock } = this.deps;
+    for (const chatId of this.openTurns()) {
+      if (!store.chats.get(chatId)) continue;
+      store.transaction(() => {
+        for (const { message } of store.agentMessages.forChat(chatId)) {
+          const cut = message.toolCalls.filter((c) => c.status === 'running' || c.status === 'awaiting_approval');
+          if (cut.length === 0) continue;
+          for (const c of cut) Object.assign(c, { status: 'cancelled', output: INTERRUPTED_CALL });
+          store.agentMessages.save(message);
+        }
+        store.agentMessages.save({
+          id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'error', content: INTERRUPTED_TURN, toolCalls: [], done: true, createdAt: clock.now(),
+        });
+      });
+    }
+    store.settings.set(OPEN_TURNS_KEY, '[]');
+  }
+
+  private openTurns(): string[] {
+    try {
+      const ids: unknown = JSON.parse(this.deps.store.settings.get(OPEN_TURNS_KEY) ?? '[]');
+      return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** Written before a turn starts and after it ends, so a turn cut off by a crash is known at the next start. */
+  private markOpen(chatId: string, open: boolean): void {
+    const ids = new Set(this.openTurns());
+    if (open) ids.add(chatId);
+    else ids.delete(chatId);
+    this.deps.store.settings.set(OPEN_TURNS_KEY, JSON.stringify([...ids]));
   }
 
   history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[] } {
@@ -105,6 +150,7 @@ export class AgentService {
     const message = this.save({ id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'user', content: text, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
 
     const turn: Turn = { controller: new AbortController(), live: new Map(), executing: new Set(), finished: Promise.resolve({ finalText: '', error: null }) };
+    this.markOpen(chatId, true);
     this.turns.set(chatId, turn);
     this.deps.events.emit('agent.state', { chatId, running: true, error: null });
     const run: TaskRun = {
@@ -146,6 +192,11 @@ export class AgentService {
 
   private endTurn(chatId: string, turn: Turn, finalText: string, error: unknown): TurnResult {
     this.turns.delete(chatId);
+    try {
+      this.markOpen(chatId, false);
+    } catch {
+      // The disk is full: the next start closes this turn instead, saying it was interrupted.
+    }
     const cancelled = turn.controller.signal.aborted;
     let failure: BerthError | null = null;
     if (error !== null && !cancelled) {

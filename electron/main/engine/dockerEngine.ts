@@ -63,6 +63,8 @@ export interface PullProgress {
 export interface Engine {
   readonly endpointLabel: string;
   ping(): Promise<{ version: string; apiVersion: string }>;
+  /** The engine's security options (`docker info`), such as `name=apparmor` where it has AppArmor. */
+  securityOptions(): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
   pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
@@ -209,6 +211,13 @@ export class DockerEngine implements Engine {
   async ping(): Promise<{ version: string; apiVersion: string }> {
     const v = await this.call('answer', (docker) => docker.version());
     return { version: v.Version, apiVersion: v.ApiVersion };
+  }
+
+  securityOptions(): Promise<string[]> {
+    return this.call('read the engine\'s security options', async (docker) => {
+      const info = (await docker.info()) as { SecurityOptions?: unknown };
+      return Array.isArray(info.SecurityOptions) ? info.SecurityOptions.filter((o): o is string => typeof o === 'string') : [];
+    });
   }
 
   hasImage(ref: string): Promise<boolean> {

@@ -106,3 +106,36 @@ describe('npm run web (web.ts as a child process)', () => {
     expect(stderr).toContain('Usage: npm run web');
   }, 30_000);
 });
+
+describe('npm run web and Ctrl+C', () => {
+  it('stops cleanly on one Ctrl+C sent to the whole process group, as a terminal sends it', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-web-int-'));
+    // Its own process group, as a terminal's foreground job: npm, its shell and the host.
+    const proc = spawn('npm', ['run', 'web', '--', '--port', '0', '--data-dir', path.join(tmp, 'data')], {
+      cwd: REPO_ROOT,
+      detached: true,
+      env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent.sock' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        proc.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      const lines = readline.createInterface({ input: proc.stdout! });
+      await new Promise<void>((resolve, reject) => {
+        lines.on('line', (line) => line.startsWith('Berth is running at ') && resolve());
+        void exited.then(({ code }) => reject(new Error(`npm run web exited (${code}) before printing its URL:\n${stderr}`)));
+      });
+      process.kill(-proc.pid!, 'SIGINT');
+      // npm waits for its script: exit 0 (not killed by the signal) means the host stopped cleanly.
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(stderr).toContain('Berth is stopping');
+      expect(stderr).not.toMatch(/again/);
+    } finally {
+      if (proc.exitCode === null && proc.signalCode === null) process.kill(-proc.pid!, 'SIGKILL');
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -11,8 +11,14 @@ import { createCore, type BerthCore } from '../core.js';
 import { createHostServer, newToken, type HostServer } from './server.js';
 import { USAGE, parseWebArgs } from './webOptions.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** The checkout: three folders up from this file, and one more when it runs compiled from dist/. */
+const REPO_ROOT = ((up) => (fs.existsSync(path.join(up, 'package.json')) ? up : path.dirname(up)))(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
+);
 const STATIC_DIR = path.join(REPO_ROOT, 'dist', 'renderer');
+
+/** Signals closer together than this are one key press delivered twice, not a second press. */
+const SAME_PRESS_MS = 2_000;
 
 const note = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -48,13 +54,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let stopping = false;
+  let stoppingSince: number | null = null;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stoppingSince !== null) {
+      // One Ctrl+C arrives twice: from the terminal to the whole process group, and again from
+      // npm, which forwards the signals it gets to its script. A repeat this soon is that press.
+      if (Date.now() - stoppingSince < SAME_PRESS_MS) return;
       note(`${signal} again: quitting without waiting.`);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     note('Berth is stopping…');
     void (async () => {
       await host.close().catch(() => undefined);

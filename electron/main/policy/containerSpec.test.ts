@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LABEL, SANDBOX_HOME, buildContainerSpec, specFingerprint, type ContainerSpecInput } from './containerSpec.js';
+import { LABEL, SANDBOX_HOME, appArmorProfileFor, buildContainerSpec, specFingerprint, type ContainerSpecInput } from './containerSpec.js';
 import { seccompSecurityOpt } from './seccompProfile.js';
 
 function input(partial: Partial<ContainerSpecInput> = {}): ContainerSpecInput {
@@ -132,5 +132,27 @@ describe('specFingerprint', () => {
     expect(specFingerprint(input({ homeSource: '/data/homes/other' }))).not.toBe(base);
     expect(specFingerprint(input({ limits: { memoryMb: 2048, cpus: 1.5, pids: 256 } }))).not.toBe(base);
     expect(specFingerprint(input({ network: { mode: 'none' } }))).not.toBe(base);
+  });
+});
+
+describe('AppArmor: pinned where the engine has it', () => {
+  it('pins docker-default when the engine reports AppArmor, and nothing where it does not', () => {
+    expect(appArmorProfileFor(['name=apparmor', 'name=seccomp,profile=default'])).toBe('docker-default');
+    expect(appArmorProfileFor(['name=seccomp,profile=default', 'name=apparmor,profile=x'])).toBe('docker-default');
+    expect(appArmorProfileFor(['name=seccomp,profile=default'])).toBeNull();
+    expect(appArmorProfileFor(['name=selinux', 'name=rootless'])).toBeNull();
+    expect(appArmorProfileFor(['name=apparmorish'])).toBeNull();
+    expect(appArmorProfileFor([])).toBeNull();
+  });
+
+  it('puts the pinned profile in SecurityOpt beside no-new-privileges, and none when unpinned', () => {
+    expect(buildContainerSpec(input({ appArmorProfile: 'docker-default' })).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true', 'apparmor=docker-default']);
+    expect(buildContainerSpec(input({ appArmorProfile: null })).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true']);
+    expect(buildContainerSpec(input()).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true']);
+  });
+
+  it('recreates a container made before the pin, and keeps the fingerprint of unpinned ones', () => {
+    expect(specFingerprint(input({ appArmorProfile: 'docker-default' }))).not.toBe(specFingerprint(input()));
+    expect(specFingerprint(input({ appArmorProfile: null }))).toBe(specFingerprint(input()));
   });
 });

@@ -79,6 +79,19 @@ export interface ContainerSpecInput {
   limits: ResourceLimits;
   network: { mode: 'isolated'; name: string } | { mode: 'none' };
   workingDir: string;
+  /** The AppArmor profile to pin (appArmorProfileFor), or null/absent where the engine has none. */
+  appArmorProfile?: string | null;
+}
+
+/** Docker's own profile, the one a sandbox runs under where the engine has AppArmor. */
+export const APPARMOR_PROFILE = 'docker-default';
+
+/**
+ * The AppArmor profile to pin, from the engine's security options: pinned by name, so a
+ * container is never created unconfined on an engine with AppArmor; none where it has none.
+ */
+export function appArmorProfileFor(engineSecurityOptions: readonly string[]): string | null {
+  return engineSecurityOptions.some((o) => /^name=apparmor(,|$)/.test(o)) ? APPARMOR_PROFILE : null;
 }
 
 function toEngineMount(source: string, target: string, readOnly: boolean): EngineMount {
@@ -94,6 +107,8 @@ export function specFingerprint(input: ContainerSpecInput): string {
     mounts: input.mounts.map((m) => [m.source, m.target, m.readOnly]),
     limits: input.limits,
     network: input.network,
+    // Only when pinned, so containers on engines without AppArmor keep their fingerprint.
+    ...(input.appArmorProfile ? { appArmor: input.appArmorProfile } : {}),
     // 2: the seccomp profile; containers made before it are recreated with it.
     v: 2,
   };
@@ -133,7 +148,7 @@ export function buildContainerSpec(input: ContainerSpecInput): ContainerCreateBo
       CapDrop: ['ALL'],
       CapAdd: [],
       // Docker's default seccomp rules plus: no set-uid or set-gid files (policy/seccompProfile.ts).
-      SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt()],
+      SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt(), ...(input.appArmorProfile ? [`apparmor=${input.appArmorProfile}`] : [])],
       Privileged: false,
       Init: true,
       Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=1g,mode=1777' },

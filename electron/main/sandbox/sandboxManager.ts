@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { ContainerDetails, Engine } from '../engine/dockerEngine.js';
-import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
+import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, appArmorProfileFor, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
@@ -153,6 +153,7 @@ export class SandboxManager {
           if (failure && kind === 'bringUp') throw failure;
           continue;
         }
+        if (this.appArmor === undefined) await this.learnAppArmor();
         const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
@@ -224,6 +225,15 @@ export class SandboxManager {
     return this.specLabels.get(s.key);
   }
 
+  /** The AppArmor profile to pin, once the engine has told (undefined until then). */
+  private appArmor: string | null | undefined = undefined;
+
+  /** Asks the engine once; an engine that does not answer is asked again on the next acquire. */
+  private async learnAppArmor(): Promise<void> {
+    const options = await this.deps.engine.securityOptions().catch(() => null);
+    if (options !== null) this.appArmor = appArmorProfileFor(options);
+  }
+
   private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
     const user = this.deps.sandboxUser(req.profile.settings);
     const network = req.profile.settings.network === 'none'
@@ -242,6 +252,7 @@ export class SandboxManager {
       limits: req.profile.settings.limits,
       network,
       workingDir: req.workingDir,
+      appArmorProfile: this.appArmor ?? null,
     });
   }
 
