@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
+import { methods, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { DockerEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
@@ -24,6 +24,7 @@ import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { systemClock, type Clock } from './sandbox/clock.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
 import { SandboxService } from './sandbox/sandboxService.js';
+import { WarmPool } from './sandbox/warmPool.js';
 import { SessionService } from './sessions/sessionService.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
@@ -176,6 +177,20 @@ export function createCore(options: CoreOptions): BerthCore {
 
   const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
 
+  const pool = new WarmPool({
+    store,
+    engine,
+    clock,
+    warm: (profile, chatId) => sandbox.warm(profile, chatId),
+    discard: async (chatId, profile) => {
+      await manager.removeForChat(chatId);
+      fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
+    },
+  });
+  /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
+  const warmShape = (s: ProfileSettings) =>
+    JSON.stringify([s.backend, s.image, s.network, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+
   async function deleteChat(chat: ChatRecord): Promise<void> {
     await agent.stopAll(chat.id);
     terminals.closeForChat(chat.id);
@@ -200,14 +215,28 @@ export function createCore(options: CoreOptions): BerthCore {
   }
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
-    'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
-    'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
+    'profiles.create': async (req) => {
+      const view = sessions.createProfile(req);
+      pool.fill(sessions.requireProfile(view.name));
+      return changed(null, view);
+    },
+    'profiles.update': async (req) => {
+      const before = warmShape(sessions.requireProfile(req.name).settings);
+      const view = sessions.updateProfile(req);
+      const after = sessions.requireProfile(view.name);
+      if (warmShape(after.settings) !== before) {
+        await pool.drop(after.name);
+        pool.fill(after);
+      }
+      return changed(null, view);
+    },
     'profiles.delete': async (req) => {
       const profile = sessions.requireProfile(req.name);
       if (profile.name === 'default') {
         throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
       }
       const chats = store.chats.list(profile.name);
+      await pool.drop(profile.name);
       for (const chat of chats) await deleteChat(chat);
       await manager.removeForProfile(profile.name);
       store.profiles.delete(profile.name);
@@ -216,7 +245,12 @@ export function createCore(options: CoreOptions): BerthCore {
       return changed(null, { removedChats: chats.length });
     },
     'chats.create': async (req) => {
-      const chat = withAttachments(sessions.createChat(req));
+      const profile = sessions.requireProfile(req.profile);
+      // A chat with an image of its own needs a container made for that image.
+      const warm = req.image === undefined ? pool.take(profile) : ({ miss: 'off' } as const);
+      const chat = withAttachments(sessions.createChat(req, 'chatId' in warm ? warm.chatId : undefined));
+      if ('miss' in warm && warm.miss === 'refilling') sandbox.noteCold(chat.id, 'no warm sandbox was ready yet: the profile’s pool is refilling');
+      pool.fill(profile);
       return changed(chat.id, chat);
     },
     'chats.rename': async (req) => changed(req.chatId, withAttachments(sessions.renameChat(req.chatId, req.title))),
@@ -326,7 +360,9 @@ export function createCore(options: CoreOptions): BerthCore {
   async function reap(): Promise<number> {
     if (disposed) return 0;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
-    const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
+    // A chat id reserved for a warm sandbox is alive: its container waits for its chat.
+    const alive = (id: string) => store.chats.get(id) !== undefined || store.warmSlots.has(id);
+    const orphans = selectOrphans(mine, instanceId, alive, (p) => store.profiles.get(p) !== undefined);
     await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
     for (const c of mine) {
       if (orphans.includes(c) || !c.running) continue;
@@ -344,11 +380,21 @@ export function createCore(options: CoreOptions): BerthCore {
       void reap().catch(() => undefined).finally(scheduleReap);
     }, interval);
   };
-  // The engine may be down at start: the first sweep then waits for the next one.
-  const ready = reap().then(() => undefined, () => undefined);
+  // The engine may be down at start: the first sweep then waits for the next one. Warm
+  // sandboxes of an earlier run go first; then each profile's pool fills in the background.
+  const ready = pool
+    .forgetEarlierRun()
+    .then(() => reap())
+    .then(() => undefined, () => undefined)
+    .then(() => {
+      for (const p of store.profiles.list()) pool.fill(p);
+    });
   void monitor.check();
   events.on((event, payload) => {
-    if (event === 'engine.status' && (payload as { state: string }).state === 'ok') manager.forgetEngineErrors();
+    if (event !== 'engine.status' || (payload as { state: string }).state !== 'ok') return;
+    manager.forgetEngineErrors();
+    // The engine is back (or answered for the first time): warm what could not be warmed.
+    for (const p of store.profiles.list()) pool.fill(p);
   });
   scheduleReap();
 
@@ -390,6 +436,7 @@ export function createCore(options: CoreOptions): BerthCore {
       disposed = true;
       if (reapTimer !== null) clock.clearTimeout(reapTimer);
       monitor.dispose();
+      pool.dispose();
       terminals.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);

@@ -155,6 +155,38 @@ export class SandboxService {
     return { key, containerId: ready.containerId, user: ready.user, mounts };
   }
 
+  /**
+   * Brings up the sandbox a new chat with this id would get (no attachments yet) and holds it
+   * from idling until `release`: the warm pool's way in (sandbox/warmPool.ts). The request is
+   * built exactly as the chat's own first command builds it, so the chat finds it ready.
+   */
+  async warm(profile: ProfileRecord, chatId: string): Promise<{ release(): void }> {
+    const chat: ChatRecord = { id: chatId, profile: profile.name, title: '', image: null, createdAt: 0 };
+    const target = resolveContainerKey(
+      { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
+      chatId,
+      this.sessions.taskLookup(profile.name),
+    );
+    if (target.kind !== 'container') throw new BerthError('invalid_request', 'Only a Docker profile keeps warm sandboxes.');
+    const r: ResolvedTarget = { chat, profile, taskId: chatId, target };
+    // Nobody watches a chat that does not exist yet: its bring-up reports no progress.
+    await this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r)), onProgress: () => undefined });
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.manager.unhold(target.key);
+      },
+    };
+  }
+
+  /** Why a chat's first sandbox is made for it rather than taken warm, for its progress line. */
+  private readonly coldReasons = new Map<string, string>();
+  noteCold(chatId: string, reason: string): void {
+    this.coldReasons.set(chatId, reason);
+  }
+
   private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
     return {
       key,
@@ -163,7 +195,12 @@ export class SandboxService {
       image: this.imageFor(r),
       mounts,
       workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
-      onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
+      onProgress: (phase, message, fraction) => {
+        const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
+        if (phase === 'ready') this.coldReasons.delete(r.chat.id);
+        const text = why ? `${message} (${why})` : message;
+        this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message: text, fraction });
+      },
     };
   }
 
