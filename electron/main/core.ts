@@ -77,6 +77,8 @@ export interface BerthCore extends GroupedApi {
   /** The OpenAI-compatible API's way in (browser host): conversations map to chats by policy/apiChatId. */
   readonly apiChats: ApiChats;
   profileNames(): string[];
+  /** How many warm sandboxes of the profile are up and waiting for a new chat (tests, bench). */
+  warmReady(profile: string): number;
   /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
   reap(): Promise<number>;
   /** Settles when start-up work (the first orphan sweep) is done. */
@@ -417,6 +419,7 @@ export function createCore(options: CoreOptions): BerthCore {
     ...(grouped as unknown as GroupedApi),
     apiChats,
     profileNames: () => store.profiles.list().map((p) => p.name),
+    warmReady: (profile) => pool.readyCount(profile),
     call,
     connectClient() {
       const id = randomUUID();

@@ -79,6 +79,11 @@ export class WarmPool implements Disposable {
     return { chatId: slot.chatId };
   }
 
+  /** How many of the profile's warm sandboxes are up and waiting for a chat. */
+  readyCount(profile: string): number {
+    return [...this.slots.values()].filter((s) => s.profile === profile && s.release !== null).length;
+  }
+
   /** Brings the profile's pool up to its size, in the background; one fill per profile at once. */
   fill(profile: ProfileRecord): void {
     if (this.disposed || !this.eligible(profile) || this.filling.has(profile.name)) return;
