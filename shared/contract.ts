@@ -71,7 +71,7 @@ const settingFields = {
   agent: AgentSettings,
   /**
    * How many started sandboxes the profile keeps ready for new chats (0: none), so a new
-   * chat's first command answers at once. Each holds its limits' memory while it waits.
+   * chat's first command answers at once. Each is an idle running container until taken.
    */
   warmPool: z.number().int().min(0).max(8),
 };
