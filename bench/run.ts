@@ -2,6 +2,7 @@
  * Berth benchmark: the core against the Docker CLI on the same image, in one run.
  *
  *   (a) cold chat-ready: chats.create + first sandbox.exec(':')  vs  docker run --rm IMAGE sh -c :
+ *       and the same with a warm sandbox waiting (the profile's warmPool: 1), against the same CLI
  *   (b) warm round trip: sandbox.exec(':') on a running chat     vs  docker exec CONTAINER sh -c :
  *
  * Usage: npm run bench -- [--image IMG] [--runs N] [--cold-runs N] [--warm-runs N] [--json] [--trace]
@@ -198,6 +199,43 @@ async function main(): Promise<void> {
     }
     process.stdout.write('\n');
 
+    // (a') chat-ready with a warm sandbox waiting: the same steps, on a profile with a pool of one.
+    const pooledProfile = `${profile}-warm`;
+    await c.profiles.create({ name: pooledProfile, image: opts.image, network: 'isolated', warmPool: 1 });
+    const warmWaiting = async () => {
+      const deadline = now() + 120_000;
+      while (c.warmReady(pooledProfile) < 1) {
+        if (now() > deadline) throw new Error('No warm sandbox became ready within 2 minutes.');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const pooled: { berthMs: number; cliMs: number }[] = [];
+    process.stdout.write('pool  ');
+    for (let i = 0; i < opts.coldRuns; i++) {
+      checkInterrupted();
+      await warmWaiting(); // untimed: the pool refills between chats
+      const runBerth = async () => {
+        const t0 = now();
+        const chat = await c.chats.create({ profile: pooledProfile, title: `bench pooled ${i}` });
+        assertOk(await c.sandbox.exec({ chatId: chat.id, command: ':' }), 'pooled exec');
+        const t = now() - t0;
+        marks.delete(chat.id);
+        await c.chats.delete({ chatId: chat.id }); // untimed
+        return t;
+      };
+      const runCli = async () => (await timed(() => docker('run', '--rm', opts.image, 'sh', '-c', ':')))[0];
+      if (i % 2 === 0) {
+        const berthMs = await runBerth();
+        pooled.push({ berthMs, cliMs: await runCli() });
+      } else {
+        const cliMs = await runCli();
+        pooled.push({ berthMs: await runBerth(), cliMs });
+      }
+      process.stdout.write('.');
+    }
+    process.stdout.write('\n');
+    await c.profiles.delete({ name: pooledProfile });
+
     // (b) warm round trip, on one running chat and its container
     const chat = await c.chats.create({ profile, title: 'bench warm' });
     assertOk(await c.sandbox.exec({ chatId: chat.id, command: ':' }), 'warm first exec');
@@ -239,6 +277,7 @@ async function main(): Promise<void> {
     };
     const metrics = [
       metric('cold chat-ready', cold.map((s) => s.berthMs), cold.map((s) => s.cliMs), 0.8, `docker run --rm ${opts.image} sh -c :`),
+      metric('chat-ready, warm sandbox waiting', pooled.map((s) => s.berthMs), pooled.map((s) => s.cliMs), 0.1, `docker run --rm ${opts.image} sh -c :`),
       metric('warm exec round trip', warmBerth, warmCli, 0.05, `docker exec <container> sh -c :`),
     ];
     console.log(

@@ -69,6 +69,11 @@ const settingFields = {
   staticMounts: z.array(StaticMount).max(32),
   /** The chat agent's model and approval rule. */
   agent: AgentSettings,
+  /**
+   * How many started sandboxes the profile keeps ready for new chats (0: none), so a new
+   * chat's first command answers at once. Each is an idle running container until taken.
+   */
+  warmPool: z.number().int().min(0).max(8),
 };
 
 export const ProfileSettings = z.object({
@@ -83,6 +88,7 @@ export const ProfileSettings = z.object({
   homeTemplate: settingFields.homeTemplate.default(null),
   staticMounts: settingFields.staticMounts.default([]),
   agent: settingFields.agent.default(DEFAULT_AGENT_SETTINGS),
+  warmPool: settingFields.warmPool.default(0),
 });
 /** An edit: only the settings it names change (a nested object is replaced whole). */
 export const ProfileSettingsPatch = z.object(settingFields).partial().strict();

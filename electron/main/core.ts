@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
+import { methods, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { createEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
@@ -22,6 +22,8 @@ import { SandboxManager } from './sandbox/sandboxManager.js';
 import { DeletionService } from './sandbox/deletionService.js';
 import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
+import { WarmPool } from './sandbox/warmPool.js';
+import { qualifyTaskId } from './policy/containerKey.js';
 import { SessionService } from './sessions/sessionService.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
@@ -74,6 +76,8 @@ export interface BerthCore extends GroupedApi {
   /** The OpenAI-compatible API's way in (browser host): conversations map to chats by policy/apiChatId. */
   readonly apiChats: ApiChats;
   profileNames(): string[];
+  /** How many warm sandboxes of the profile are up and waiting for a new chat (tests, bench). */
+  warmReady(profile: string): number;
   /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
   reap(): Promise<number>;
   /** Settles when start-up work (the first orphan sweep) is done. */
@@ -190,7 +194,22 @@ export function createCore(options: CoreOptions): BerthCore {
       await agent.stopAll(chatId);
       terminals.closeForChat(chatId);
     },
+    dropWarm: (profile) => pool.drop(profile),
   });
+  const pool = new WarmPool({
+    store,
+    engine,
+    clock,
+    warm: (profile, chatId) => sandbox.warm(profile, chatId),
+    discard: async (chatId, profile) => {
+      await manager.removeForChat(chatId);
+      fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
+    },
+  });
+  /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
+  const warmShape = (s: ProfileSettings) =>
+    JSON.stringify([s.backend, s.image, s.network, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
   interface CallContext {
@@ -198,11 +217,29 @@ export function createCore(options: CoreOptions): BerthCore {
   }
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
-    'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
-    'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
+    'profiles.create': async (req) => {
+      const view = sessions.createProfile(req);
+      pool.fill(sessions.requireProfile(view.name));
+      return changed(null, view);
+    },
+    'profiles.update': async (req) => {
+      const before = warmShape(sessions.requireProfile(req.name).settings);
+      const view = sessions.updateProfile(req);
+      const after = sessions.requireProfile(view.name);
+      if (warmShape(after.settings) !== before) {
+        await pool.drop(after.name);
+        pool.fill(after);
+      }
+      return changed(null, view);
+    },
     'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name) }),
     'chats.create': async (req) => {
-      const chat = withAttachments(sessions.createChat(req));
+      const profile = sessions.requireProfile(req.profile);
+      // A chat with an image of its own needs a container made for that image.
+      const warm = req.image === undefined ? pool.take(profile) : ({ miss: 'off' } as const);
+      const chat = withAttachments(sessions.createChat(req, 'chatId' in warm ? warm.chatId : undefined));
+      if ('miss' in warm && warm.miss === 'refilling') sandbox.noteCold(chat.id, 'no warm sandbox was ready yet: the profile’s pool is refilling');
+      pool.fill(profile);
       return changed(chat.id, chat);
     },
     'chats.rename': async (req) => changed(req.chatId, withAttachments(sessions.renameChat(req.chatId, req.title))),
@@ -315,11 +352,19 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   }
 
+  // Warm sandboxes of an earlier run go before the first sweep (it then removes their
+  // containers); each profile's pool fills in the background once that sweep is done.
+  const forgotten = pool.forgetEarlierRun();
   const reaper = new OrphanReaper({ engine, store, manager, instanceId, clock, intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS });
-  const ready = reaper.ready;
+  const ready = Promise.all([forgotten, reaper.ready]).then(() => {
+    for (const p of store.profiles.list()) pool.fill(p);
+  });
   void monitor.check();
   events.on((event, payload) => {
-    if (event === 'engine.status' && (payload as { state: string }).state === 'ok') manager.forgetEngineErrors();
+    if (event !== 'engine.status' || (payload as { state: string }).state !== 'ok') return;
+    manager.forgetEngineErrors();
+    // The engine is back (or answered for the first time): warm what could not be warmed.
+    for (const p of store.profiles.list()) pool.fill(p);
   });
 
   function callFromClient(method: string, params: unknown, ctx: CallContext): Promise<unknown> {
@@ -341,6 +386,7 @@ export function createCore(options: CoreOptions): BerthCore {
     ...(grouped as unknown as GroupedApi),
     apiChats,
     profileNames: () => store.profiles.list().map((p) => p.name),
+    warmReady: (profile) => pool.readyCount(profile),
     call,
     connectClient() {
       const id = randomUUID();
@@ -361,6 +407,7 @@ export function createCore(options: CoreOptions): BerthCore {
       reaper.dispose();
       deletion.dispose();
       monitor.dispose();
+      pool.dispose();
       terminals.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);

@@ -93,6 +93,18 @@ describe('terminals', () => {
     await waitFor(async () => screen(term.terminalId).includes('AGAIN-4-DONE'), 'the unwatched flood to finish', 30_000);
   });
 
+  it('delivers a flood byte for byte and in order, live and in the replay', async () => {
+    const chat = await core.chats.create({ profile });
+    const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    await core.terminal.input({ terminalId: term.terminalId, data: 'seq 1 60000; echo SEQ-$((3*4))-END\n' });
+    await waitFor(async () => screen(term.terminalId).includes('SEQ-12-END'), 'the end of the flood', 30_000);
+    const expected = Array.from({ length: 60000 }, (_, i) => `${i + 1}\r\n`).join('');
+    expect(screen(term.terminalId)).toContain(`${expected}SEQ-12-END`);
+    // The replay keeps the tail of exactly what was sent: it ends as the live output does.
+    const replay = (await core.terminal.replay({ terminalId: term.terminalId })).data;
+    expect(screen(term.terminalId).endsWith(replay)).toBe(true);
+  });
+
   it('closes terminals after a while with no screen connected, so the sandbox can idle out', async () => {
     const { ManualClock } = await import('../support/manualClock.js');
     const clock = new ManualClock();

@@ -21,6 +21,8 @@ export interface DeletionServiceDeps {
   dataDir: string;
   /** Ends what runs for the chat above the sandbox (its agent turns, its terminals) before it goes. */
   endChat(chatId: string): Promise<void>;
+  /** Removes the profile's warm sandboxes (sandbox/warmPool.ts) and their reservations. */
+  dropWarm(profile: string): Promise<void>;
 }
 
 export class DeletionService {
@@ -58,6 +60,7 @@ export class DeletionService {
       throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
     }
     const chats = store.chats.list(profile.name);
+    await this.deps.dropWarm(profile.name);
     for (const chat of chats) await this.removeChat(chat);
     await manager.removeForProfile(profile.name);
     store.profiles.delete(profile.name);

@@ -36,7 +36,9 @@ export class OrphanReaper {
     if (this.disposed) return 0;
     const { engine, store, manager, instanceId } = this.deps;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
-    const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
+    // A chat id reserved for a warm sandbox (sandbox/warmPool.ts) is alive: its container waits for its chat.
+    const alive = (id: string) => store.chats.get(id) !== undefined || store.warmSlots.has(id);
+    const orphans = selectOrphans(mine, instanceId, alive, (p) => store.profiles.get(p) !== undefined);
     await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
     for (const c of mine) {
       if (orphans.includes(c) || !c.running) continue;

@@ -1,7 +1,7 @@
 /** Running a chat's commands: which container, what is mounted, where the command starts. */
 import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { EventHub } from '../events.js';
+import type { Disposable, EventHub } from '../events.js';
 import { isDirectory } from '../base/isDirectory.js';
 import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
@@ -12,7 +12,6 @@ import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
 import { runLocal } from './localRunner.js';
-import type { Disposable } from '../events.js';
 import type { SandboxLease, SandboxManager, SandboxRequest } from './sandboxManager.js';
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -156,6 +155,30 @@ export class SandboxService {
     return { key, containerId: ready.containerId, user: ready.user, mounts, hold: ready };
   }
 
+  /**
+   * Brings up the sandbox a new chat with this id would get (no attachments yet) and holds it
+   * from idling until the lease is disposed: the warm pool's way in (sandbox/warmPool.ts). The request is
+   * built exactly as the chat's own first command builds it, so the chat finds it ready.
+   */
+  async warm(profile: ProfileRecord, chatId: string): Promise<Disposable> {
+    const chat: ChatRecord = { id: chatId, profile: profile.name, title: '', image: null, createdAt: 0 };
+    const target = resolveContainerKey(
+      { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
+      chatId,
+      this.sessions.taskLookup(profile.name),
+    );
+    if (target.kind !== 'container') throw new BerthError('invalid_request', 'Only a Docker profile keeps warm sandboxes.');
+    const r: ResolvedTarget = { chat, profile, taskId: chatId, target };
+    // Nobody watches a chat that does not exist yet: its bring-up reports no progress.
+    return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r)), onProgress: () => undefined });
+  }
+
+  /** Why a chat's first sandbox is made for it rather than taken warm, for its progress line. */
+  private readonly coldReasons = new Map<string, string>();
+  noteCold(chatId: string, reason: string): void {
+    this.coldReasons.set(chatId, reason);
+  }
+
   private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
     return {
       key,
@@ -164,7 +187,12 @@ export class SandboxService {
       image: this.imageFor(r),
       mounts,
       workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
-      onProgress: (phase, message, fraction) => this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message, fraction }),
+      onProgress: (phase, message, fraction) => {
+        const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
+        if (phase === 'ready') this.coldReasons.delete(r.chat.id);
+        const text = why ? `${message} (${why})` : message;
+        this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message: text, fraction });
+      },
     };
   }
 

@@ -33,7 +33,8 @@ export class SessionService {
 
   ensureDefaultProfile(): void {
     if (!this.store.profiles.get(DEFAULT_PROFILE)) {
-      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({}), createdAt: this.clock.now() });
+      // One warm sandbox: a first chat on a new install answers at once (sandbox/warmPool.ts).
+      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({ warmPool: 1 }), createdAt: this.clock.now() });
     }
   }
 
@@ -108,10 +109,11 @@ export class SessionService {
     return chat;
   }
 
-  createChat(req: ParsedRequest<'chats.create'>): ChatRecord {
+  /** `id`: a chat id reserved for a warm sandbox (sandbox/warmPool.ts); a new one otherwise. */
+  createChat(req: ParsedRequest<'chats.create'>, id: string = randomUUID()): ChatRecord {
     this.requireProfile(req.profile);
     const chat: ChatRecord = {
-      id: randomUUID(),
+      id,
       profile: req.profile,
       title: req.title?.trim() || 'New chat',
       image: req.image ?? null,

@@ -66,4 +66,13 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  `
+  -- Warm sandboxes: a chat id reserved for a profile whose container is already started. The
+  -- row says whose the container is until a new chat takes the id (then the row goes).
+  CREATE TABLE warm_slots (
+    chat_id TEXT PRIMARY KEY,
+    profile TEXT NOT NULL REFERENCES profiles(name) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];

@@ -186,6 +186,30 @@ export class SettingsRepo {
   }
 }
 
+/** Chat ids reserved for warm sandboxes (sandbox/warmPool.ts). */
+export class WarmSlotsRepo {
+  constructor(private readonly db: Db) {}
+  list(profile?: string): { chatId: string; profile: string }[] {
+    const rows = (profile === undefined
+      ? this.db.prepare('SELECT chat_id, profile FROM warm_slots ORDER BY created_at').all()
+      : this.db.prepare('SELECT chat_id, profile FROM warm_slots WHERE profile = ? ORDER BY created_at').all(profile)) as { chat_id: string; profile: string }[];
+    return rows.map((r) => ({ chatId: r.chat_id, profile: r.profile }));
+  }
+  has(chatId: string): boolean {
+    return this.db.prepare('SELECT 1 FROM warm_slots WHERE chat_id = ?').get(chatId) !== undefined;
+  }
+  insert(chatId: string, profile: string, createdAt: number): void {
+    this.db.prepare('INSERT INTO warm_slots (chat_id, profile, created_at) VALUES (?, ?, ?)').run(chatId, profile, createdAt);
+  }
+  /** True when the row was there (so this caller, and no other, took it). */
+  delete(chatId: string): boolean {
+    return this.db.prepare('DELETE FROM warm_slots WHERE chat_id = ?').run(chatId).changes > 0;
+  }
+  clear(): void {
+    this.db.prepare('DELETE FROM warm_slots').run();
+  }
+}
+
 export interface Store {
   db: Db;
   profiles: ProfilesRepo;
@@ -196,6 +220,7 @@ export interface Store {
   settings: SettingsRepo;
   agentMessages: AgentMessagesRepo;
   providerKeys: ProviderKeysRepo;
+  warmSlots: WarmSlotsRepo;
   /** Runs fn in one transaction: all of it lands, or none. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -212,6 +237,7 @@ export function createStore(db: Db): Store {
     settings: new SettingsRepo(db),
     agentMessages: new AgentMessagesRepo(db),
     providerKeys: new ProviderKeysRepo(db),
+    warmSlots: new WarmSlotsRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => db.close(),
   };

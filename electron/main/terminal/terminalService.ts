@@ -14,7 +14,9 @@ import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
 import type { Clock } from '../base/clock.js';
+import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
+import { OutputCoalescer } from './outputCoalescer.js';
 import { ReplayBuffer } from './replayBuffer.js';
 
 const REPLAY_CHARS = 256 * 1024;
@@ -32,6 +34,8 @@ interface Terminal {
   hold: Disposable;
   process: TtyProcess | null;
   replay: ReplayBuffer;
+  /** Joins output that follows closely into one event; the replay holds only what was sent. */
+  output: OutputCoalescer | null;
   /** One account per connected client: the slowest screen sets the pace. */
   flows: Map<string, FlowControl>;
   paused: boolean;
@@ -75,6 +79,7 @@ export class TerminalService {
       hold,
       process: null,
       replay: new ReplayBuffer(REPLAY_CHARS),
+      output: null,
       flows: new Map(),
       paused: false,
     };
@@ -107,29 +112,38 @@ export class TerminalService {
   private pipe(terminal: Terminal, proc: TtyProcess): void {
     const decoder = new StringDecoder('utf8');
     const id = terminal.view.terminalId;
-    proc.stream.on('data', (chunk: Buffer) => {
-      const data = decoder.write(chunk);
-      if (!data) return;
-      terminal.replay.push(data);
-      this.events.emit('terminal.data', { terminalId: id, data });
-      // Only output can push a screen over its limit: the stream pauses when one just went over.
-      let overLimit = false;
-      for (const client of this.clients) {
-        let flow = terminal.flows.get(client);
-        if (!flow) terminal.flows.set(client, (flow = new FlowControl()));
-        if (flow.sent(data.length)) overLimit = true;
-      }
-      if (overLimit) this.updatePause(terminal);
+    const output = new OutputCoalescer((data) => this.send(terminal, id, data), {
+      delayMs: TERMINAL_OUTPUT.coalesceMs,
+      maxChars: TERMINAL_OUTPUT.coalesceMaxChars,
     });
+    terminal.output = output;
+    proc.stream.on('data', (chunk: Buffer) => output.push(decoder.write(chunk)));
     void proc.ended.then(async () => {
+      output.flush();
       if (terminal.view.state === 'exited') return;
       const details = await this.engine.inspectContainer(terminal.containerId).catch(() => null);
       this.finish(terminal, details?.running ? 'The shell exited.' : 'The sandbox stopped.');
     });
   }
 
+  /** One joined piece of output: into the replay, to every screen, and counted against each. */
+  private send(terminal: Terminal, terminalId: string, data: string): void {
+    terminal.replay.push(data);
+    this.events.emit('terminal.data', { terminalId, data });
+    // Only output can push a screen over its limit: the stream pauses when one just went over.
+    let overLimit = false;
+    for (const client of this.clients) {
+      let flow = terminal.flows.get(client);
+      if (!flow) terminal.flows.set(client, (flow = new FlowControl()));
+      if (flow.sent(data.length)) overLimit = true;
+    }
+    if (overLimit) this.updatePause(terminal);
+  }
+
   private finish(terminal: Terminal, reason: string): void {
     if (terminal.view.state === 'exited') return;
+    // Output that arrived before the end is shown before the end is announced.
+    terminal.output?.flush();
     terminal.view.state = 'exited';
     terminal.view.exitReason = reason;
     terminal.hold.dispose();
@@ -166,6 +180,8 @@ export class TerminalService {
    */
   replay(terminalId: string, client: string | null): string {
     const t = this.require(terminalId);
+    // Everything received so far is in the replay; what comes after it arrives live.
+    t.output?.flush();
     if (client !== null) t.flows.delete(client);
     this.updatePause(t);
     return t.replay.text();
@@ -216,6 +232,7 @@ export class TerminalService {
     const t = this.terminals.get(terminalId);
     if (!t) return;
     this.terminals.delete(terminalId);
+    t.output?.dispose();
     t.process?.stream.destroy();
     this.finish(t, 'The terminal was closed.');
   }

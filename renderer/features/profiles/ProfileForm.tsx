@@ -110,6 +110,9 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
         <Field label="Idle stop (minutes)" hint="0 keeps it running">
           <input type="number" min={0} step={1} value={values.idleStopMinutes} onChange={(e) => set('idleStopMinutes', e.target.value)} />
         </Field>
+        <Field label="Warm sandboxes" hint="started ahead, so a new chat answers at once; each is an idle running container until a chat takes it">
+          <input type="number" min={0} max={8} step={1} value={values.warmPool} onChange={(e) => set('warmPool', e.target.value)} />
+        </Field>
         <Field label="On quit">
           <select value={values.onQuit} onChange={(e) => set('onQuit', e.target.value as ProfileFormValues['onQuit'])}>
             <option value="stop">Stop containers</option>

@@ -4,7 +4,7 @@ import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm } from 
 
 describe('profile form values', () => {
   it('round-trips a profile into the settings to send', () => {
-    const p = profileView('work', { network: 'none', containerScope: 'shared', limits: { memoryMb: 1024, cpus: 1.5, pids: 256 }, retention: { idleStopMinutes: 0, onQuit: 'keep' } });
+    const p = profileView('work', { network: 'none', containerScope: 'shared', limits: { memoryMb: 1024, cpus: 1.5, pids: 256 }, retention: { idleStopMinutes: 0, onQuit: 'keep' }, warmPool: 2 });
     const result = settingsFromForm(formFromProfile(p));
     expect(result).toEqual({
       ok: true,
@@ -15,6 +15,7 @@ describe('profile form values', () => {
         mountWorkspace: true,
         limits: { memoryMb: 1024, cpus: 1.5, pids: 256 },
         retention: { idleStopMinutes: 0, onQuit: 'keep' },
+        warmPool: 2,
         agent: { baseUrl: null, model: null, approval: 'ask' },
       },
     });

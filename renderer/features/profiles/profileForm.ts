@@ -12,6 +12,8 @@ export interface ProfileFormValues {
   pids: string;
   idleStopMinutes: string;
   onQuit: 'stop' | 'keep';
+  /** Started sandboxes kept ready for new chats. */
+  warmPool: string;
   mountWorkspace: boolean;
   /** The agent's provider and model, as typed (empty: none), and its approval rule. */
   baseUrl: string;
@@ -31,6 +33,7 @@ export const NEW_PROFILE: ProfileFormValues = {
   pids: '512',
   idleStopMinutes: '30',
   onQuit: 'stop',
+  warmPool: '1',
   mountWorkspace: true,
   baseUrl: '',
   model: '',
@@ -50,6 +53,7 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
     pids: String(s.limits.pids),
     idleStopMinutes: String(s.retention.idleStopMinutes),
     onQuit: s.retention.onQuit,
+    warmPool: String(s.warmPool),
     mountWorkspace: s.mountWorkspace,
     baseUrl: s.agent.baseUrl ?? '',
     model: s.agent.model ?? '',
@@ -72,7 +76,8 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
   const cpus = number(values.cpus, 'CPUs', false);
   const pids = number(values.pids, 'Process limit', true);
   const idleStopMinutes = number(values.idleStopMinutes, 'Idle stop', false);
-  for (const v of [memoryMb, cpus, pids, idleStopMinutes]) if (typeof v === 'string') return { ok: false, message: v };
+  const warmPool = number(values.warmPool, 'Warm sandboxes', true);
+  for (const v of [memoryMb, cpus, pids, idleStopMinutes, warmPool]) if (typeof v === 'string') return { ok: false, message: v };
   return {
     ok: true,
     settings: {
@@ -82,6 +87,7 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
       mountWorkspace: values.mountWorkspace,
       limits: { memoryMb: memoryMb as number, cpus: cpus as number, pids: pids as number },
       retention: { idleStopMinutes: idleStopMinutes as number, onQuit: values.onQuit },
+      warmPool: warmPool as number,
       agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval },
     },
   };

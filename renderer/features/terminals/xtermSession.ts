@@ -8,8 +8,10 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import type { BerthApi } from '../../api/types';
+import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
 import { matchShortcut } from '../shortcuts/shortcuts';
 import type { TerminalOutputHub } from './outputHub';
+import { WritePacer } from './writePacer';
 import type { TerminalSize } from '../../stores/terminals';
 
 /** Under the contract's 1 MiB per `terminal.input`, with room to spare. */
@@ -68,6 +70,11 @@ export class XtermSession {
   private exitShown = false;
   /** Characters handed to xterm whose write callback has not run yet. */
   private inFlight = 0;
+  /** Joins a flood into fewer xterm writes; output after a pause is written at once. */
+  private readonly pacer = new WritePacer((data) => this.writeOutput(data), {
+    intervalMs: TERMINAL_OUTPUT.writeIntervalMs,
+    maxChars: TERMINAL_OUTPUT.writeMaxChars,
+  });
   private sentSize: TerminalSize;
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
@@ -127,6 +134,8 @@ export class XtermSession {
     if (this.disposed) return;
     const generation = ++this.replayGeneration;
     this.live = false;
+    // Output not yet written is part of the replay; main forgets it for flow control too.
+    this.pacer.drop();
     this.exitShown = false;
     this.term.reset();
     const done = (data: string) => {
@@ -179,17 +188,22 @@ export class XtermSession {
     this.disposed = true;
     if (this.resizeTimer !== null) clearTimeout(this.resizeTimer);
     for (const off of this.offs.splice(0)) off();
-    // Output handed to xterm but never written still counts as consumed for flow control.
-    if (this.inFlight > 0) this.deps.output.ack(this.deps.terminalId, this.inFlight);
+    // Output received but never written still counts as consumed for flow control.
+    const unwritten = this.inFlight + this.pacer.drop();
+    if (unwritten > 0) this.deps.output.ack(this.deps.terminalId, unwritten);
     this.inFlight = 0;
     this.term.dispose();
   }
 
   private onOutput(data: string): void {
-    const { output, terminalId } = this.deps;
     // Awaiting a replay: this output is part of it, and main forgives what came before a replay
     // (its flow control starts afresh), so it is neither written nor acknowledged.
     if (!this.live) return;
+    this.pacer.push(data);
+  }
+
+  private writeOutput(data: string): void {
+    const { output, terminalId } = this.deps;
     this.inFlight += data.length;
     this.term.write(data, () => {
       if (this.disposed) return;
@@ -201,6 +215,7 @@ export class XtermSession {
   private showExitLine(): void {
     if (this.exitReason === undefined || this.exitShown || !this.live || this.disposed) return;
     this.exitShown = true;
+    this.pacer.flush();
     this.term.write(exitLine(this.exitReason));
   }
 

@@ -1,0 +1,153 @@
+/**
+ * Warm sandboxes: each profile with `warmPool > 0` keeps that many started containers ready,
+ * each for a chat id reserved in the store (`warm_slots`). A new chat takes a reserved id, so
+ * the container was made for it from the start: its labels name that chat, its home is that
+ * chat's home, and the store says whose it is at every moment (the reservation until taken,
+ * the chat after), so reaping, retention and the orphan sweep need no special case beyond
+ * "a reserved id is alive".
+ *
+ * What a warm sandbox mounts is exactly what a new chat's first command would mount: the
+ * chat has no attachments yet, so only the profile's own mounts. Attaching a folder recreates
+ * the container with its mounts, as for any chat: a chat's attachments stay the only host
+ * folders it can see.
+ *
+ * The pool never pulls an image (it warms only what is on the engine already), never warms a
+ * local-backend or shared-scope profile, and gives up quietly on a failure: a chat then gets
+ * its sandbox the ordinary way, with its progress and any error shown there.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Engine } from '../engine/dockerEngine.js';
+import type { Disposable } from '../events.js';
+import type { ProfileRecord, Store } from '../store/repositories.js';
+import type { Clock } from '../base/clock.js';
+
+export interface WarmPoolDeps {
+  store: Store;
+  engine: Pick<Engine, 'hasImage'>;
+  clock: Clock;
+  /** Brings up the sandbox a chat with this id would get, and holds it until `release`. */
+  warm(profile: ProfileRecord, chatId: string): Promise<Disposable>;
+  /** Removes the containers made for a reserved id that will not be used. */
+  discard(chatId: string, profile: string): Promise<void>;
+}
+
+/** Why a new chat does not get a warm sandbox, in words for the chat's progress line. */
+export type Miss = 'off' | 'refilling' | null;
+
+interface Slot {
+  chatId: string;
+  profile: string;
+  /** Set once its sandbox is up: what keeps it from idling until a chat takes it. */
+  release: (() => void) | null;
+  /** A chat took it while it was still warming: that chat's first command joins the bring-up. */
+  taken: boolean;
+  /** The profile changed or went, or Berth is quitting: it is removed once its bring-up ends. */
+  dropped: boolean;
+}
+
+export class WarmPool implements Disposable {
+  /** Reserved ids, warming or ready, in the order they were reserved. */
+  private readonly slots = new Map<string, Slot>();
+  private readonly filling = new Set<string>();
+  private disposed = false;
+
+  constructor(private readonly deps: WarmPoolDeps) {}
+
+  /**
+   * At start-up: reservations from an earlier run (a crash, or containers kept at quit) are
+   * dropped with their containers and homes, and every profile is then filled afresh.
+   */
+  async forgetEarlierRun(): Promise<void> {
+    const earlier = this.deps.store.warmSlots.list();
+    this.deps.store.warmSlots.clear();
+    await Promise.all(earlier.map((s) => this.deps.discard(s.chatId, s.profile).catch(() => undefined)));
+  }
+
+  /**
+   * Takes a reserved chat id for a new chat of `profile`: one whose sandbox is ready, else one
+   * still warming (its first command then waits only for the rest of that bring-up). The store
+   * row goes in the same synchronous step, so the id is the chat's before anything can sweep.
+   */
+  take(profile: ProfileRecord): { chatId: string } | { miss: Miss } {
+    if (!this.eligible(profile)) return { miss: 'off' };
+    const mine = [...this.slots.values()].filter((s) => s.profile === profile.name && !s.dropped);
+    const slot = mine.find((s) => s.release !== null) ?? mine[0];
+    if (!slot || !this.deps.store.warmSlots.delete(slot.chatId)) return { miss: 'refilling' };
+    this.slots.delete(slot.chatId);
+    slot.taken = true;
+    slot.release?.();
+    return { chatId: slot.chatId };
+  }
+
+  /** How many of the profile's warm sandboxes are up and waiting for a chat. */
+  readyCount(profile: string): number {
+    return [...this.slots.values()].filter((s) => s.profile === profile && s.release !== null).length;
+  }
+
+  /** Brings the profile's pool up to its size, in the background; one fill per profile at once. */
+  fill(profile: ProfileRecord): void {
+    if (this.disposed || !this.eligible(profile) || this.filling.has(profile.name)) return;
+    this.filling.add(profile.name);
+    void this.fillNow(profile).finally(() => this.filling.delete(profile.name));
+  }
+
+  /** The profile changed or went: its warm sandboxes no longer match it. */
+  async drop(profileName: string): Promise<void> {
+    const ids = this.deps.store.warmSlots.list(profileName).map((s) => s.chatId);
+    for (const chatId of ids) {
+      this.deps.store.warmSlots.delete(chatId);
+      const slot = this.slots.get(chatId);
+      if (slot) this.abandon(slot);
+    }
+    await Promise.all(ids.map((id) => this.deps.discard(id, profileName).catch(() => undefined)));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const slot of [...this.slots.values()]) this.abandon(slot);
+  }
+
+  private abandon(slot: Slot): void {
+    slot.dropped = true;
+    slot.release?.();
+    slot.release = null;
+    this.slots.delete(slot.chatId);
+  }
+
+  private eligible(profile: ProfileRecord): boolean {
+    const s = profile.settings;
+    return s.warmPool > 0 && s.backend === 'docker' && s.containerScope === 'chat';
+  }
+
+  private async fillNow(profile: ProfileRecord): Promise<void> {
+    const { store, engine, clock } = this.deps;
+    // Never a pull in the background: only an image the engine already has is warmed.
+    if (!(await engine.hasImage(profile.settings.image).catch(() => false))) return;
+    while (!this.disposed && store.profiles.get(profile.name) && store.warmSlots.list(profile.name).length < profile.settings.warmPool) {
+      const slot: Slot = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false };
+      store.warmSlots.insert(slot.chatId, profile.name, clock.now());
+      this.slots.set(slot.chatId, slot);
+      let held: Disposable;
+      try {
+        held = await this.deps.warm(profile, slot.chatId);
+      } catch {
+        // A chat that took it meanwhile gets its sandbox the ordinary way (and sees why).
+        if (!slot.taken) {
+          this.slots.delete(slot.chatId);
+          store.warmSlots.delete(slot.chatId);
+          await this.deps.discard(slot.chatId, profile.name).catch(() => undefined);
+        }
+        return;
+      }
+      if (slot.taken) {
+        held.dispose();
+      } else if (slot.dropped || this.disposed) {
+        held.dispose();
+        if (!this.disposed) await this.deps.discard(slot.chatId, profile.name).catch(() => undefined);
+        return;
+      } else {
+        slot.release = () => held.dispose();
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Warm sandboxes (sandbox/warmPool.ts): a new chat takes a container started before it
+ * existed, and that container is the chat's alone: labels, mounts, store and reaping agree.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
+import { LABEL } from '../../electron/main/policy/containerSpec.js';
+import { docker, inspect } from '../support/docker.js';
+import { Harness } from '../support/harness.js';
+import { waitFor } from '../support/waitFor.js';
+
+const h = new Harness();
+afterAll(() => h.cleanup());
+
+interface Inspected {
+  Id: string;
+  Config: { Labels: Record<string, string> };
+  Mounts: { Source: string; Destination: string }[];
+}
+
+/** The profile's containers on the engine, with their chat labels. */
+async function containersOf(core: BerthCore, profile: string): Promise<{ id: string; chat: string }[]> {
+  const out = await docker('ps', '-a', '--filter', `label=${LABEL.instance}=${core.instanceId}`, '--filter', `label=${LABEL.profile}=${profile}`,
+    '--format', `{{.ID}} {{.Label "${LABEL.chat}"}}`);
+  return out.split('\n').filter(Boolean).map((l) => {
+    const [id, chat] = l.split(' ');
+    return { id: id as string, chat: chat ?? '' };
+  });
+}
+
+function creatingEvents(core: BerthCore, chatIds: Set<string>): string[] {
+  const seen: string[] = [];
+  core.onEvent((event, payload) => {
+    const p = payload as { chatId: string; phase: string; message: string };
+    if (event === 'sandbox.progress' && chatIds.has(p.chatId) && (p.phase === 'creating' || p.phase === 'starting')) seen.push(`${p.chatId}:${p.message}`);
+  });
+  return seen;
+}
+
+describe('warm sandboxes', () => {
+  it('a new chat takes a started container made for its id, mounting nothing of the host; the pool refills with another', async () => {
+    const core = h.core();
+    const profile = (await h.profile(core, { warmPool: 1 })).name;
+    await waitFor(async () => (await containersOf(core, profile)).length === 1, 'the warm sandbox', 60_000);
+    const [warm] = await containersOf(core, profile);
+    const before = await inspect<Inspected>(warm!.id);
+    // Only the sandbox's own home (in Berth's data folder) is mounted: no folder of the user's.
+    expect(before.Mounts.map((m) => m.Destination)).toEqual([before.Mounts.find((m) => m.Destination.startsWith('/home'))?.Destination]);
+
+    const watched = new Set<string>();
+    const cold = creatingEvents(core, watched);
+    const chat = await core.chats.create({ profile });
+    watched.add(chat.id);
+    expect(chat.id).toBe(warm!.chat);
+    const out = await core.sandbox.exec({ chatId: chat.id, command: 'echo warm-$((6*7)); id -u' });
+    expect(out.output).toContain('warm-42');
+    expect(out.output).not.toMatch(/^0$/m);
+    expect(cold).toEqual([]);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId?.startsWith(warm!.id)).toBe(true);
+
+    // The pool makes another, for another id; the next chat gets that one, not the first.
+    await waitFor(async () => (await containersOf(core, profile)).length === 2, 'the pool to refill', 60_000);
+    const second = await core.chats.create({ profile });
+    expect(second.id).not.toBe(chat.id);
+    await core.sandbox.exec({ chatId: chat.id, command: 'touch ~/mine' });
+    const other = await core.sandbox.exec({ chatId: second.id, command: 'ls ~/mine 2>&1; echo rc=$?' });
+    expect(other.output).toMatch(/rc=[12]/);
+    expect((await core.sandbox.status({ chatId: second.id })).containerId?.startsWith(warm!.id)).toBe(false);
+
+    // Chats made faster than the pool refills: one may join a warming sandbox, the others wait
+    // for a fresh one, and their progress line says why.
+    const rush = await Promise.all([core.chats.create({ profile }), core.chats.create({ profile })]);
+    rush.forEach((c) => watched.add(c.id));
+    await Promise.all(rush.map((c) => core.sandbox.exec({ chatId: c.id, command: 'true' })));
+    const creating = cold.filter((line) => line.includes('Creating'));
+    expect(creating.length, cold.join('\n')).toBeGreaterThanOrEqual(1);
+    expect(creating.every((line) => /pool is refilling/.test(line)), cold.join('\n')).toBe(true);
+
+    // Deleting the chat removes its container, as for any chat.
+    await core.chats.delete({ chatId: chat.id });
+    expect((await containersOf(core, profile)).map((c) => c.chat)).not.toContain(chat.id);
+  });
+
+  it('a folder attached to a pooled chat is mounted by a container made with it, and only in that chat', async () => {
+    const core = h.core();
+    const profile = (await h.profile(core, { warmPool: 1 })).name;
+    await waitFor(async () => (await containersOf(core, profile)).length === 1, 'the warm sandbox', 60_000);
+    const chat = await core.chats.create({ profile });
+    const folder = h.workspace('pooled-ws', { 'theirs.txt': 't' });
+    await core.workspace.attach({ chatId: chat.id, path: folder });
+    const out = await core.sandbox.exec({ chatId: chat.id, command: 'ls /workspace' });
+    expect(out.output).toContain('theirs.txt');
+    // The refilled warm sandbox (for the next chat) mounts no folder.
+    await waitFor(async () => (await containersOf(core, profile)).some((c) => c.chat !== chat.id), 'the pool to refill', 60_000);
+    for (const c of await containersOf(core, profile)) {
+      if (c.chat === chat.id) continue;
+      const i = await inspect<Inspected>(c.id);
+      expect(i.Mounts.some((m) => m.Source === folder)).toBe(false);
+    }
+  });
+
+  it('after a restart, warm sandboxes of the earlier run are removed and new ones made; a profile change or 0 empties the pool', async () => {
+    const dataDir = h.dataDir();
+    const first = h.core({ dataDir });
+    const profile = (await h.profile(first, { warmPool: 1, retention: { idleStopMinutes: 30, onQuit: 'keep' } })).name;
+    await waitFor(async () => (await containersOf(first, profile)).length === 1, 'the warm sandbox', 60_000);
+    const [old] = await containersOf(first, profile);
+    await first.dispose();
+    // Kept at quit, it is still there; the next run does not trust it with a new chat.
+    expect((await containersOf(first, profile)).map((c) => c.id)).toEqual([old!.id]);
+
+    const second = h.core({ dataDir });
+    expect(second.instanceId).toBe(first.instanceId);
+    await waitFor(async () => {
+      const now = await containersOf(second, profile);
+      return now.length === 1 && now[0]!.id !== old!.id;
+    }, 'the old warm sandbox replaced by a new one', 60_000);
+    const chat = await second.chats.create({ profile });
+    expect(chat.id).not.toBe(old!.chat);
+
+    await second.profiles.update({ name: profile, settings: { warmPool: 0 } });
+    await waitFor(async () => (await containersOf(second, profile)).every((c) => c.chat === chat.id), 'the pool emptied');
+  });
+
+  it('a profile without a pool starts nothing before a chat asks', async () => {
+    const core = h.core();
+    const profile = (await h.profile(core)).name;
+    await core.ready;
+    expect(await containersOf(core, profile)).toEqual([]);
+    const chat = await core.chats.create({ profile });
+    await core.sandbox.exec({ chatId: chat.id, command: 'true' });
+    expect((await containersOf(core, profile)).map((c) => c.chat)).toEqual([chat.id]);
+  });
+});
