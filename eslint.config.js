@@ -11,7 +11,7 @@ import local from './eslint-rules/layering.mjs';
 // Main may use Node and zod (the contract's checker) everywhere; other packages only where listed.
 const NODE_ONLY = ['node:*', 'zod'];
 const NOT_IN_PAGES = ['node:*', 'electron', 'dockerode', 'better-sqlite3', 'ws'];
-const BELOW_SANDBOX = ['main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
+const BELOW_SANDBOX = ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
 export const LAYERS = {
   // The contract: neither Node, nor Electron, nor anything of main or the renderer.
   shared: { files: ['shared/'], may: [], packages: ['zod'] },
@@ -24,6 +24,8 @@ export const LAYERS = {
   'main/engine': { files: ['electron/main/engine/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'dockerode'] },
   'main/sessions': { files: ['electron/main/sessions/'], may: ['main/store', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
+  // Review copies (the review branch): git and the copies' folders, below the sandbox that mounts them.
+  'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   'main/sandbox': { files: ['electron/main/sandbox/'], may: BELOW_SANDBOX, packages: NODE_ONLY },
   'main/terminal': { files: ['electron/main/terminal/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
