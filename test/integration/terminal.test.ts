@@ -75,7 +75,7 @@ describe('terminals', () => {
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
     await core.terminal.input({ terminalId: term.terminalId, data: 'yes flood | head -c 8000000; echo FLOOD-$((1+1))-DONE\n' });
-    await waitFor(async () => screen(term.terminalId).length > HIGH_WATER_CHARS, 'the first part of the flood');
+    await waitFor(async () => screen(term.terminalId).length > HIGH_WATER_CHARS, 'the first part of the flood', 90_000);
     await new Promise((r) => setTimeout(r, 500));
     const whilePaused = screen(term.terminalId).length;
     // Paused at the high mark (plus what was already in flight), far short of the 8 MB.
