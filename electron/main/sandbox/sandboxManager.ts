@@ -277,7 +277,12 @@ export class SandboxManager {
     const answer = await engine.execOnce(id, mountProofCommand(all), user);
     const verdict = judgeMountProof(control, expected, answer.exitCode, answer.output);
     if (verdict.ok) return;
-    this.gone(req.key, 'The sandbox was removed: a folder attached to it changed while it started.');
+    this.gone(
+      req.key,
+      verdict.kind === 'swapped'
+        ? 'The sandbox was removed: a folder attached to it changed while it started.'
+        : 'The sandbox was removed: Berth could not prove its folders are the ones attached.',
+    );
     await engine.removeContainer(id);
     s.containerId = null;
     if (verdict.kind === 'swapped') {
