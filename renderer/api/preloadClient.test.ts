@@ -12,9 +12,18 @@ function bridge(overrides: Partial<PreloadBridge>): PreloadBridge {
 
 describe('PreloadClient', () => {
   it('maps the native picker to picked / cancelled', async () => {
-    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, attachedAt: 1 };
-    await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', false)).resolves.toBe('picked');
-    await expect(new PreloadClient(bridge({})).pickFolder('c', false)).resolves.toBe('cancelled');
+    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1 };
+    await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('picked');
+    await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
+  });
+
+  it('passes read-only and read-write as the boolean every bridge knows, and Review with what the copy holds', async () => {
+    const asked: unknown[] = [];
+    const client = new PreloadClient(bridge({ pickFolder: (_chatId, choice) => (asked.push(choice), Promise.resolve({ attached: null })) }));
+    await client.pickFolder('c', { mode: 'readonly' });
+    await client.pickFolder('c', { mode: 'readwrite' });
+    await client.pickFolder('c', { mode: 'review', contents: { ignored: true, include: ['.env'] } });
+    expect(asked).toEqual([true, false, { mode: 'review', contents: { ignored: true, include: ['.env'] } }]);
   });
 
   it('keeps code and hint of a rejection, and strips Electron\'s invoke prefix from the message', async () => {
@@ -35,7 +44,7 @@ describe('PreloadClient', () => {
     const client = new PreloadClient(bridge({ call: () => Promise.reject(rejection), pickFolder: () => Promise.reject(rejection) }));
     const expected = { message: rejection.message, code: 'invalid_request', hint: 'Use Attach folder….' };
     await expect(client.call('workspace.attach', { chatId: 'c', path: '/x' })).rejects.toMatchObject(expected);
-    await expect(client.pickFolder('c', false)).rejects.toMatchObject(expected);
+    await expect(client.pickFolder('c', { mode: 'review' })).rejects.toMatchObject(expected);
     await expect(client.call('engine.status', {})).rejects.toBeInstanceOf(Error);
   });
 });

@@ -1,14 +1,17 @@
 /** The desktop transport: `window.berth`, exposed by the preload (docs/transport.md). */
 import type { AttachmentView } from '../../shared/contract';
-import type { BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
 import { toApiError } from './errors';
 
 /** What the preload exposes: named verbs only. */
 export interface PreloadBridge {
   call(method: string, params: unknown): Promise<unknown>;
   on(event: string, listener: (payload: unknown) => void): () => void;
-  /** Main opens the native folder dialog for the chat and attaches what the user chose. */
-  pickFolder(chatId: string, readOnly: boolean): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
+  /**
+   * Main opens the native folder dialog for the chat and attaches what the user chose: a boolean
+   * (read-only or not) from bridges before Review mode, or the mode and the copy's contents.
+   */
+  pickFolder(chatId: string, choice: boolean | AttachChoice): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
 }
 
 declare global {
@@ -34,9 +37,11 @@ export class PreloadClient implements BerthApi, ConnectionSource {
     return this.bridge.on(event, listener as (payload: unknown) => void);
   }
 
-  async pickFolder(chatId: string, readOnly: boolean): Promise<PickFolderResult> {
+  async pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult> {
     try {
-      const { attached } = await this.bridge.pickFolder(chatId, readOnly);
+      // Read-only and read-write keep the boolean every bridge understands; Review needs the choice.
+      const asked = choice.mode === 'review' ? choice : choice.mode === 'readonly';
+      const { attached } = await this.bridge.pickFolder(chatId, asked);
       return attached ? 'picked' : 'cancelled';
     } catch (error) {
       throw toApiError(error);
