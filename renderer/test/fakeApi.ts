@@ -160,6 +160,8 @@ export interface FakeApi extends BerthApi {
   handle<M extends MethodName>(method: M, handler: Handler<M>): void;
   /** Makes a method reject, as main does, with a message and a hint. */
   fail(method: MethodName, code: string, message: string, hint?: string): void;
+  /** Undoes `fail`: the method answers again. */
+  unfail(method: MethodName): void;
   profiles: ProfileView[];
   chats: ChatView[];
   engine: EngineStatus;
@@ -230,6 +232,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     fail(method, code, message, hint) {
       failures.set(method, new ApiError(code, message, hint));
+    },
+    unfail(method) {
+      failures.delete(method);
     },
 
     async call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>> {
