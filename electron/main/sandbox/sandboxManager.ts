@@ -14,6 +14,7 @@ import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
+import { recheckReviewCopy } from '../review/reviewMounts.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from './clock.js';
 import { ShellSession } from './shellSession.js';
@@ -238,7 +239,10 @@ export class SandboxManager {
   private recheckMounts(req: SandboxRequest): void {
     if (req.mounts.length === 0) return;
     const facts = this.deps.hostFacts();
-    for (const m of req.mounts) recheckAttachedFolder(m.source, facts);
+    for (const m of req.mounts) {
+      if (m.origin === 'review') recheckReviewCopy(m.source, this.deps.dataDir);
+      else recheckAttachedFolder(m.source, facts);
+    }
   }
 
   private async bringUp(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<Ready> {

@@ -66,4 +66,9 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  `
+  -- Attach modes (issue 8): existing attachments keep what they were; new ones default to review.
+  ALTER TABLE attachments ADD COLUMN mode TEXT NOT NULL DEFAULT 'readwrite' CHECK (mode IN ('review', 'readwrite', 'readonly'));
+  UPDATE attachments SET mode = 'readonly' WHERE read_only = 1;
+  `,
 ];
