@@ -327,7 +327,7 @@ export class ReviewCopy {
     // The index of HEAD, keeping the stat data of files that match it, so `git status` inside is fast.
     const tmp = path.join(this.trackDir, 'sandbox-index');
     fs.copyFileSync(path.join(this.trackDir, 'index'), tmp);
-    await git(['read-tree', '-m', m.headCommit], { ...this.copyGit(), indexFile: tmp });
+    await git(['read-tree', '--reset', m.headCommit], { ...this.copyGit(), indexFile: tmp });
     fs.renameSync(tmp, path.join(dotGit, 'index'));
   }
 
