@@ -63,7 +63,7 @@ function userRepo(name: string): string {
 
 const read = (p: string) => fs.readFileSync(p, 'utf8');
 const conversation = () => page.getByRole('region', { name: 'Conversation' });
-const changes = () => page.getByRole('region', { name: 'Changes' });
+const changes = () => page.getByRole('region', { name: 'Changes', exact: true });
 
 /** Starts a chat with `repo` attached in Review mode; returns the chat's title. */
 async function newReviewChat(repo: string): Promise<string> {
