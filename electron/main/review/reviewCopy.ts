@@ -351,14 +351,14 @@ export class ReviewCopy {
   }
 }
 
-function tooManyFiles(hostPath: string): BerthError {
-  return new BerthError('review_too_large', `"${hostPath}" holds more than ${REVIEW_LIMITS.maxCopyFiles.toLocaleString('en-US')} files, more than a Review-mode copy takes.`, {
+function tooManyFiles(hostPath: string, limit: number = REVIEW_LIMITS.maxCopyFiles): BerthError {
+  return new BerthError('review_too_large', `"${hostPath}" holds more than ${limit.toLocaleString('en-US')} files, more than a Review-mode copy takes.`, {
     hint: 'Attach a smaller folder, or attach this one read-write or read-only.',
   });
 }
 
 /** Every file and link under a folder (relative paths), never following links; refuses more than the limit. */
-function scanFolder(root: string): string[] {
+export function scanFolder(root: string, limit: number = REVIEW_LIMITS.maxCopyFiles): string[] {
   const out: string[] = [];
   const walk = (rel: string): void => {
     for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
@@ -366,7 +366,7 @@ function scanFolder(root: string): string[] {
       if (d.isDirectory()) walk(r);
       else if (d.isFile() || d.isSymbolicLink()) {
         out.push(r);
-        if (out.length > REVIEW_LIMITS.maxCopyFiles) throw tooManyFiles(root);
+        if (out.length > limit) throw tooManyFiles(root, limit);
       }
     }
   };
