@@ -193,6 +193,28 @@ describe('ChangesPanel', () => {
     expect(api.callsTo('review.checkpoint')).toEqual([{ chatId: 'c1', label: 'Checkpoint' }]);
   });
 
+  it('restores a restore point after the user confirms', async () => {
+    const api = createFakeApi({ chats: [reviewChat('c1', 7)] });
+    api.reviewCopies['c1'] = [copyChanges(REPO, files())];
+    api.checkpoints['c1'] = [
+      { id: 'cp-1', chatId: 'c1', reason: 'turn', messageId: 'u1', label: 'Before an agent turn', createdAt: 1, changedFiles: ['a.txt'] },
+      { id: 'cp-2', chatId: 'c1', reason: 'manual', messageId: null, label: 'Checkpoint', createdAt: 2, changedFiles: [] },
+    ];
+    api.handle('review.restore', ({ checkpointId }) => ({ restored: ['a.txt'], message: `Restored ${checkpointId}.` }));
+    renderWithApp(<ChangesPanel chatId="c1" onClose={() => {}} />, api);
+    const select = (await screen.findByRole('combobox', { name: 'Restore point' })) as HTMLSelectElement;
+    // Newest first, after the prompt.
+    expect([...select.options].map((o) => o.value)).toEqual(['', 'cp-2', 'cp-1']);
+    expect(select.options[2]!.text).toContain('Before an agent turn');
+    expect((screen.getByRole('button', { name: 'Restore…' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(select, { target: { value: 'cp-1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Restore…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Restore this point?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Restore' }));
+    await screen.findByText('Restored cp-1.');
+    expect(api.callsTo('review.restore')).toEqual([{ chatId: 'c1', checkpointId: 'cp-1' }]);
+  });
+
   it('shows an error from review.changes and loads again', async () => {
     const api = createFakeApi({ chats: [reviewChat()] });
     api.fail('review.changes', 'review_failed', 'The copy of /home/me/site could not be read.', 'Detach and attach the folder again.');

@@ -11,6 +11,7 @@ import { useReview, useServices } from '../../app/context';
 import { NO_CHANGES } from '../../stores/review';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { CopyReview } from './CopyReview';
+import { RestorePoints } from './RestorePoints';
 import type { DiffLayout } from './FileDiff';
 import { useChangedCount } from './useChangedCount';
 
@@ -73,6 +74,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
           </button>
         </div>
         <span className="spacer" />
+        <RestorePoints chatId={chatId} />
         <button
           type="button"
           disabled={checkpoint.busy || copies.length === 0}
