@@ -152,9 +152,10 @@ describe('ChangesPanel', () => {
     await screen.findByRole('list', { name: `Changed files in ${REPO}` });
     fireEvent.click(screen.getByRole('button', { name: 'Apply all' }));
     const alert = await screen.findByRole('alert', { name: 'Nothing was applied' });
-    expect(alert.textContent).toContain('2 files cannot be applied.');
+    expect(alert.textContent).toContain('Nothing was applied. 2 files in the way:');
     expect(alert.textContent).toContain('src/app.ts: changed in your folder since the copy was made');
     expect(alert.textContent).toContain('link: a link to /etc is never followed');
+    expect(alert.textContent).toContain('Refresh from my folder');
     // The conflicting file is marked in the list too.
     expect(screen.getByRole('button', { name: 'src/app.ts (modified, conflict)' })).toBeTruthy();
   });

@@ -115,7 +115,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
 export function ChangesButton({ chat, open, onToggle }: { chat: ChatView; open: boolean; onToggle(): void }) {
   const count = useChangedCount(chat);
   return (
-    <button type="button" className="small" aria-pressed={open} onClick={onToggle}>
+    <button type="button" className="small changes-toggle" aria-pressed={open} onClick={onToggle}>
       Changes{count !== null && count > 0 ? ` (${count.toLocaleString()})` : ''}
     </button>
   );

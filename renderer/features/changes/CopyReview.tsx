@@ -109,13 +109,6 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
           {plural(copy.counts.total, 'changed file')}
           {copy.truncated && ' (more than listed)'}
         </span>
-        <span className="spacer" />
-        <button type="button" disabled={busy !== null} onClick={() => void refresh()}>
-          Refresh from my folder
-        </button>
-        <button type="button" className="danger" disabled={busy !== null || none} onClick={() => setConfirmDiscard(true)}>
-          Discard…
-        </button>
       </div>
       <div className="changes-toolbar">
         <button type="button" className="primary" disabled={busy !== null || none} onClick={() => void apply('files', only)}>
@@ -136,13 +129,20 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
             <span className="spinner" aria-hidden="true" /> Working…
           </span>
         )}
+        <span className="spacer" />
+        <button type="button" disabled={busy !== null} onClick={() => void refresh()}>
+          Refresh from my folder
+        </button>
+        <button type="button" className="danger" disabled={busy !== null || none} onClick={() => setConfirmDiscard(true)}>
+          Discard…
+        </button>
       </div>
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
       {outcome && outcome.problems.length > 0 && (
         <div role="alert" className="alert" aria-label="Nothing was applied">
           <div className="alert-body">
-            <p className="alert-message">{outcome.message}</p>
-            <p className="alert-hint">Nothing was applied. These files are in the way:</p>
+            {/* Main's summary repeats the files' own messages: the list says it once, per file. */}
+            <p className="alert-message">Nothing was applied. {plural(outcome.problems.length, 'file')} in the way:</p>
             <ul className="conflict-list">
               {outcome.problems.map((p) => (
                 <li key={`${p.kind}:${p.path}`}>
@@ -150,6 +150,12 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
                 </li>
               ))}
             </ul>
+            {outcome.problems.some((p) => p.kind === 'conflict') && (
+              <p className="alert-hint">
+                To go on: Refresh from my folder (brings your newer changes into the chat&apos;s copy, keeping the chat&apos;s work), review, and apply
+                again; or apply only the other files.
+              </p>
+            )}
           </div>
           <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => setOutcome(null)}>
             ×
