@@ -267,7 +267,7 @@ describe('scopes and aliases', () => {
     expect((await core.sandbox.exec({ chatId: b.id, command: 'cat /tmp/shared.txt' })).output).toBe('from-a\n');
     const sa = await core.sandbox.status({ chatId: a.id });
     expect((await core.sandbox.status({ chatId: b.id })).containerId).toBe(sa.containerId);
-    await expect(core.workspace.attach({ chatId: a.id, path: h.workspace('no') })).rejects.toMatchObject({ code: 'workspace_refused', mode: 'readwrite' });
+    await expect(core.workspace.attach({ chatId: a.id, path: h.workspace('no'), mode: 'readwrite' })).rejects.toMatchObject({ code: 'workspace_refused' });
 
     const own = await core.chats.create({ profile: p, image: BOOKWORM });
     await core.workspace.attach({ chatId: own.id, path: h.workspace('own', { 'own.txt': '1' }), mode: 'readwrite' });

@@ -94,10 +94,10 @@ export class ReviewCopy {
   // ---------- snapshots ----------
 
   /** Files git would add that are over the size limit: listed, never hashed. */
-  private async largeFiles(opts: GitOptions, root: string): Promise<string[]> {
+  private async largeFiles(opts: GitOptions, root: string, candidates?: readonly string[]): Promise<string[]> {
     const args = ['ls-files', '-z', '-o', '-m'];
     if (this.meta.kind === 'git') args.push('--exclude-standard');
-    const paths = await gitZ(args, opts);
+    const paths = candidates ?? (await gitZ(args, opts));
     const large: string[] = [];
     for (const p of new Set(paths)) {
       try {
@@ -111,8 +111,8 @@ export class ReviewCopy {
   }
 
   /** Takes the state of a work tree (the copy, or the user's folder) into an index; returns its tree and the files left out as too large. */
-  private async snapshotWith(opts: GitOptions, root: string, exclude: readonly string[] = []): Promise<{ tree: string; large: string[] }> {
-    const large = await this.largeFiles(opts, root);
+  private async snapshotWith(opts: GitOptions, root: string, exclude: readonly string[] = [], candidates?: readonly string[]): Promise<{ tree: string; large: string[] }> {
+    const large = await this.largeFiles(opts, root, candidates);
     const pathspec = ['.', ...[...large, ...exclude].map((p) => `:(exclude,literal)${p}`)];
     const add = ['add', '-A', '--ignore-errors'];
     if (this.meta.kind === 'folder') add.push('-f');
@@ -250,19 +250,6 @@ export class ReviewCopy {
     }
     progress('scanning', 0, null, 'Reading the repository’s state…');
     m.headCommit = (await git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { ...userOpts, okCodes: [1] })).stdout.toString().trim() || null;
-    const status = await gitZ(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames'], userOpts);
-    const changed: string[] = [];
-    const untracked: string[] = [];
-    for (const entry of status) {
-      const code = entry.slice(0, 2);
-      const p = entry.slice(3);
-      if (code === '??') untracked.push(p);
-      else changed.push(p);
-    }
-    const { keep, excluded } = partitionSecrets(untracked, m.contents.include);
-    m.excludedSecrets = excluded;
-    m.uncommittedFiles = [...changed, ...keep].sort();
-    m.uncommittedCount = m.uncommittedFiles.length;
     // The user's index already knows which files are unchanged: start from it, so only changed files are hashed.
     const userIndex = path.join(this.trackDir, 'user-index');
     try {
@@ -272,21 +259,30 @@ export class ReviewCopy {
     }
     if (!fs.existsSync(userIndex)) await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
     progress('indexing', 0, null, 'Taking in your uncommitted changes…');
-    let snap: { tree: string };
+    const untrackedNow = () => gitZ(['ls-files', '-z', '-o', '--exclude-standard'], this.userGit());
+    let untracked: string[];
     try {
-      snap = await this.snapshotWith(this.userGit(), m.hostPath, excluded);
+      untracked = await untrackedNow();
     } catch {
       // An index git cannot reuse here (split index, another version): start from HEAD.
       fs.rmSync(userIndex, { force: true });
       await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
-      snap = await this.snapshotWith(this.userGit(), m.hostPath, excluded);
+      untracked = await untrackedNow();
     }
+    const { excluded } = partitionSecrets(untracked, m.contents.include);
+    m.excludedSecrets = excluded;
+    const modified = await gitZ(['ls-files', '-z', '-m'], this.userGit());
+    const snap = await this.snapshotWith(this.userGit(), m.hostPath, excluded, [...untracked, ...modified]);
+    // What the copy starts with beyond HEAD: the user's uncommitted changes, named for the UI.
+    const extra = parseRawDiff(await gitZ(['diff-tree', '-r', '-z', '--raw', '--no-renames', m.headCommit ?? EMPTY_TREE, snap.tree], this.userGit()));
+    m.uncommittedFiles = extra.map((c) => c.path).sort();
+    m.uncommittedCount = m.uncommittedFiles.length;
     m.baseTree = snap.tree;
     progress('copying', 0, null, 'Checking out the copy…');
     const trackOpts = this.copyGit();
     await git(['read-tree', m.baseTree], trackOpts);
     await git(['checkout-index', '-a', '-f', '-q'], trackOpts);
-    m.fileCount = Number((await gitText(['ls-files', '--cached', '-z'], trackOpts)).split('\0').filter(Boolean).length);
+    m.fileCount = (await gitZ(['ls-files', '--cached', '-z'], trackOpts)).length;
     if (m.contents.ignored) await this.copyIgnored(userOpts, progress);
     await this.makeSandboxRepo();
   }
