@@ -219,6 +219,8 @@ export function createCore(options: CoreOptions): BerthCore {
   async function deleteChat(chat: ChatRecord): Promise<void> {
     await agent.stopAll(chat.id);
     terminals.closeForChat(chat.id);
+    // Read before the rows go (deleting the chat deletes its attachments).
+    const reviewPaths = store.attachments.forChat(chat.id).filter((a) => a.mode === 'review').map((a) => a.hostPath);
     const taskIds = store.transaction(() => {
       const ids = store.tasks.deleteForChat(chat.id);
       for (const q of [...ids, ...sessions.ownedQualifiedIds(chat)]) store.cwd.clear(q);
@@ -227,7 +229,7 @@ export function createCore(options: CoreOptions): BerthCore {
     });
     // The chat is gone from the store first: if Berth dies now, or the engine cannot be
     // reached, the reaper removes its containers later. Its homes go now either way.
-    review.removeChat(chat.id, store.attachments.forChat(chat.id).filter((a) => a.mode === 'review').map((a) => a.hostPath));
+    review.removeChat(chat.id, reviewPaths);
     const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
     const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
     for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {

@@ -230,7 +230,9 @@ describe('Review mode', () => {
 
   it('copies a plain folder, and applies it back', async () => {
     const folder = h.workspace('plain', { 'doc.md': '# doc\n', 'sub/data.csv': '1,2\n', 'id_rsa': 'KEY' });
+    const done = nextEvent(core, 'review.progress', (e) => e.hostPath === fs.realpathSync(folder) && e.phase === 'done');
     const { chatId, attached } = await reviewChat(folder);
+    expect(await done).toMatchObject({ chatId, files: 2, totalFiles: 2 });
     expect(attached.attachment.review).toMatchObject({ kind: 'folder', branch: null, excludedSecrets: ['id_rsa'] });
     await sh(chatId, 'echo "# changed" > doc.md && rm sub/data.csv && test ! -e id_rsa');
     const r = await core.review.apply({ chatId, hostPath: attached.attachment.hostPath });
@@ -238,6 +240,10 @@ describe('Review mode', () => {
     expect(read(path.join(folder, 'doc.md'))).toBe('# changed\n');
     expect(fs.existsSync(path.join(folder, 'sub/data.csv'))).toBe(false);
     expect(read(path.join(folder, 'id_rsa'))).toBe('KEY');
+    // Deleting the chat removes its copy from Berth's data dir.
+    const work = copyWorkDir(chatId);
+    await core.chats.delete({ chatId });
+    expect(fs.existsSync(path.dirname(work))).toBe(false);
   });
 });
 
