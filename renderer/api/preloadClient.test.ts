@@ -17,13 +17,22 @@ describe('PreloadClient', () => {
     await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
   });
 
-  it('passes read-only and read-write as the boolean every bridge knows, and Review with what the copy holds', async () => {
-    const asked: unknown[] = [];
-    const client = new PreloadClient(bridge({ pickFolder: (_chatId, choice) => (asked.push(choice), Promise.resolve({ attached: null })) }));
+  it('passes the mode (and the readOnly boolean older bridges know); refuses copy contents it cannot pass', async () => {
+    const asked: unknown[][] = [];
+    const client = new PreloadClient(bridge({ pickFolder: (...args) => (asked.push(args), Promise.resolve({ attached: null })) }));
     await client.pickFolder('c', { mode: 'readonly' });
     await client.pickFolder('c', { mode: 'readwrite' });
-    await client.pickFolder('c', { mode: 'review', contents: { ignored: true, include: ['.env'] } });
-    expect(asked).toEqual([true, false, { mode: 'review', contents: { ignored: true, include: ['.env'] } }]);
+    await client.pickFolder('c', { mode: 'review', contents: { ignored: false, include: [] } });
+    expect(asked).toEqual([
+      ['c', true, 'readonly'],
+      ['c', false, 'readwrite'],
+      ['c', false, 'review'],
+    ]);
+    await expect(client.pickFolder('c', { mode: 'review', contents: { ignored: true, include: ['.env'] } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('cannot pass which files the copy holds'),
+    });
+    expect(asked).toHaveLength(3);
   });
 
   it('keeps code and hint of a rejection, and strips Electron\'s invoke prefix from the message', async () => {
