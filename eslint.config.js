@@ -53,7 +53,7 @@ const LAYERING = {
   root: import.meta.dirname,
   layers: LAYERS,
   // A dependency's documented entry points; anything else inside a package is its internals.
-  subpaths: ['react-dom/client', 'zustand/vanilla', '@xterm/xterm/css/xterm.css', 'vitest/config'],
+  subpaths: ['react-dom/client', 'zustand/vanilla', '@xterm/xterm/css/xterm.css', 'react-diff-view/style/index.css', 'vitest/config'],
   // Tests and their doubles may use any package and the test support folders, but no other upward import.
   testFiles: ['\\.test\\.tsx?$', '/testDoubles\\.ts$', '/testClient\\.ts$'],
   testMay: ['test/support/', 'renderer/test/', 'scripts/', 'electron/main/ipc/testDoubles', 'electron/preload/bridge'],

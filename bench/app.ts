@@ -1,7 +1,8 @@
 /**
  * App benchmarks: the main process's memory with 100 live chats, and in real Chromium against
- * the browser host: terminal throughput (vs the Docker CLI) and chat switch time.
- *   npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--skip-memory] [--skip-browser]
+ * the browser host: terminal throughput (vs the Docker CLI), chat switch time, and the Changes
+ * panel's first paint with 1,000 changed files.
+ *   npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-changes]
  * See bench/README.md.
  */
 import { wasInterrupted, watchInterrupt } from './interrupt.js';
@@ -9,11 +10,12 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { containersWithLabel, docker } from '../test/support/docker.js';
 import type { BrowserBenchResult } from './browser.js';
+import type { ChangesBenchResult } from './changesPanel.js';
 import { commandLine, exitIfStillAlive, positiveInt, quoteArg, requireLocalImage } from './cli.js';
 import { measureMemory, type MemoryResult } from './memory.js';
 import { ms, summarize, table } from './stats.js';
 
-const USAGE = 'Usage: npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--skip-memory] [--skip-browser]';
+const USAGE = 'Usage: npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-changes]';
 
 const TARGET_RSS_MB = 250;
 const TARGET_THROUGHPUT_RATIO = 0.5;
@@ -21,6 +23,8 @@ const TARGET_SWITCH_P95_MS = 50;
 const SWITCH_CHATS = 5;
 const SWITCHES = 40;
 const THROUGHPUT_RUNS = 3;
+const TARGET_CHANGES_PAINT_MS = 1000;
+const CHANGES_RUNS = 5;
 
 async function berthAppContainers(): Promise<number> {
   return (await containersWithLabel('berth.app').catch(() => [])).length;
@@ -34,6 +38,8 @@ async function main(): Promise<void> {
       'blob-mib': { type: 'string' },
       'skip-memory': { type: 'boolean', default: false },
       'skip-browser': { type: 'boolean', default: false },
+      'changed-files': { type: 'string' },
+      'skip-changes': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -47,6 +53,8 @@ async function main(): Promise<void> {
   const blobMib = positiveInt('blob-mib', values['blob-mib'], 16, USAGE);
   const skipMemory = values['skip-memory'] === true;
   const skipBrowser = values['skip-browser'] === true;
+  const changedFiles = positiveInt('changed-files', values['changed-files'], 1000, USAGE);
+  const skipChanges = values['skip-changes'] === true;
 
   const serverVersion = await docker('version', '--format', '{{.Server.Version}}');
   await requireLocalImage(image);
@@ -57,7 +65,8 @@ async function main(): Promise<void> {
   console.log(`env:     ${envNotes.length ? envNotes.join(' ') : '(no DOCKER_HOST, no BERTH_CHROMIUM)'}`);
   console.log(
     `runs:    ${skipMemory ? 'memory skipped' : `memory with ${chats} chats`}; ` +
-      (skipBrowser ? 'browser skipped' : `browser: throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up), ${SWITCHES} chat switches over ${SWITCH_CHATS} chats (+1 warm-up round)`),
+      (skipBrowser ? 'browser skipped' : `browser: throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up), ${SWITCHES} chat switches over ${SWITCH_CHATS} chats (+1 warm-up round)`) +
+      `; ${skipChanges ? 'changes panel skipped' : `changes panel with ${changedFiles} changed files, ${CHANGES_RUNS} cold + ${CHANGES_RUNS} warm opens (+1 warm-up each)`}`,
   );
   const busy = await berthAppContainers();
   if (busy) console.log(`note:    ${busy} berth.app container(s) from other processes exist now; concurrent engine load makes timings noisier`);
@@ -83,6 +92,14 @@ async function main(): Promise<void> {
       log: (line) => console.log(line),
       interrupted: () => wasInterrupted(),
     });
+  }
+
+  let changesPanel: ChangesBenchResult | null = null;
+  if (!skipChanges && !wasInterrupted()) {
+    const { ensureRendererBuilt } = await import('./browser.js');
+    const { measureChangesPanel } = await import('./changesPanel.js');
+    await ensureRendererBuilt((line) => console.log(line));
+    changesPanel = await measureChangesPanel({ image, files: changedFiles, runs: CHANGES_RUNS, log: (line) => console.log(line), interrupted: () => wasInterrupted() });
   }
 
   const rows: string[][] = [];
@@ -112,7 +129,21 @@ async function main(): Promise<void> {
       sw.summary.p95 < TARGET_SWITCH_P95_MS ? 'PASS' : 'MISS',
     ]);
   }
+  const cp = changesPanel?.cold ?? null;
+  if (changesPanel && cp) {
+    rows.push([
+      `Changes panel first paint, ${changesPanel.files} changed files (click to list + diff on screen, after a reload)`,
+      `median ${ms(cp.median)} (p95 ${ms(cp.p95)}; warm re-open median ${changesPanel.warm ? ms(changesPanel.warm.median) : 'n/a'})`,
+      `< ${TARGET_CHANGES_PAINT_MS} ms`,
+      cp.median < TARGET_CHANGES_PAINT_MS ? 'PASS' : 'MISS',
+    ]);
+  }
   if (rows.length) console.log(`\n${table(['metric', 'value', 'target', 'result'], rows)}`);
+  if (changesPanel) {
+    const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+    console.log(`\nchanges panel: ${changesPanel.chromium}; cold runs (ms) ${fmt(changesPanel.coldSamples)}; warm runs (ms) ${fmt(changesPanel.warmSamples)}`);
+    for (const note of changesPanel.cleanupNotes) console.error(`cleanup: ${note}`);
+  }
 
   if (mem) console.log(`\nmemory: ${mem.chats} chats set up in ${mem.setupSeconds.toFixed(0)} s`);
   if (web) {

@@ -63,10 +63,10 @@ describe('an agent chat in the browser', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
 
-    // A chat in that profile, with the folder attached.
+    // A chat in that profile, with the folder attached read-write (Review mode has its own test).
     await page.getByLabel('Profile for new chats').selectOption(profile);
     await page.getByRole('button', { name: 'New chat' }).click();
-    await attach(page, folder);
+    await attach(page, folder, 'Read-write');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
 
     const conversation = page.getByRole('region', { name: 'Conversation' });

@@ -27,7 +27,8 @@ const waitForTerminal = (pred: (text: string) => boolean, what: string) => ui.wa
 const typeInTerminal = (line: string) => ui.typeInTerminal(page, line);
 const createProfile = (name: string) => ui.createProfile(page, name, 'berth-test:busybox');
 const activeTerminal = () => ui.activeTerminal(page);
-const attach = (folder: string) => ui.attach(page, folder);
+// These chats write straight into the user's folders (the test checks the files there).
+const attach = (folder: string) => ui.attach(page, folder, 'Read-write');
 
 const seenTerminals = new Set<string>();
 
@@ -134,6 +135,7 @@ describe('Berth in the browser', () => {
 
   it('a refused folder shows a clear message', async () => {
     await page.getByRole('button', { name: 'Attach folder…' }).click();
+    await ui.chooseFolderIn(page, 'Review');
     const dialog = page.getByRole('dialog');
     await expect.poll(() => dialog.getByLabel('Folder path').inputValue(), { timeout: 10_000 }).not.toBe('');
     await shot(page, '04-folder-browser');

@@ -26,7 +26,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'chats.list': 'Lists the chats, of one profile or of all, with their attached folders.',
   'chats.delete': 'Deletes a chat, its containers and its home; `removed` is false when it did not exist.',
   'tasks.register': "Registers a task (a subagent) of a chat; with `parentId` it shares that task's container.",
-  'workspace.attach': 'Attaches a folder of this computer to a chat, mounted at /workspace (checked, resolved through links).',
+  'workspace.attach': "Attaches a folder of this computer to a chat at /workspace (checked, resolved through links). Mode 'review' (the default) mounts the chat's own copy of the folder instead, kept in Berth's data dir; 'readwrite' mounts the folder itself; 'readonly' mounts it read-only.",
   'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command.',
   'sandbox.exec': "Runs one command in the chat's (or task's) sandbox and returns its output, exit code and working directory.",
   'sandbox.interrupt': "Interrupts the command running in the chat's (or task's) sandbox, if any.",
@@ -48,6 +48,15 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'agent.setKey': "Saves the profile's provider API key, sealed and bound to the profile and to its provider URL's origin; it is never returned.",
   'agent.clearKey': "Forgets the profile's API key.",
   'agent.keyStatus': 'Whether the profile has a saved key, and the origin it is sent to.',
+  'review.changes': "The chat's Review-mode copies and their changed files against the folder as it was copied: status, counts, binary and too-large flags, unified diffs up to an inline budget.",
+  'review.diff': 'One changed file with its full unified diff (for a file whose diff `review.changes` left out).',
+  'review.apply': "Applies the copy's changes (all or the named files) to the user's folder, or creates branch `berth/<chat>` in the user's repository. Refuses, with the files listed, on conflicts, symlinks leaving the folder and too-large files; nothing is half applied.",
+  'review.discard': "Discards the chat's changes: stops the sandbox and resets the copy to the user's folder as it is now.",
+  'review.refresh': "Brings the user's newer changes into the copy (the sandbox is stopped first); files the chat also changed are kept and listed as conflicts.",
+  'review.checkpoint': 'Records a restore point of every Review-mode copy of the chat (agent turns record one by themselves).',
+  'review.checkpoints': "The chat's restore points, oldest first, each with the files changed after it.",
+  'review.restore': 'Restores every Review-mode copy of the chat to a checkpoint (the sandbox is stopped first; the current state is checkpointed).',
+  'review.undoTurn': 'Undo this turn: restores the copies to the checkpoint taken when the given user message started its agent turn.',
 };
 
 export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
@@ -62,6 +71,8 @@ export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
   'agent.state': "A chat's turn started or ended; an error says why it ended early.",
   'agent.approval': 'A command waits for the user (profiles that ask before each command).',
   'agent.approvalDone': 'An approval was answered or dropped: hide its prompt.',
+  'review.changed': "A chat's count of changed files in its Review-mode copies changed (the sidebar badge).",
+  'review.progress': 'Progress of making a Review-mode copy: scanning, copying (files so far of the total), indexing, done.',
 };
 
 export const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
@@ -84,6 +95,9 @@ export const ERROR_DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   provider_failed: 'The provider failed (after retries on 429 and 5xx), sent a broken stream, or the agent ran out of steps.',
   agent_busy: 'The chat\'s agent is still working on the last message.',
   secret_unavailable: 'A saved API key cannot be opened here, or the key file is unsafe (readable by others).',
+  review_too_large: 'A Review-mode copy would exceed its limits (1,000,000 files), or a file is over the size limit.',
+  review_failed: "A Review-mode copy could not be made, read or changed (the message says which step and why).",
+  review_busy: 'Another review operation on this chat is still running; try again when it ends.',
   internal: 'An unexpected failure inside Berth; try again, and restart Berth if it persists.',
 };
 

@@ -5,8 +5,10 @@
  */
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
+import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
 
 export * from './agent.js';
+export * from './review.js';
 
 // ---------- profiles ----------
 
@@ -113,7 +115,11 @@ export const TaskId = z.string().min(1).max(256);
 export const AttachmentView = z.object({
   hostPath: z.string(),
   containerPath: z.string().nullable(),
+  /** True for 'readonly' only (a Review-mode copy is writable by the chat). */
   readOnly: z.boolean(),
+  mode: AttachMode,
+  /** The chat's own copy, for a Review-mode attachment; null otherwise. */
+  review: ReviewCopyInfo.nullable(),
   attachedAt: z.number(),
 });
 export type AttachmentView = z.infer<typeof AttachmentView>;
@@ -239,7 +245,18 @@ export const methods = {
     response: z.object({ key: z.string().nullable() }),
   },
   'workspace.attach': {
-    request: z.object({ chatId: ChatId, path: z.string().min(1).max(4096), readOnly: z.boolean().optional() }).strict(),
+    request: z
+      .object({
+        chatId: ChatId,
+        path: z.string().min(1).max(4096),
+        /** Review (the default), read-write or read-only. */
+        mode: AttachMode.optional(),
+        /** Older clients: true means mode 'readonly', false 'readwrite'. `mode` wins when both are given. */
+        readOnly: z.boolean().optional(),
+        /** What a Review-mode copy holds besides tracked files and uncommitted changes. */
+        contents: CopyContents.optional(),
+      })
+      .strict(),
     response: z.object({ attachment: AttachmentView, attachments: z.array(AttachmentView), notice: z.string().nullable() }),
   },
   'workspace.detach': {
@@ -285,6 +302,7 @@ export const methods = {
   'terminal.ack': { request: z.object({ terminalId: TerminalId, chars: z.number().int().min(0) }).strict(), response: z.object({}) },
   'terminal.close': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({}) },
   ...agentMethods,
+  ...reviewMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -314,6 +332,7 @@ export const events = {
   /** Chats or profiles changed (created, renamed, deleted, attached): refetch the lists. */
   'chats.changed': z.object({ chatId: z.string().nullable() }),
   ...agentEvents,
+  ...reviewEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

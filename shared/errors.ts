@@ -22,6 +22,9 @@ export const ERROR_CODES = [
   'provider_failed',
   'agent_busy',
   'secret_unavailable',
+  'review_too_large',
+  'review_failed',
+  'review_busy',
   'internal',
 ] as const;
 

@@ -41,10 +41,17 @@ export async function createProfile(page: Page, name: string, image: string): Pr
   await dialog.waitFor({ state: 'hidden' });
 }
 
-/** Opens "Attach folder…", waits for it to show where it starts (as a person would), and chooses `folder`. */
-export async function attach(page: Page, folder: string): Promise<void> {
+/** The attach modes as the picker names them. */
+export type AttachModeName = 'Review' | 'Read-write' | 'Read-only';
+
+/**
+ * Opens "Attach folder…", picks the mode, goes on to the folder browser, waits for it to show
+ * where it starts (as a person would), and chooses `folder`.
+ */
+export async function attach(page: Page, folder: string, mode: AttachModeName): Promise<void> {
   await page.getByRole('button', { name: 'Attach folder…' }).click();
-  const dialog = page.getByRole('dialog');
+  await chooseFolderIn(page, mode);
+  const dialog = page.getByRole('dialog', { name: 'Choose a folder to attach' });
   const path = dialog.getByLabel('Folder path');
   const deadline = Date.now() + 10_000;
   while ((await path.inputValue()) === '') {
@@ -53,4 +60,12 @@ export async function attach(page: Page, folder: string): Promise<void> {
   }
   await path.fill(folder);
   await dialog.getByRole('button', { name: 'Choose this folder' }).click();
+}
+
+/** In the "Attach a folder" dialog: picks the mode and goes on to choose the folder. */
+export async function chooseFolderIn(page: Page, mode: AttachModeName): Promise<void> {
+  const how = page.getByRole('dialog', { name: 'Attach a folder' });
+  await how.getByRole('radio', { name: new RegExp(`^${mode} `) }).check();
+  await how.getByRole('button', { name: 'Choose folder…' }).click();
+  await how.waitFor({ state: 'hidden' });
 }

@@ -37,6 +37,7 @@ import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
+import { ReviewService } from './review/reviewService.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -163,6 +164,42 @@ export function createCore(options: CoreOptions): BerthCore {
   const terminals = new TerminalService(engine, sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
+  // Review mode: per-chat copies of folders attached in that mode (review/), wired into attaching
+  // (workspace), mounting (sandbox) and agent turns (a restore point before each).
+  const review = new ReviewService({
+    dataDir,
+    events,
+    clock,
+    attachments: (chatId) => {
+      const chat = store.chats.get(chatId);
+      return chat ? workspace.views(chat).filter((a) => a.mode === 'review') : [];
+    },
+    stopSandbox: async (chatId) => {
+      terminals.endForChat(chatId, 'The chat’s copy was changed from outside (undo, discard or refresh). Open a new terminal.');
+      await sandbox.stop(chatId);
+    },
+    chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
+  });
+  const copyOwner = (profileName: string) => {
+    if (hostUser.uid !== 0) return null;
+    const [uid, gid] = sandboxUserFor(hostUser, sessions.requireProfile(profileName).settings.sandboxUser).split(':').map(Number);
+    return { uid: uid as number, gid: gid as number };
+  };
+  workspace.setReviewCopies({
+    create: async (chat, hostPath, contents) => {
+      await review.create(chat.id, hostPath, contents, copyOwner(chat.profile));
+    },
+    info: (chatId, hostPath) => review.copyFor(chatId, hostPath)?.info(review.knownCount(chatId, hostPath)) ?? null,
+    hasChanges: (chatId, hostPath) => review.hasChanges(chatId, hostPath),
+    remove: (chatId, hostPath) => review.remove(chatId, hostPath),
+  });
+  sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
+  events.on((event, payload) => {
+    if (event !== 'terminal.data') return;
+    const chatId = terminals.chatOf((payload as { terminalId: string }).terminalId);
+    if (chatId) review.touched(chatId);
+  });
+
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
   const agent = new AgentService({
@@ -172,8 +209,11 @@ export function createCore(options: CoreOptions): BerthCore {
     events,
     clock,
     complete: options.complete ?? streamChatCompletion,
+    beforeTurn: async (chatId, messageId) => {
+      if (review.hasCopies(chatId)) await review.checkpoint(chatId, 'turn', messageId);
+    },
     sandbox: {
-      exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }),
+      exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace
@@ -195,6 +235,7 @@ export function createCore(options: CoreOptions): BerthCore {
       terminals.closeForChat(chatId);
     },
     dropWarm: (profile) => pool.drop(profile),
+    removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
   });
   const pool = new WarmPool({
     store,
@@ -259,7 +300,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'workspace.attach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
     'workspace.detach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
     'workspace.browse': async (req) => browseFolders(req.path),
-    'sandbox.exec': (req) => sandbox.exec(req),
+    'sandbox.exec': (req) => sandbox.exec(req).finally(() => review.touched(req.chatId)),
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
@@ -296,6 +337,15 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'agent.clearKey': async (req) => keys.clear(sessions.requireProfile(req.profile).name),
     'agent.keyStatus': async (req) => keys.status(sessions.requireProfile(req.profile).name),
+    'review.changes': (req) => review.changes(sessions.requireChat(req.chatId).id, req.hostPath, req.diffs),
+    'review.diff': (req) => review.diff(sessions.requireChat(req.chatId).id, req.hostPath, req.path),
+    'review.apply': (req) => review.apply(sessions.requireChat(req.chatId).id, req.hostPath, req.mode, req.files),
+    'review.discard': (req) => review.discard(sessions.requireChat(req.chatId).id, req.hostPath),
+    'review.refresh': (req) => review.refresh(sessions.requireChat(req.chatId).id, req.hostPath),
+    'review.checkpoint': (req) => review.checkpoint(sessions.requireChat(req.chatId).id, 'manual', null, req.label),
+    'review.checkpoints': (req) => review.checkpoints(sessions.requireChat(req.chatId).id),
+    'review.restore': (req) => review.restore(sessions.requireChat(req.chatId).id, req.checkpointId),
+    'review.undoTurn': (req) => review.undoTurn(sessions.requireChat(req.chatId).id, req.messageId),
   };
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */
@@ -409,6 +459,7 @@ export function createCore(options: CoreOptions): BerthCore {
       monitor.dispose();
       pool.dispose();
       terminals.dispose();
+      review.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);

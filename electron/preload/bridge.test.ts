@@ -161,6 +161,14 @@ describe('createBridge: pickFolder', () => {
     expect(invoke).toHaveBeenCalledWith(PICK_FOLDER_CHANNEL, { chatId: 'c1', readOnly: false });
   });
 
+  it('sends the attach mode when given, and refuses an unknown one', async () => {
+    const { bridge, invoke } = setUp(async () => ({ ok: true, result: { attached: null, notice: null } }));
+    await bridge.pickFolder('c1', false, 'review');
+    expect(invoke).toHaveBeenCalledWith(PICK_FOLDER_CHANNEL, { chatId: 'c1', readOnly: false, mode: 'review' });
+    const error = await rejection((bridge.pickFolder as (c: unknown, r: unknown, m: unknown) => Promise<unknown>)('c1', false, 'sideways'));
+    expect(error.code).toBe('invalid_request');
+  });
+
   it('rejects with the refusal main sends back', async () => {
     const { bridge } = setUp(async () => ({ ok: false, error: { code: 'workspace_refused', message: 'Berth does not attach /etc.' } }));
     expect(await rejection(bridge.pickFolder('c1', false))).toMatchObject({ code: 'workspace_refused', message: 'Berth does not attach /etc.' });

@@ -12,9 +12,27 @@ function bridge(overrides: Partial<PreloadBridge>): PreloadBridge {
 
 describe('PreloadClient', () => {
   it('maps the native picker to picked / cancelled', async () => {
-    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, attachedAt: 1 };
-    await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', false)).resolves.toBe('picked');
-    await expect(new PreloadClient(bridge({})).pickFolder('c', false)).resolves.toBe('cancelled');
+    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1 };
+    await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('picked');
+    await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
+  });
+
+  it('passes the mode (and the readOnly boolean older bridges know); refuses copy contents it cannot pass', async () => {
+    const asked: unknown[][] = [];
+    const client = new PreloadClient(bridge({ pickFolder: (...args) => (asked.push(args), Promise.resolve({ attached: null })) }));
+    await client.pickFolder('c', { mode: 'readonly' });
+    await client.pickFolder('c', { mode: 'readwrite' });
+    await client.pickFolder('c', { mode: 'review', contents: { ignored: false, include: [] } });
+    expect(asked).toEqual([
+      ['c', true, 'readonly'],
+      ['c', false, 'readwrite'],
+      ['c', false, 'review'],
+    ]);
+    await expect(client.pickFolder('c', { mode: 'review', contents: { ignored: true, include: ['.env'] } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('cannot pass which files the copy holds'),
+    });
+    expect(asked).toHaveLength(3);
   });
 
   it('keeps code and hint of a rejection, and strips Electron\'s invoke prefix from the message', async () => {
@@ -35,7 +53,7 @@ describe('PreloadClient', () => {
     const client = new PreloadClient(bridge({ call: () => Promise.reject(rejection), pickFolder: () => Promise.reject(rejection) }));
     const expected = { message: rejection.message, code: 'invalid_request', hint: 'Use Attach folder….' };
     await expect(client.call('workspace.attach', { chatId: 'c', path: '/x' })).rejects.toMatchObject(expected);
-    await expect(client.pickFolder('c', false)).rejects.toMatchObject(expected);
+    await expect(client.pickFolder('c', { mode: 'review' })).rejects.toMatchObject(expected);
     await expect(client.call('engine.status', {})).rejects.toBeInstanceOf(Error);
   });
 });

@@ -3,9 +3,15 @@
  * interface only; whether it runs over the preload bridge (desktop) or JSON-RPC over WebSocket
  * (browser host) is decided once, in ./index.ts.
  */
-import type { EventName, EventPayload, MethodName, Request, Response } from '../../shared/contract';
+import type { AttachMode, CopyContentsInput, EventName, EventPayload, MethodName, Request, Response } from '../../shared/contract';
 
 export type { EventName, EventPayload, MethodName, Request, Response };
+
+/** How a folder is to be attached: its mode and, for Review, what the chat's copy holds. */
+export interface AttachChoice {
+  mode: AttachMode;
+  contents?: CopyContentsInput;
+}
 
 export type PickFolderResult = 'picked' | 'cancelled' | 'browse';
 
@@ -17,7 +23,7 @@ export interface BerthApi {
    * and attaches in main ('picked' or 'cancelled'); the browser host answers 'browse', and the UI
    * shows its own folder browser (`workspace.browse`, then `workspace.attach`).
    */
-  pickFolder(chatId: string, readOnly: boolean): Promise<PickFolderResult>;
+  pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult>;
 }
 
 /** The link to main: always 'open' over the preload bridge; the WebSocket can drop and come back. */

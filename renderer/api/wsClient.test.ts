@@ -143,7 +143,7 @@ describe('WsClient', () => {
 
   it('answers pickFolder with "browse": the page shows its own folder browser', async () => {
     const { client } = setup();
-    await expect(client.pickFolder('c', true)).resolves.toBe('browse');
+    await expect(client.pickFolder('c', { mode: 'readonly' })).resolves.toBe('browse');
   });
 
   it('stops for good when disposed', async () => {

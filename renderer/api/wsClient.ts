@@ -4,7 +4,7 @@
  * backoff when the socket drops. The token travels in the URL, never in a cookie: the socket
  * address is derived from the page's own (`/t/<token>/` → `/t/<token>/rpc`).
  */
-import type { BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
 import { ApiError } from './errors';
 
 /** The subset of the DOM WebSocket this client uses (a test can hand in its own). */
@@ -122,7 +122,7 @@ export class WsClient implements BerthApi, ConnectionSource {
   }
 
   /** The browser host cannot open a native dialog: the UI shows its own folder browser. */
-  pickFolder(_chatId: string, _readOnly: boolean): Promise<PickFolderResult> {
+  pickFolder(_chatId: string, _choice: AttachChoice): Promise<PickFolderResult> {
     return Promise.resolve('browse');
   }
 

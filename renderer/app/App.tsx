@@ -3,6 +3,7 @@
  * terminals), status bar.
  */
 import { useState } from 'react';
+import { ChangesPanel } from '../features/changes/ChangesPanel';
 import { ChatHeader } from '../features/chat/ChatHeader';
 import { ConversationPane } from '../features/conversation/ConversationPane';
 import { ProfilesDialog } from '../features/profiles/ProfilesDialog';
@@ -20,6 +21,9 @@ export function App() {
   const loaded = useChats((s) => s.loaded);
   /** The Profiles dialog: closed (null), or open at a profile (or at the first one). */
   const [profiles, setProfiles] = useState<{ at: string | null } | null>(null);
+  /** The chat whose Changes panel is shown instead of its conversation and terminals. */
+  const [changesFor, setChangesFor] = useState<string | null>(null);
+  const showChanges = chat !== null && changesFor === chat.id;
   useGlobalShortcuts(stores);
 
   return (
@@ -42,14 +46,22 @@ export function App() {
       <main className="main">
         {chat ? (
           <>
-            <ChatHeader key={`header:${chat.id}`} chat={chat} />
-            <SplitView
-              label="Resize conversation and terminals"
-              storageKey="berth.split.conversation"
-              initialPercent={55}
-              first={<ConversationPane key={`conversation:${chat.id}`} chat={chat} onOpenProfile={(at) => setProfiles({ at })} />}
-              second={<TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />}
+            <ChatHeader
+              key={`header:${chat.id}`}
+              chat={chat}
+              changes={{ open: showChanges, onToggle: () => setChangesFor(showChanges ? null : chat.id) }}
             />
+            {showChanges ? (
+              <ChangesPanel key={`changes:${chat.id}`} chatId={chat.id} onClose={() => setChangesFor(null)} />
+            ) : (
+              <SplitView
+                label="Resize conversation and terminals"
+                storageKey="berth.split.conversation"
+                initialPercent={55}
+                first={<ConversationPane key={`conversation:${chat.id}`} chat={chat} onOpenProfile={(at) => setProfiles({ at })} />}
+                second={<TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />}
+              />
+            )}
           </>
         ) : (
           <div className="empty-main">

@@ -9,6 +9,7 @@ import type { SandboxStoreState } from '../stores/sandbox';
 import type { EngineState } from '../stores/engine';
 import type { TerminalsState } from '../stores/terminals';
 import type { AgentState } from '../stores/agent';
+import type { ReviewState } from '../stores/review';
 import type { ConnectionInfo } from '../api/types';
 import type { TerminalOutputHub } from '../features/terminals/outputHub';
 
@@ -50,6 +51,9 @@ export function useTerminals<T>(selector: (s: TerminalsState) => T): T {
 }
 export function useAgent<T>(selector: (s: AgentState) => T): T {
   return useStore(useServices().stores.agent, selector);
+}
+export function useReview<T>(selector: (s: ReviewState) => T): T {
+  return useStore(useServices().stores.review, selector);
 }
 export function useConnection<T>(selector: (s: ConnectionInfo) => T): T {
   return useStore(useServices().stores.connection, selector);

@@ -8,6 +8,7 @@ import { createAgentStore, type AgentStore } from './agent';
 import { createChatsStore, type ChatsStore } from './chats';
 import { createEngineStore, type EngineStore } from './engine';
 import { createProfilesStore, type ProfilesStore } from './profiles';
+import { createReviewStore, type ReviewStore } from './review';
 import { createSandboxStore, type SandboxStore } from './sandbox';
 import { createTerminalsStore, type TerminalsStore } from './terminals';
 
@@ -18,6 +19,7 @@ export interface Stores {
   engine: EngineStore;
   terminals: TerminalsStore;
   agent: AgentStore;
+  review: ReviewStore;
   connection: StoreApi<ConnectionInfo>;
 }
 
@@ -29,6 +31,7 @@ export function createStores(api: BerthApi, connection: ConnectionSource): Store
     engine: createEngineStore(api),
     terminals: createTerminalsStore(api),
     agent: createAgentStore(api),
+    review: createReviewStore(api),
     connection: createStore<ConnectionInfo>()(() => connection.get()),
   };
 }
@@ -38,6 +41,26 @@ export interface SyncOptions {
   autoOpenTerminal?: boolean;
   /** Coalesces bursts of `chats.changed` into one refetch. Default 30 ms. */
   refetchDelayMs?: number;
+  /** Coalesces bursts of `review.changed` for the selected chat. Default 250 ms. */
+  reviewRefreshMs?: number;
+}
+
+/** Runs `run(key)` at most once per `delayMs` per key, after the first request in a burst. */
+function coalesce(delayMs: number, run: (key: string) => void) {
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  return {
+    request(key: string) {
+      if (timers.has(key)) return;
+      timers.set(key, setTimeout(() => {
+        timers.delete(key);
+        run(key);
+      }, delayMs));
+    },
+    dispose() {
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+    },
+  };
 }
 
 /** Starts keeping the stores in step with main; returns the stop function. */
@@ -47,12 +70,20 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
   const offs: Array<() => void> = [];
   let refetchTimer: ReturnType<typeof setTimeout> | null = null;
   const changedChats = new Set<string | null>();
+  // The selected chat's changes and restore points follow `review.changed`, coalesced: while
+  // commands run it can fire many times a second.
+  const reviewRefresh = coalesce(options.reviewRefreshMs ?? 250, (chatId) => {
+    const review = stores.review.getState();
+    if (review.changes[chatId]) void review.load(chatId);
+    void review.loadCheckpoints(chatId);
+  });
 
   const refreshSelected = () => {
     const chatId = stores.chats.getState().selectedId;
     if (chatId === null) return;
     void stores.sandbox.getState().load(chatId);
     void stores.agent.getState().load(chatId);
+    void stores.review.getState().loadCheckpoints(chatId);
     const terminals = stores.terminals.getState();
     void (autoOpen ? terminals.ensure(chatId) : terminals.load(chatId));
   };
@@ -96,6 +127,15 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     api.on('agent.state', (state) => stores.agent.getState().dispatch({ type: 'state', ...state })),
     api.on('agent.approval', (request) => stores.agent.getState().dispatch({ type: 'approval', request })),
     api.on('agent.approvalDone', (done) => stores.agent.getState().dispatch({ type: 'approvalDone', ...done })),
+    // A turn that starts or ends adds or completes a restore point ("Undo this turn").
+    api.on('agent.state', ({ chatId }) => {
+      if (chatId === stores.chats.getState().selectedId) reviewRefresh.request(chatId);
+    }),
+    api.on('review.progress', (progress) => stores.review.getState().setProgress(progress)),
+    api.on('review.changed', ({ chatId, count }) => {
+      stores.review.getState().setCount(chatId, count);
+      if (chatId === stores.chats.getState().selectedId) reviewRefresh.request(chatId);
+    }),
   );
 
   // Selection: load the chosen chat's sandbox status, conversation and terminals.
@@ -110,6 +150,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
           stores.terminals.getState().forgetChat(c.id);
           stores.sandbox.getState().dispatch({ type: 'forget', chatId: c.id });
           stores.agent.getState().dispatch({ type: 'forget', chatId: c.id });
+          stores.review.getState().forget(c.id);
         }
       }
     }),
@@ -129,6 +170,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
 
   return () => {
     if (refetchTimer !== null) clearTimeout(refetchTimer);
+    reviewRefresh.dispose();
     for (const off of offs) off();
   };
 }

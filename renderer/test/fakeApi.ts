@@ -11,6 +11,9 @@ import type {
   ApprovalRequest,
   AttachmentView,
   ChatView,
+  Checkpoint,
+  CopyChanges,
+  FileChange,
   DirectoryListing,
   EngineStatus,
   EventName,
@@ -98,6 +101,48 @@ export interface FakeConversation {
 
 type AgentEventName = Extract<EventName, `agent.${string}`>;
 
+/** A Review-mode copy's info as main describes it after the attach (a git repository, nothing changed). */
+export function reviewInfo(chatId: string, contents?: { ignored?: boolean; include?: string[] }): NonNullable<AttachmentView['review']> {
+  return {
+    kind: 'git',
+    branch: `berth/${chatId}`,
+    baseCommit: '0123456789abcdef0123456789abcdef01234567',
+    uncommittedFiles: [],
+    uncommittedCount: 0,
+    contents: { ignored: contents?.ignored ?? false, include: contents?.include ?? [] },
+    excludedSecrets: [],
+    fileCount: 3,
+    createdAt: 1,
+    changedCount: 0,
+  };
+}
+
+export function fileChange(partial: Partial<FileChange> & { path: string }): FileChange {
+  return {
+    oldPath: null,
+    status: 'modified',
+    binary: false,
+    tooLarge: false,
+    symlink: false,
+    additions: 1,
+    deletions: 1,
+    diff: `diff --git a/${partial.path} b/${partial.path}\n--- a/${partial.path}\n+++ b/${partial.path}\n@@ -1 +1 @@\n-old\n+new\n`,
+    diffOmitted: false,
+    ...partial,
+  };
+}
+
+export function countChanges(files: readonly FileChange[]): CopyChanges['counts'] {
+  const n = (s: FileChange['status']) => files.filter((f) => f.status === s).length;
+  return { added: n('added'), modified: n('modified') + n('typechange'), deleted: n('deleted'), renamed: n('renamed'), total: files.length };
+}
+
+/** One Review-mode copy with these changed files. */
+export function copyChanges(hostPath: string, files: FileChange[], partial: Partial<CopyChanges> = {}): CopyChanges {
+  const name = hostPath.split('/').filter(Boolean).pop() ?? 'root';
+  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', files, counts: countChanges(files), truncated: false, at: 1, ...partial };
+}
+
 export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };
 
 type Handler<M extends MethodName> = (params: Request<M>) => Response<M> | Promise<Response<M>>;
@@ -116,6 +161,8 @@ export interface FakeApi extends BerthApi {
   handle<M extends MethodName>(method: M, handler: Handler<M>): void;
   /** Makes a method reject, as main does, with a message and a hint. */
   fail(method: MethodName, code: string, message: string, hint?: string): void;
+  /** Undoes `fail`: the method answers again. */
+  unfail(method: MethodName): void;
   profiles: ProfileView[];
   chats: ChatView[];
   engine: EngineStatus;
@@ -132,6 +179,10 @@ export interface FakeApi extends BerthApi {
   keys: Record<string, KeyStatus>;
   /** Pushes an agent event (a message, a delta, a turn's state, an approval) as main would. */
   pushAgent<E extends AgentEventName>(event: E, payload: EventPayload<E>): void;
+  /** What review.changes answers, per chat (Review-mode copies and their changed files). */
+  reviewCopies: Record<string, CopyChanges[]>;
+  /** What review.checkpoints answers, per chat. */
+  checkpoints: Record<string, Checkpoint[]>;
 }
 
 export interface FakeSeed {
@@ -168,6 +219,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     pickFolderResult: 'browse',
     conversations: seed.conversations ?? {},
     keys: {},
+    reviewCopies: {},
+    checkpoints: {},
     pushAgent: (event, payload) => emit(event, payload),
     folders: { '/home/me': ['projects', 'notes'], '/home/me/projects': ['site'], '/home/me/projects/site': [], '/home/me/notes': [] },
 
@@ -180,6 +233,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     fail(method, code, message, hint) {
       failures.set(method, new ApiError(code, message, hint));
+    },
+    unfail(method) {
+      failures.delete(method);
     },
 
     async call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>> {
@@ -200,8 +256,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return () => set.delete(l);
     },
 
-    async pickFolder(chatId, readOnly) {
-      fake.calls.push({ method: 'workspace.attach', params: { via: 'pickFolder', chatId, readOnly } });
+    async pickFolder(chatId, choice) {
+      fake.calls.push({ method: 'workspace.attach', params: { via: 'pickFolder', chatId, ...choice } });
       await Promise.resolve();
       if (fake.pickFolderResult instanceof Error) throw fake.pickFolderResult;
       return fake.pickFolderResult;
@@ -280,10 +336,18 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return { removed: had };
     },
     'tasks.register': () => ({ key: null }),
-    'workspace.attach': ({ chatId, path, readOnly }) => {
+    'workspace.attach': ({ chatId, path, readOnly, mode, contents }) => {
       const c = chat(chatId);
       const name = path.split('/').filter(Boolean).pop() ?? 'root';
-      const attachment: AttachmentView = { hostPath: path, containerPath: `/workspace/${name}`, readOnly: readOnly ?? false, attachedAt: 1 };
+      const m = mode ?? (readOnly === undefined ? 'review' : readOnly ? 'readonly' : 'readwrite');
+      const attachment: AttachmentView = {
+        hostPath: path,
+        containerPath: `/workspace/${name}`,
+        readOnly: m === 'readonly',
+        mode: m,
+        review: m === 'review' ? reviewInfo(chatId, contents) : null,
+        attachedAt: 1,
+      };
       const attachments = [...c.attachments.filter((a) => a.hostPath !== path), attachment];
       fake.chats = fake.chats.map((x) => (x.id === chatId ? { ...c, attachments } : x));
       changed(chatId);
@@ -353,6 +417,40 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return keyStatus(profile);
     },
     'agent.keyStatus': ({ profile }) => keyStatus(profile),
+    'review.changes': ({ chatId, hostPath }) => ({
+      copies: (fake.reviewCopies[chatId] ?? []).filter((c) => hostPath === undefined || c.hostPath === hostPath),
+    }),
+    'review.diff': ({ chatId, hostPath, path }) => {
+      const file = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath)?.files.find((f) => f.path === path);
+      if (!file) throw notFound('changed file');
+      return file;
+    },
+    // Answers like main with nothing in the way; tests replace it (handle) for conflicts.
+    'review.apply': ({ chatId, hostPath, mode, files }) => {
+      const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);
+      const applied = (copy?.files ?? []).map((f) => f.path).filter((p) => files === undefined || files.includes(p));
+      const branch = mode === 'branch' ? `berth/${chatId}` : null;
+      return { ok: true, applied, problems: [], branch, message: branch ? `Created branch ${branch}.` : `Applied ${applied.length} files.` };
+    },
+    'review.discard': ({ chatId, hostPath }) => {
+      const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);
+      const discarded = copy?.files.length ?? 0;
+      if (copy) fake.reviewCopies[chatId] = fake.reviewCopies[chatId]!.map((c) => (c === copy ? { ...c, files: [], counts: countChanges([]) } : c));
+      return { discarded, message: `Discarded ${discarded} changed files.` };
+    },
+    'review.refresh': () => ({ updated: [], conflicts: [], message: 'Your folder had no newer changes.' }),
+    'review.checkpoint': ({ chatId, label }) => {
+      const cp: Checkpoint = { id: `cp-${nextId++}`, chatId, reason: 'manual', messageId: null, label: label ?? 'Checkpoint', createdAt: Date.now(), changedFiles: [] };
+      (fake.checkpoints[chatId] ??= []).push(cp);
+      return cp;
+    },
+    'review.checkpoints': ({ chatId }) => ({ checkpoints: [...(fake.checkpoints[chatId] ?? [])] }),
+    'review.restore': () => ({ restored: [], message: 'Restored.' }),
+    'review.undoTurn': ({ chatId, messageId }) => {
+      const cp = fake.checkpoints[chatId]?.find((c) => c.messageId === messageId);
+      if (!cp) throw notFound('turn');
+      return { restored: cp.changedFiles, message: `Undid this turn: ${cp.changedFiles.length} files restored.` };
+    },
   };
 
   return fake;

@@ -26,7 +26,7 @@ async function agentProfile(approval: 'ask' | 'auto' = 'auto', key: string | nul
 async function chatWithFolder(profile: string, files: Record<string, string>, name = 'project') {
   const chat = await core.chats.create({ profile, title: name });
   const folder = h.workspace(name, files);
-  await core.workspace.attach({ chatId: chat.id, path: folder });
+  await core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite' });
   return { chatId: chat.id, folder };
 }
 

@@ -21,7 +21,7 @@ describe('refused attachments', () => {
   it('refuses system, in-container, sensitive and non-folder paths with a message the UI can show, and keeps what was attached', async () => {
     const chat = await core.chats.create({ profile });
     const good = h.workspace('good');
-    await core.workspace.attach({ chatId: chat.id, path: good });
+    await core.workspace.attach({ chatId: chat.id, path: good, mode: 'readwrite' });
     const file = path.join(good, 'file.txt');
     fs.writeFileSync(file, 'x');
     const cases: [string, RegExp][] = [
@@ -40,14 +40,14 @@ describe('refused attachments', () => {
       ['relative/path', /not a full path/],
     ];
     for (const [p, message] of cases) {
-      const attempt = core.workspace.attach({ chatId: chat.id, path: p });
+      const attempt = core.workspace.attach({ chatId: chat.id, path: p, mode: 'readwrite' });
       await expect(attempt, p).rejects.toMatchObject({ code: 'workspace_refused' });
       await expect(attempt, p).rejects.toThrow(message);
     }
     // A link that leads somewhere refused is refused too.
     const link = path.join(h.root, 'innocent-looking');
     fs.symlinkSync('/etc', link);
-    await expect(core.workspace.attach({ chatId: chat.id, path: link })).rejects.toThrow(/\/etc is a system folder/);
+    await expect(core.workspace.attach({ chatId: chat.id, path: link, mode: 'readwrite' })).rejects.toThrow(/\/etc is a system folder/);
 
     const { chats } = await core.chats.list({ profile });
     expect(chats.find((c) => c.id === chat.id)?.attachments.map((a) => a.hostPath)).toEqual([good]);
@@ -58,7 +58,7 @@ describe('refused attachments', () => {
     const real = h.workspace('real-one', { 'inside.txt': 'i' });
     const link = path.join(h.root, 'link-to-real');
     fs.symlinkSync(real, link);
-    const attached = await core.workspace.attach({ chatId: chat.id, path: link });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: link, mode: 'readwrite' });
     expect(attached.attachment.hostPath).toBe(real);
     expect((await core.sandbox.exec({ chatId: chat.id, command: 'ls' })).output).toBe('inside.txt\n');
   });
@@ -166,7 +166,7 @@ describe('home template', () => {
     await core.sandbox.exec({ chatId: chat.id, command: 'echo "export MINE=1" > ~/.bashrc' });
 
     // Recreating the container (a folder attached) seeds again: the chat's change stays.
-    await core.workspace.attach({ chatId: chat.id, path: h.workspace('trigger') });
+    await core.workspace.attach({ chatId: chat.id, path: h.workspace('trigger'), mode: 'readwrite' });
     const again = await core.sandbox.exec({ chatId: chat.id, command: 'cat ~/.bashrc' });
     expect(again.notices.join(' ')).toMatch(/recreated/);
     expect(again.output).toBe('export MINE=1\n');
@@ -205,7 +205,7 @@ describe('profile mounts', () => {
       }),
     ).rejects.toMatchObject({ code: 'workspace_refused' });
     const own = await core.chats.create({ profile: p });
-    await core.workspace.attach({ chatId: own.id, path: h.workspace('chat-ws', { 'chat.txt': 'c' }) });
+    await core.workspace.attach({ chatId: own.id, path: h.workspace('chat-ws', { 'chat.txt': 'c' }), mode: 'readwrite' });
     expect((await core.sandbox.exec({ chatId: own.id, command: 'ls /workspace /data' })).output).toBe('/data:\ndata.txt\n\n/workspace:\nchat.txt\n');
   });
 });

@@ -24,7 +24,7 @@ describe('the chat shell', () => {
   it('keeps the working directory and exported variables between commands, and reports exit codes', async () => {
     const chat = await core.chats.create({ profile });
     const ws = h.workspace('proj', { 'src/app.txt': 'app' });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     const first = await core.sandbox.exec({ chatId: chat.id, command: 'cd src && export GREETING="hello world"' });
     expect(first).toMatchObject({ exitCode: 0, cwd: '/workspace/src' });
     const second = await core.sandbox.exec({ chatId: chat.id, command: 'ls; echo "$GREETING"; echo oops >&2; exit 3' });
@@ -36,7 +36,7 @@ describe('the chat shell', () => {
   it('an explicit workdir wins, relative to the current directory, and a vanished cwd falls back with a note', async () => {
     const chat = await core.chats.create({ profile });
     const ws = h.workspace('wd', { 'a/b/c.txt': 'c' });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     expect((await core.sandbox.exec({ chatId: chat.id, command: 'pwd', workdir: '/tmp' })).output).toBe('/tmp\n');
     await core.sandbox.exec({ chatId: chat.id, command: 'cd /workspace/a' });
     expect((await core.sandbox.exec({ chatId: chat.id, command: 'ls', workdir: 'b' })).output).toBe('c.txt\n');
@@ -53,7 +53,7 @@ describe('the chat shell', () => {
   it('never sends a recorded host path into the container; one inside the attached folder maps to /workspace', async () => {
     const chat = await core.chats.create({ profile });
     const ws = h.workspace('mapped', { 'deep/x.txt': 'x' });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     const side = createStore(openDatabase(dataDir));
     try {
       const key = qualifyTaskId(profile, chat.id);
@@ -142,7 +142,7 @@ describe('the local backend', () => {
     expect(local.boundary).toMatch(/No sandbox/);
     const chat = await core.chats.create({ profile: local.name });
     const ws = h.workspace('host-proj', { 'here.txt': 'h' });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     const out = await core.sandbox.exec({ chatId: chat.id, command: 'pwd; ls; cd ..' });
     expect(out.output).toBe(`${ws}\nhere.txt\n`);
     expect(out.cwd).toBe(path.dirname(ws));

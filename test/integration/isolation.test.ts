@@ -20,8 +20,8 @@ describe('a chat sees only its own folder', () => {
   it('two chats each see only the folder attached to them', async () => {
     const a = await core.chats.create({ profile, title: 'A' });
     const b = await core.chats.create({ profile, title: 'B' });
-    await core.workspace.attach({ chatId: a.id, path: h.workspace('alpha', { 'only-in-a.txt': 'a' }) });
-    await core.workspace.attach({ chatId: b.id, path: h.workspace('beta', { 'only-in-b.txt': 'b' }) });
+    await core.workspace.attach({ chatId: a.id, path: h.workspace('alpha', { 'only-in-a.txt': 'a' }), mode: 'readwrite' });
+    await core.workspace.attach({ chatId: b.id, path: h.workspace('beta', { 'only-in-b.txt': 'b' }), mode: 'readwrite' });
 
     const inA = await core.sandbox.exec({ chatId: a.id, command: 'ls /workspace' });
     const inB = await core.sandbox.exec({ chatId: b.id, command: 'ls /workspace' });
@@ -59,7 +59,7 @@ describe('a chat sees only its own folder', () => {
   it("a folder attached in one chat is not mounted in another chat that didn't attach it", async () => {
     const picked = h.workspace('picked', { 'picked.txt': 'x' });
     const first = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: first.id, path: picked });
+    await core.workspace.attach({ chatId: first.id, path: picked, mode: 'readwrite' });
     const second = await core.chats.create({ profile });
     const out = await core.sandbox.exec({ chatId: second.id, command: 'ls /workspace 2>&1 || true' });
     expect(out.output).not.toContain('picked.txt');
@@ -70,7 +70,7 @@ describe('files and privileges', () => {
   it('a file written from the container belongs to the host user (the sandbox uid when Berth runs as root)', async () => {
     const ws = h.workspace('owned');
     const chat = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     const out = await core.sandbox.exec({ chatId: chat.id, command: 'echo made-in-sandbox > note.txt && id -u' });
     expect(out.exitCode).toBe(0);
     expect(Number(out.output.trim())).not.toBe(0);
@@ -82,7 +82,7 @@ describe('files and privileges', () => {
   it('cannot chown, and a setuid-root program gains nothing (no-new-privileges, no capabilities)', async () => {
     const ws = h.workspace('privs', { 'mine.txt': 'x' });
     const chat = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     const chown = await core.sandbox.exec({ chatId: chat.id, command: 'chown 0:0 mine.txt' });
     expect(chown.exitCode).not.toBe(0);
     expect(fs.statSync(path.join(ws, 'mine.txt')).uid).toBe(SANDBOX_UID);
@@ -111,7 +111,7 @@ describe('files and privileges', () => {
   it('is created hardened: no capabilities, no-new-privileges, non-root, limits, init, tmpfs, Mounts not Binds, labels', async () => {
     const ws = h.workspace('hardened');
     const chat = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     await core.sandbox.exec({ chatId: chat.id, command: ':' });
     const status = await core.sandbox.status({ chatId: chat.id });
     type Info = {

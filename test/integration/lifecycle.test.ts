@@ -77,12 +77,12 @@ describe('changing folders', () => {
     const p = (await h.profile(core)).name;
     const chat = await core.chats.create({ profile: p });
     const one = h.workspace('one', { 'a.txt': 'a' });
-    await core.workspace.attach({ chatId: chat.id, path: one });
+    await core.workspace.attach({ chatId: chat.id, path: one, mode: 'readwrite' });
     await core.sandbox.exec({ chatId: chat.id, command: 'echo mine > ~/home-file' });
     const before = (await core.sandbox.status({ chatId: chat.id })).containerId;
 
     const two = h.workspace('two', { 'b.txt': 'b' });
-    const attached = await core.workspace.attach({ chatId: chat.id, path: two });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: two, mode: 'readwrite' });
     expect(attached.notice).toMatch(/recreated the next time/);
     expect(attached.attachments.map((a) => a.containerPath)).toEqual(['/workspace/one', '/workspace/two']);
 
@@ -107,7 +107,7 @@ describe('changing folders', () => {
     // Swapped before the container ever existed.
     const chat1 = await core.chats.create({ profile: p });
     const ws1 = h.workspace('swap1');
-    await core.workspace.attach({ chatId: chat1.id, path: ws1 });
+    await core.workspace.attach({ chatId: chat1.id, path: ws1, mode: 'readwrite' });
     fs.rmSync(ws1, { recursive: true });
     fs.symlinkSync(elsewhere, ws1);
     await expect(core.sandbox.exec({ chatId: chat1.id, command: 'ls' })).rejects.toMatchObject({ code: 'workspace_changed' });
@@ -116,7 +116,7 @@ describe('changing folders', () => {
     // Swapped while the container was stopped: Docker would resolve the link at start.
     const chat2 = await core.chats.create({ profile: p });
     const ws2 = h.workspace('swap2', { 'mine.txt': 'm' });
-    await core.workspace.attach({ chatId: chat2.id, path: ws2 });
+    await core.workspace.attach({ chatId: chat2.id, path: ws2, mode: 'readwrite' });
     await core.sandbox.exec({ chatId: chat2.id, command: 'ls' });
     await core.sandbox.stop({ chatId: chat2.id });
     fs.rmSync(ws2, { recursive: true });
@@ -267,10 +267,10 @@ describe('scopes and aliases', () => {
     expect((await core.sandbox.exec({ chatId: b.id, command: 'cat /tmp/shared.txt' })).output).toBe('from-a\n');
     const sa = await core.sandbox.status({ chatId: a.id });
     expect((await core.sandbox.status({ chatId: b.id })).containerId).toBe(sa.containerId);
-    await expect(core.workspace.attach({ chatId: a.id, path: h.workspace('no') })).rejects.toMatchObject({ code: 'workspace_refused' });
+    await expect(core.workspace.attach({ chatId: a.id, path: h.workspace('no'), mode: 'readwrite' })).rejects.toMatchObject({ code: 'workspace_refused' });
 
     const own = await core.chats.create({ profile: p, image: BOOKWORM });
-    await core.workspace.attach({ chatId: own.id, path: h.workspace('own', { 'own.txt': '1' }) });
+    await core.workspace.attach({ chatId: own.id, path: h.workspace('own', { 'own.txt': '1' }), mode: 'readwrite' });
     const out = await core.sandbox.exec({ chatId: own.id, command: 'ls /workspace; test -e /tmp/shared.txt && echo leaked || echo separate' });
     expect(out.output).toBe('own.txt\nseparate\n');
     expect((await core.sandbox.status({ chatId: own.id })).containerId).not.toBe(sa.containerId);
@@ -280,7 +280,7 @@ describe('scopes and aliases', () => {
     const core = h.core();
     const p = (await h.profile(core)).name;
     const chat = await core.chats.create({ profile: p });
-    await core.workspace.attach({ chatId: chat.id, path: h.workspace('shared-ws') });
+    await core.workspace.attach({ chatId: chat.id, path: h.workspace('shared-ws'), mode: 'readwrite' });
     const parentKey = (await core.tasks.register({ chatId: chat.id, taskId: 'sub-1', parentId: chat.id })).key;
     const nestedKey = (await core.tasks.register({ chatId: chat.id, taskId: 'sub-2', parentId: 'sub-1' })).key;
     expect(parentKey).toBe(nestedKey);

@@ -34,16 +34,16 @@ describe('one chat cannot reach another', () => {
     const outer = h.workspace('outer', { 'sub/file.txt': 'f' });
     const a = await core.chats.create({ profile, title: 'Outer chat' });
     const b = await core.chats.create({ profile, title: 'Inner chat' });
-    await core.workspace.attach({ chatId: a.id, path: outer });
-    const nested = core.workspace.attach({ chatId: b.id, path: path.join(outer, 'sub') });
+    await core.workspace.attach({ chatId: a.id, path: outer, mode: 'readwrite' });
+    const nested = core.workspace.attach({ chatId: b.id, path: path.join(outer, 'sub'), mode: 'readwrite' });
     await expect(nested).rejects.toMatchObject({ code: 'workspace_refused' });
     await expect(nested).rejects.toThrow(/inside .*outer, which the chat "Outer chat" can change/);
     // Read-only outside, it is safe.
     await core.workspace.attach({ chatId: a.id, path: outer, readOnly: true });
-    await core.workspace.attach({ chatId: b.id, path: path.join(outer, 'sub') });
+    await core.workspace.attach({ chatId: b.id, path: path.join(outer, 'sub'), mode: 'readwrite' });
     // The same folder in two chats is fine.
     const c = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: c.id, path: path.join(outer, 'sub') });
+    await core.workspace.attach({ chatId: c.id, path: path.join(outer, 'sub'), mode: 'readwrite' });
   });
 
   it("an interrupt in a shared container stops only the caller's own command", async () => {
@@ -77,7 +77,7 @@ describe('races', () => {
     await core.sandbox.exec({ chatId: chat.id, command: 'true' });
     const long = core.sandbox.exec({ chatId: chat.id, command: 'sleep 1; echo survived' });
     await new Promise((r) => setTimeout(r, 200));
-    await core.workspace.attach({ chatId: chat.id, path: h.workspace('late', { 'late.txt': 'l' }) });
+    await core.workspace.attach({ chatId: chat.id, path: h.workspace('late', { 'late.txt': 'l' }), mode: 'readwrite' });
     const next = core.sandbox.exec({ chatId: chat.id, command: 'ls /workspace' });
     expect(await long).toMatchObject({ exitCode: 0, output: 'survived\n' });
     const after = await next;
@@ -129,7 +129,7 @@ describe('without the engine', () => {
     const local = await offline.profiles.create({ name: uniqueName('local'), backend: 'local' });
     const chat = await offline.chats.create({ profile: local.name });
     const ws = h.workspace('local-ws');
-    await offline.workspace.attach({ chatId: chat.id, path: ws });
+    await offline.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     fs.mkdirSync(path.join(ws, 'gone'));
     await offline.sandbox.exec({ chatId: chat.id, command: 'cd gone' });
     fs.rmdirSync(path.join(ws, 'gone'));

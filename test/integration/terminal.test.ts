@@ -31,7 +31,7 @@ const screen = (id: string) => output.get(id) ?? '';
 describe('terminals', () => {
   it("opens a shell in the chat's container, in its folder, as the sandbox user, and resizes", async () => {
     const chat = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: chat.id, path: h.workspace('term-ws', { 'seen.txt': 's' }) });
+    await core.workspace.attach({ chatId: chat.id, path: h.workspace('term-ws', { 'seen.txt': 's' }), mode: 'readwrite' });
     const term = await core.terminal.open({ chatId: chat.id, cols: 100, rows: 30 });
     expect(term.state).toBe('running');
     await core.terminal.input({ terminalId: term.terminalId, data: 'pwd; ls; id -u; stty size\n' });
@@ -61,7 +61,7 @@ describe('terminals', () => {
   it('ends open terminals when the folders change, and a new terminal sees the new folder', async () => {
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
-    const attached = await core.workspace.attach({ chatId: chat.id, path: h.workspace('arrived', { 'new.txt': 'n' }) });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: h.workspace('arrived', { 'new.txt': 'n' }), mode: 'readwrite' });
     expect(attached.notice).toMatch(/recreated/);
     await waitFor(async () => exits.get(term.terminalId), 'the exit event');
     expect(exits.get(term.terminalId)).toMatch(/folders changed/);

@@ -68,6 +68,8 @@ export interface AgentServiceDeps {
   events: EventHub;
   clock: Clock;
   complete: Complete;
+  /** Runs before each turn starts (Review mode's restore point); a failure ends the turn with its error. */
+  beforeTurn?: (chatId: string, userMessageId: string) => Promise<void>;
 }
 
 export class AgentService {
@@ -156,7 +158,8 @@ export class AgentService {
     const run: TaskRun = {
       chatId, profile: profile.name, baseUrl, model, apiKey, caller: { chatId, taskId: undefined, signal: turn.controller.signal }, parentCallId: null, depth: 0, turn,
     };
-    turn.finished = this.runTask(run).then(
+    const before = this.deps.beforeTurn ? this.deps.beforeTurn(chatId, message.id) : Promise.resolve();
+    turn.finished = before.then(() => this.runTask(run)).then(
       (finalText) => this.endTurn(chatId, turn, finalText, null),
       (error: unknown) => this.endTurn(chatId, turn, '', error),
     );

@@ -22,6 +22,8 @@ export const EVENT_CHANNEL = 'berth:event';
 export interface PickFolderRequest {
   chatId: string;
   readOnly: boolean;
+  /** review, readwrite or readonly; wins over readOnly when given. */
+  mode?: 'review' | 'readwrite' | 'readonly';
 }
 
 export interface PickFolderResult {

@@ -11,7 +11,7 @@
  * Electron is passed in (ipcMain, dialog, the window), so this runs and is tested under Node.
  */
 import { z } from 'zod';
-import { ChatId, methods, type MethodName } from '../../../shared/contract.js';
+import { AttachMode, ChatId, methods, type MethodName } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload } from '../../../shared/errors.js';
 import type { BerthCore } from '../core.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from './protocol.js';
@@ -70,7 +70,7 @@ export interface IpcRegistration {
   dispose(): void;
 }
 
-const PickFolderRequest = z.object({ chatId: ChatId, readOnly: z.boolean().default(false) }).strict();
+const PickFolderRequest = z.object({ chatId: ChatId, readOnly: z.boolean().default(false), mode: AttachMode.optional() }).strict();
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -149,7 +149,8 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
       const folder = choice.canceled ? undefined : choice.filePaths[0];
       if (!folder) return { attached: null, notice: null };
       // Whether this folder may be attached is the core's decision (workspace validation).
-      const result = (await core.call('workspace.attach', { chatId: parsed.data.chatId, path: folder, readOnly: parsed.data.readOnly })) as {
+      const { chatId, readOnly, mode } = parsed.data;
+      const result = (await core.call('workspace.attach', mode ? { chatId, path: folder, mode } : { chatId, path: folder, readOnly })) as {
         attachment: PickFolderResult['attached'];
         notice: string | null;
       };

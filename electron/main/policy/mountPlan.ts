@@ -12,6 +12,11 @@ export interface AttachmentInput {
   hostPath: string;
   readOnly: boolean;
   provenance: Provenance;
+  /**
+   * Review mode: the chat's own copy is mounted (writable) at the folder's usual path instead of
+   * the folder, and a git copy's borrowed objects (the user's .git/objects) read-only beside it.
+   */
+  review?: { workDir: string; objects: { source: string; target: string } | null } | null;
 }
 
 export interface StaticMountInput {
@@ -24,7 +29,8 @@ export interface PlannedMount {
   source: string;
   target: string;
   readOnly: boolean;
-  origin: 'chat' | 'profile';
+  /** 'review': a chat's copy in Berth's data dir, checked as such (not as a user's folder). */
+  origin: 'chat' | 'profile' | 'review';
 }
 
 export interface MountPlanInput {
@@ -111,12 +117,15 @@ export function planMounts(input: MountPlanInput): PlannedMount[] {
   if (input.backend !== 'docker' || !input.mountWorkspace) return [];
   const chatFolders = input.attachments.filter((a) => a.provenance === 'session');
   const targets = workspaceTargets(chatFolders.map((a) => a.hostPath));
-  const chatMounts: PlannedMount[] = chatFolders.map((a, i) => ({
-    source: a.hostPath,
-    target: targets[i] as string,
-    readOnly: a.readOnly,
-    origin: 'chat',
-  }));
+  const chatMounts: PlannedMount[] = chatFolders.map((a, i) =>
+    a.review
+      ? { source: a.review.workDir, target: targets[i] as string, readOnly: false, origin: 'review' }
+      : { source: a.hostPath, target: targets[i] as string, readOnly: a.readOnly, origin: 'chat' },
+  );
+  // A git copy's borrowed objects: the user's object store, never writable.
+  for (const a of chatFolders) {
+    if (a.review?.objects) chatMounts.push({ source: a.review.objects.source, target: a.review.objects.target, readOnly: true, origin: 'chat' });
+  }
   const taken = chatMounts.map((m) => m.target);
   const profileMounts: PlannedMount[] = [];
   for (const m of input.staticMounts) {

@@ -23,6 +23,8 @@ export interface DeletionServiceDeps {
   endChat(chatId: string): Promise<void>;
   /** Removes the profile's warm sandboxes (sandbox/warmPool.ts) and their reservations. */
   dropWarm(profile: string): Promise<void>;
+  /** Removes the chat's Review-mode copies (review/), given the host folders they were of. */
+  removeCopies(chatId: string, hostPaths: string[]): void;
 }
 
 export class DeletionService {
@@ -38,12 +40,15 @@ export class DeletionService {
   private async removeChat(chat: ChatRecord): Promise<void> {
     const { store, sessions, manager } = this.deps;
     await this.deps.endChat(chat.id);
+    // Read before the rows go (deleting the chat deletes its attachments).
+    const reviewPaths = store.attachments.forChat(chat.id).filter((a) => a.mode === 'review').map((a) => a.hostPath);
     const taskIds = store.transaction(() => {
       const ids = store.tasks.deleteForChat(chat.id);
       for (const q of [...ids, ...sessions.ownedQualifiedIds(chat)]) store.cwd.clear(q);
       store.chats.delete(chat.id);
       return ids;
     });
+    this.deps.removeCopies(chat.id, reviewPaths);
     const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
     const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
     for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {

@@ -15,6 +15,7 @@ import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
+import { recheckReviewCopy } from '../review/reviewMounts.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from '../base/clock.js';
 import { toDisposable } from '../base/lifecycle.js';
@@ -260,7 +261,9 @@ export class SandboxManager {
   private recheckMounts(req: SandboxRequest): ExpectedMount[] {
     if (req.mounts.length === 0) return [];
     const facts = this.deps.hostFacts();
-    return req.mounts.map((m) => ({ source: m.source, target: m.target, ...recheckAttachedFolder(m.source, facts) }));
+    // A Review-mode copy is Berth's own folder; it is proven after the start like any other.
+    const identity = (m: PlannedMount) => (m.origin === 'review' ? recheckReviewCopy(m.source, this.deps.dataDir) : recheckAttachedFolder(m.source, facts));
+    return req.mounts.map((m) => ({ source: m.source, target: m.target, ...identity(m) }));
   }
 
   /**

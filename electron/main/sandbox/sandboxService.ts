@@ -6,7 +6,9 @@ import { isDirectory } from '../base/isDirectory.js';
 import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
-import { planMounts, type PlannedMount } from '../policy/mountPlan.js';
+import { planMounts, type AttachmentInput, type PlannedMount } from '../policy/mountPlan.js';
+
+type ReviewSources = ((chatId: string, hostPath: string) => AttachmentInput['review']) | null;
 import { networkNameFor } from '../policy/names.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
@@ -34,6 +36,12 @@ export class SandboxService {
     private readonly clock: Clock,
     private readonly homeDir: string,
   ) {}
+
+  private reviewSources: NonNullable<ReviewSources> | null = null;
+  /** Review mode's copies stand in for the folders attached in that mode (set once by core.ts). */
+  setReviewSources(fn: NonNullable<ReviewSources>): void {
+    this.reviewSources = fn;
+  }
 
   resolve(chatId: string, taskId?: string): ResolvedTarget {
     const chat = this.sessions.requireChat(chatId);
@@ -69,9 +77,25 @@ export class SandboxService {
     return planMounts({
       backend: r.profile.settings.backend,
       mountWorkspace: r.profile.settings.mountWorkspace,
-      attachments: ownerChat ? this.store.attachments.forChat(ownerChat.id) : [],
+      attachments: ownerChat
+        ? this.store.attachments.forChat(ownerChat.id).map((a) => ({
+            ...a,
+            review: a.mode === 'review' ? this.reviewCopyOf(ownerChat.id, a.hostPath) : null,
+          }))
+        : [],
       staticMounts: r.profile.settings.staticMounts,
     });
+  }
+
+  private reviewCopyOf(chatId: string, hostPath: string): AttachmentInput['review'] {
+    const sources = this.reviewSources?.(chatId, hostPath) ?? null;
+    if (!sources) {
+      // Never fall back to the user's own folder: that is what Review mode promises not to do.
+      throw new BerthError('workspace_changed', `The chat's copy of "${hostPath}" is missing, so Berth will not mount the folder.`, {
+        hint: 'Detach the folder and attach it again in Review mode.',
+      });
+    }
+    return sources;
   }
 
   private imageFor(r: ResolvedTarget): string {

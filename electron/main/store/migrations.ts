@@ -67,6 +67,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   `
+  -- Attach modes (issue 8): existing attachments keep what they were; new ones default to review.
+  ALTER TABLE attachments ADD COLUMN mode TEXT NOT NULL DEFAULT 'readwrite' CHECK (mode IN ('review', 'readwrite', 'readonly'));
+  UPDATE attachments SET mode = 'readonly' WHERE read_only = 1;
+  `,
+  `
   -- Warm sandboxes: a chat id reserved for a profile whose container is already started. The
   -- row says whose the container is until a new chat takes the id (then the row goes).
   CREATE TABLE warm_slots (

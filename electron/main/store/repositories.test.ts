@@ -113,8 +113,8 @@ describe('AttachmentsRepo', () => {
     store.attachments.upsert({ chatId: 'c1', hostPath: '/b', readOnly: false, provenance: 'session', attachedAt: 2 });
     store.attachments.upsert({ chatId: 'c1', hostPath: '/a', readOnly: true, provenance: 'session', attachedAt: 3 });
     expect(store.attachments.forChat('c1')).toEqual([
-      { chatId: 'c1', hostPath: '/a', readOnly: true, provenance: 'session', attachedAt: 1 },
-      { chatId: 'c1', hostPath: '/b', readOnly: false, provenance: 'session', attachedAt: 2 },
+      { chatId: 'c1', hostPath: '/a', readOnly: true, mode: 'readonly', provenance: 'session', attachedAt: 1 },
+      { chatId: 'c1', hostPath: '/b', readOnly: false, mode: 'readwrite', provenance: 'session', attachedAt: 2 },
     ]);
     store.attachments.upsert({ chatId: 'c1', hostPath: '/a', readOnly: false, provenance: 'session', attachedAt: 4 });
     expect(store.attachments.forChat('c1')[0]?.readOnly).toBe(false);

@@ -1,5 +1,5 @@
 /** One small repository per table; plain rows in, plain records out. */
-import { ProfileSettings } from '../../../shared/contract.js';
+import { ProfileSettings, type AttachMode } from '../../../shared/contract.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
 import type { Provenance } from '../policy/mountPlan.js';
@@ -21,7 +21,9 @@ export interface ChatRecord {
 export interface AttachmentRecord {
   chatId: string;
   hostPath: string;
+  /** The mount itself is read-only ('readonly'); a 'review' attachment mounts the chat's own copy. */
   readOnly: boolean;
+  mode: AttachMode;
   provenance: Provenance;
   attachedAt: number;
 }
@@ -94,11 +96,11 @@ export class ChatsRepo {
   }
 }
 
-interface AttachmentRow { chat_id: string; host_path: string; read_only: number; provenance: Provenance; attached_at: number }
-const ATTACHMENT_COLUMNS = 'chat_id, host_path, read_only, provenance, attached_at';
+interface AttachmentRow { chat_id: string; host_path: string; read_only: number; mode: AttachMode; provenance: Provenance; attached_at: number }
+const ATTACHMENT_COLUMNS = 'chat_id, host_path, read_only, mode, provenance, attached_at';
 
 function toAttachment(r: AttachmentRow): AttachmentRecord {
-  return { chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, provenance: r.provenance, attachedAt: r.attached_at };
+  return { chatId: r.chat_id, hostPath: r.host_path, readOnly: r.read_only === 1, mode: r.mode, provenance: r.provenance, attachedAt: r.attached_at };
 }
 
 export class AttachmentsRepo {
@@ -112,15 +114,16 @@ export class AttachmentsRepo {
     return rows.map(toAttachment);
   }
 
-  /** Adds the folder, or updates read-only on an existing one; order of first attach is kept. */
-  upsert(a: AttachmentRecord): void {
+  /** Adds the folder, or updates read-only and mode on an existing one; order of first attach is kept. */
+  upsert(a: Omit<AttachmentRecord, 'mode'> & { mode?: AttachMode }): void {
+    const mode: AttachMode = a.mode ?? (a.readOnly ? 'readonly' : 'readwrite');
     this.db
       .prepare(
-        `INSERT INTO attachments (chat_id, host_path, read_only, provenance, attached_at, seq)
-         VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM attachments WHERE chat_id = ?))
-         ON CONFLICT (chat_id, host_path) DO UPDATE SET read_only = excluded.read_only`,
+        `INSERT INTO attachments (chat_id, host_path, read_only, mode, provenance, attached_at, seq)
+         VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM attachments WHERE chat_id = ?))
+         ON CONFLICT (chat_id, host_path) DO UPDATE SET read_only = excluded.read_only, mode = excluded.mode`,
       )
-      .run(a.chatId, a.hostPath, a.readOnly ? 1 : 0, a.provenance, a.attachedAt, a.chatId);
+      .run(a.chatId, a.hostPath, a.readOnly ? 1 : 0, mode, a.provenance, a.attachedAt, a.chatId);
   }
   remove(chatId: string, hostPath: string): boolean {
     return this.db.prepare('DELETE FROM attachments WHERE chat_id = ? AND host_path = ?').run(chatId, hostPath).changes > 0;

@@ -63,6 +63,11 @@ export class TerminalService {
     });
   }
 
+  /** The chat a terminal belongs to, or null when it is gone. */
+  chatOf(terminalId: string): string | null {
+    return this.terminals.get(terminalId)?.view.chatId ?? null;
+  }
+
   list(chatId: string): TerminalView[] {
     return [...this.terminals.values()].filter((t) => t.view.chatId === chatId).map((t) => ({ ...t.view }));
   }

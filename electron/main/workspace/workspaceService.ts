@@ -1,5 +1,5 @@
 /** Attaching and detaching a chat's folders. The only way a host folder reaches a sandbox. */
-import type { AttachmentView, ParsedRequest } from '../../../shared/contract.js';
+import { CopyContents, type AttachMode, type AttachmentView, type ParsedRequest, type ReviewCopyInfo } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveContainerKey } from '../policy/containerKey.js';
 import { overlapProblem } from '../policy/attachmentOverlap.js';
@@ -14,7 +14,27 @@ import { mountedFolders } from '../sessions/mountedFolders.js';
 export const RECREATE_NOTICE =
   "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
 
+/** Review mode's copies, as attaching and detaching need them (core.ts wires the ReviewService in). */
+export interface ReviewCopies {
+  create(chat: ChatRecord, hostPath: string, contents: CopyContents): Promise<void>;
+  info(chatId: string, hostPath: string): ReviewCopyInfo | null;
+  hasChanges(chatId: string, hostPath: string): Promise<boolean>;
+  remove(chatId: string, hostPath: string): void;
+}
+
+/** The mode a request asks for: `mode`, else the older `readOnly`, else Review. */
+export function requestedMode(req: { mode?: AttachMode | undefined; readOnly?: boolean | undefined }): AttachMode {
+  if (req.mode) return req.mode;
+  if (req.readOnly !== undefined) return req.readOnly ? 'readonly' : 'readwrite';
+  return 'review';
+}
+
 export class WorkspaceService {
+  private review: ReviewCopies | null = null;
+  setReviewCopies(review: ReviewCopies): void {
+    this.review = review;
+  }
+
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionService,
@@ -31,7 +51,9 @@ export class WorkspaceService {
     return session.map((a, i) => ({
       hostPath: a.hostPath,
       containerPath: mounted ? (targets[i] ?? null) : null,
-      readOnly: a.readOnly,
+      readOnly: a.mode === 'readonly',
+      mode: a.mode,
+      review: a.mode === 'review' ? (this.review?.info(chat.id, a.hostPath) ?? null) : null,
       attachedAt: a.attachedAt,
     }));
   }
@@ -64,19 +86,38 @@ export class WorkspaceService {
     const chat = this.sessions.requireChat(req.chatId);
     this.assertOwnContainer(chat);
     const real = resolveAttachableFolder(req.path, this.hostFacts());
-    const readOnly = req.readOnly ?? false;
-    const problem = overlapProblem({ hostPath: real, readOnly }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
+    const mode = requestedMode(req);
+    const readOnly = mode === 'readonly';
+    // A Review-mode copy never writes the folder itself (only Apply does), so it nests like a read-only one.
+    const problem = overlapProblem({ hostPath: real, readOnly: mode !== 'readwrite' }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
     if (problem) {
       throw new BerthError('workspace_refused', `Berth will not share "${req.path}" with this chat: ${problem}`, {
         hint: 'Pick a folder that does not overlap another chat’s writable folder.',
       });
     }
+    const before = this.store.attachments.forChat(chat.id).find((a) => a.hostPath === real);
+    if (before?.mode === 'review' && mode !== 'review') await this.dropCopy(chat.id, real, 'switch it to another mode');
+    if (mode === 'review' && before?.mode !== 'review') {
+      if (!this.review) throw new BerthError('internal', 'Review mode is not available in this Berth.');
+      await this.review.create(chat, real, CopyContents.parse(req.contents ?? {}));
+    }
     this.store.attachments.upsert({
-      chatId: chat.id, hostPath: real, readOnly, provenance: 'session', attachedAt: this.clock.now(),
+      chatId: chat.id, hostPath: real, readOnly, mode, provenance: 'session', attachedAt: this.clock.now(),
     });
     const attachments = this.views(chat);
     const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;
     return { attachment, attachments, notice: await this.noticeIfRunning(chat) };
+  }
+
+  /** A Review-mode copy goes only when nothing of the chat's work would go with it. */
+  private async dropCopy(chatId: string, hostPath: string, what: string): Promise<void> {
+    if (!this.review) return;
+    if (await this.review.hasChanges(chatId, hostPath)) {
+      throw new BerthError('invalid_request', `The chat's copy of "${hostPath}" has changes that are not applied; Berth will not ${what} and lose them.`, {
+        hint: 'Apply or discard the changes in the Changes panel first.',
+      });
+    }
+    this.review.remove(chatId, hostPath);
   }
 
   async detach(req: ParsedRequest<'workspace.detach'>): Promise<{ attachments: AttachmentView[]; notice: string | null }> {
@@ -90,6 +131,7 @@ export class WorkspaceService {
       }
     });
     if (!match) throw new BerthError('not_found', `"${req.path}" is not attached to this chat.`);
+    if (match.mode === 'review') await this.dropCopy(chat.id, match.hostPath, 'detach it');
     this.store.attachments.remove(chat.id, match.hostPath);
     return { attachments: this.views(chat), notice: await this.noticeIfRunning(chat) };
   }

@@ -1,22 +1,32 @@
 /**
- * A chat's attached folders (read-only or read-write, each with a detach button) and
- * "Attach folder…": the desktop's native dialog, or the in-app folder browser on the browser host.
+ * A chat's attached folders (Review, read-only or read-write, each with a detach button) and
+ * "Attach folder…": first how (the mode picker), then which folder: the desktop's native dialog,
+ * or the in-app folder browser on the browser host.
  */
-import { useId, useState } from 'react';
-import type { ChatView } from '../../../shared/contract';
+import { useState } from 'react';
+import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice } from '../changes/AttachModePicker';
+import { CopyProgressLine } from '../changes/CopyProgressLine';
+import { ReviewCopySummary } from '../changes/ReviewCopySummary';
 import { FolderBrowserDialog } from './FolderBrowserDialog';
+
+const MODE_BADGES: Record<AttachMode, { text: string; className: string }> = {
+  review: { text: 'review', className: 'badge-review' },
+  readwrite: { text: 'read-write', className: 'badge-rw' },
+  readonly: { text: 'read-only', className: 'badge-ro' },
+};
 
 export function Attachments({ chat }: { chat: ChatView }) {
   const { api, stores } = useServices();
-  const [readOnly, setReadOnly] = useState(false);
+  /** The last choice, offered again next time. */
+  const [choice, setChoice] = useState<AttachChoice>(DEFAULT_CHOICE);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [browsing, setBrowsing] = useState(false);
+  const [step, setStep] = useState<'mode' | 'browse' | null>(null);
   const [busy, setBusy] = useState(false);
-  const readOnlyId = useId();
 
   const begin = () => {
     setError(null);
@@ -24,13 +34,15 @@ export function Attachments({ chat }: { chat: ChatView }) {
     setBusy(true);
   };
 
-  const pick = async () => {
+  const pick = async (chosen: AttachChoice) => {
+    setChoice(chosen);
     begin();
     try {
-      const result = await api.pickFolder(chat.id, readOnly);
+      const result = await api.pickFolder(chat.id, chosen);
       // 'picked': main attached it and emits chats.changed, which refetches the list.
-      if (result === 'browse') setBrowsing(true);
+      setStep(result === 'browse' ? 'browse' : null);
     } catch (e) {
+      setStep(null);
       setError(errorInfo(e));
     } finally {
       setBusy(false);
@@ -52,8 +64,9 @@ export function Attachments({ chat }: { chat: ChatView }) {
   };
 
   const attach = async (path: string) => {
-    setBrowsing(false);
-    await change(() => api.call('workspace.attach', { chatId: chat.id, path, readOnly }));
+    setStep(null);
+    const contents = choice.mode === 'review' ? { contents: choice.contents } : {};
+    await change(() => api.call('workspace.attach', { chatId: chat.id, path, mode: choice.mode, ...contents }));
   };
 
   const detach = (path: string) => change(() => api.call('workspace.detach', { chatId: chat.id, path }));
@@ -71,10 +84,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
                 →
               </span>
               <code className="attachment-target">{a.containerPath ?? 'not mounted'}</code>
-              <span className={`badge ${a.readOnly ? 'badge-ro' : 'badge-rw'}`}>{a.readOnly ? 'read-only' : 'read-write'}</span>
+              <span className={`badge ${MODE_BADGES[a.mode].className}`}>{MODE_BADGES[a.mode].text}</span>
               <button type="button" className="small" aria-label={`Detach ${a.hostPath}`} disabled={busy} onClick={() => void detach(a.hostPath)}>
                 Detach
               </button>
+              {a.review && <ReviewCopySummary info={a.review} />}
             </li>
           ))}
         </ul>
@@ -82,19 +96,19 @@ export function Attachments({ chat }: { chat: ChatView }) {
         <p className="muted">No folder attached: this chat's sandbox sees none of your files.</p>
       )}
       <div className="attach-controls">
-        <button type="button" onClick={() => void pick()} disabled={busy}>
+        <button type="button" onClick={() => setStep('mode')} disabled={busy}>
           Attach folder…
         </button>
-        <input id={readOnlyId} type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} />
-        <label htmlFor={readOnlyId}>Read-only</label>
       </div>
+      <CopyProgressLine chatId={chat.id} />
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
       {notice !== null && (
         <p role="status" className="notice">
           {notice}
         </p>
       )}
-      {browsing && <FolderBrowserDialog readOnly={readOnly} onChoose={(path) => void attach(path)} onClose={() => setBrowsing(false)} />}
+      {step === 'mode' && <AttachModeDialog initial={choice} busy={busy} onChooseFolder={(c) => void pick(c)} onClose={() => setStep(null)} />}
+      {step === 'browse' && <FolderBrowserDialog mode={choice.mode} onChoose={(path) => void attach(path)} onClose={() => setStep(null)} />}
     </section>
   );
 }

@@ -11,13 +11,20 @@ function SelectedHeader() {
   return chat ? <ChatHeader chat={chat} /> : null;
 }
 
+/** "Attach folder…", keep the mode offered (Review), "Choose folder…". */
+async function openAttach() {
+  fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+  const how = await screen.findByRole('dialog', { name: 'Attach a folder' });
+  fireEvent.click(within(how).getByRole('button', { name: 'Choose folder…' }));
+}
+
 function setup() {
   const api = createFakeApi({
     chats: [
       chatView({
         id: 'c1',
         title: 'Site',
-        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, attachedAt: 1 }],
+        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, mode: 'readonly', review: null, attachedAt: 1 }],
       }),
     ],
   });
@@ -37,8 +44,10 @@ describe('ChatHeader attachments', () => {
 
   it('browses folders in the page when the host cannot open a dialog, then attaches the chosen one', async () => {
     const { api } = setup();
-    fireEvent.click(await screen.findByRole('checkbox', { name: 'Read-only' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Attach folder…' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    const how = await screen.findByRole('dialog', { name: 'Attach a folder' });
+    fireEvent.click(within(how).getByRole('radio', { name: /^Read-only/ }));
+    fireEvent.click(within(how).getByRole('button', { name: 'Choose folder…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     fireEvent.click(await within(dialog).findByRole('button', { name: 'projects' }));
     fireEvent.click(await within(dialog).findByRole('button', { name: 'site' }));
@@ -49,7 +58,7 @@ describe('ChatHeader attachments', () => {
 
     await screen.findByRole('button', { name: 'Detach /home/me/projects' });
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', readOnly: true });
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', mode: 'readonly' });
   });
 
   it('keeps a path typed before the first listing arrives', async () => {
@@ -60,7 +69,7 @@ describe('ChatHeader attachments', () => {
       await gate;
       return { path: '/home/me', parent: '/home', entries: [] };
     });
-    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     const input = within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement;
     fireEvent.change(input, { target: { value: '/srv/project' } });
@@ -72,7 +81,7 @@ describe('ChatHeader attachments', () => {
   it('shows a refused attach with main\'s message and hint, as is', async () => {
     const { api } = setup();
     api.fail('workspace.attach', 'workspace_refused', '/etc is a system folder; Berth does not mount it.', 'Attach a project folder instead.');
-    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/etc' } });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
@@ -80,17 +89,78 @@ describe('ChatHeader attachments', () => {
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('/etc is a system folder; Berth does not mount it.')).toBeTruthy();
     expect(within(alert).getByText('Attach a project folder instead.')).toBeTruthy();
-    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', readOnly: false });
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', mode: 'review', contents: { ignored: false, include: [] } });
   });
 
   it('on the desktop, the native picker attaches in main; its refusal is shown the same way', async () => {
     const { api } = setup();
     api.pickFolderResult = new ApiError('workspace_refused', 'Your home folder itself cannot be attached.', 'Pick a folder inside it.');
-    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    await openAttach();
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('Your home folder itself cannot be attached.');
     expect(alert.textContent).toContain('Pick a folder inside it.');
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});
+
+describe('ChatHeader attach modes', () => {
+  it('offers Review first, one line per mode, and says what a git copy starts from', async () => {
+    setup();
+    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    const how = await screen.findByRole('dialog', { name: 'Attach a folder' });
+    const radios = within(how).getAllByRole('radio') as HTMLInputElement[];
+    expect(radios.map((r) => r.value)).toEqual(['review', 'readwrite', 'readonly']);
+    expect(radios[0]!.checked).toBe(true);
+    expect(how.textContent).toContain("The chat works on its own copy; your folder changes only when you apply the chat's changes.");
+    expect(how.textContent).toContain('The chat writes straight into your folder.');
+    expect(how.textContent).toContain('current HEAD plus your uncommitted changes');
+    // The copy's contents are Review's alone.
+    expect(within(how).getByRole('checkbox', { name: /Ignored files too/ })).toBeTruthy();
+    fireEvent.click(within(how).getByRole('radio', { name: /^Read-write/ }));
+    expect(within(how).queryByRole('checkbox', { name: /Ignored files too/ })).toBeNull();
+  });
+
+  it('attaches in Review mode with ignored files and secret-looking files named by the user', async () => {
+    const { api } = setup();
+    fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
+    const how = await screen.findByRole('dialog', { name: 'Attach a folder' });
+    fireEvent.click(within(how).getByRole('checkbox', { name: /Ignored files too/ }));
+    fireEvent.change(within(how).getByRole('textbox', { name: /Secret-looking files/ }), { target: { value: '.env, config/dev.key' } });
+    fireEvent.click(within(how).getByRole('button', { name: 'Choose folder…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    expect(dialog.textContent).toContain('through its own copy');
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+
+    await screen.findByRole('button', { name: 'Detach /home/me/projects/site' });
+    expect(api.callsTo('workspace.attach')).toContainEqual({
+      chatId: 'c1',
+      path: '/home/me/projects/site',
+      mode: 'review',
+      contents: { ignored: true, include: ['.env', 'config/dev.key'] },
+    });
+    const list = screen.getByRole('list', { name: 'Attached folders' });
+    expect(within(list).getByText('review')).toBeTruthy();
+    expect(list.textContent).toContain('Copy of HEAD 0123456 (no uncommitted changes), on branch berth/c1');
+  });
+
+  it('on the desktop, passes the chosen mode to the native picker', async () => {
+    const { api } = setup();
+    api.pickFolderResult = 'picked';
+    await openAttach();
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.callsTo('workspace.attach')).toEqual([{ via: 'pickFolder', chatId: 'c1', mode: 'review', contents: { ignored: false, include: [] } }]);
+  });
+
+  it('shows the progress of a copy being made', async () => {
+    const { api } = setup();
+    await screen.findByRole('list', { name: 'Attached folders' });
+    api.emit('review.progress', { chatId: 'c1', hostPath: '/home/me/big', phase: 'copying', files: 1200, totalFiles: 4800, message: 'Copying /home/me/big' });
+    const bar = await screen.findByRole('progressbar', { name: 'Copying /home/me/big' });
+    expect(bar.getAttribute('value')).toBe('1200');
+    expect(screen.getByText(/1,200 of 4,800 files/)).toBeTruthy();
+    api.emit('review.progress', { chatId: 'c1', hostPath: '/home/me/big', phase: 'done', files: 4800, totalFiles: 4800, message: 'Done' });
+    await waitFor(() => expect(screen.queryByRole('progressbar', { name: 'Copying /home/me/big' })).toBeNull());
   });
 });
 

@@ -1,9 +1,15 @@
 /** The selected chat's header: title, profile, attached folders, and its sandbox's state. */
 import type { ChatView } from '../../../shared/contract';
+import { ChangesButton } from '../changes/ChangesPanel';
 import { Attachments } from './Attachments';
 import { SandboxPanel } from './SandboxPanel';
 
-export function ChatHeader({ chat }: { chat: ChatView }) {
+export interface ChangesToggle {
+  open: boolean;
+  onToggle(): void;
+}
+
+export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: ChangesToggle }) {
   return (
     <header className="chat-header">
       <div className="chat-title-row">
@@ -16,6 +22,7 @@ export function ChatHeader({ chat }: { chat: ChatView }) {
             {chat.image}
           </span>
         )}
+        {changes && <ChangesButton chat={chat} open={changes.open} onToggle={changes.onToggle} />}
       </div>
       <Attachments chat={chat} />
       <SandboxPanel chatId={chat.id} />

@@ -1,18 +1,19 @@
 /** The browser host's folder picker: folders from `workspace.browse`, go up, choose. */
 import { useEffect, useRef, useState } from 'react';
-import type { DirectoryListing } from '../../../shared/contract';
+import type { AttachMode, DirectoryListing } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { modeSentence } from '../changes/AttachModePicker';
 
 export interface FolderBrowserProps {
-  readOnly: boolean;
+  mode: AttachMode;
   onChoose(path: string): void;
   onClose(): void;
 }
 
-export function FolderBrowserDialog({ readOnly, onChoose, onClose }: FolderBrowserProps) {
+export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserProps) {
   const { api } = useServices();
   const [listing, setListing] = useState<DirectoryListing | null>(null);
   const [pathInput, setPathInput] = useState('');
@@ -88,7 +89,7 @@ export function FolderBrowserDialog({ readOnly, onChoose, onClose }: FolderBrows
         {listing && listing.entries.length === 0 && <p className="muted">No folders in here.</p>}
       </div>
       <p className="muted">
-        The chat will see <strong>{chosen || 'the folder'}</strong> {readOnly ? 'read-only' : 'and may change or delete anything in it'}.
+        The chat will see <strong>{chosen || 'the folder'}</strong> {modeSentence(mode)}.
       </p>
       <div className="dialog-buttons">
         <button type="button" onClick={onClose}>

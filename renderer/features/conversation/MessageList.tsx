@@ -15,6 +15,7 @@ const STICK_THRESHOLD = 48;
 export function MessageList({ messages, running }: { messages: readonly AgentMessage[]; running: boolean }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const tree = useMemo(() => buildTree(messages), [messages]);
+  const turnEnds = useMemo(() => endsOfTurns(tree.top), [tree]);
   // Read from the scroll position itself on each scroll: the virtualizer re-renders only when
   // its window of rows changes, which a few pixels of scrolling may not do.
   const [atEnd, setAtEnd] = useState(true);
@@ -60,7 +61,7 @@ export function MessageList({ messages, running }: { messages: readonly AgentMes
                 className="message-row"
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                <MessageView message={message} tree={tree} posinset={item.index + 1} setsize={top.length} />
+                <MessageView message={message} tree={tree} posinset={item.index + 1} setsize={top.length} turnOf={turnEnds.get(message.id) ?? null} />
               </div>
             );
           })}
@@ -73,4 +74,19 @@ export function MessageList({ messages, running }: { messages: readonly AgentMes
       )}
     </div>
   );
+}
+
+/**
+ * Which top-level message ends which turn: a turn starts at the user's message and ends at the
+ * message before the next one of theirs. Maps the last message's id to the user's message's id.
+ */
+export function endsOfTurns(top: readonly AgentMessage[]): Map<string, string> {
+  const ends = new Map<string, string>();
+  let start: string | null = null;
+  top.forEach((m, i) => {
+    if (m.role === 'user') start = m.id;
+    const next = top[i + 1];
+    if (start !== null && (next === undefined || next.role === 'user')) ends.set(m.id, start);
+  });
+  return ends;
 }

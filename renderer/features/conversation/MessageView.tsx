@@ -4,6 +4,7 @@
  */
 import { memo } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
+import { TurnChanges } from '../changes/TurnChanges';
 import { MarkdownText, useThrottledText } from './Markdown';
 import { ToolCallCard } from './ToolCallCard';
 import { sameSubtree, subagentOf, type ConversationTree } from './tree';
@@ -14,6 +15,8 @@ export interface MessageViewProps {
   /** Its place in the feed (1-based) and the feed's length; none when nested. */
   posinset?: number;
   setsize?: number;
+  /** When this message ends a turn: the id of the user's message that started it. */
+  turnOf?: string | null;
 }
 
 function label(message: AgentMessage): string {
@@ -22,7 +25,7 @@ function label(message: AgentMessage): string {
   return message.role === 'user' ? 'You' : 'Assistant';
 }
 
-export const MessageView = memo(function MessageView({ message, tree, posinset, setsize }: MessageViewProps) {
+export const MessageView = memo(function MessageView({ message, tree, posinset, setsize, turnOf = null }: MessageViewProps) {
   const name = label(message);
   const streaming = !message.done;
   const text = useThrottledText(message.content, streaming);
@@ -60,6 +63,7 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
         );
       })}
       {streaming && <span className="typing" aria-hidden="true" />}
+      {turnOf !== null && <TurnChanges chatId={message.chatId} turnMessageId={turnOf} />}
     </article>
   );
 }, sameView);
@@ -73,6 +77,7 @@ function sameView(prev: MessageViewProps, next: MessageViewProps): boolean {
     prev.message === next.message &&
     prev.posinset === next.posinset &&
     prev.setsize === next.setsize &&
+    prev.turnOf === next.turnOf &&
     sameSubtree(prev.tree, next.tree, next.message)
   );
 }

@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useServices } from '../../app/context';
+import { ChangedCountBadge } from '../changes/ChangedCountBadge';
 
 export function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selected: boolean; onDelete(): void }) {
   const { stores } = useServices();
@@ -22,6 +23,7 @@ export function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selecte
           {chat.title}
         </button>
       )}
+      <ChangedCountBadge chat={chat} />
       {selected && !renaming && (
         <span className="chat-actions">
           <button type="button" className="small" aria-label="Rename chat" title="Rename chat" onClick={() => setRenaming(true)}>

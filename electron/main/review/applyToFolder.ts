@@ -1,0 +1,124 @@
+/**
+ * Writes chosen changes into the user's folder, all or nothing, never through a link: every
+ * leading folder is checked with lstat (a link there is refused, not followed), every file is
+ * written to a new temporary name and renamed over its target, and a failure half-way puts
+ * back what was already replaced.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BerthError } from '../../../shared/errors.js';
+
+export type FolderWrite =
+  | { kind: 'file'; path: string; content: Buffer; executable: boolean }
+  | { kind: 'symlink'; path: string; target: string }
+  | { kind: 'delete'; path: string };
+
+/** Why a relative path cannot be written under root without following a link, or null. */
+export function leadingLinkProblem(root: string, rel: string): string | null {
+  const parts = rel.split('/');
+  let cur = root;
+  for (const part of parts.slice(0, -1)) {
+    cur = path.join(cur, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(cur);
+    } catch {
+      return null; // missing from here on: created as real folders
+    }
+    if (st.isSymbolicLink()) return `"${path.relative(root, cur)}" in your folder is a link; Berth never writes through links.`;
+    if (!st.isDirectory()) return `"${path.relative(root, cur)}" in your folder is a file, not a folder.`;
+  }
+  const last = path.join(root, rel);
+  try {
+    const st = fs.lstatSync(last);
+    if (st.isDirectory()) return `"${rel}" in your folder is a folder; Berth does not replace folders.`;
+  } catch {
+    /* new */
+  }
+  return null;
+}
+
+/** Creates the missing leading folders one by one (never following a link); returns those it made. */
+function makeParents(root: string, rel: string, made: string[]): void {
+  let cur = root;
+  for (const part of rel.split('/').slice(0, -1)) {
+    cur = path.join(cur, part);
+    try {
+      fs.mkdirSync(cur);
+      made.push(cur);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!fs.lstatSync(cur).isDirectory()) throw new Error(`${cur} is not a folder`, { cause: error });
+    }
+  }
+}
+
+export function applyWrites(root: string, writes: readonly FolderWrite[]): void {
+  const tag = `.berth-apply-${randomBytes(4).toString('hex')}`;
+  const staged: { target: string; temp: string | null }[] = [];
+  const madeDirs: string[] = [];
+  const backups: { target: string; backup: string }[] = [];
+  const done: string[] = [];
+  try {
+    // 1. Everything new is written beside its target first; nothing visible changes yet.
+    for (const w of writes) {
+      const problem = leadingLinkProblem(root, w.path);
+      if (problem) throw new Error(problem);
+      const target = path.join(root, w.path);
+      if (w.kind === 'delete') {
+        staged.push({ target, temp: null });
+        continue;
+      }
+      makeParents(root, w.path, madeDirs);
+      const temp = `${target}${tag}`;
+      if (w.kind === 'symlink') fs.symlinkSync(w.target, temp);
+      else {
+        const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, w.executable ? 0o755 : 0o644);
+        try {
+          fs.writeSync(fd, w.content);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+      staged.push({ target, temp });
+    }
+    // 2. Old versions move aside, new ones take their place (renames replace links, never follow them).
+    for (const s of staged) {
+      let exists = true;
+      try {
+        fs.lstatSync(s.target);
+      } catch {
+        exists = false;
+      }
+      if (exists) {
+        const backup = `${s.target}${tag}.old`;
+        fs.renameSync(s.target, backup);
+        backups.push({ target: s.target, backup });
+      }
+      if (s.temp) {
+        fs.renameSync(s.temp, s.target);
+        done.push(s.target);
+      }
+    }
+  } catch (error) {
+    for (const t of done) fs.rmSync(t, { force: true });
+    for (const b of backups.reverse()) {
+      try {
+        fs.renameSync(b.backup, b.target);
+      } catch {
+        /* best effort */
+      }
+    }
+    for (const s of staged) if (s.temp) fs.rmSync(s.temp, { force: true });
+    for (const d of madeDirs.reverse()) {
+      try {
+        fs.rmdirSync(d);
+      } catch {
+        /* not empty: something else is in it now */
+      }
+    }
+    throw new BerthError('review_failed', `Nothing was applied: ${(error as Error).message}`, { hint: 'Fix what the message names in your folder and apply again.' });
+  }
+  for (const b of backups) fs.rmSync(b.backup, { force: true });
+}

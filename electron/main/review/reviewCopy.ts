@@ -1,0 +1,402 @@
+/**
+ * One chat's copy of one folder attached in Review mode, and Berth's tracking repository beside
+ * it. Layout, under <data dir>/review/<copy id>/ (never mounted, except work/):
+ *   work/        the copy the chat sees at /workspace/...; for a git repository it has its own
+ *                .git (branch berth/<chat>, the user's objects shared read-only through an
+ *                alternates path that only exists inside the container)
+ *   track.git/   Berth's own bare repository: the copy's work tree is only ever read and written
+ *                through it, so nothing the chat writes into work/.git is ever read by Berth.
+ *                Its objects borrow the user's (alternates, read-only use); its refs hold the
+ *                base (the folder as it was copied) and the checkpoints.
+ *   meta.json    what the copy is (kind, base, what was left out).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BerthError } from '../../../shared/errors.js';
+import { REVIEW_LIMITS, type CopyContents, type ReviewCopyInfo } from '../../../shared/review.js';
+import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
+import { git, gitText, gitZ, type GitOptions } from './git.js';
+
+export interface CopyMeta {
+  copyId: string;
+  chatId: string;
+  hostPath: string;
+  kind: 'git' | 'folder';
+  branch: string | null;
+  /** The user's HEAD when the copy was made. */
+  headCommit: string | null;
+  /** The user's git common dir (kind 'git'). */
+  userGitDir: string | null;
+  userObjects: string | null;
+  /** The tree of the folder as last taken in (made, discarded, refreshed, applied). */
+  baseTree: string;
+  uncommittedFiles: string[];
+  uncommittedCount: number;
+  contents: CopyContents;
+  excludedSecrets: string[];
+  fileCount: number;
+  createdAt: number;
+  /** The last commit Berth put on berth/<chat> in the user's repository. */
+  exportedCommit: string | null;
+}
+
+export type Progress = (phase: 'scanning' | 'copying' | 'indexing' | 'done', files: number, total: number | null, message: string) => void;
+
+/** The container path at which a git copy's borrowed objects are mounted read-only. */
+export function objectsTargetFor(copyId: string): string {
+  return `/.berth-git/${copyId}`;
+}
+
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+export class ReviewCopy {
+  constructor(readonly dir: string, public meta: CopyMeta) {}
+
+  get workDir(): string {
+    return path.join(this.dir, 'work');
+  }
+  get trackDir(): string {
+    return path.join(this.dir, 'track.git');
+  }
+  /** git on the copy: Berth's repository, the copy as work tree, Berth's index. */
+  private copyGit(): GitOptions {
+    return { gitDir: this.trackDir, workTree: this.workDir, indexFile: path.join(this.trackDir, 'index') };
+  }
+  /** git on the user's folder, through Berth's repository and a separate index (a cache of the folder's stat data). */
+  private userGit(): GitOptions {
+    return { gitDir: this.trackDir, workTree: this.meta.hostPath, indexFile: path.join(this.trackDir, 'user-index') };
+  }
+
+  saveMeta(): void {
+    const file = path.join(this.dir, 'meta.json');
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(this.meta, null, 1));
+    fs.renameSync(`${file}.tmp`, file);
+  }
+
+  static load(dir: string): ReviewCopy | null {
+    try {
+      return new ReviewCopy(dir, JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as CopyMeta);
+    } catch {
+      return null;
+    }
+  }
+
+  info(changedCount: number): ReviewCopyInfo {
+    const m = this.meta;
+    return {
+      kind: m.kind, branch: m.branch, baseCommit: m.headCommit, uncommittedFiles: m.uncommittedFiles.slice(0, 200),
+      uncommittedCount: m.uncommittedCount, contents: m.contents, excludedSecrets: m.excludedSecrets, fileCount: m.fileCount,
+      createdAt: m.createdAt, changedCount,
+    };
+  }
+
+  // ---------- snapshots ----------
+
+  /** Files git would add that are over the size limit: listed, never hashed. */
+  private async largeFiles(opts: GitOptions, root: string, candidates?: readonly string[]): Promise<string[]> {
+    const args = ['ls-files', '-z', '-o', '-m'];
+    if (this.meta.kind === 'git') args.push('--exclude-standard');
+    const paths = candidates ?? (await gitZ(args, opts));
+    const large: string[] = [];
+    for (const p of new Set(paths)) {
+      try {
+        const st = fs.lstatSync(path.join(root, p));
+        if (st.isFile() && st.size > REVIEW_LIMITS.maxTrackedFileBytes) large.push(p);
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+    return large;
+  }
+
+  /** Takes the state of a work tree (the copy, or the user's folder) into an index; returns its tree and the files left out as too large. */
+  private async snapshotWith(opts: GitOptions, root: string, exclude: readonly string[] = [], candidates?: readonly string[]): Promise<{ tree: string; large: string[] }> {
+    const large = await this.largeFiles(opts, root, candidates);
+    const pathspec = ['.', ...[...large, ...exclude].map((p) => `:(exclude,literal)${p}`)];
+    const add = ['add', '-A', '--ignore-errors'];
+    if (this.meta.kind === 'folder') add.push('-f');
+    await git([...add, '--', ...pathspec], { ...opts, okCodes: [1] });
+    const tree = await gitText(['write-tree'], opts);
+    return { tree, large };
+  }
+
+  /** The copy as it is now. */
+  snapshot(): Promise<{ tree: string; large: string[] }> {
+    return this.snapshotWith(this.copyGit(), this.workDir);
+  }
+
+  /** The user's folder as it is now (secrets left out of the copy stay left out). */
+  async userSnapshot(): Promise<{ tree: string; large: string[] }> {
+    const index = path.join(this.trackDir, 'user-index');
+    if (!fs.existsSync(index)) await git(['read-tree', this.meta.baseTree], this.userGit());
+    return this.snapshotWith(this.userGit(), this.meta.hostPath, this.meta.excludedSecrets);
+  }
+
+  async diff(from: string, to: string): Promise<RawChange[]> {
+    return parseRawDiff(await gitZ(['diff-tree', '-r', '-z', '--raw', '-M', '--no-ext-diff', '--no-textconv', from, to], this.copyGit()));
+  }
+
+  async commit(tree: string, parent: string | null, message: string): Promise<string> {
+    const args = ['commit-tree', tree, '-m', message];
+    if (parent) args.push('-p', parent);
+    return gitText(args, this.copyGit());
+  }
+
+  async setRef(ref: string, oid: string): Promise<void> {
+    await git(['update-ref', ref, oid], this.copyGit());
+  }
+
+  /** Sizes of blobs, by id. */
+  async blobSizes(oids: readonly string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    if (oids.length === 0) return sizes;
+    const out = await gitText(['cat-file', '--batch-check=%(objectname) %(objectsize)'], { ...this.copyGit(), input: `${oids.join('\n')}\n` });
+    for (const line of out.split('\n')) {
+      const [oid, size] = line.split(' ');
+      if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
+    }
+    return sizes;
+  }
+
+  async blob(oid: string): Promise<Buffer> {
+    return (await git(['cat-file', 'blob', oid], this.copyGit())).stdout;
+  }
+
+  async patch(from: string, to: string, paths: readonly string[]): Promise<string> {
+    if (paths.length === 0) return '';
+    const out = await git(
+      ['diff-tree', '-r', '-p', '-M', '--no-ext-diff', '--no-textconv', '--no-color', from, to, '--', ...paths.map((p) => `:(literal)${p}`)],
+      { ...this.copyGit(), maxOutput: 256 * 1024 * 1024 },
+    );
+    return out.stdout.toString('utf8');
+  }
+
+  /** A tree made from `base` with the entries of `paths` taken from `source` (or removed where `source` lacks them). */
+  async compose(base: string, source: string, changes: readonly RawChange[]): Promise<string> {
+    const index = path.join(this.trackDir, `compose-${randomBytes(4).toString('hex')}`);
+    const opts = { gitDir: this.trackDir, indexFile: index };
+    try {
+      await git(['read-tree', base], opts);
+      const lines: string[] = [];
+      for (const c of changes) {
+        if (c.oldPath) lines.push(`0 ${'0'.repeat(40)}\t${c.oldPath}`);
+        if (c.status === 'deleted') lines.push(`0 ${'0'.repeat(40)}\t${c.path}`);
+        else lines.push(`${c.newMode} ${c.newOid}\t${c.path}`);
+      }
+      void source;
+      if (lines.length) await git(['update-index', '-z', '--index-info'], { ...opts, input: lines.map((l) => `${l}\0`).join('') });
+      return await gitText(['write-tree'], opts);
+    } finally {
+      fs.rmSync(index, { force: true });
+    }
+  }
+
+  /** Makes the copy's files match a tree (the sandbox must be stopped: Berth writes into the copy). */
+  async resetWorkTo(tree: string): Promise<void> {
+    await this.snapshot();
+    await git(['read-tree', '-u', '--reset', tree], this.copyGit());
+  }
+
+  // ---------- making a copy ----------
+
+  static async create(input: {
+    dir: string;
+    chatId: string;
+    hostPath: string;
+    branch: string;
+    contents: CopyContents;
+    owner: { uid: number; gid: number } | null;
+    now: number;
+    progress: Progress;
+  }): Promise<ReviewCopy> {
+    const { dir, hostPath } = input;
+    fs.mkdirSync(path.join(dir, 'work'), { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
+    const copyId = path.basename(dir);
+    const userGitDir = await userRepository(hostPath);
+    await git(['init', '-q', '--bare', '--template=', path.join(dir, 'track.git')], { cwd: dir });
+    const meta: CopyMeta = {
+      copyId, chatId: input.chatId, hostPath, kind: userGitDir ? 'git' : 'folder', branch: userGitDir ? input.branch : null,
+      headCommit: null, userGitDir: userGitDir?.common ?? null, userObjects: null, baseTree: EMPTY_TREE, uncommittedFiles: [],
+      uncommittedCount: 0, contents: input.contents, excludedSecrets: [], fileCount: 0, createdAt: input.now, exportedCommit: null,
+    };
+    const copy = new ReviewCopy(dir, meta);
+    try {
+      if (userGitDir) await copy.populateFromRepo(userGitDir, input.progress);
+      else await copy.populateFromFolder(input.progress);
+      if (input.owner) await chownTree(copy.workDir, input.owner);
+      copy.saveMeta();
+      input.progress('done', meta.fileCount, meta.fileCount, 'The copy is ready.');
+      return copy;
+    } catch (error) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private async populateFromRepo(repo: { gitDir: string; common: string }, progress: Progress): Promise<void> {
+    const m = this.meta;
+    const userOpts: GitOptions = { cwd: m.hostPath, config: [`safe.directory=${m.hostPath}`] };
+    m.userObjects = path.join(repo.common, 'objects');
+    fs.mkdirSync(path.join(this.trackDir, 'objects', 'info'), { recursive: true });
+    fs.writeFileSync(path.join(this.trackDir, 'objects', 'info', 'alternates'), `${m.userObjects}\n`);
+    // The user's own excludes (.git/info/exclude) keep meaning the same in the copy.
+    try {
+      fs.mkdirSync(path.join(this.trackDir, 'info'), { recursive: true });
+      fs.copyFileSync(path.join(repo.common, 'info', 'exclude'), path.join(this.trackDir, 'info', 'exclude'));
+    } catch {
+      /* none */
+    }
+    progress('scanning', 0, null, 'Reading the repository’s state…');
+    m.headCommit = (await git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { ...userOpts, okCodes: [1] })).stdout.toString().trim() || null;
+    // The user's index already knows which files are unchanged: start from it, so only changed files are hashed.
+    const userIndex = path.join(this.trackDir, 'user-index');
+    try {
+      fs.copyFileSync(path.join(repo.gitDir, 'index'), userIndex);
+    } catch {
+      /* no index yet */
+    }
+    if (!fs.existsSync(userIndex)) await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
+    progress('indexing', 0, null, 'Taking in your uncommitted changes…');
+    const untrackedNow = () => gitZ(['ls-files', '-z', '-o', '--exclude-standard'], this.userGit());
+    let untracked: string[];
+    try {
+      untracked = await untrackedNow();
+    } catch {
+      // An index git cannot reuse here (split index, another version): start from HEAD.
+      fs.rmSync(userIndex, { force: true });
+      await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
+      untracked = await untrackedNow();
+    }
+    const { excluded } = partitionSecrets(untracked, m.contents.include);
+    m.excludedSecrets = excluded;
+    const modified = await gitZ(['ls-files', '-z', '-m'], this.userGit());
+    const snap = await this.snapshotWith(this.userGit(), m.hostPath, excluded, [...untracked, ...modified]);
+    // What the copy starts with beyond HEAD: the user's uncommitted changes, named for the UI.
+    const extra = parseRawDiff(await gitZ(['diff-tree', '-r', '-z', '--raw', '--no-renames', m.headCommit ?? EMPTY_TREE, snap.tree], this.userGit()));
+    m.uncommittedFiles = extra.map((c) => c.path).sort();
+    m.uncommittedCount = m.uncommittedFiles.length;
+    m.baseTree = snap.tree;
+    progress('copying', 0, null, 'Checking out the copy…');
+    const trackOpts = this.copyGit();
+    await git(['read-tree', m.baseTree], trackOpts);
+    await git(['checkout-index', '-a', '-f', '-q'], trackOpts);
+    m.fileCount = (await gitZ(['ls-files', '--cached', '-z'], trackOpts)).length;
+    if (m.contents.ignored) await this.copyIgnored(userOpts, progress);
+    await this.makeSandboxRepo();
+  }
+
+  /** Files git ignores (node_modules, build output), when the user asked for them: never secret-looking ones unless named. */
+  private async copyIgnored(userOpts: GitOptions, progress: Progress): Promise<void> {
+    const m = this.meta;
+    const ignored = await gitZ(['ls-files', '-z', '-o', '-i', '--exclude-standard'], userOpts);
+    if (m.fileCount + ignored.length > REVIEW_LIMITS.maxCopyFiles) throw tooManyFiles(m.hostPath);
+    const { keep, excluded } = partitionSecrets(ignored, m.contents.include);
+    m.excludedSecrets.push(...excluded);
+    let n = 0;
+    for (const rel of keep) {
+      copyEntry(path.join(m.hostPath, rel), path.join(this.workDir, rel));
+      if (++n % 500 === 0) progress('copying', n, keep.length, `Copying ignored files: ${n} of ${keep.length}`);
+    }
+    m.fileCount += keep.length;
+  }
+
+  /** The copy's own .git, which the chat owns: branch berth/<chat> at the user's HEAD, objects borrowed read-only. */
+  private async makeSandboxRepo(): Promise<void> {
+    const m = this.meta;
+    const dotGit = path.join(this.workDir, '.git');
+    for (const d of ['objects/info', 'objects/pack', 'refs/heads/berth', 'refs/tags', 'info']) fs.mkdirSync(path.join(dotGit, d), { recursive: true });
+    fs.writeFileSync(path.join(dotGit, 'HEAD'), `ref: refs/heads/${m.branch}\n`);
+    fs.writeFileSync(
+      path.join(dotGit, 'config'),
+      '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tcheckStat = minimal\n\ttrustctime = false\n',
+    );
+    fs.writeFileSync(path.join(dotGit, 'objects', 'info', 'alternates'), `${objectsTargetFor(m.copyId)}\n`);
+    try {
+      fs.copyFileSync(path.join(this.trackDir, 'info', 'exclude'), path.join(dotGit, 'info', 'exclude'));
+    } catch {
+      /* none */
+    }
+    if (!m.headCommit) return;
+    fs.writeFileSync(path.join(dotGit, 'refs', 'heads', `${m.branch}`), `${m.headCommit}\n`);
+    // The index of HEAD, keeping the stat data of files that match it, so `git status` inside is fast.
+    const tmp = path.join(this.trackDir, 'sandbox-index');
+    fs.copyFileSync(path.join(this.trackDir, 'index'), tmp);
+    await git(['read-tree', '--reset', m.headCommit], { ...this.copyGit(), indexFile: tmp });
+    fs.renameSync(tmp, path.join(dotGit, 'index'));
+  }
+
+  private async populateFromFolder(progress: Progress): Promise<void> {
+    const m = this.meta;
+    progress('scanning', 0, null, 'Counting files…');
+    const entries = scanFolder(m.hostPath);
+    const { keep, excluded } = partitionSecrets(entries, m.contents.include);
+    m.excludedSecrets = excluded;
+    let n = 0;
+    for (const rel of keep) {
+      copyEntry(path.join(m.hostPath, rel), path.join(this.workDir, rel));
+      if (++n % 500 === 0) progress('copying', n, keep.length, `Copying: ${n} of ${keep.length} files`);
+    }
+    m.fileCount = keep.length;
+    progress('indexing', n, keep.length, 'Recording the starting point…');
+    const snap = await this.snapshot();
+    m.baseTree = snap.tree;
+    // Same files, same mtimes: the copy's index is a valid cache of the user's folder too.
+    fs.copyFileSync(path.join(this.trackDir, 'index'), path.join(this.trackDir, 'user-index'));
+  }
+}
+
+function tooManyFiles(hostPath: string, limit: number = REVIEW_LIMITS.maxCopyFiles): BerthError {
+  return new BerthError('review_too_large', `"${hostPath}" holds more than ${limit.toLocaleString('en-US')} files, more than a Review-mode copy takes.`, {
+    hint: 'Attach a smaller folder, or attach this one read-write or read-only.',
+  });
+}
+
+/** Every file and link under a folder (relative paths), never following links; refuses more than the limit. */
+export function scanFolder(root: string, limit: number = REVIEW_LIMITS.maxCopyFiles): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isDirectory()) walk(r);
+      else if (d.isFile() || d.isSymbolicLink()) {
+        out.push(r);
+        if (out.length > limit) throw tooManyFiles(root, limit);
+      }
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** Copies one file (copy-on-write where the filesystem can) or link (as a link), keeping mtime and mode. */
+function copyEntry(from: string, to: string): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const st = fs.lstatSync(from);
+  if (st.isSymbolicLink()) {
+    fs.symlinkSync(fs.readlinkSync(from), to);
+    return;
+  }
+  if (!st.isFile()) return;
+  fs.copyFileSync(from, to, fs.constants.COPYFILE_FICLONE);
+  fs.chmodSync(to, st.mode & 0o777);
+  fs.utimesSync(to, st.atime, st.mtime);
+}
+
+async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root]);
+  if (r.status !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${r.stderr.toString().trim()}.`);
+}
+
+/** The user's repository when the folder is the top of one: its git dir and common dir; null for a plain folder. */
+async function userRepository(hostPath: string): Promise<{ gitDir: string; common: string } | null> {
+  if (!fs.existsSync(path.join(hostPath, '.git'))) return null;
+  const opts: GitOptions = { cwd: hostPath, config: [`safe.directory=${hostPath}`], okCodes: [128] };
+  const r = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], opts);
+  if (r.code !== 0) return null;
+  const [top, gitDir, common] = r.stdout.toString('utf8').trim().split('\n') as [string, string, string];
+  if (fs.realpathSync(top) !== fs.realpathSync(hostPath)) return null;
+  return { gitDir, common: path.resolve(hostPath, common) };
+}

@@ -1,0 +1,576 @@
+/**
+ * Review mode, per chat: the copies of its Review-mode attachments, their changes, apply,
+ * discard, refresh, checkpoints and undo, and the live count of changed files.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BerthError } from '../../../shared/errors.js';
+import {
+  REVIEW_LIMITS, type ApplyProblem, type Checkpoint, type CopyChanges, type CopyContents, type FileChange,
+} from '../../../shared/review.js';
+import type { EventHub } from '../events.js';
+import {
+  GITLINK_MODE, NULL_OID, SYMLINK_MODE, applyProblems, branchNameFor, selectChanges, touchedPaths, type ApplyCandidate, type RawChange,
+} from '../policy/reviewPolicy.js';
+import type { Clock } from '../base/clock.js';
+import { applyWrites, type FolderWrite } from './applyToFolder.js';
+import { git, gitText } from './git.js';
+import { ReviewCopy, objectsTargetFor } from './reviewCopy.js';
+
+interface StoredCheckpoint {
+  id: string;
+  chatId: string;
+  reason: Checkpoint['reason'];
+  messageId: string | null;
+  label: string;
+  createdAt: number;
+  /** copy id → commit in that copy's tracking repository */
+  commits: Record<string, string>;
+}
+
+export interface ReviewAttachment {
+  hostPath: string;
+  containerPath: string | null;
+}
+
+export interface ReviewDeps {
+  dataDir: string;
+  events: EventHub;
+  clock: Clock;
+  /** The chat's Review-mode attachments, in order. */
+  attachments: (chatId: string) => ReviewAttachment[];
+  /** Stops the chat's sandbox, so nothing in it races Berth writing into its copies. */
+  stopSandbox: (chatId: string) => Promise<void>;
+  chatTitle: (chatId: string) => string;
+}
+
+const COUNT_DEBOUNCE_MS = 400;
+
+export class ReviewService {
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly counts = new Map<string, number>();
+  private readonly countTimers = new Map<string, unknown>();
+
+  constructor(private readonly deps: ReviewDeps) {}
+
+  get root(): string {
+    return path.join(this.deps.dataDir, 'review');
+  }
+
+  copyDirFor(chatId: string, hostPath: string): string {
+    const id = createHash('sha256').update(`${chatId}\0${hostPath}`).digest('hex').slice(0, 24);
+    return path.join(this.root, id);
+  }
+
+  copyFor(chatId: string, hostPath: string): ReviewCopy | null {
+    return ReviewCopy.load(this.copyDirFor(chatId, hostPath));
+  }
+
+  private requireCopy(chatId: string, hostPath: string): ReviewCopy {
+    const att = this.deps.attachments(chatId).find((a) => a.hostPath === hostPath);
+    const copy = att ? this.copyFor(chatId, hostPath) : null;
+    if (!copy) throw new BerthError('not_found', `"${hostPath}" is not attached to this chat in Review mode.`, { hint: 'Pick one of the chat’s Review-mode folders.' });
+    return copy;
+  }
+
+  private copies(chatId: string): { copy: ReviewCopy; att: ReviewAttachment }[] {
+    return this.deps.attachments(chatId).flatMap((att) => {
+      const copy = this.copyFor(chatId, att.hostPath);
+      return copy ? [{ copy, att }] : [];
+    });
+  }
+
+  /** One review operation per chat at a time (checkpoints, applies, undos never interleave). */
+  private serial<T>(chatId: string, work: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(chatId) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const settled = next.then(() => undefined, () => undefined);
+    this.locks.set(chatId, settled);
+    void settled.then(() => {
+      if (this.locks.get(chatId) === settled) this.locks.delete(chatId);
+    });
+    return next;
+  }
+
+  // ---------- making and removing copies ----------
+
+  async create(chatId: string, hostPath: string, contents: CopyContents, owner: { uid: number; gid: number } | null): Promise<ReviewCopy> {
+    const dir = this.copyDirFor(chatId, hostPath);
+    const existing = ReviewCopy.load(dir);
+    if (existing) return existing;
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    return ReviewCopy.create({
+      dir, chatId, hostPath, branch: branchNameFor(chatId), contents, owner, now: this.deps.clock.now(),
+      progress: (phase, files, totalFiles, message) => this.deps.events.emit('review.progress', { chatId, hostPath, phase, files, totalFiles, message }),
+    });
+  }
+
+  /** Whether removing this copy would lose the chat's work. */
+  async hasChanges(chatId: string, hostPath: string): Promise<boolean> {
+    const copy = this.copyFor(chatId, hostPath);
+    if (!copy) return false;
+    const snap = await copy.snapshot();
+    return snap.tree !== copy.meta.baseTree || snap.large.length > 0;
+  }
+
+  remove(chatId: string, hostPath: string): void {
+    fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });
+  }
+
+  removeChat(chatId: string, hostPaths: readonly string[]): void {
+    for (const h of hostPaths) this.remove(chatId, h);
+    fs.rmSync(this.checkpointFile(chatId), { force: true });
+  }
+
+  /** What a Review-mode attachment mounts instead of the user's folder. */
+  mountSources(chatId: string, hostPath: string): { workDir: string; objects: { source: string; target: string } | null } | null {
+    const copy = this.copyFor(chatId, hostPath);
+    if (!copy) return null;
+    const objects = copy.meta.userObjects ? { source: copy.meta.userObjects, target: objectsTargetFor(copy.meta.copyId) } : null;
+    return { workDir: copy.workDir, objects };
+  }
+
+  // ---------- changes ----------
+
+  private async changesOf(copy: ReviewCopy, att: ReviewAttachment, diffs: boolean): Promise<CopyChanges> {
+    const snap = await copy.snapshot();
+    const raw = await copy.diff(copy.meta.baseTree, snap.tree);
+    const files = await this.describe(copy, raw, snap.large, diffs, snap.tree);
+    const counts = { added: 0, modified: 0, deleted: 0, renamed: 0, total: files.length };
+    for (const f of files) {
+      if (f.status === 'added') counts.added++;
+      else if (f.status === 'deleted') counts.deleted++;
+      else if (f.status === 'renamed') counts.renamed++;
+      else counts.modified++;
+    }
+    const truncated = files.length > REVIEW_LIMITS.maxListedFiles;
+    this.setCount(copy.meta.chatId, copy.meta.hostPath, files.length);
+    return {
+      hostPath: copy.meta.hostPath, containerPath: att.containerPath, kind: copy.meta.kind, branch: copy.meta.branch,
+      files: truncated ? files.slice(0, REVIEW_LIMITS.maxListedFiles) : files, counts, truncated, at: this.deps.clock.now(),
+    };
+  }
+
+  private async describe(copy: ReviewCopy, raw: RawChange[], large: string[], diffs: boolean, tree: string): Promise<FileChange[]> {
+    const oids = raw.flatMap((c) => [c.oldOid, c.newOid]).filter((o) => !NULL_OID.test(o));
+    const sizes = await copy.blobSizes([...new Set(oids)]);
+    const numstat = await this.numstat(copy, copy.meta.baseTree, tree);
+    const files: FileChange[] = raw.map((c) => {
+      const size = Math.max(sizes.get(c.oldOid) ?? 0, sizes.get(c.newOid) ?? 0);
+      const stat = numstat.get(c.path);
+      const binary = stat ? stat.binary : false;
+      return {
+        path: c.path, oldPath: c.oldPath, status: c.status, binary, tooLarge: size > REVIEW_LIMITS.maxDiffBytes,
+        symlink: c.newMode === SYMLINK_MODE || (c.status === 'deleted' && c.oldMode === SYMLINK_MODE),
+        additions: stat?.additions ?? null, deletions: stat?.deletions ?? null, diff: null, diffOmitted: false,
+      };
+    });
+    for (const p of large) {
+      files.push({ path: p, oldPath: null, status: 'modified', binary: false, tooLarge: true, symlink: false, additions: null, deletions: null, diff: null, diffOmitted: false });
+    }
+    if (diffs) {
+      let budget = REVIEW_LIMITS.maxInlineDiffBytes;
+      const wanted: FileChange[] = [];
+      for (const f of files) {
+        if (f.binary || f.tooLarge || f.status === 'modified' && large.includes(f.path)) continue;
+        const c = raw.find((r) => r.path === f.path);
+        const cost = c ? (sizes.get(c.oldOid) ?? 0) + (sizes.get(c.newOid) ?? 0) : 0;
+        if (cost > budget || wanted.length >= 2000) {
+          f.diffOmitted = true;
+          continue;
+        }
+        budget -= cost;
+        wanted.push(f);
+      }
+      const texts = await this.patches(copy, copy.meta.baseTree, tree, wanted);
+      for (const f of wanted) f.diff = texts.get(f.path) ?? null;
+    } else {
+      for (const f of files) if (!f.binary && !f.tooLarge) f.diffOmitted = true;
+    }
+    return files;
+  }
+
+  private async numstat(copy: ReviewCopy, from: string, to: string): Promise<Map<string, { additions: number | null; deletions: number | null; binary: boolean }>> {
+    const out = (await git(['diff-tree', '-r', '-z', '--numstat', '-M', '--no-ext-diff', '--no-textconv', from, to], {
+      gitDir: copy.trackDir,
+    })).stdout.toString('utf8');
+    const parts = out.split('\0');
+    const map = new Map<string, { additions: number | null; deletions: number | null; binary: boolean }>();
+    for (let i = 0; i < parts.length; i++) {
+      const line = parts[i] as string;
+      if (!line) continue;
+      const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(line);
+      if (!m) continue;
+      let p = m[3] as string;
+      if (p === '') {
+        // a rename: old path and new path follow
+        i += 2;
+        p = parts[i] as string;
+      }
+      const binary = m[1] === '-';
+      map.set(p, { additions: binary ? null : Number(m[1]), deletions: binary ? null : Number(m[2]), binary });
+    }
+    return map;
+  }
+
+  /** Unified diffs of the named files, from one git call split at each file's header. */
+  private async patches(copy: ReviewCopy, from: string, to: string, files: readonly FileChange[]): Promise<Map<string, string>> {
+    const map = new Map<string, string>();
+    if (files.length === 0) return map;
+    const paths = files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
+    const text = await copy.patch(from, to, paths);
+    const sections = text.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+    // diff-tree prints files in the same order as its raw output, which the list follows.
+    const ordered = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const byHeader = new Map<string, string>();
+    for (const s of sections) {
+      const header = s.slice(0, s.indexOf('\n'));
+      byHeader.set(header, s);
+    }
+    for (const f of ordered) {
+      const header = `diff --git a/${f.oldPath ?? f.path} b/${f.path}`;
+      const found = byHeader.get(header);
+      if (found !== undefined) map.set(f.path, found);
+    }
+    return map;
+  }
+
+  changes(chatId: string, hostPath: string | undefined, diffs: boolean): Promise<{ copies: CopyChanges[] }> {
+    return this.serial(chatId, async () => {
+      const list = this.copies(chatId).filter((c) => hostPath === undefined || c.att.hostPath === hostPath);
+      if (hostPath !== undefined && list.length === 0) this.requireCopy(chatId, hostPath);
+      const copies: CopyChanges[] = [];
+      for (const { copy, att } of list) copies.push(await this.changesOf(copy, att, diffs));
+      return { copies };
+    });
+  }
+
+  diff(chatId: string, hostPath: string, file: string): Promise<FileChange> {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      const snap = await copy.snapshot();
+      const raw = (await copy.diff(copy.meta.baseTree, snap.tree)).filter((c) => c.path === file || c.oldPath === file);
+      const large = snap.large.filter((p) => p === file);
+      if (raw.length === 0 && large.length === 0) throw new BerthError('not_found', `"${file}" has no changes in this chat's copy.`);
+      const [f] = await this.describe(copy, raw, large, false, snap.tree);
+      const change = f as FileChange;
+      if (!change.binary && !change.tooLarge) {
+        change.diff = (await this.patches(copy, copy.meta.baseTree, snap.tree, [change])).get(change.path) ?? null;
+        change.diffOmitted = false;
+      }
+      return change;
+    });
+  }
+
+  // ---------- live count ----------
+
+  private setCount(chatId: string, hostPath: string, n: number): void {
+    const key = `${chatId}\0${hostPath}`;
+    const before = this.totalCount(chatId);
+    this.counts.set(key, n);
+    const after = this.totalCount(chatId);
+    if (before !== after) this.deps.events.emit('review.changed', { chatId, count: after });
+  }
+
+  private totalCount(chatId: string): number {
+    let total = 0;
+    for (const [k, v] of this.counts) if (k.startsWith(`${chatId}\0`)) total += v;
+    return total;
+  }
+
+  /** The last known count of changed files of one copy (0 before the first look). */
+  knownCount(chatId: string, hostPath: string): number {
+    return this.counts.get(`${chatId}\0${hostPath}`) ?? 0;
+  }
+
+  /** Something may have written into the chat's copies (a command ended, terminal output): recount soon. */
+  touched(chatId: string): void {
+    if (this.countTimers.has(chatId) || this.copies(chatId).length === 0) return;
+    const timer = this.deps.clock.setTimeout(() => {
+      this.countTimers.delete(chatId);
+      void this.recount(chatId).catch(() => undefined);
+    }, COUNT_DEBOUNCE_MS);
+    this.countTimers.set(chatId, timer);
+  }
+
+  recount(chatId: string): Promise<number> {
+    return this.serial(chatId, async () => {
+      for (const { copy } of this.copies(chatId)) {
+        const snap = await copy.snapshot();
+        const raw = await copy.diff(copy.meta.baseTree, snap.tree);
+        this.setCount(chatId, copy.meta.hostPath, raw.length + snap.large.length);
+      }
+      return this.totalCount(chatId);
+    });
+  }
+
+  dispose(): void {
+    for (const t of this.countTimers.values()) this.deps.clock.clearTimeout(t);
+    this.countTimers.clear();
+  }
+
+  // ---------- apply ----------
+
+  apply(chatId: string, hostPath: string, mode: 'files' | 'branch' | 'uncommitted', files: readonly string[] | undefined) {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      const snap = await copy.snapshot();
+      const all = await copy.diff(copy.meta.baseTree, snap.tree);
+      const chosen = selectChanges(all, files);
+      const largeChosen = files ? snap.large.filter((p) => files.includes(p)) : snap.large;
+      if (files) {
+        const known = new Set([...all.flatMap(touchedPaths), ...snap.large]);
+        const unknown = files.filter((f) => !known.has(f));
+        if (unknown.length) throw new BerthError('invalid_request', `These files have no changes in the chat's copy: ${unknown.slice(0, 5).join(', ')}.`, { hint: 'Refresh the Changes panel and pick again.' });
+      }
+      if (chosen.length === 0 && largeChosen.length === 0) {
+        return { ok: true, applied: [], problems: [], branch: null, message: 'There is nothing to apply.' };
+      }
+      if (mode === 'branch') return this.applyAsBranch(copy, chosen, largeChosen);
+
+      const candidates: ApplyCandidate[] = [];
+      for (const c of chosen) {
+        const linkTarget = c.newMode === SYMLINK_MODE && c.status !== 'deleted' ? (await copy.blob(c.newOid)).toString('utf8') : null;
+        candidates.push({ ...c, tooLarge: false, linkTarget });
+      }
+      for (const p of largeChosen) {
+        candidates.push({ status: 'modified', path: p, oldPath: null, oldMode: '100644', newMode: '100644', oldOid: '', newOid: '', tooLarge: true, linkTarget: null });
+      }
+      const userNow = await copy.userSnapshot();
+      const userChanged = new Set([...(await copy.diff(copy.meta.baseTree, userNow.tree)).flatMap(touchedPaths), ...userNow.large]);
+      const problems: ApplyProblem[] = applyProblems(candidates, userChanged);
+      const { leadingLinkProblem } = await import('./applyToFolder.js');
+      if (problems.length === 0) {
+        for (const c of candidates) {
+          for (const p of touchedPaths(c)) {
+            const why = leadingLinkProblem(copy.meta.hostPath, p);
+            if (why) problems.push({ path: p, kind: 'unsafe_path', message: why });
+          }
+        }
+      }
+      if (problems.length > 0) {
+        return {
+          ok: false, applied: [], problems, branch: null,
+          message: `Nothing was applied: ${problems.length === 1 ? 'one file has a problem' : `${problems.length} problems`}. ${problems[0]?.message ?? ''}`,
+        };
+      }
+      const writes: FolderWrite[] = [];
+      for (const c of chosen) {
+        if (c.oldPath) writes.push({ kind: 'delete', path: c.oldPath });
+        if (c.status === 'deleted') writes.push({ kind: 'delete', path: c.path });
+        else if (c.newMode === SYMLINK_MODE) writes.push({ kind: 'symlink', path: c.path, target: (await copy.blob(c.newOid)).toString('utf8') });
+        else writes.push({ kind: 'file', path: c.path, content: await copy.blob(c.newOid), executable: c.newMode === '100755' });
+      }
+      applyWrites(copy.meta.hostPath, writes);
+      copy.meta.baseTree = await copy.compose(copy.meta.baseTree, snap.tree, chosen);
+      copy.saveMeta();
+      const applied = chosen.map((c) => c.path);
+      await this.recountCopy(copy);
+      return {
+        ok: true, applied, problems: [], branch: null,
+        message: `Applied ${applied.length} ${applied.length === 1 ? 'file' : 'files'} to ${copy.meta.hostPath}${copy.meta.kind === 'git' ? ' as uncommitted changes' : ''}.`,
+      };
+    });
+  }
+
+  private async recountCopy(copy: ReviewCopy): Promise<void> {
+    const snap = await copy.snapshot();
+    const raw = await copy.diff(copy.meta.baseTree, snap.tree);
+    this.setCount(copy.meta.chatId, copy.meta.hostPath, raw.length + snap.large.length);
+  }
+
+  /** Branch berth/<chat> in the user's repository: one commit on the user's HEAD (or on the last such commit), the user's files untouched. */
+  private async applyAsBranch(copy: ReviewCopy, chosen: RawChange[], large: string[]) {
+    const m = copy.meta;
+    if (m.kind !== 'git' || !m.userGitDir || !m.branch) {
+      throw new BerthError('invalid_request', `"${m.hostPath}" is not a git repository, so Berth cannot create a branch in it.`, { hint: 'Apply the files instead.' });
+    }
+    const problems: ApplyProblem[] = [];
+    for (const p of large) problems.push({ path: p, kind: 'too_large', message: `"${p}" is larger than Berth reviews; it cannot be applied from here.` });
+    for (const c of chosen) {
+      if (c.newMode === GITLINK_MODE) problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" is a nested git repository; Berth does not apply those.` });
+    }
+    if (problems.length) return { ok: false, applied: [], problems, branch: null, message: `Nothing was applied: ${problems[0]?.message}` };
+    const parent = m.exportedCommit ?? m.headCommit;
+    const parentTree = parent ? await gitText(['rev-parse', `${parent}^{tree}`], { gitDir: copy.trackDir }) : copy.meta.baseTree;
+    // The chosen changes on top of what the branch already holds.
+    const tree = await copy.compose(parentTree, '', chosen);
+    const title = this.deps.chatTitle(m.chatId).replace(/\s+/g, ' ').slice(0, 72);
+    const commit = await copy.commit(tree, parent, `Changes from the Berth chat "${title}"\n\n${chosen.map((c) => `${c.status}: ${c.path}`).slice(0, 200).join('\n')}\n`);
+    await copy.setRef('refs/heads/export', commit);
+    const userOpts = { gitDir: m.userGitDir, config: [`safe.directory=${m.userGitDir}`, `safe.directory=${m.hostPath}`] };
+    const existing = (await git(['rev-parse', '--verify', '-q', `refs/heads/${m.branch}`], { ...userOpts, okCodes: [1] })).stdout.toString().trim();
+    if (existing && existing !== m.exportedCommit) {
+      return {
+        ok: false, applied: [], branch: null,
+        problems: [{ path: m.branch, kind: 'conflict' as const, message: `Your repository already has a branch ${m.branch} that Berth did not make (or that moved since); Berth leaves it alone.` }],
+        message: `Nothing was applied: the branch ${m.branch} already exists in your repository.`,
+      };
+    }
+    await git(['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '-q', copy.trackDir, `refs/heads/export:refs/heads/${m.branch}`], userOpts);
+    m.exportedCommit = commit;
+    copy.saveMeta();
+    return {
+      ok: true, applied: chosen.map((c) => c.path), problems: [], branch: m.branch,
+      message: `Created branch ${m.branch} in your repository with ${chosen.length} changed ${chosen.length === 1 ? 'file' : 'files'}; merge it with your own tools.`,
+    };
+  }
+
+  // ---------- discard and refresh ----------
+
+  discard(chatId: string, hostPath: string) {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      await this.deps.stopSandbox(chatId);
+      const snap = await copy.snapshot();
+      const discarded = (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;
+      const userNow = await copy.userSnapshot();
+      for (const p of snap.large) fs.rmSync(path.join(copy.workDir, p), { force: true });
+      await copy.resetWorkTo(userNow.tree);
+      copy.meta.baseTree = userNow.tree;
+      copy.saveMeta();
+      await this.recountCopy(copy);
+      return { discarded, message: `Discarded ${discarded} changed ${discarded === 1 ? 'file' : 'files'}; the copy matches your folder again.` };
+    });
+  }
+
+  refresh(chatId: string, hostPath: string) {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      await this.deps.stopSandbox(chatId);
+      const snap = await copy.snapshot();
+      const chatChanged = new Set((await copy.diff(copy.meta.baseTree, snap.tree)).flatMap(touchedPaths));
+      const userNow = await copy.userSnapshot();
+      const userChanges = await copy.diff(copy.meta.baseTree, userNow.tree);
+      const conflicts = userChanges.filter((c) => touchedPaths(c).some((p) => chatChanged.has(p)));
+      const take = userChanges.filter((c) => !conflicts.includes(c));
+      if (take.length > 0) {
+        const next = await copy.compose(snap.tree, userNow.tree, take);
+        await copy.resetWorkTo(next);
+        copy.meta.baseTree = await copy.compose(copy.meta.baseTree, userNow.tree, take);
+        copy.saveMeta();
+      }
+      await this.recountCopy(copy);
+      const updated = take.map((c) => c.path);
+      const conflictPaths = conflicts.map((c) => c.path);
+      return {
+        updated, conflicts: conflictPaths,
+        message: `Brought in ${updated.length} ${updated.length === 1 ? 'file' : 'files'} from your folder.` +
+          (conflictPaths.length ? ` ${conflictPaths.length} changed both in your folder and in the chat; the chat's versions are kept: ${conflictPaths.slice(0, 5).join(', ')}.` : ''),
+      };
+    });
+  }
+
+  // ---------- checkpoints ----------
+
+  private checkpointFile(chatId: string): string {
+    return path.join(this.root, 'checkpoints', `${createHash('sha256').update(chatId).digest('hex').slice(0, 24)}.json`);
+  }
+
+  private loadCheckpoints(chatId: string): StoredCheckpoint[] {
+    try {
+      return JSON.parse(fs.readFileSync(this.checkpointFile(chatId), 'utf8')) as StoredCheckpoint[];
+    } catch {
+      return [];
+    }
+  }
+
+  private saveCheckpoints(chatId: string, list: StoredCheckpoint[]): void {
+    const file = this.checkpointFile(chatId);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(list));
+    fs.renameSync(`${file}.tmp`, file);
+  }
+
+  private async record(chatId: string, reason: Checkpoint['reason'], messageId: string | null, label: string): Promise<StoredCheckpoint> {
+    const list = this.loadCheckpoints(chatId);
+    const commits: Record<string, string> = {};
+    for (const { copy } of this.copies(chatId)) {
+      const snap = await copy.snapshot();
+      const prev = [...list].reverse().find((c) => c.commits[copy.meta.copyId])?.commits[copy.meta.copyId] ?? null;
+      const commit = await copy.commit(snap.tree, prev, label || reason);
+      await copy.setRef(`refs/berth/checkpoints/${list.length}`, commit);
+      commits[copy.meta.copyId] = commit;
+    }
+    const cp: StoredCheckpoint = { id: randomUUID(), chatId, reason, messageId, label, createdAt: this.deps.clock.now(), commits };
+    list.push(cp);
+    this.saveCheckpoints(chatId, list);
+    return cp;
+  }
+
+  checkpoint(chatId: string, reason: 'turn' | 'manual', messageId: string | null, label?: string): Promise<Checkpoint> {
+    return this.serial(chatId, async () => {
+      const cp = await this.record(chatId, reason, messageId, label ?? (reason === 'turn' ? 'Before an agent turn' : 'Checkpoint'));
+      return { ...this.view(cp), changedFiles: [] };
+    });
+  }
+
+  /** Whether the chat has any Review-mode copy (agent turns checkpoint only then). */
+  hasCopies(chatId: string): boolean {
+    return this.copies(chatId).length > 0;
+  }
+
+  private view(cp: StoredCheckpoint): Omit<Checkpoint, 'changedFiles'> {
+    return { id: cp.id, chatId: cp.chatId, reason: cp.reason, messageId: cp.messageId, label: cp.label, createdAt: cp.createdAt };
+  }
+
+  checkpoints(chatId: string): Promise<{ checkpoints: Checkpoint[] }> {
+    return this.serial(chatId, async () => {
+      const list = this.loadCheckpoints(chatId);
+      const copies = this.copies(chatId);
+      const now = new Map<string, string>();
+      for (const { copy } of copies) now.set(copy.meta.copyId, (await copy.snapshot()).tree);
+      const out: Checkpoint[] = [];
+      for (const [i, cp] of list.entries()) {
+        const changed = new Set<string>();
+        for (const { copy, att } of copies) {
+          const from = cp.commits[copy.meta.copyId];
+          if (!from) continue;
+          const next = list.slice(i + 1).find((c) => c.commits[copy.meta.copyId])?.commits[copy.meta.copyId];
+          const to = next ?? now.get(copy.meta.copyId);
+          if (!to) continue;
+          const prefix = copies.length > 1 ? `${path.basename(att.hostPath)}/` : '';
+          for (const c of await copy.diff(from, to)) changed.add(prefix + c.path);
+        }
+        out.push({ ...this.view(cp), changedFiles: [...changed].sort() });
+      }
+      return { checkpoints: out };
+    });
+  }
+
+  restore(chatId: string, checkpointId: string): Promise<{ restored: string[]; message: string }> {
+    return this.serial(chatId, async () => {
+      const list = this.loadCheckpoints(chatId);
+      const cp = list.find((c) => c.id === checkpointId);
+      if (!cp) throw new BerthError('not_found', 'That checkpoint does not exist (any more).', { hint: 'Pick one from the chat’s checkpoints.' });
+      return this.restoreTo(chatId, cp);
+    });
+  }
+
+  undoTurn(chatId: string, messageId: string): Promise<{ restored: string[]; message: string }> {
+    return this.serial(chatId, async () => {
+      const cp = this.loadCheckpoints(chatId).find((c) => c.reason === 'turn' && c.messageId === messageId);
+      if (!cp) throw new BerthError('not_found', 'Berth has no restore point for that turn (it ran before the folder was attached in Review mode).');
+      return this.restoreTo(chatId, cp);
+    });
+  }
+
+  private async restoreTo(chatId: string, cp: StoredCheckpoint): Promise<{ restored: string[]; message: string }> {
+    await this.deps.stopSandbox(chatId);
+    // What is there now stays recoverable: a checkpoint of it comes first.
+    await this.record(chatId, 'undo', null, `Before restoring "${cp.label}"`);
+    const restored: string[] = [];
+    for (const { copy } of this.copies(chatId)) {
+      const commit = cp.commits[copy.meta.copyId];
+      if (!commit) continue;
+      const snap = await copy.snapshot();
+      const changes = await copy.diff(snap.tree, `${commit}^{tree}`);
+      await copy.resetWorkTo(`${commit}^{tree}`);
+      restored.push(...changes.map((c) => c.path));
+      await this.recountCopy(copy);
+    }
+    return { restored, message: `Restored ${restored.length} ${restored.length === 1 ? 'file' : 'files'} to "${cp.label}".` };
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * One Review-mode copy in the Changes panel: its changed files and their diffs, and what the user
+ * can do with them: apply (all or the selected files; for a git repository also as a branch in
+ * their repository, or as uncommitted changes), discard, refresh from their folder. A refused
+ * apply lists its conflicting files: nothing was applied.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { ApplyProblem, CopyChanges, FileChange } from '../../../shared/contract';
+import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import { useServices } from '../../app/context';
+import { Dialog } from '../../ui/Dialog';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+import { FileDiff, type DiffLayout } from './FileDiff';
+import { FileList } from './FileList';
+
+type ApplyMode = 'files' | 'branch' | 'uncommitted';
+
+interface Outcome {
+  message: string;
+  problems: ApplyProblem[];
+  /** Refresh: files both the user and the chat changed; the chat's version was kept. */
+  conflicts: string[];
+}
+
+function plural(n: number, one: string): string {
+  return `${n.toLocaleString()} ${one}${n === 1 ? '' : 's'}`;
+}
+
+export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: CopyChanges; layout: DiffLayout }) {
+  const { api, stores } = useServices();
+  const { files, hostPath } = copy;
+  const [selectedPath, setSelectedPath] = useState<string | null>(null);
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
+  const [busy, setBusy] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [error, setError] = useState<ApiErrorInfo | null>(null);
+  const [confirmDiscard, setConfirmDiscard] = useState(false);
+  const [fetched, setFetched] = useState<Readonly<Record<string, FileChange>>>({});
+  const [diffError, setDiffError] = useState<ApiErrorInfo | null>(null);
+
+  // What is checked or shown must still be there after a reload of the changes.
+  const paths = useMemo(() => new Set(files.map((f) => f.path)), [files]);
+  const shown = (selectedPath !== null && paths.has(selectedPath) ? selectedPath : null) ?? files[0]?.path ?? null;
+  const selected = useMemo(() => [...checked].filter((p) => paths.has(p)), [checked, paths]);
+  const problemPaths = useMemo(() => new Set([...(outcome?.problems.map((p) => p.path) ?? []), ...(outcome?.conflicts ?? [])]), [outcome]);
+  const file = files.find((f) => f.path === shown) ?? null;
+  const full = file && file.diffOmitted ? (fetched[file.path] ?? null) : file;
+
+  // A diff main left out of the list to keep it small is fetched when the file is shown.
+  useEffect(() => {
+    if (!file || !file.diffOmitted || fetched[file.path]) return;
+    let live = true;
+    setDiffError(null);
+    api
+      .call('review.diff', { chatId, hostPath, path: file.path })
+      .then((f) => live && setFetched((m) => ({ ...m, [f.path]: f })))
+      .catch((e: unknown) => live && setDiffError(errorInfo(e)));
+    return () => {
+      live = false;
+    };
+  }, [api, chatId, hostPath, file, fetched]);
+
+  const run = async (what: string, action: () => Promise<Outcome>) => {
+    setBusy(what);
+    setError(null);
+    setOutcome(null);
+    try {
+      setOutcome(await action());
+    } catch (e) {
+      setError(errorInfo(e));
+    } finally {
+      setBusy(null);
+      void stores.review.getState().load(chatId);
+    }
+  };
+
+  const apply = (mode: ApplyMode, only: string[] | undefined) =>
+    run(`apply-${mode}`, async () => {
+      const r = await api.call('review.apply', { chatId, hostPath, mode, ...(only ? { files: only } : {}) });
+      if (r.ok) setChecked(new Set());
+      return { message: r.message, problems: r.problems, conflicts: [] };
+    });
+
+  const discard = () =>
+    run('discard', async () => {
+      setConfirmDiscard(false);
+      const r = await api.call('review.discard', { chatId, hostPath });
+      return { message: r.message, problems: [], conflicts: [] };
+    });
+
+  const refresh = () =>
+    run('refresh', async () => {
+      const r = await api.call('review.refresh', { chatId, hostPath });
+      return { message: r.message, problems: [], conflicts: r.conflicts };
+    });
+
+  const none = files.length === 0;
+  const only = selected.length > 0 ? selected : undefined;
+  const git = copy.kind === 'git';
+  const branch = copy.branch ?? 'berth/<chat>';
+
+  return (
+    <section className="copy-review" aria-label={`Changes in ${hostPath}`}>
+      <div className="changes-toolbar">
+        <strong title={hostPath}>{hostPath}</strong>
+        {copy.containerPath && <code className="muted">{copy.containerPath}</code>}
+        {git && copy.branch && <span className="badge">{copy.branch}</span>}
+        <span className="muted">
+          {plural(copy.counts.total, 'changed file')}
+          {copy.truncated && ' (more than listed)'}
+        </span>
+      </div>
+      <div className="changes-toolbar">
+        <button type="button" className="primary" disabled={busy !== null || none} onClick={() => void apply('files', only)}>
+          {only ? `Apply ${plural(only.length, 'selected file')}` : 'Apply all'}
+        </button>
+        {git && (
+          <>
+            <button type="button" disabled={busy !== null || none} onClick={() => void apply('uncommitted', only)}>
+              Apply as uncommitted changes
+            </button>
+            <button type="button" disabled={busy !== null || none} onClick={() => void apply('branch', only)}>
+              Create branch {branch} in my repository
+            </button>
+          </>
+        )}
+        {busy !== null && (
+          <span role="status" className="muted">
+            <span className="spinner" aria-hidden="true" /> Working…
+          </span>
+        )}
+        <span className="spacer" />
+        <button type="button" disabled={busy !== null} onClick={() => void refresh()}>
+          Refresh from my folder
+        </button>
+        <button type="button" className="danger" disabled={busy !== null || none} onClick={() => setConfirmDiscard(true)}>
+          Discard…
+        </button>
+      </div>
+      {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
+      {outcome && outcome.problems.length > 0 && (
+        <div role="alert" className="alert" aria-label="Nothing was applied">
+          <div className="alert-body">
+            {/* Main's summary repeats the files' own messages: the list says it once, per file. */}
+            <p className="alert-message">Nothing was applied. {plural(outcome.problems.length, 'file')} in the way:</p>
+            <ul className="conflict-list">
+              {outcome.problems.map((p) => (
+                <li key={`${p.kind}:${p.path}`}>
+                  <code>{p.path}</code>: {p.message}
+                </li>
+              ))}
+            </ul>
+            {outcome.problems.some((p) => p.kind === 'conflict') && (
+              <p className="alert-hint">
+                To go on: Refresh from my folder (brings your newer changes into the chat&apos;s copy, keeping the chat&apos;s work), review, and apply
+                again; or apply only the other files.
+              </p>
+            )}
+          </div>
+          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => setOutcome(null)}>
+            ×
+          </button>
+        </div>
+      )}
+      {outcome && outcome.problems.length === 0 && (
+        <div role="status" className="notice">
+          <p>{outcome.message}</p>
+          {outcome.conflicts.length > 0 && (
+            <>
+              <p>Changed in your folder and by the chat (the chat&apos;s version was kept):</p>
+              <ul className="conflict-list" aria-label="Conflicts">
+                {outcome.conflicts.map((p) => (
+                  <li key={p}>
+                    <code>{p}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+      {none ? (
+        <p className="muted">No changes: the chat&apos;s copy matches your folder as it was copied.</p>
+      ) : (
+        <div className="changes-body">
+          <div className="changes-files">
+            <FileList
+              label={`Changed files in ${hostPath}`}
+              files={files}
+              selectedPath={shown}
+              checked={checked}
+              conflicts={problemPaths}
+              onShow={setSelectedPath}
+              onCheck={(path, on) =>
+                setChecked((was) => {
+                  const next = new Set(was);
+                  if (on) next.add(path);
+                  else next.delete(path);
+                  return next;
+                })
+              }
+            />
+          </div>
+          <div className="changes-diff">
+            {file && (
+              <>
+                <h3>{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</h3>
+                {file.symlink && <p className="diff-note">A symbolic link: applied as a link, never followed.</p>}
+                {diffError && <ErrorAlert error={diffError} />}
+                {full ? (
+                  <FileDiff
+                    key={`${hostPath}\u0000${full.path}`}
+                    path={full.path}
+                    diff={full.diff}
+                    binary={full.binary}
+                    note={full.tooLarge ? 'This file is too large to diff; it is listed and can still be applied or discarded.' : null}
+                    layout={layout}
+                  />
+                ) : (
+                  !diffError && <p className="muted">Loading the diff…</p>
+                )}
+              </>
+            )}
+          </div>
+        </div>
+      )}
+      {confirmDiscard && (
+        <Dialog
+          title="Discard the chat's changes?"
+          onClose={() => setConfirmDiscard(false)}
+          description={`The chat's copy of ${hostPath} goes back to your folder as it is now; ${plural(copy.counts.total, 'changed file')} will be lost. The sandbox stops first.`}
+        >
+          <div className="dialog-buttons">
+            <button type="button" onClick={() => setConfirmDiscard(false)} data-autofocus>
+              Cancel
+            </button>
+            <button type="button" className="danger" onClick={() => void discard()}>
+              Discard changes
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </section>
+  );
+}

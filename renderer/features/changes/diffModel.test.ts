@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { LARGE_DIFF_LINES, diffTokens, languageFor, parseFileDiff } from './diffModel';
+
+export const MODIFIED = `diff --git a/src/app.ts b/src/app.ts
+index 1111111..2222222 100644
+--- a/src/app.ts
++++ b/src/app.ts
+@@ -1,3 +1,4 @@
+ const a = 1;
+-const b = 2;
++const b = 3;
++export const c = a + b;
+ console.log(a);
+`;
+
+describe('parseFileDiff', () => {
+  it('counts additions and deletions of a modified file', () => {
+    const d = parseFileDiff(MODIFIED);
+    expect(d.binary).toBe(false);
+    expect(d.large).toBe(false);
+    expect(d.additions).toBe(2);
+    expect(d.deletions).toBe(1);
+    expect(d.hunks).toHaveLength(1);
+  });
+
+  it('says a binary file changed', () => {
+    const text = 'diff --git a/logo.png b/logo.png\nindex 1..2 100644\nBinary files a/logo.png and b/logo.png differ\n';
+    const d = parseFileDiff(text);
+    expect(d.binary).toBe(true);
+    expect(d.hunks).toHaveLength(0);
+  });
+
+  it('reads a diff without the git header and a new file', () => {
+    const d = parseFileDiff('--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,2 @@\n+# Notes\n+hello\n');
+    expect(d.additions).toBe(2);
+    expect(d.deletions).toBe(0);
+  });
+
+  it('marks a very large diff as large', () => {
+    const n = LARGE_DIFF_LINES + 10;
+    const body = Array.from({ length: n }, (_, i) => `+line ${i}`).join('\n');
+    const d = parseFileDiff(`--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,${n} @@\n${body}\n`);
+    expect(d.lines).toBe(n);
+    expect(d.large).toBe(true);
+  });
+
+  it('is empty for no text', () => {
+    expect(parseFileDiff(null).hunks).toEqual([]);
+    expect(parseFileDiff('', true).binary).toBe(true);
+  });
+});
+
+describe('highlighting', () => {
+  it('knows common languages by extension, and none for unknown ones', () => {
+    expect(languageFor('src/app.ts')).toBe('ts');
+    expect(languageFor('App.tsx')).toBe('typescript');
+    expect(languageFor('main.py')).toBe('py');
+    expect(languageFor('data.unknownext')).toBeNull();
+  });
+
+  it('tokenizes a TypeScript diff into highlighted nodes', () => {
+    const d = parseFileDiff(MODIFIED);
+    const tokens = diffTokens(d.hunks, 'src/app.ts', d.lines);
+    expect(tokens).not.toBeNull();
+    const flat = JSON.stringify(tokens);
+    expect(flat).toContain('hljs-keyword');
+  });
+
+  it('draws plain text for an unknown language', () => {
+    const d = parseFileDiff(MODIFIED);
+    expect(diffTokens(d.hunks, 'x.unknownext', d.lines)).toBeNull();
+  });
+});

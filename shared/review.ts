@@ -1,0 +1,236 @@
+/**
+ * Review mode's part of the contract: a folder attached in Review mode is seen by the chat at its
+ * usual /workspace path, but what the chat sees is the chat's own working copy in Berth's data
+ * dir. The user's folder changes only through review.apply. Shapes only; main validates every
+ * request.
+ */
+import { z } from 'zod';
+
+// ---------- attach modes ----------
+
+export const ATTACH_MODES = ['review', 'readwrite', 'readonly'] as const;
+export const AttachMode = z.enum(ATTACH_MODES);
+export type AttachMode = z.infer<typeof AttachMode>;
+/** New attachments are reviewed unless the user picks otherwise. */
+export const DEFAULT_ATTACH_MODE: AttachMode = 'review';
+
+/** One line per mode, for the attach picker (both ends show the same words). */
+export const ATTACH_MODE_DESCRIPTIONS: Record<AttachMode, string> = {
+  review: "The chat works on its own copy; your folder changes only when you apply the chat's changes.",
+  readwrite: 'The chat writes straight into your folder.',
+  readonly: 'The chat can read your folder but not change it.',
+};
+
+/**
+ * What a Review-mode copy holds besides the repository's tracked files and the user's uncommitted
+ * changes (always copied). Untracked files are copied too, except secret-looking ones
+ * (`.env`, keys, credentials) unless named in `include`.
+ */
+export const CopyContents = z
+  .object({
+    /** Also copy files git ignores (node_modules, build output). They are not reviewed or applied. */
+    ignored: z.boolean().default(false),
+    /** Secret-looking files to copy anyway, by path relative to the folder (exact names). */
+    include: z.array(z.string().min(1).max(4096)).max(256).default([]),
+  })
+  .strict();
+export type CopyContents = z.infer<typeof CopyContents>;
+export type CopyContentsInput = z.input<typeof CopyContents>;
+
+/** A Review-mode attachment's copy, as the attachment shows it. */
+export const ReviewCopyInfo = z.object({
+  kind: z.enum(['git', 'folder']),
+  /** The copy's branch inside the sandbox (`berth/<chat>`), for a git repository. */
+  branch: z.string().nullable(),
+  /** The user's HEAD commit the copy started from (null for a plain folder or an unborn branch). */
+  baseCommit: z.string().nullable(),
+  /** The user's uncommitted changes (modified, added, deleted, untracked) the copy started with. */
+  uncommittedFiles: z.array(z.string()),
+  uncommittedCount: z.number().int(),
+  contents: CopyContents,
+  /** Secret-looking files left out of the copy (include them by name with `contents.include`). */
+  excludedSecrets: z.array(z.string()),
+  /** Files the copy held when it was made. */
+  fileCount: z.number().int(),
+  createdAt: z.number(),
+  /** Changed files at the last look (also sent live as `review.changed`). */
+  changedCount: z.number().int(),
+});
+export type ReviewCopyInfo = z.infer<typeof ReviewCopyInfo>;
+
+// ---------- changes ----------
+
+export const ChangeStatus = z.enum(['added', 'modified', 'deleted', 'renamed', 'typechange']);
+export type ChangeStatus = z.infer<typeof ChangeStatus>;
+
+export const FileChange = z.object({
+  /** Path relative to the folder (the new path for a rename). */
+  path: z.string(),
+  /** The old path of a rename; null otherwise. */
+  oldPath: z.string().nullable(),
+  status: ChangeStatus,
+  binary: z.boolean(),
+  /** The file is over the diff limit: listed, never diffed (and never applied above the copy limit). */
+  tooLarge: z.boolean(),
+  /** The new (or, when deleted, old) entry is a symbolic link. */
+  symlink: z.boolean(),
+  additions: z.number().int().nullable(),
+  deletions: z.number().int().nullable(),
+  /** Unified diff text (git format, with headers); null when binary, too large or omitted. */
+  diff: z.string().nullable(),
+  /** The diff was left out to keep the answer small: fetch it with review.diff. */
+  diffOmitted: z.boolean(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
+export const ChangeCounts = z.object({
+  added: z.number().int(),
+  modified: z.number().int(),
+  deleted: z.number().int(),
+  renamed: z.number().int(),
+  total: z.number().int(),
+});
+export type ChangeCounts = z.infer<typeof ChangeCounts>;
+
+/** The changes of one Review-mode attachment: its copy against the folder as it was copied. */
+export const CopyChanges = z.object({
+  hostPath: z.string(),
+  containerPath: z.string().nullable(),
+  kind: z.enum(['git', 'folder']),
+  branch: z.string().nullable(),
+  files: z.array(FileChange),
+  counts: ChangeCounts,
+  /** More files changed than the list holds (REVIEW_LIMITS.maxListedFiles). */
+  truncated: z.boolean(),
+  at: z.number(),
+});
+export type CopyChanges = z.infer<typeof CopyChanges>;
+
+/** Why one file cannot be applied; when any exists, nothing is applied. */
+export const ApplyProblem = z.object({
+  path: z.string(),
+  kind: z.enum(['conflict', 'unsafe_symlink', 'unsafe_path', 'too_large']),
+  message: z.string(),
+});
+export type ApplyProblem = z.infer<typeof ApplyProblem>;
+
+export const Checkpoint = z.object({
+  id: z.string(),
+  chatId: z.string(),
+  /** 'turn': before an agent turn (the user's message that started it); 'manual': the Checkpoint button. */
+  reason: z.enum(['turn', 'manual', 'undo']),
+  /** The agent message whose turn starts here (the user's message), for 'turn'. */
+  messageId: z.string().nullable(),
+  label: z.string(),
+  createdAt: z.number(),
+  /** Files changed between this checkpoint and the next one (or now): what that turn changed. */
+  changedFiles: z.array(z.string()),
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+/** Limits both ends rely on. */
+export const REVIEW_LIMITS = {
+  /** Files in one copy; a bigger folder is refused with a clear error. */
+  maxCopyFiles: 1_000_000,
+  /** A changed file above this is listed as too large: never hashed, diffed or applied. */
+  maxTrackedFileBytes: 100 * 1024 * 1024,
+  /** A file above this is listed without a diff (tooLarge). */
+  maxDiffBytes: 1024 * 1024,
+  /** Diff text sent inline by review.changes, in total; the rest has diffOmitted. */
+  maxInlineDiffBytes: 4 * 1024 * 1024,
+  /** Files listed by review.changes. */
+  maxListedFiles: 5000,
+} as const;
+
+const ChatIdField = z.string().min(1).max(256);
+const HostPathField = z.string().min(1).max(4096);
+const RelPath = z.string().min(1).max(4096);
+
+export const reviewMethods = {
+  /** The chat's Review-mode copies and their changes (added, modified, deleted, renamed, with diffs). */
+  'review.changes': {
+    request: z
+      .object({
+        chatId: ChatIdField,
+        /** One attachment only; all Review-mode attachments of the chat when omitted. */
+        hostPath: HostPathField.optional(),
+        /** Include diff text (up to the inline budget). */
+        diffs: z.boolean().default(true),
+      })
+      .strict(),
+    response: z.object({ copies: z.array(CopyChanges) }),
+  },
+  /** One file's diff, for a file whose diff review.changes omitted. */
+  'review.diff': {
+    request: z.object({ chatId: ChatIdField, hostPath: HostPathField, path: RelPath }).strict(),
+    response: FileChange,
+  },
+  /**
+   * Applies the copy's changes (all, or the named files) to the user's folder. 'files' and
+   * 'uncommitted' write the files (for a git repository they become uncommitted changes there);
+   * 'branch' creates branch berth/<chat> in the user's repository with one commit holding the
+   * changes, leaving the user's files alone. With any problem nothing is applied.
+   */
+  'review.apply': {
+    request: z
+      .object({
+        chatId: ChatIdField,
+        hostPath: HostPathField,
+        mode: z.enum(['files', 'branch', 'uncommitted']).default('files'),
+        files: z.array(RelPath).max(100_000).optional(),
+      })
+      .strict(),
+    response: z.object({
+      ok: z.boolean(),
+      applied: z.array(z.string()),
+      problems: z.array(ApplyProblem),
+      /** The branch created in the user's repository ('branch' mode). */
+      branch: z.string().nullable(),
+      message: z.string(),
+    }),
+  },
+  /** Discards the chat's changes: the copy goes back to the user's folder as it is now. Stops the sandbox first. */
+  'review.discard': {
+    request: z.object({ chatId: ChatIdField, hostPath: HostPathField }).strict(),
+    response: z.object({ discarded: z.number().int(), message: z.string() }),
+  },
+  /** Brings the user's newer changes into the copy; files the chat also changed are kept and listed. */
+  'review.refresh': {
+    request: z.object({ chatId: ChatIdField, hostPath: HostPathField }).strict(),
+    response: z.object({ updated: z.array(z.string()), conflicts: z.array(z.string()), message: z.string() }),
+  },
+  /** Records a restore point of every Review-mode copy of the chat. */
+  'review.checkpoint': {
+    request: z.object({ chatId: ChatIdField, label: z.string().trim().max(200).optional() }).strict(),
+    response: Checkpoint,
+  },
+  /** The chat's restore points, oldest first, with what changed after each. */
+  'review.checkpoints': {
+    request: z.object({ chatId: ChatIdField }).strict(),
+    response: z.object({ checkpoints: z.array(Checkpoint) }),
+  },
+  /** Restores every Review-mode copy of the chat to a checkpoint (the current state is checkpointed first). */
+  'review.restore': {
+    request: z.object({ chatId: ChatIdField, checkpointId: z.string().min(1).max(128) }).strict(),
+    response: z.object({ restored: z.array(z.string()), message: z.string() }),
+  },
+  /** Undo this turn: restores the copies to just before the agent turn that the user's message started. */
+  'review.undoTurn': {
+    request: z.object({ chatId: ChatIdField, messageId: z.string().min(1).max(128) }).strict(),
+    response: z.object({ restored: z.array(z.string()), message: z.string() }),
+  },
+} as const;
+
+export const reviewEvents = {
+  /** A chat's count of changed files in Review-mode copies changed (for the sidebar). */
+  'review.changed': z.object({ chatId: z.string(), count: z.number().int() }),
+  /** Progress of making a Review-mode copy. */
+  'review.progress': z.object({
+    chatId: z.string(),
+    hostPath: z.string(),
+    phase: z.enum(['scanning', 'copying', 'indexing', 'done']),
+    files: z.number().int(),
+    totalFiles: z.number().int().nullable(),
+    message: z.string(),
+  }),
+} as const;
