@@ -147,6 +147,8 @@ export class SandboxManager {
     s.busy++;
     this.clearIdle(s);
     try {
+      // Before the loop: nothing may await between its lock check and the bring-up taking the lock.
+      if (this.appArmor === undefined) await this.learnAppArmor();
       for (;;) {
         if (s.lock) {
           const kind = s.lockKind;
@@ -154,7 +156,6 @@ export class SandboxManager {
           if (failure && kind === 'bringUp') throw failure;
           continue;
         }
-        if (this.appArmor === undefined) await this.learnAppArmor();
         const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
