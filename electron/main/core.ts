@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
+import { BERTH_BASE_IMAGE, methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { DockerEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
@@ -22,6 +22,7 @@ import { selectOrphans } from './policy/orphans.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { systemClock, type Clock } from './sandbox/clock.js';
+import { BaseImage } from './sandbox/baseImage.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { SessionService } from './sessions/sessionService.js';
@@ -53,6 +54,11 @@ export interface CoreOptions {
   secrets?: () => SecretBox;
   /** The OpenAI-compatible client (tests may wrap it; it still speaks real HTTP). */
   complete?: Complete;
+  /**
+   * The tag of Berth's own base image, which the default profile uses and Berth builds when it
+   * is missing; by default BERTH_BASE_IMAGE from env, else berth-sandbox:1 (tests use their own).
+   */
+  baseImage?: string;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -134,6 +140,12 @@ export function createCore(options: CoreOptions): BerthCore {
   const engine = options.engine ?? defaultEngine(env);
   const events = new EventHub();
   const hostFacts = () => gatherHostFacts(dataDir, env);
+  const baseImage = new BaseImage({
+    engine,
+    tag: options.baseImage ?? (env.BERTH_BASE_IMAGE || BERTH_BASE_IMAGE),
+    // A socket path: the engine runs on this computer, so the host's own busybox suits it.
+    engineIsLocal: engine.endpointLabel.startsWith('/'),
+  });
 
   const manager = new SandboxManager({
     engine,
@@ -141,6 +153,7 @@ export function createCore(options: CoreOptions): BerthCore {
     dataDir,
     hostFacts,
     clock,
+    baseImage,
     sandboxUser: (settings) => sandboxUserFor(hostUser, settings.sandboxUser),
     homeOwner: (settings) => {
       if (hostUser.uid !== 0) return null;
@@ -149,7 +162,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
-  sessions.ensureDefaultProfile();
+  sessions.ensureDefaultProfile(baseImage.tag);
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
   const monitor = new EngineMonitor(engine, events, clock);
   const terminals = new TerminalService(engine, sandbox, manager, events, clock);

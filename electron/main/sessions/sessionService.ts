@@ -31,9 +31,10 @@ export class SessionService {
     private readonly resolveFolder: (hostPath: string) => string,
   ) {}
 
-  ensureDefaultProfile(): void {
+  /** Creates the default profile on first start, with Berth's own base image (built on first use). */
+  ensureDefaultProfile(image: string): void {
     if (!this.store.profiles.get(DEFAULT_PROFILE)) {
-      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({}), createdAt: this.clock.now() });
+      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({ image }), createdAt: this.clock.now() });
     }
   }
 
