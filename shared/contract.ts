@@ -266,6 +266,11 @@ export const methods = {
   'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'engine.status': { request: Empty, response: EngineStatus },
+  /**
+   * The images a profile's Image field offers: the engine's local images, and Berth's own base
+   * image (`baseImage`, built on first use when the engine lacks it).
+   */
+  'engine.images': { request: Empty, response: z.object({ images: z.array(z.string()), baseImage: z.string() }) },
   /** Folders under a host path, for the browser host's folder picker (never files). */
   'workspace.browse': {
     request: z.object({ path: z.string().max(4096).optional() }).strict(),

@@ -214,7 +214,12 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
-    'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
+    'profiles.update': async (req) => {
+      const view = sessions.updateProfile(req);
+      // A failure that came from the old settings (an image that does not exist) is not news now.
+      for (const chat of store.chats.list(view.name)) await sandbox.forgetError(chat.id).catch(() => undefined);
+      return changed(null, view);
+    },
     'profiles.delete': async (req) => {
       const profile = sessions.requireProfile(req.name);
       if (profile.name === 'default') {
@@ -253,6 +258,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
+    'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),

@@ -164,6 +164,15 @@ export class SandboxManager {
     }
   }
 
+  /** The profile's settings changed (a new image, say): the last failure may no longer hold. */
+  forgetError(key: string): boolean {
+    const s = this.slots.get(key);
+    if (!s || s.phase !== 'error' || s.lock) return false;
+    s.phase = null;
+    s.error = null;
+    return true;
+  }
+
   /** Marks the end of a use that acquire() began; starts the idle clock when nobody is left. */
   release(key: string): void {
     const s = this.slots.get(key);

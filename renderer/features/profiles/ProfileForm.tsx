@@ -6,6 +6,7 @@ import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';
 import { AgentKeyField } from './AgentKeyField';
+import { ImageField } from './ImageField';
 import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
 export interface ProfileFormProps {
@@ -95,8 +96,8 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
             <option value="shared">One shared by the profile's chats</option>
           </select>
         </Field>
-        <Field label="Image">
-          <input value={values.image} onChange={(e) => set('image', e.target.value)} spellCheck={false} />
+        <Field label="Image" hint="Pick one this computer has, or name one a registry has.">
+          <ImageField value={values.image} onChange={(image) => set('image', image)} />
         </Field>
         <Field label="Memory (MB)">
           <input type="number" min={64} step={64} value={values.memoryMb} onChange={(e) => set('memoryMb', e.target.value)} />
