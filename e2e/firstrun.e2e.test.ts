@@ -98,7 +98,7 @@ describe('profile settings', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Create profile' }).click();
     await dialog.getByLabel('Name', { exact: true }).fill(profile);
-    await dialog.getByLabel('Image', { exact: true }).fill('berth-test:busybox');
+    await dialog.getByLabel('Image').fill('berth-test:busybox');
     await dialog.getByLabel('Provider URL').fill('http://127.0.0.1:9/v1');
     await dialog.getByLabel('Model').fill('test-model');
     await dialog.getByLabel('API key').fill('sk-test-one-click');

@@ -67,7 +67,7 @@ describe('ProfilesDialog', () => {
     ]);
   });
 
-  it('saves and removes the API key through the agent, and never shows it back', async () => {
+  it('stores the pasted API key with the profile\'s one Save, removes it, and never shows it back', async () => {
     const agent = { baseUrl: 'https://api.example.test/v1', model: 'small', approval: 'ask' as const };
     const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, {
       profiles: [profileView('default'), profileView('work', { agent })],
@@ -79,12 +79,13 @@ describe('ProfilesDialog', () => {
     fireEvent.change(field, { target: { value: 'sk-very-secret' } });
     // Typed but not saved yet: still not in the page's markup (no value attribute).
     expect(document.body.innerHTML).not.toContain('sk-very-secret');
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Save key' }));
-    expect(await within(dialog).findByText(/A key is stored for https:\/\/api\.example\.test/)).toBeTruthy();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    expect(await within(dialog).findByText('Saved.', {}, { timeout: 5000 })).toBeTruthy();
+    expect(await within(dialog).findByText(/A key is stored for https:\/\/api\.example\.test/, {}, { timeout: 5000 })).toBeTruthy();
     expect(api.callsTo('agent.setKey')).toEqual([{ profile: 'work', apiKey: 'sk-very-secret' }]);
     expect(field.value).toBe('');
     expect(document.body.innerHTML).not.toContain('sk-very-secret');
-    // The profile form itself was not submitted by the key's buttons.
+    // Nothing else changed, so only the key was stored.
     expect(api.callsTo('profiles.update')).toEqual([]);
 
     fireEvent.click(within(dialog).getByRole('button', { name: 'Remove key' }));
