@@ -33,6 +33,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'sandbox.status': "Reports the state of the chat's sandbox: container, image, network, last error.",
   'sandbox.stop': "Stops the chat's container (kept, not removed); the next command starts it again.",
   'engine.status': 'Reports whether the Docker engine answers, its version, and what to do when it does not.',
+  'engine.images': "Lists the engine's local images (repo:tag) and Berth's own base image, for a profile's Image field.",
   'workspace.browse': 'Lists the folders under a path of this computer (never files), for the browser folder picker.',
   'terminal.open': "Opens an interactive shell with a TTY in the chat's container; output arrives as `terminal.data` events.",
   'terminal.list': "Lists a chat's terminals, running and ended.",
