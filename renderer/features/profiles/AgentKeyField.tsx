@@ -55,12 +55,15 @@ export function AgentKeyField({ profile, handle, formBaseUrl }: AgentKeyFieldPro
   const statusId = useId();
   const movedAway = status?.hasKey === true && status.origin !== null && originOf(formBaseUrl.trim()) !== status.origin;
 
+  const generation = useRef(0);
   useImperativeHandle(handle, () => ({
     pending: () => {
       const key = input.current?.value ?? '';
       return key.trim() === '' ? null : key;
     },
     stored: (next) => {
+      // A status fetch still in flight from before the save must not overwrite this one.
+      generation.current++;
       setStatus(next);
       clearInput();
     },
@@ -72,8 +75,9 @@ export function AgentKeyField({ profile, handle, formBaseUrl }: AgentKeyFieldPro
       return;
     }
     let live = true;
+    const mine = generation.current;
     api.call('agent.keyStatus', { profile }).then(
-      (s) => live && setStatus(s),
+      (s) => live && generation.current === mine && setStatus(s),
       (e: unknown) => live && setError(errorInfo(e)),
     );
     return () => {
