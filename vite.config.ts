@@ -21,7 +21,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 1024,
     rolldownOptions: {
       output: {
-        advancedChunks: {
+        codeSplitting: {
           groups: [
             { name: 'xterm', test: /[\\/]node_modules[\\/]@xterm[\\/]/ },
             { name: 'markdown', test: /[\\/]node_modules[\\/](react-markdown|remark-|rehype-|micromark|mdast-|hast-|unist-|unified|lowlight|highlight\.js|vfile|property-information|space-separated-tokens|comma-separated-tokens|decode-named-character-reference|character-entities|trim-lines|zwitch|bail|trough|devlop|ccount|markdown-table|escape-string-regexp|html-url-attributes|longest-streak|is-plain-obj|estree-util|style-to)/ },

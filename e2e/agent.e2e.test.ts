@@ -44,7 +44,7 @@ describe('an agent chat in the browser', () => {
       { text: ['I wrote **agent.txt**.\n\n', '```sh\ncat agent.txt\n```\n'], chunkDelayMs: 20 },
     ));
 
-    // The profile: image, provider, model, approval; then its key, which is never shown back.
+    // The profile: image, provider, model, approval and its key in one Save; the key is never shown back.
     await page.getByRole('button', { name: 'Profiles' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Create profile' }).click();
@@ -53,10 +53,9 @@ describe('an agent chat in the browser', () => {
     await dialog.getByLabel('Provider URL').fill(provider.baseUrl);
     await dialog.getByLabel('Model').fill('test-model');
     await dialog.getByLabel('Approval').selectOption({ label: 'Ask before each command' });
+    await dialog.getByLabel('API key').fill(KEY);
     await dialog.getByRole('button', { name: 'Save profile' }).click();
     await dialog.getByText('Saved.').waitFor();
-    await dialog.getByLabel('API key').fill(KEY);
-    await dialog.getByRole('button', { name: 'Save key' }).click();
     await dialog.getByText(`A key is stored for ${new URL(provider.baseUrl).origin}`).waitFor();
     expect(await dialog.getByLabel('API key').inputValue()).toBe('');
     await shot(page, 'agent-01-profile');

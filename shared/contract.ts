@@ -45,6 +45,12 @@ export const Retention = z.object({
 });
 export type Retention = z.infer<typeof Retention>;
 
+/**
+ * Berth's own sandbox image, the default profile's: built by Berth itself on first use when the
+ * engine does not have it (Debian where a registry answers, else a local busybox one).
+ */
+export const BERTH_BASE_IMAGE = 'berth-sandbox:1';
+
 /** Each setting's rule, without its default: shared by full settings and by edits. */
 const settingFields = {
   /**
@@ -80,7 +86,7 @@ const settingFields = {
 
 export const ProfileSettings = z.object({
   backend: settingFields.backend.default('docker'),
-  image: settingFields.image.default('debian:bookworm-slim'),
+  image: settingFields.image.default(BERTH_BASE_IMAGE),
   network: settingFields.network.default('isolated'),
   containerScope: settingFields.containerScope.default('chat'),
   mountWorkspace: settingFields.mountWorkspace.default(true),
@@ -134,7 +140,7 @@ export const ChatView = z.object({
 });
 export type ChatView = z.infer<typeof ChatView>;
 
-export const SandboxState = z.enum(['none', 'pulling', 'creating', 'starting', 'running', 'stopped', 'error', 'local']);
+export const SandboxState = z.enum(['none', 'building', 'pulling', 'creating', 'starting', 'running', 'stopped', 'error', 'local']);
 export type SandboxState = z.infer<typeof SandboxState>;
 
 export const SandboxStatus = z.object({
@@ -283,6 +289,11 @@ export const methods = {
   'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'engine.status': { request: Empty, response: EngineStatus },
+  /**
+   * The images a profile's Image field offers: the engine's local images, and Berth's own base
+   * image (`baseImage`, built on first use when the engine lacks it).
+   */
+  'engine.images': { request: Empty, response: z.object({ images: z.array(z.string()), baseImage: z.string() }) },
   /** Folders under a host path, for the browser host's folder picker (never files). */
   'workspace.browse': {
     request: z.object({ path: z.string().max(4096).optional() }).strict(),
@@ -315,9 +326,9 @@ export type Response<M extends MethodName> = z.output<(typeof methods)[M]['respo
 export const SandboxProgressEvent = z.object({
   chatId: z.string(),
   key: z.string(),
-  phase: z.enum(['pulling', 'creating', 'starting', 'ready']),
+  phase: z.enum(['building', 'pulling', 'creating', 'starting', 'ready']),
   message: z.string(),
-  /** 0..1 where the engine reports it (image pulls). */
+  /** 0..1 where the engine reports it (image pulls, build steps). */
   fraction: z.number().min(0).max(1).nullable(),
 });
 export type SandboxProgressEvent = z.infer<typeof SandboxProgressEvent>;

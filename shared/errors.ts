@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'workspace_changed',
   'engine_unreachable',
   'image_unavailable',
+  'registry_unreachable',
   'network_failed',
   'home_template_failed',
   'container_failed',

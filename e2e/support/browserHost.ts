@@ -23,13 +23,14 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-export async function startHost(root: string): Promise<RunningHost> {
+export async function startHost(root: string, env: NodeJS.ProcessEnv = {}): Promise<RunningHost> {
   if (!fs.existsSync(path.join(REPO, 'dist', 'renderer', 'index.html'))) {
     throw new Error('The renderer is not built: run `npm run build:renderer` first (npm test does).');
   }
   const dataDir = fs.mkdtempSync(path.join(root, 'host-data-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'electron/main/host/web.ts', '--port', '0', '--data-dir', dataDir], {
     cwd: REPO,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -125,8 +126,11 @@ export type InitScript = Parameters<Page['addInitScript']>[0];
  * The host, a browser and one page on Berth's URL (with `initScripts` added first, in order),
  * once the status bar shows the engine. If a step fails, what it started is stopped first.
  */
-export async function openApp(root: string, { initScripts = [] }: { initScripts?: InitScript[] } = {}): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
-  const host = await startHost(root);
+export async function openApp(
+  root: string,
+  { initScripts = [], env = {} }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
+  const host = await startHost(root, env);
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();

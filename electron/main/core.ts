@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { methods, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
+import { BERTH_BASE_IMAGE, methods, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { createEngine, type Engine } from './engine/dockerEngine.js';
 import { unavailableEngine } from './engine/unavailableEngine.js';
@@ -18,6 +18,7 @@ import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { systemClock, type Clock } from './base/clock.js';
+import { BaseImage } from './sandbox/baseImage.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
 import { DeletionService } from './sandbox/deletionService.js';
 import { OrphanReaper } from './sandbox/orphanReaper.js';
@@ -54,6 +55,11 @@ export interface CoreOptions {
   secrets?: () => SecretBox;
   /** The OpenAI-compatible client (tests may wrap it; it still speaks real HTTP). */
   complete?: Complete;
+  /**
+   * The tag of Berth's own base image, which the default profile uses and Berth builds when it
+   * is missing; by default BERTH_BASE_IMAGE from env, else berth-sandbox:1 (tests use their own).
+   */
+  baseImage?: string;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -143,6 +149,12 @@ export function createCore(options: CoreOptions): BerthCore {
   const engine = options.engine ?? defaultEngine(env);
   const events = new EventHub();
   const hostFacts = () => gatherHostFacts(dataDir, env);
+  const baseImage = new BaseImage({
+    engine,
+    tag: options.baseImage ?? (env.BERTH_BASE_IMAGE || BERTH_BASE_IMAGE),
+    // A socket path: the engine runs on this computer, so the host's own busybox suits it.
+    engineIsLocal: engine.endpointLabel.startsWith('/'),
+  });
 
   const manager = new SandboxManager({
     engine,
@@ -150,6 +162,7 @@ export function createCore(options: CoreOptions): BerthCore {
     dataDir,
     hostFacts,
     clock,
+    baseImage,
     sandboxUser: (settings) => sandboxUserFor(hostUser, settings.sandboxUser),
     homeOwner: (settings) => {
       if (hostUser.uid !== 0) return null;
@@ -158,7 +171,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
-  sessions.ensureDefaultProfile();
+  sessions.ensureDefaultProfile(baseImage.tag);
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
   const monitor = new EngineMonitor(engine, events, clock);
   const terminals = new TerminalService(engine, sandbox, manager, events, clock);
@@ -267,6 +280,8 @@ export function createCore(options: CoreOptions): BerthCore {
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const view = sessions.updateProfile(req);
       const after = sessions.requireProfile(view.name);
+      // A failure that came from the old settings (an image that does not exist) is not news now.
+      for (const chat of store.chats.list(view.name)) await sandbox.forgetError(chat.id).catch(() => undefined);
       if (warmShape(after.settings) !== before) {
         await pool.drop(after.name);
         pool.fill(after);
@@ -304,6 +319,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
+    'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),

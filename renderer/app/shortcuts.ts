@@ -4,6 +4,7 @@ import type { Stores } from '../stores';
 import { chatOrder, groupChats, stepChat } from '../stores/chats';
 import { matchShortcut, type ShortcutId } from '../features/shortcuts/shortcuts';
 import { getTerminal } from '../features/terminals/registry';
+import { focusConversation } from '../features/conversation/focusConversation';
 
 /** The terminal tab shown for the selected chat. */
 export function activeTerminalId(stores: Stores): string | null {
@@ -30,6 +31,9 @@ export function runShortcut(stores: Stores, id: ShortcutId): void {
       if (terminalId !== null) getTerminal(terminalId)?.focus();
       return;
     }
+    case 'focusMessage':
+      focusConversation();
+      return;
     case 'newTerminal':
       if (chats.selectedId !== null) void stores.terminals.getState().open(chats.selectedId);
       return;

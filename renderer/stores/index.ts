@@ -156,6 +156,17 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     }),
   );
 
+  // A sandbox error that went away (the profile was fixed): the terminal that failed with it recovers.
+  offs.push(
+    stores.sandbox.subscribe((s, prev) => {
+      const selected = stores.chats.getState().selectedId;
+      if (selected === null || s.views[selected] === prev.views[selected]) return;
+      const was = prev.views[selected]?.status?.state;
+      const now = s.views[selected]?.status?.state;
+      if (was === 'error' && now !== 'error' && now !== undefined) void stores.terminals.getState().recover(selected);
+    }),
+  );
+
   // Connection: mirror it (createStores seeded it), and refetch everything after a reconnect
   // (events may have been missed).
   offs.push(

@@ -21,9 +21,9 @@ export type SandboxAction =
 
 export type SandboxViews = Readonly<Record<string, SandboxView>>;
 
-const IN_PROGRESS: ReadonlySet<SandboxState> = new Set(['pulling', 'creating', 'starting']);
+const IN_PROGRESS: ReadonlySet<SandboxState> = new Set(['building', 'pulling', 'creating', 'starting']);
 
-/** Whether the sandbox is being brought up: pulling its image, creating or starting its container. */
+/** Whether the sandbox is being brought up: building or pulling its image, creating or starting its container. */
 export function isBringingUp(state: SandboxState): boolean {
   return IN_PROGRESS.has(state);
 }
@@ -57,7 +57,7 @@ export function reduceSandbox(state: SandboxViews, action: SandboxAction): Sandb
 
 export interface SandboxDisplay {
   state: SandboxState;
-  /** 0..1 while pulling, when the engine reports it. */
+  /** 0..1 while building or pulling, when the engine reports it. */
   fraction: number | null;
   message: string | null;
   error: { code: string; message: string } | null;

@@ -52,6 +52,11 @@ export interface TerminalsState {
   setLastSize(size: TerminalSize): void;
   forgetChat(chatId: string): void;
   dismissError(chatId: string): void;
+  /**
+   * The chat's sandbox no longer fails (its profile was fixed): the terminal error goes, and a
+   * chat left without a terminal by that failure gets one.
+   */
+  recover(chatId: string): Promise<void>;
 }
 
 export type TerminalsStore = StoreApi<TerminalsState>;
@@ -180,6 +185,13 @@ export function createTerminalsStore(api: BerthApi): TerminalsStore {
 
     dismissError(chatId) {
       set((s) => ({ errors: without(s.errors, chatId) }));
+    },
+
+    async recover(chatId) {
+      const s = get();
+      if (!s.errors[chatId]) return;
+      get().dismissError(chatId);
+      if (!(s.byChat[chatId] ?? []).some((t) => t.state !== 'exited')) await get().open(chatId);
     },
   }));
 }

@@ -365,6 +365,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'sandbox.status': ({ chatId }) => status(chatId),
     'sandbox.stop': ({ chatId }) => ({ ...status(chatId), state: 'stopped' }),
     'engine.status': () => fake.engine,
+    'engine.images': () => ({ images: ['berth-test:busybox'], baseImage: 'berth-sandbox:1' }),
     'workspace.browse': ({ path }): DirectoryListing => {
       const at = path ?? '/home/me';
       const names = fake.folders[at];

@@ -93,6 +93,8 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect(await engine.hasImage('berth-test:absent-from-contract')).toBe(false);
     // The security options name the engine's seccomp profile (and AppArmor where it has it).
     expect((await engine.securityOptions()).some((o) => o.startsWith('name=seccomp'))).toBe(true);
+    expect(await engine.listImageTags()).toContain(BUSYBOX);
+    expect((await engine.platform()).os).toBe('linux');
   });
 
   it('fails a pull it cannot make as image_unavailable', async () => {

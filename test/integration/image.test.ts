@@ -31,17 +31,32 @@ function progressOf(chatId: string): SandboxProgressEvent[] {
 }
 
 describe('images', () => {
-  it('an image that cannot be had fails with a clear error, after trying to pull it, and nothing runs', async () => {
-    const missing = `berth-test/${uniqueName('missing')}:1`;
+  it('an image whose registry does not answer fails saying so, after trying to pull it, and nothing runs', async () => {
+    // Port 1 on this computer: nothing listens, so no registry answers (and no traffic leaves).
+    const missing = `127.0.0.1:1/${uniqueName('missing')}:1`;
     const p = (await core.profiles.create({ name: uniqueName('p'), image: missing })).name;
     const chat = await core.chats.create({ profile: p });
     const seen = progressOf(chat.id);
     const run = core.sandbox.exec({ chatId: chat.id, command: 'touch /tmp/ran' });
-    await expect(run).rejects.toMatchObject({ code: 'image_unavailable' });
-    await expect(run).rejects.toThrow(new RegExp(`The image ${missing} is not on this computer and could not be downloaded`));
+    await expect(run).rejects.toMatchObject({ code: 'registry_unreachable' });
+    await expect(run).rejects.toThrow(new RegExp(`The image ${missing} is not on this computer, and its registry cannot be reached`));
     expect(seen.map((e) => e.phase)).toEqual(['pulling']);
     expect(await containersWithLabel(`berth.chat=${chat.id}`)).toEqual([]);
     expect((await core.sandbox.status({ chatId: chat.id })).state).toBe('error');
+  });
+
+  it('an image its registry does not have fails saying it does not exist', async (ctx) => {
+    if (!registry) {
+      console.warn(`skipped: ${REGISTRY_BINARY} is not installed (apt-get install docker-registry); .ci/run installs it`);
+      ctx.skip();
+      return;
+    }
+    const missing = `${registry.host}/${uniqueName('nosuch')}:1`;
+    const p = (await core.profiles.create({ name: uniqueName('p'), image: missing })).name;
+    const chat = await core.chats.create({ profile: p });
+    const run = core.sandbox.exec({ chatId: chat.id, command: 'true' });
+    await expect(run).rejects.toMatchObject({ code: 'image_unavailable' });
+    await expect(run).rejects.toThrow(new RegExp(`The image ${missing} does not exist in its registry`));
   });
 
   it('pulls a missing image from a registry, reporting progress, before anything runs', async (ctx) => {

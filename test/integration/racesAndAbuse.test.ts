@@ -97,7 +97,7 @@ describe('races', () => {
   });
 
   it('callers waiting on a failed bring-up share its error instead of retrying it each', async () => {
-    const p = (await core.profiles.create({ name: uniqueName('p'), image: `berth-test/${uniqueName('absent')}:1` })).name;
+    const p = (await core.profiles.create({ name: uniqueName('p'), image: `127.0.0.1:1/${uniqueName('absent')}:1` })).name;
     const chat = await core.chats.create({ profile: p });
     const pulls: SandboxProgressEvent[] = [];
     const sub = core.onEvent((event, payload) => {
@@ -106,7 +106,7 @@ describe('races', () => {
     });
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => core.sandbox.exec({ chatId: chat.id, command: 'true' })));
     sub.dispose();
-    expect(results.every((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'image_unavailable')).toBe(true);
+    expect(results.every((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'registry_unreachable')).toBe(true);
     expect(pulls).toHaveLength(1);
   });
 

@@ -17,6 +17,7 @@ import type {
   ContainerSummary,
   Engine,
   PullProgress,
+  BuildRequest,
   TtyOptions,
   TtyProcess,
 } from '../../electron/main/engine/dockerEngine.js';
@@ -99,6 +100,24 @@ export class FakeEngine implements Engine {
   async hasImage(ref: string): Promise<boolean> {
     this.enter('hasImage');
     return this.images.has(ref);
+  }
+
+  /** A build always succeeds here: the tag is then on the engine, as after Docker's. */
+  async buildImage(request: BuildRequest, onProgress: (p: PullProgress) => void): Promise<void> {
+    this.enter('buildImage');
+    onProgress({ message: 'Step 1/1: FROM scratch', fraction: 0 });
+    this.images.add(request.tag);
+    onProgress({ message: `Built ${request.tag}`, fraction: 1 });
+  }
+
+  async listImageTags(): Promise<string[]> {
+    this.enter('listImageTags');
+    return [...this.images].sort();
+  }
+
+  async platform(): Promise<{ os: string; arch: string }> {
+    this.enter('platform');
+    return { os: 'linux', arch: process.arch === 'x64' ? 'amd64' : process.arch };
   }
 
   async pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {

@@ -23,7 +23,7 @@ export const MAX_STEPS = 40;
 /** Subagents may start subagents, this deep. */
 export const MAX_DEPTH = 3;
 /** Tool failures that a retry by the model cannot fix: the turn ends and the user is told. */
-const FATAL_CODES = new Set(['engine_unreachable', 'image_unavailable', 'network_failed', 'container_failed', 'home_template_failed', 'workspace_refused', 'not_found']);
+const FATAL_CODES = new Set(['engine_unreachable', 'image_unavailable', 'registry_unreachable', 'network_failed', 'container_failed', 'home_template_failed', 'workspace_refused', 'not_found']);
 
 const INTERRUPT_RETRY_MS = 200;
 /** The settings key listing chats whose turn is running (see closeInterruptedTurns). */

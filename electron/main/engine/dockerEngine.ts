@@ -10,7 +10,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
-import { engineMessage, isUnreachable, statusOf, toBerthError, unreachableError } from './engineErrors.js';
+import { engineMessage, isUnreachable, pullFailed, statusOf, toBerthError, unreachableError } from './engineErrors.js';
 import { unavailableEngine } from './unavailableEngine.js';
 
 export interface ContainerSummary {
@@ -60,6 +60,13 @@ export interface PullProgress {
   fraction: number | null;
 }
 
+export interface BuildRequest {
+  contextDir: string;
+  files: string[];
+  tag: string;
+  networkMode?: 'none';
+}
+
 export interface Engine {
   readonly endpointLabel: string;
   ping(): Promise<{ version: string; apiVersion: string }>;
@@ -67,6 +74,15 @@ export interface Engine {
   securityOptions(): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
   pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void>;
+  /**
+   * Builds an image through the Engine API from a folder holding a Dockerfile and `files`;
+   * `networkMode: 'none'` for a recipe that needs no network. Each build step is reported.
+   */
+  buildImage(request: BuildRequest, onProgress: (p: PullProgress) => void): Promise<void>;
+  /** The tags of the images on the engine (`repo:tag`), sorted; dangling images left out. */
+  listImageTags(): Promise<string[]>;
+  /** The engine's OS and CPU architecture, as it names them (linux, amd64). */
+  platform(): Promise<{ os: string; arch: string }>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
   removeNetwork(name: string): Promise<void>;
   findContainers(labels: Record<string, string>): Promise<ContainerSummary[]>;
@@ -261,10 +277,57 @@ export class DockerEngine implements Engine {
     };
     return this.call(`download the image ${ref}`, pull, (error) => {
       if (isUnreachable(error)) return undefined;
-      throw new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: ${engineMessage(error)}`, {
-        hint: 'Check the image name and your connection, or build or load the image locally (docker build / docker load), or pick another image in the profile settings.',
-        cause: error,
-      });
+      throw pullFailed(ref, error);
+    });
+  }
+
+  buildImage(request: BuildRequest, onProgress: (p: PullProgress) => void): Promise<void> {
+    return this.call(`build the image ${request.tag}`, async (docker) => {
+      let failure: string | null = null;
+      try {
+        const stream = await docker.buildImage(
+          { context: request.contextDir, src: ['Dockerfile', ...request.files] },
+          { t: request.tag, rm: true, forcerm: true, ...(request.networkMode ? { networkmode: request.networkMode } : {}) },
+        );
+        await new Promise<void>((resolve, reject) => {
+          docker.modem.followProgress(
+            stream,
+            (err: Error | null) => (err ? reject(err) : resolve()),
+            (event: { stream?: string; status?: string; error?: string }) => {
+              if (event.error) failure = event.error.trim();
+              const line = (event.stream ?? event.status ?? '').trim();
+              // "Step 3/6 : RUN …" lines carry the build's own measure of progress.
+              const step = /^Step (\d+)\/(\d+) : (.*)$/.exec(line);
+              if (step) onProgress({ message: `Step ${step[1]}/${step[2]}: ${(step[3] ?? '').slice(0, 120)}`, fraction: (Number(step[1]) - 1) / Number(step[2]) });
+              else if (line && !line.startsWith('--->')) onProgress({ message: line.slice(0, 160), fraction: null });
+            },
+          );
+        });
+      } catch (error) {
+        if (isUnreachable(error)) throw error;
+        failure = engineMessage(error);
+      }
+      if (failure !== null) {
+        throw new BerthError('image_unavailable', `Docker could not build the image ${request.tag}: ${failure}`, {
+          hint: 'Check that Docker is healthy (docker info) and try again.',
+        });
+      }
+      onProgress({ message: `Built ${request.tag}`, fraction: 1 });
+    });
+  }
+
+  listImageTags(): Promise<string[]> {
+    return this.call('list images', async (docker) => {
+      const images = await docker.listImages();
+      const tags = images.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+      return [...new Set(tags)].sort();
+    });
+  }
+
+  platform(): Promise<{ os: string; arch: string }> {
+    return this.call('answer', async (docker) => {
+      const v = await docker.version();
+      return { os: v.Os, arch: v.Arch };
     });
   }
 

@@ -1,5 +1,6 @@
 /** Turns what dockerode throws into errors a user can act on. Raw errors never leave engine/. */
 import { BerthError } from '../../../shared/errors.js';
+import { classifyPullFailure } from '../policy/baseImage.js';
 
 interface DockerodeError {
   statusCode?: number;
@@ -11,7 +12,12 @@ interface DockerodeError {
 
 export function engineMessage(error: unknown): string {
   const e = error as DockerodeError;
-  return (e?.json?.message ?? e?.reason ?? e?.message ?? String(error)).trim();
+  if (e?.json?.message) return e.json.message.trim();
+  // docker-modem puts the engine's own words after its status text when the body is not JSON:
+  // "(HTTP code 500) server error - Get …: dial tcp …". The status text alone says nothing.
+  const detail = /^\(HTTP code \d+\) [^-]*- ([\s\S]+)$/.exec(e?.message ?? '');
+  if (detail?.[1]?.trim()) return detail[1].trim();
+  return (e?.reason ?? e?.message ?? String(error)).trim();
 }
 
 export function statusOf(error: unknown): number | undefined {
@@ -43,6 +49,31 @@ export function toBerthError(error: unknown, action: string, endpoint: string): 
   if (isUnreachable(error)) return unreachableError(endpoint, error);
   return new BerthError('container_failed', `Docker could not ${action}: ${engineMessage(error)}`, {
     hint: 'Check that Docker is healthy (docker info) and try again.',
+    cause: error,
+  });
+}
+
+/**
+ * A failed download, told apart: the registry has no such image (a typo, a private image), or
+ * no registry answered (offline, a proxy, an air-gapped engine). Both say what to do next.
+ */
+export function pullFailed(ref: string, error: unknown): BerthError {
+  const message = engineMessage(error);
+  const kind = classifyPullFailure(message);
+  if (kind === 'unreachable') {
+    return new BerthError('registry_unreachable', `The image ${ref} is not on this computer, and its registry cannot be reached to download it (${message}).`, {
+      hint: "Check your connection or proxy, or pick an image this computer already has in the profile's Image field (Berth's own base image works offline).",
+      cause: error,
+    });
+  }
+  if (kind === 'not_found') {
+    return new BerthError('image_unavailable', `The image ${ref} does not exist in its registry, or you may not download it (${message}).`, {
+      hint: "Check the image's name and tag, or log in to its registry (docker login), or pick an image this computer already has in the profile's Image field.",
+      cause: error,
+    });
+  }
+  return new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: ${message}`, {
+    hint: "Check the image name and your connection, or build or load the image locally (docker build / docker load), or pick an image this computer already has in the profile's Image field.",
     cause: error,
   });
 }

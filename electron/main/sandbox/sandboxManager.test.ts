@@ -9,6 +9,7 @@ import { FakeEngine } from '../../../test/support/fakeEngine.js';
 import { ManualClock } from '../../../test/support/manualClock.js';
 import { rejectionCode, TempDirs } from '../../../test/support/tempDirs.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
+import { BaseImage } from './baseImage.js';
 import { SandboxManager, type SandboxRequest } from './sandboxManager.js';
 
 const IMAGE = 'berth-test:busybox';
@@ -30,6 +31,7 @@ function setup(images: string[] = [IMAGE]) {
     sandboxUser: () => '1000:1000',
     homeOwner: () => null,
     clock,
+    baseImage: new BaseImage({ engine, tag: 'berth-unit-base:1', engineIsLocal: false, debian: false }),
   });
   managers.push(manager);
   return { engine, clock, manager };

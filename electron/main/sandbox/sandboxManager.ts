@@ -20,6 +20,7 @@ import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from '../base/clock.js';
 import { toDisposable } from '../base/lifecycle.js';
 import type { Disposable } from '../events.js';
+import type { BaseImage } from './baseImage.js';
 import { ShellSession } from './shellSession.js';
 
 export interface SandboxRequest {
@@ -50,7 +51,7 @@ export interface Ready {
 export interface SandboxLease extends Ready, Disposable {}
 
 export interface SlotStatus {
-  state: 'none' | 'pulling' | 'creating' | 'starting' | 'running' | 'stopped' | 'error';
+  state: 'none' | 'building' | 'pulling' | 'creating' | 'starting' | 'running' | 'stopped' | 'error';
   containerId: string | null;
   containerName: string;
   error: BerthError | null;
@@ -87,6 +88,8 @@ export interface SandboxManagerDeps {
   /** Who owns a new home on the host: the sandbox uid when Berth runs as root, else null (the user). */
   homeOwner: (settings: ProfileSettings) => Owner | null;
   clock: Clock;
+  /** Berth's own base image, built here when a chat needs it and the engine lacks it. */
+  baseImage: BaseImage;
 }
 
 const STOP_GRACE_SECONDS = 3;
@@ -183,6 +186,15 @@ export class SandboxManager {
         s.error = null;
       }
     }
+  }
+
+  /** The profile's settings changed (a new image, say): the last failure may no longer hold. */
+  forgetError(key: string): boolean {
+    const s = this.slots.get(key);
+    if (!s || s.phase !== 'error' || s.lock) return false;
+    s.phase = null;
+    s.error = null;
+    return true;
   }
 
   /**
@@ -345,7 +357,7 @@ export class SandboxManager {
         existing = { ...existing, running: false };
         notices.push("The sandbox's shell stopped answering, so Berth restarted the sandbox. Files are kept; running processes were ended.");
       }
-      let id = existing ? existing.id : await this.create(s, req, spec, imagePresent);
+      let id = existing ? existing.id : await this.create(s, req, spec, imagePresent, notices);
       s.containerId = id;
       let session: ShellSession;
       try {
@@ -356,7 +368,7 @@ export class SandboxManager {
         if (!(existing && error instanceof BerthError && error.code === 'network_failed' && network)) throw error;
         await engine.removeContainer(id);
         await engine.ensureNetwork(network, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
-        id = await this.create(s, req, spec, true);
+        id = await this.create(s, req, spec, true, notices);
         s.containerId = id;
         expected = this.recheckMounts(req);
         session = await this.openShell(s, req, id, spec.User, false, expected);
@@ -425,9 +437,13 @@ export class SandboxManager {
     }
   }
 
-  private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody, imagePresent: boolean): Promise<string> {
-    const { engine } = this.deps;
-    if (!imagePresent) {
+  private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody, imagePresent: boolean, notices: string[]): Promise<string> {
+    const { engine, baseImage } = this.deps;
+    if (!imagePresent && req.image === baseImage.tag) {
+      s.phase = 'building';
+      req.onProgress('building', `Building Berth's base image ${req.image} (first run only)…`, 0);
+      notices.push(await baseImage.build((p) => req.onProgress('building', p.message, p.fraction)));
+    } else if (!imagePresent) {
       s.phase = 'pulling';
       req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
       await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));

@@ -270,6 +270,16 @@ export class SandboxService {
     };
   }
 
+  /**
+   * After its profile changed: a chat whose last bring-up failed shows that error no longer
+   * (the next command or terminal tries again with the new settings), and clients hear so.
+   */
+  async forgetError(chatId: string): Promise<void> {
+    const r = this.resolve(chatId);
+    if (r.target.kind !== 'container' || !this.manager.forgetError(r.target.key)) return;
+    this.events.emit('sandbox.status', await this.status(chatId));
+  }
+
   async stop(chatId: string): Promise<SandboxStatus> {
     const r = this.resolve(chatId);
     if (r.target.kind === 'container') await this.manager.stop(r.target.key);

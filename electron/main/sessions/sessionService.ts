@@ -31,10 +31,11 @@ export class SessionService {
     private readonly resolveFolder: (hostPath: string) => string,
   ) {}
 
-  ensureDefaultProfile(): void {
+  /** Creates the default profile on first start, with Berth's own base image (built on first use). */
+  ensureDefaultProfile(image: string): void {
     if (!this.store.profiles.get(DEFAULT_PROFILE)) {
       // One warm sandbox: a first chat on a new install answers at once (sandbox/warmPool.ts).
-      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({ warmPool: 1 }), createdAt: this.clock.now() });
+      this.store.profiles.insert({ name: DEFAULT_PROFILE, settings: ProfileSettings.parse({ image, warmPool: 1 }), createdAt: this.clock.now() });
     }
   }
 

@@ -8,6 +8,7 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 
 export const SANDBOX_LABELS: Record<SandboxState, string> = {
   none: 'not started',
+  building: 'building image',
   pulling: 'pulling image',
   creating: 'creating container',
   starting: 'starting',
@@ -73,6 +74,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
         </span>
         {display.message !== null && <span className="muted sandbox-message">{display.message}</span>}
         {state === 'pulling' && <ProgressBar fraction={display.fraction} label="Pulling image" text={display.message ?? undefined} />}
+        {state === 'building' && <ProgressBar fraction={display.fraction} label="Building image" text={display.message ?? undefined} />}
         {(state === 'creating' || state === 'starting') && <ProgressBar fraction={null} label={state === 'creating' ? 'Creating container' : 'Starting container'} />}
         <button
           type="button"
@@ -96,7 +98,8 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
           }
         />
       )}
-      {retryError && <ErrorAlert error={retryError} onDismiss={() => setRetryError(null)} />}
+      {/* A retry that failed the same way shows as the sandbox's own error above, not twice. */}
+      {retryError && state !== 'error' && <ErrorAlert error={retryError} onDismiss={() => setRetryError(null)} />}
       {loadError && (
         <div className="alert-with-action">
           <ErrorAlert error={loadError} />

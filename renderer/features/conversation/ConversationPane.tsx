@@ -3,12 +3,14 @@
  * approval, why a turn failed, and the composer (or, with no model set, the way to set one).
  */
 import './conversation.css';
+import { useEffect, useRef } from 'react';
 import type { AgentSettings, ChatView } from '../../../shared/contract';
 import { useAgent, useProfiles, useServices } from '../../app/context';
 import { EMPTY_CONVERSATION } from '../../stores/agent';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { ApprovalPrompt } from './ApprovalPrompt';
 import { Composer } from './Composer';
+import { focusConversation, shouldFocusOnOpen } from './focusConversation';
 import { MessageList } from './MessageList';
 
 export interface ConversationPaneProps {
@@ -31,6 +33,13 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
   const profile = useProfiles((s) => s.profiles.find((p) => p.name === chat.profile));
   const agent = stores.agent.getState;
   const chatId = chat.id;
+  // Once the profile is known (message box or set-up button), the opened chat takes the focus.
+  const focusedOnOpen = useRef(false);
+  useEffect(() => {
+    if (focusedOnOpen.current || profile === undefined) return;
+    focusedOnOpen.current = true;
+    if (shouldFocusOnOpen(document.activeElement)) focusConversation();
+  }, [profile]);
   const { messages, running, approvals, error, loaded, loadError, answering } = conversation;
   // Unknown until the profiles are loaded: say nothing rather than flash the notice. A running
   // turn keeps its Stop button even if the settings were emptied meanwhile.

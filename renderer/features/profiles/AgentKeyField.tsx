@@ -1,18 +1,25 @@
 /**
- * A profile's API key: paste it, save it (main encrypts it and binds it to the provider's
- * origin), or remove it. What main reports is whether one is stored and for which origin; the
+ * A profile's API key: paste it and it is stored with the profile's own Save (main encrypts it
+ * and binds it to the provider's origin as saved), or remove it. What main reports is whether one is stored and for which origin; the
  * key itself is never read back, and the field is cleared once it is saved.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import type { KeyStatus } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
+/** What the profile form's Save does with the field: take the pasted key, then report it stored. */
+export interface AgentKeyHandle {
+  /** The pasted key, or null when none was pasted. */
+  pending(): string | null;
+  stored(status: KeyStatus): void;
+}
+
 export interface AgentKeyFieldProps {
-  profile: string;
-  /** The provider URL as saved: the key is bound to its origin. */
-  savedBaseUrl: string | null;
+  /** The saved profile; null for a new one (its key is stored once the profile is). */
+  profile: string | null;
+  handle: Ref<AgentKeyHandle>;
   /** The provider URL as typed in the form, maybe not saved yet. */
   formBaseUrl: string;
 }
@@ -32,7 +39,7 @@ function describe(status: KeyStatus | null): string {
   return status.origin ? `A key is stored for ${status.origin}; it is sent nowhere else.` : 'A key is stored.';
 }
 
-export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFieldProps) {
+export function AgentKeyField({ profile, handle, formBaseUrl }: AgentKeyFieldProps) {
   const { api } = useServices();
   // Uncontrolled on purpose: a controlled value would be mirrored into the input's value
   // attribute, putting the key in the page's DOM. Only whether there is text is kept.
@@ -46,13 +53,31 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [busy, setBusy] = useState(false);
   const statusId = useId();
-  const unsavedUrl = formBaseUrl.trim() !== (savedBaseUrl ?? '');
   const movedAway = status?.hasKey === true && status.origin !== null && originOf(formBaseUrl.trim()) !== status.origin;
 
+  const generation = useRef(0);
+  useImperativeHandle(handle, () => ({
+    pending: () => {
+      const key = input.current?.value ?? '';
+      return key.trim() === '' ? null : key;
+    },
+    stored: (next) => {
+      // A status fetch still in flight from before the save must not overwrite this one.
+      generation.current++;
+      setStatus(next);
+      clearInput();
+    },
+  }));
+
   useEffect(() => {
+    if (profile === null) {
+      setStatus({ profile: '', hasKey: false, origin: null });
+      return;
+    }
     let live = true;
+    const mine = generation.current;
     api.call('agent.keyStatus', { profile }).then(
-      (s) => live && setStatus(s),
+      (s) => live && generation.current === mine && setStatus(s),
       (e: unknown) => live && setError(errorInfo(e)),
     );
     return () => {
@@ -73,19 +98,6 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
     }
   };
 
-  const save = () => {
-    const key = input.current?.value ?? '';
-    if (key.trim() === '' || busy || unsavedUrl) return;
-    void run(() => api.call('agent.setKey', { profile, apiKey: key }));
-  };
-
-  // Enter saves the key, not the profile form around it.
-  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
-    if (event.key !== 'Enter') return;
-    event.preventDefault();
-    save();
-  };
-
   return (
     <div className="agent-key">
       <label className="field">
@@ -95,7 +107,6 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
           ref={input}
           name="berth-api-key"
           onChange={(e) => setHasText(e.target.value.trim() !== '')}
-          onKeyDown={onKeyDown}
           autoComplete="off"
           spellCheck={false}
           aria-describedby={statusId}
@@ -103,17 +114,19 @@ export function AgentKeyField({ profile, savedBaseUrl, formBaseUrl }: AgentKeyFi
         />
       </label>
       <div className="agent-key-buttons">
-        <button type="button" onClick={save} disabled={busy || !hasText || unsavedUrl}>
-          Save key
-        </button>
-        <button type="button" className="danger" onClick={() => void run(() => api.call('agent.clearKey', { profile }))} disabled={busy || !status?.hasKey}>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => profile !== null && void run(() => api.call('agent.clearKey', { profile }))}
+          disabled={busy || !status?.hasKey}
+        >
           Remove key
         </button>
       </div>
       <p id={statusId} className="muted agent-key-status" aria-live="polite">
         {describe(status)}
-        {unsavedUrl && ' Save the profile first: a key is bound to the provider URL as saved.'}
-        {!unsavedUrl && movedAway && ' The provider URL now points elsewhere: save the key again for it.'}
+        {hasText && ' The pasted key is stored when you save the profile.'}
+        {!hasText && movedAway && ' The provider URL now points elsewhere: paste the key again for it and save.'}
       </p>
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
     </div>

@@ -1,11 +1,12 @@
 /** Create or edit one profile. The local backend's lack of any sandbox is said plainly. */
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';
-import { AgentKeyField } from './AgentKeyField';
+import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
+import { ImageField } from './ImageField';
 import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
 export interface ProfileFormProps {
@@ -27,7 +28,8 @@ function Field({ label, children, hint }: { label: string; children: ReactNode; 
 }
 
 export function ProfileForm({ profile, onSaved, initiallySaved = false }: ProfileFormProps) {
-  const { stores } = useServices();
+  const { api, stores } = useServices();
+  const keyField = useRef<AgentKeyHandle>(null);
   const [values, setValues] = useState<ProfileFormValues>(() => (profile ? formFromProfile(profile) : NEW_PROFILE));
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [saved, setSaved] = useState(initiallySaved);
@@ -55,6 +57,18 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
         view = Object.keys(patch).length === 0 ? profile : await stores.profiles.getState().update(profile.name, patch);
       } else {
         view = await stores.profiles.getState().create({ ...result.settings, name: values.name.trim() });
+      }
+      // One save stores everything the form shows: the pasted key too, bound to the URL just saved.
+      const key = keyField.current?.pending() ?? null;
+      if (key !== null) {
+        try {
+          keyField.current?.stored(await api.call('agent.setKey', { profile: view.name, apiKey: key }));
+        } catch (e) {
+          onSaved(view);
+          const info = errorInfo(e);
+          setError({ ...info, message: `The settings were saved, but the API key was not: ${info.message}` });
+          return;
+        }
       }
       setSaved(true);
       onSaved(view);
@@ -95,8 +109,8 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
             <option value="shared">One shared by the profile's chats</option>
           </select>
         </Field>
-        <Field label="Image">
-          <input value={values.image} onChange={(e) => set('image', e.target.value)} spellCheck={false} />
+        <Field label="Image" hint="Choose one this computer has, or any image a registry serves.">
+          <ImageField value={values.image} onChange={(image) => set('image', image)} />
         </Field>
         <Field label="Memory (MB)">
           <input type="number" min={64} step={64} value={values.memoryMb} onChange={(e) => set('memoryMb', e.target.value)} />
@@ -139,11 +153,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
           </select>
         </Field>
         <p className="muted field-note">Any OpenAI-compatible endpoint. Its commands run only in this profile&apos;s sandboxes.</p>
-        {editing ? (
-          <AgentKeyField profile={profile.name} savedBaseUrl={profile.settings.agent.baseUrl} formBaseUrl={values.baseUrl} />
-        ) : (
-          <p className="muted field-note">Save the profile first, then add its API key here.</p>
-        )}
+        <AgentKeyField profile={editing ? profile.name : null} handle={keyField} formBaseUrl={values.baseUrl} />
       </fieldset>
       {editing && <p className="muted boundary">{profile.boundary}</p>}
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}

@@ -66,30 +66,4 @@ describe('ProfilesDialog', () => {
       { name: 'work', settings: { agent: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3', approval: 'auto' } } },
     ]);
   });
-
-  it('saves and removes the API key through the agent, and never shows it back', async () => {
-    const agent = { baseUrl: 'https://api.example.test/v1', model: 'small', approval: 'ask' as const };
-    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, {
-      profiles: [profileView('default'), profileView('work', { agent })],
-    });
-    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
-    expect(await within(dialog).findByText(/No API key is stored for this profile\./)).toBeTruthy();
-    const field = within(dialog).getByLabelText('API key') as HTMLInputElement;
-    expect(field.type).toBe('password');
-    fireEvent.change(field, { target: { value: 'sk-very-secret' } });
-    // Typed but not saved yet: still not in the page's markup (no value attribute).
-    expect(document.body.innerHTML).not.toContain('sk-very-secret');
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Save key' }));
-    expect(await within(dialog).findByText(/A key is stored for https:\/\/api\.example\.test/)).toBeTruthy();
-    expect(api.callsTo('agent.setKey')).toEqual([{ profile: 'work', apiKey: 'sk-very-secret' }]);
-    expect(field.value).toBe('');
-    expect(document.body.innerHTML).not.toContain('sk-very-secret');
-    // The profile form itself was not submitted by the key's buttons.
-    expect(api.callsTo('profiles.update')).toEqual([]);
-
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Remove key' }));
-    expect(await within(dialog).findByText(/No API key is stored/)).toBeTruthy();
-    expect(api.callsTo('agent.clearKey')).toEqual([{ profile: 'work' }]);
-    await waitFor(() => expect((within(dialog).getByRole('button', { name: 'Remove key' }) as HTMLButtonElement).disabled).toBe(true));
-  });
 });

@@ -1,5 +1,6 @@
 /** The profile form's values (as typed) and their conversion to the contract's settings. */
 import type { ProfileSettings, ProfileSettingsInput, ProfileView } from '../../../shared/contract';
+import { BERTH_BASE_IMAGE } from '../../../shared/contract';
 
 export interface ProfileFormValues {
   name: string;
@@ -27,7 +28,7 @@ export const NEW_PROFILE: ProfileFormValues = {
   backend: 'docker',
   network: 'isolated',
   containerScope: 'chat',
-  image: 'debian:bookworm-slim',
+  image: BERTH_BASE_IMAGE,
   memoryMb: '2048',
   cpus: '2',
   pids: '512',

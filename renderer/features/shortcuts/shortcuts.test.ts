@@ -10,6 +10,7 @@ describe('matchShortcut', () => {
     expect(matchShortcut(key({ shiftKey: true, key: '{', code: 'BracketLeft' }))).toBe('previousChat');
     expect(matchShortcut(key({ shiftKey: true, key: ']', code: '' }))).toBe('nextChat');
     expect(matchShortcut(key({ key: '`', code: 'Backquote' }))).toBe('focusTerminal');
+    expect(matchShortcut(key({ key: '~', code: 'Backquote', shiftKey: true }))).toBe('focusMessage');
     expect(matchShortcut(key({ shiftKey: true, key: 'T', code: 'KeyT' }))).toBe('newTerminal');
     expect(matchShortcut(key({ shiftKey: true, key: 'F', code: 'KeyF' }))).toBe('findInTerminal');
   });

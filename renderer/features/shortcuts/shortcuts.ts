@@ -1,6 +1,6 @@
 /** Keyboard shortcuts: one table for the handler, the terminal (which must not eat them) and the help. */
 
-export type ShortcutId = 'newChat' | 'nextChat' | 'previousChat' | 'focusTerminal' | 'newTerminal' | 'findInTerminal';
+export type ShortcutId = 'newChat' | 'nextChat' | 'previousChat' | 'focusTerminal' | 'focusMessage' | 'newTerminal' | 'findInTerminal';
 
 export interface Shortcut {
   id: ShortcutId;
@@ -13,6 +13,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: 'nextChat', keys: 'Ctrl+Shift+]', description: 'Next chat' },
   { id: 'previousChat', keys: 'Ctrl+Shift+[', description: 'Previous chat' },
   { id: 'focusTerminal', keys: 'Ctrl+`', description: 'Focus the terminal' },
+  // The terminal keeps Tab, Shift+Tab and Esc for the shell (as VS Code's does): this key leaves it.
+  { id: 'focusMessage', keys: 'Ctrl+Shift+`', description: 'Leave the terminal for the conversation (message box)' },
   { id: 'newTerminal', keys: 'Ctrl+Shift+T (or Alt+Shift+T in a browser)', description: 'New terminal' },
   { id: 'findInTerminal', keys: 'Ctrl+Shift+F', description: 'Find in the terminal' },
 ];
@@ -30,6 +32,7 @@ export function matchShortcut(e: KeyLike): ShortcutId | null {
   }
   if (!e.ctrlKey || e.altKey || e.metaKey) return null;
   if (e.shiftKey) {
+    if (e.code === 'Backquote' || key === '~') return 'focusMessage';
     if (e.code === 'KeyN' || key === 'n') return 'newChat';
     if (e.code === 'KeyT' || key === 't') return 'newTerminal';
     if (e.code === 'KeyF' || key === 'f') return 'findInTerminal';

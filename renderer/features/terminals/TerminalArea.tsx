@@ -19,6 +19,8 @@ export function TerminalArea({ chatId }: { chatId: string }) {
   const active = useTerminals((s) => s.active[chatId]) ?? null;
   const opening = useTerminals((s) => s.opening[chatId] === true);
   const error = useTerminals((s) => s.errors[chatId]);
+  // A terminal that could not open because the sandbox could not start: the header says why, once.
+  const sandboxFailed = useSandbox((s) => s.views[chatId]?.status?.state === 'error');
   const loaded = useTerminals((s) => s.loaded[chatId] === true);
   const baseId = useId();
   const terminals = stores.terminals.getState;
@@ -71,7 +73,7 @@ export function TerminalArea({ chatId }: { chatId: string }) {
           New terminal
         </button>
       </div>
-      {error && <ErrorAlert error={error} onDismiss={() => terminals().dismissError(chatId)} />}
+      {error && !sandboxFailed && <ErrorAlert error={error} onDismiss={() => terminals().dismissError(chatId)} />}
       {opening && <OpeningNotice chatId={chatId} />}
       <div className="terminal-panels">
         {list.map((t) => (
@@ -93,7 +95,7 @@ export function TerminalArea({ chatId }: { chatId: string }) {
 function OpeningNotice({ chatId }: { chatId: string }) {
   const view = useSandbox((s) => s.views[chatId]);
   const display = useMemo(() => displaySandbox(view), [view]);
-  const percent = display.state === 'pulling' && display.fraction !== null ? ` ${Math.round(display.fraction * 100)}%` : '';
+  const percent = (display.state === 'pulling' || display.state === 'building') && display.fraction !== null ? ` ${Math.round(display.fraction * 100)}%` : '';
   const phase = isBringingUp(display.state) ? ` Sandbox: ${SANDBOX_LABELS[display.state]}${percent}.` : '';
   return (
     <p role="status" className="opening">

@@ -41,14 +41,15 @@ export function TerminalPane({ terminal, visible }: { terminal: TerminalView; vi
     if (session && exited) session.setExited(terminal.exitReason);
   }, [session, exited, terminal.exitReason]);
 
-  // Back on screen: fit to the box. Take the focus when nothing has it or it was in the terminal
-  // area (New terminal, Restart, the terminal before), not from the sidebar or the tab list.
+  // Back on screen: fit to the box. Take the focus only when it was in the terminal area (New
+  // terminal, Restart, the terminal before): a chat opens with the message box focused, since a
+  // terminal keeps Tab and Esc (Ctrl+Shift+` leaves it).
   useEffect(() => {
     if (!session || !visible) return;
     session.fit();
     const focused = document.activeElement;
     const inArea = focused !== null && hostRef.current?.closest('.terminals')?.contains(focused) === true;
-    if (focused === null || focused === document.body || (inArea && focused.getAttribute('role') !== 'tab')) session.focus();
+    if (inArea && focused.getAttribute('role') !== 'tab') session.focus();
   }, [session, visible]);
 
   // After a reconnect, output may have been missed: repaint from main's copy.
