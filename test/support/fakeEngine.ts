@@ -8,6 +8,7 @@
  * and the real engine, so it cannot drift.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Duplex, PassThrough } from 'node:stream';
 import { BerthError } from '../../shared/errors.js';
@@ -290,6 +291,18 @@ export class FakeEngine implements Engine {
     const c = this.container(id);
     if (!c) throw notFound('run a command in the sandbox');
     if (!c.running) throw new BerthError('container_failed', `Docker could not run a command in the sandbox: container ${c.id} is not running`);
+    // The mount proof (policy/mountProof): a bind mount shows its host folder's device and inode
+    // inside the container, as Docker's do.
+    if (cmd[0] === 'stat' && cmd[1] === '-c' && cmd[2] === '%d %i') {
+      const lines = cmd.slice(3).map((target) => {
+        const mount = (c.body.HostConfig.Mounts ?? []).find((m) => m.Target === target);
+        if (!mount) return null;
+        const st = fs.statSync(mount.Source, { bigint: true });
+        return `${st.dev} ${st.ino}`;
+      });
+      if (lines.some((l) => l === null)) return { exitCode: 1, output: 'stat: cannot stat: No such file or directory\n' };
+      return { exitCode: 0, output: `${lines.join('\n')}\n` };
+    }
     const script = cmd[0] === '/bin/sh' && cmd[1] === '-c' ? (cmd[2] ?? '') : cmd.join(' ');
     // The kill-tree script (policy/shellProtocol): end the command of that serial.
     const kill = /kill -(INT|TERM|KILL)[\s\S]*\[ "\$__serial" = "(\d+)" \]|\[ "\$__serial" = "(\d+)" \][\s\S]*kill -(INT|TERM|KILL)/.exec(script);

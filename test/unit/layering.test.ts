@@ -91,7 +91,7 @@ describe('the imports that once passed lint (issue 13) now fail it', () => {
     ['electron/main/sandbox/probe.ts', "import '../index.js';"],
     ['electron/main/sandbox/probe.ts', "import Docker from 'dockerode';"],
     ['electron/main/sandbox/probe.ts', "import Docker from 'dockerode/lib/docker';"],
-    ['electron/main/workspace/probe.ts', "import type { Clock } from '../base/clock.js';"],
+    ['electron/main/workspace/probe.ts', "import type { Clock } from '../sandbox/clock.js';"],
     ['electron/main/sessions/probe.ts', "import { WorkspaceService } from '../workspace/workspaceService.js';"],
     ['shared/probe.ts', "import fs from 'fs';"],
     ['shared/probe.ts', "import fs from 'node:fs';"],

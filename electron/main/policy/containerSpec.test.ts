@@ -146,9 +146,9 @@ describe('AppArmor: pinned where the engine has it', () => {
   });
 
   it('puts the pinned profile in SecurityOpt beside no-new-privileges, and none when unpinned', () => {
-    expect(buildContainerSpec(input({ appArmorProfile: 'docker-default' })).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true', 'apparmor=docker-default']);
-    expect(buildContainerSpec(input({ appArmorProfile: null })).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true']);
-    expect(buildContainerSpec(input()).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true']);
+    expect(buildContainerSpec(input({ appArmorProfile: 'docker-default' })).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true', seccompSecurityOpt(), 'apparmor=docker-default']);
+    expect(buildContainerSpec(input({ appArmorProfile: null })).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true', seccompSecurityOpt()]);
+    expect(buildContainerSpec(input()).HostConfig.SecurityOpt).toEqual(['no-new-privileges:true', seccompSecurityOpt()]);
   });
 
   it('recreates a container made before the pin, and keeps the fingerprint of unpinned ones', () => {

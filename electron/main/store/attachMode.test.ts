@@ -14,7 +14,8 @@ describe('attachment modes', () => {
   it('keeps existing read-write and read-only attachments as they were after the upgrade', () => {
     const dir = temp.make();
     const old = new Database(path.join(dir, 'berth.sqlite3'));
-    const before = MIGRATIONS.length - 1;
+    // The store as it was just before the attach-mode migration.
+    const before = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN mode'));
     for (const step of MIGRATIONS.slice(0, before)) old.exec(step);
     old.pragma(`user_version = ${before}`);
     old.exec(`INSERT INTO profiles (name, settings, created_at) VALUES ('default', '{}', 1);
