@@ -127,10 +127,10 @@ beforeAll(async () => {
   await dialog.getByLabel('Provider URL').fill(provider.baseUrl);
   await dialog.getByLabel('Model').fill('test-model');
   await dialog.getByLabel('Approval').selectOption({ label: 'Run automatically' });
+  // One Save stores the settings and the pasted key.
+  await dialog.getByLabel('API key').fill(KEY);
   await dialog.getByRole('button', { name: 'Save profile' }).click();
   await dialog.getByText('Saved.').waitFor();
-  await dialog.getByLabel('API key').fill(KEY);
-  await dialog.getByRole('button', { name: 'Save key' }).click();
   await dialog.getByText(/A key is stored for/).waitFor();
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });

@@ -54,7 +54,7 @@ describe('Berth killed mid-turn, mid-write_file and mid-attach', () => {
       const streaming = await chat('mid-turn');
       const writing = await chat('mid-write');
       const attaching = await chat('mid-attach');
-      await berth.call('workspace.attach', { chatId: writing, path: folders.write });
+      await berth.call('workspace.attach', { chatId: writing, path: folders.write, mode: 'readwrite' });
       await berth.call('sandbox.exec', { chatId: attaching, command: 'true' });
 
       // A turn whose model is still streaming.
@@ -68,7 +68,7 @@ describe('Berth killed mid-turn, mid-write_file and mid-attach', () => {
       await berth.call('agent.send', { chatId: writing, text: 'write' });
       await writeRunning;
       // An attach on its way, and the kill.
-      berth.rpc.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'attach', method: 'workspace.attach', params: { chatId: attaching, path: folders.attach } }));
+      berth.rpc.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'attach', method: 'workspace.attach', params: { chatId: attaching, path: folders.attach, mode: 'readwrite' } }));
       await berth.kill();
 
       // The store, before Berth opens it again: whole and consistent.

@@ -97,9 +97,9 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect((await engine.platform()).os).toBe('linux');
   });
 
-  it('fails a pull it cannot make as image_unavailable', async () => {
+  it('fails a pull from a registry that answers nothing as registry_unreachable', async () => {
     // 127.0.0.1:1 answers nothing: the engine's pull fails without leaving this machine.
-    expect(await rejectionCode(engine.pullImage('127.0.0.1:1/berth-absent:x', () => undefined))).toBe('image_unavailable');
+    expect(await rejectionCode(engine.pullImage('127.0.0.1:1/berth-absent:x', () => undefined))).toBe('registry_unreachable');
   });
 
   it('creates a container found by its labels, refuses its name twice, and answers inspect as Berth reads it', async () => {

@@ -48,7 +48,7 @@ describe.skipIf(unavailable !== null)('the Docker engine stops mid-chat and come
     const profile = await h.profile(core, { network: 'none', agent: { baseUrl: server.baseUrl, model: 'test-model', approval: 'auto' } });
     const chat = await core.chats.create({ profile: profile.name, title: 'survives the outage' });
     const folder = h.workspace('project', { 'notes.txt': 'kept\n' });
-    await core.workspace.attach({ chatId: chat.id, path: folder });
+    await core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite' });
     expect((await runTurn(core, chat.id, 'hello')).error).toBeNull();
     const before = { chats: await core.chats.list({}), history: await history(core, chat.id) };
 

@@ -85,7 +85,7 @@ describe('the chat shell', () => {
   it('an interrupt stops the running command and everything it started; the shell and its state live on', async () => {
     const chat = await core.chats.create({ profile });
     const ws = h.workspace('int');
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     await core.sandbox.exec({ chatId: chat.id, command: 'export STAY=2; cd /tmp' });
     expect(await core.sandbox.interrupt({ chatId: chat.id })).toEqual({ interrupted: false });
     const started = Date.now();
@@ -105,7 +105,7 @@ describe('the chat shell', () => {
   it("an interrupt never puts the shell's own job notices (\"Terminated\") into the command's output", async () => {
     const chat = await core.chats.create({ profile });
     const ws = h.workspace('notice');
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     // The command's own shell outlives its child's death (a TERM handler), so it would surely
     // report that death, into the output, if it could still run when the child dies.
     const running = core.sandbox.exec({ chatId: chat.id, command: "trap ':' TERM; echo working; touch /workspace/.started; sleep 120; echo after" });

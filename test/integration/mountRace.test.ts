@@ -56,7 +56,7 @@ describe('the mount race', () => {
     fs.symlinkSync(decoy, link);
 
     const chat = await core.chats.create({ profile });
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     expect((await core.sandbox.exec({ chatId: chat.id, command: 'cat /workspace/WHO' })).output).toBe('real\n');
 
     const swapper = await startExchange(ws, link);

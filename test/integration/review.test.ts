@@ -229,17 +229,17 @@ describe('Review mode', () => {
   });
 
   it('copies a plain folder, and applies it back', async () => {
-    const folder = h.workspace('plain', { 'doc.md': '# doc\n', 'sub/data.csv': '1,2\n', 'id_rsa': 'KEY' });
+    const folder = h.workspace('plain', { 'doc.md': '# doc\n', 'sub/data.csv': '1,2\n', 'server.key': 'KEY' });
     const done = nextEvent(core, 'review.progress', (e) => e.hostPath === fs.realpathSync(folder) && e.phase === 'done');
     const { chatId, attached } = await reviewChat(folder);
     expect(await done).toMatchObject({ chatId, files: 2, totalFiles: 2 });
-    expect(attached.attachment.review).toMatchObject({ kind: 'folder', branch: null, excludedSecrets: ['id_rsa'] });
-    await sh(chatId, 'echo "# changed" > doc.md && rm sub/data.csv && test ! -e id_rsa');
+    expect(attached.attachment.review).toMatchObject({ kind: 'folder', branch: null, excludedSecrets: ['server.key'] });
+    await sh(chatId, 'echo "# changed" > doc.md && rm sub/data.csv && test ! -e server.key');
     const r = await core.review.apply({ chatId, hostPath: attached.attachment.hostPath });
     expect(r.applied.sort()).toEqual(['doc.md', 'sub/data.csv']);
     expect(read(path.join(folder, 'doc.md'))).toBe('# changed\n');
     expect(fs.existsSync(path.join(folder, 'sub/data.csv'))).toBe(false);
-    expect(read(path.join(folder, 'id_rsa'))).toBe('KEY');
+    expect(read(path.join(folder, 'server.key'))).toBe('KEY');
     // Deleting the chat removes its copy from Berth's data dir.
     const work = copyWorkDir(chatId);
     await core.chats.delete({ chatId });

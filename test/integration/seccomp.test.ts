@@ -56,7 +56,7 @@ describe('set-uid and set-gid files', () => {
   it('cannot be made in the sandbox, by chmod, install -m, python or at creation; ordinary modes still work', async () => {
     const chat = await core.chats.create({ profile });
     const ws = h.workspace('suid');
-    await core.workspace.attach({ chatId: chat.id, path: ws });
+    await core.workspace.attach({ chatId: chat.id, path: ws, mode: 'readwrite' });
     const out = await core.sandbox.exec({
       chatId: chat.id,
       command: [

@@ -87,7 +87,7 @@ describe('warm sandboxes', () => {
     await waitFor(async () => (await containersOf(core, profile)).length === 1, 'the warm sandbox', 60_000);
     const chat = await core.chats.create({ profile });
     const folder = h.workspace('pooled-ws', { 'theirs.txt': 't' });
-    await core.workspace.attach({ chatId: chat.id, path: folder });
+    await core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite' });
     const out = await core.sandbox.exec({ chatId: chat.id, command: 'ls /workspace' });
     expect(out.output).toContain('theirs.txt');
     // The refilled warm sandbox (for the next chat) mounts no folder.

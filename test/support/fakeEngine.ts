@@ -121,8 +121,18 @@ export class FakeEngine implements Engine {
     return { os: 'linux', arch: process.arch === 'x64' ? 'amd64' : process.arch };
   }
 
+  /** Registry hosts that answer nothing. */
+  readonly deadRegistries = new Set(['127.0.0.1:1']);
+
   async pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {
     this.enter('pullImage');
+    // A registry host that answers nothing (as 127.0.0.1:1 does for the real engine).
+    const host = ref.split('/')[0] ?? '';
+    if (ref.includes('/') && this.deadRegistries.has(host)) {
+      throw new BerthError('registry_unreachable', `The image ${ref} is not on this computer, and its registry cannot be reached to download it (dial tcp ${host}: connect: connection refused).`, {
+        hint: 'Check your connection, or build or load the image locally, or pick another image in the profile settings.',
+      });
+    }
     if (!this.registry.has(ref)) {
       throw new BerthError('image_unavailable', `The image ${ref} is not on this computer and could not be downloaded: pull access denied for ${ref}`, {
         hint: 'Check the image name and your connection, or build or load the image locally (docker build / docker load), or pick another image in the profile settings.',

@@ -34,7 +34,7 @@ export const NEW_PROFILE: ProfileFormValues = {
   pids: '512',
   idleStopMinutes: '30',
   onQuit: 'stop',
-  warmPool: '1',
+  warmPool: '0',
   mountWorkspace: true,
   baseUrl: '',
   model: '',
