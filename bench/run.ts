@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     });
     await c.ready;
 
-    const profileNetwork = (await c.profiles.create({ name: profile, image: opts.image, network: 'isolated' })).networkName as string;
+    const profileNetwork = (await c.profiles.create({ name: profile, image: opts.image, egress: 'open' })).networkName as string;
     profileCreated = true;
 
     // Warm-up, untimed: the profile network, the image's layers in the page cache, both paths once.

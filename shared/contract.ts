@@ -5,8 +5,10 @@
  */
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
+import { DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 
 export * from './agent.js';
+export * from './egress.js';
 
 // ---------- profiles ----------
 
@@ -51,8 +53,10 @@ const settingFields = {
    */
   backend: z.enum(['docker', 'local']),
   image: z.string().trim().min(1).max(512),
-  /** 'isolated': the profile's own network, chats cannot reach each other. 'none': no network. */
-  network: z.enum(['isolated', 'none']),
+  /** What the sandbox can reach: nothing, the allowlist through Berth's proxy, or everything (shared/egress.ts). */
+  egress: EgressMode,
+  /** Where 'allowlist' lets the sandbox go: `host`, `*.domain`, either with `:port` (80 and 443 without). */
+  egressAllow: z.array(EgressAllowEntry).max(500),
   /** 'chat': a container per chat. 'shared': one container for the whole profile. */
   containerScope: z.enum(['chat', 'shared']),
   mountWorkspace: z.boolean(),
@@ -74,7 +78,8 @@ const settingFields = {
 export const ProfileSettings = z.object({
   backend: settingFields.backend.default('docker'),
   image: settingFields.image.default('debian:bookworm-slim'),
-  network: settingFields.network.default('isolated'),
+  egress: settingFields.egress.default('allowlist'),
+  egressAllow: settingFields.egressAllow.default([...DEFAULT_EGRESS_ALLOW]),
   containerScope: settingFields.containerScope.default('chat'),
   mountWorkspace: settingFields.mountWorkspace.default(true),
   limits: settingFields.limits.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
@@ -279,6 +284,7 @@ export const methods = {
   'terminal.ack': { request: z.object({ terminalId: TerminalId, chars: z.number().int().min(0) }).strict(), response: z.object({}) },
   'terminal.close': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({}) },
   ...agentMethods,
+  ...egressMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -308,6 +314,7 @@ export const events = {
   /** Chats or profiles changed (created, renamed, deleted, attached): refetch the lists. */
   'chats.changed': z.object({ chatId: z.string().nullable() }),
   ...agentEvents,
+  ...egressEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

@@ -37,6 +37,9 @@ import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
+import { EgressService, type EgressOptions } from './egress/egressService.js';
+import type { EgressEngine } from './engine/egressEngine.js';
+import { allowEntryFor } from './policy/egress.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -53,6 +56,8 @@ export interface CoreOptions {
   secrets?: () => SecretBox;
   /** The OpenAI-compatible client (tests may wrap it; it still speaks real HTTP). */
   complete?: Complete;
+  /** Where allowlist profiles' proxies run and reach out (tests: their own pretend internet). */
+  egress?: EgressOptions & { engine?: EgressEngine };
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -112,6 +117,15 @@ function defaultEngine(env: NodeJS.ProcessEnv): Engine {
   }
 }
 
+/** The egress calls of the same engine, or null when it cannot be used (reported at use). */
+function engineEgress(engine: DockerEngine): EgressEngine | null {
+  try {
+    return engine.egress();
+  } catch {
+    return null;
+  }
+}
+
 function instanceIdOf(store: Store): string {
   const existing = store.settings.get('instance_id');
   if (existing) return existing;
@@ -135,7 +149,18 @@ export function createCore(options: CoreOptions): BerthCore {
   const events = new EventHub();
   const hostFacts = () => gatherHostFacts(dataDir, env);
 
+  const egress = new EgressService(
+    {
+      engine,
+      egress: options.egress?.engine ?? (engine instanceof DockerEngine ? engineEgress(engine) : null),
+      instanceId,
+      events,
+      settingsOf: (profile) => store.profiles.get(profile)?.settings,
+    },
+    options.egress,
+  );
   const manager = new SandboxManager({
+    egress,
     engine,
     instanceId,
     dataDir,
@@ -201,7 +226,30 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => changed(null, sessions.createProfile(req)),
-    'profiles.update': async (req) => changed(null, sessions.updateProfile(req)),
+    'profiles.update': async (req) => {
+      const view = sessions.updateProfile(req);
+      // The running proxy takes the new list before this answers: the next request sees it.
+      if (req.settings.egressAllow) await egress.allowlistChanged(view.name);
+      return changed(null, view);
+    },
+    'network.log': async (req) => {
+      const chat = sessions.requireChat(req.chatId);
+      return { mode: sessions.requireProfile(chat.profile).settings.egress, requests: egress.requests(chat.id) };
+    },
+    'network.allow': async (req) => {
+      const profile = sessions.requireProfile(sessions.requireChat(req.chatId).profile);
+      let entry: string;
+      try {
+        entry = allowEntryFor(req.host, req.port);
+      } catch (error) {
+        throw new BerthError('invalid_request', (error as Error).message, { hint: 'Only host names can be allowed, not IP addresses.' });
+      }
+      const list = profile.settings.egressAllow.includes(entry) ? profile.settings.egressAllow : [...profile.settings.egressAllow, entry];
+      const view = sessions.updateProfile({ name: profile.name, settings: { egressAllow: list } });
+      await egress.allowlistChanged(profile.name);
+      changed(null, view);
+      return { entry, egressAllow: view.settings.egressAllow };
+    },
     'profiles.delete': async (req) => {
       const profile = sessions.requireProfile(req.name);
       if (profile.name === 'default') {
@@ -211,7 +259,8 @@ export function createCore(options: CoreOptions): BerthCore {
       for (const chat of chats) await deleteChat(chat);
       await manager.removeForProfile(profile.name);
       store.profiles.delete(profile.name);
-      if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
+      await egress.removeProxy(profile.name).catch(() => undefined);
+      if (profile.settings.egress === 'open') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
       fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
       return changed(null, { removedChats: chats.length });
     },
@@ -333,6 +382,8 @@ export function createCore(options: CoreOptions): BerthCore {
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
       if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
     }
+    const live = new Set((await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId })).map((c) => c.labels[LABEL.key] ?? ''));
+    await egress.sweepNetworks(live).catch(() => undefined);
     return orphans.length;
   }
 
@@ -395,6 +446,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
+      await egress.dispose().catch(() => undefined);
       store.close();
     },
   };

@@ -11,6 +11,7 @@ import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
 import { engineMessage, isUnreachable, statusOf, toBerthError, unreachableError } from './engineErrors.js';
+import { DockerEgressEngine, type EgressEngine } from './egressEngine.js';
 
 export interface ContainerSummary {
   id: string;
@@ -158,6 +159,12 @@ export class DockerEngine implements Engine {
     }
     this.unusable = unusable;
     this.docker = new Docker(endpointOptions(endpoint, tlsFiles));
+  }
+
+  /** The same engine's calls for egress networks and proxies (engine/egressEngine.ts). */
+  egress(): EgressEngine {
+    this.assertUsable();
+    return new DockerEgressEngine(this.docker, this.endpointLabel);
   }
 
   private assertUsable(): void {

@@ -204,7 +204,7 @@ export class SandboxService {
     if (r.target.kind === 'local') {
       return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null };
     }
-    const networkName = r.profile.settings.network === 'isolated' ? networkNameFor(r.profile.name) : null;
+    const networkName = this.manager.networkName(r.profile, r.target.key);
     const s = await this.manager.status(r.target.key);
     return {
       ...base,
