@@ -2,6 +2,7 @@
 import type { ChatView } from '../../../shared/contract';
 import { Attachments } from './Attachments';
 import { SandboxPanel } from './SandboxPanel';
+import { NetworkView } from '../network/NetworkView';
 
 export function ChatHeader({ chat }: { chat: ChatView }) {
   return (
@@ -19,6 +20,7 @@ export function ChatHeader({ chat }: { chat: ChatView }) {
       </div>
       <Attachments chat={chat} />
       <SandboxPanel chatId={chat.id} />
+      <NetworkView chatId={chat.id} />
     </header>
   );
 }
