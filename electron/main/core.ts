@@ -191,6 +191,7 @@ export function createCore(options: CoreOptions): BerthCore {
     complete: options.complete ?? streamChatCompletion,
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }),
+      networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { Harness } from '../support/harness.js';
 import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
+import { runTurn } from '../support/agentDriver.js';
+import { byTurn, startOpenAiTestServer, type RecordedRequest } from '../support/openaiTestServer.js';
 
 const h = new Harness();
 let inet: PretendInternet;
@@ -102,6 +104,24 @@ describe("egress 'allowlist'", () => {
     expect((await core.profiles.list({})).profiles.find((p) => p.name === profile)?.settings.egressAllow).toContain('blocked.test');
     const after = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/');
     expect(after.output).toContain('hello from blocked.test on 443');
+  });
+});
+
+describe('the agent', () => {
+  it("reads in its tool result that the network policy refused the request, and how to allow it", async () => {
+    const KEY = 'sk-test-0123456789abcdef';
+    const server = await startOpenAiTestServer({ apiKey: KEY });
+    try {
+      await core.profiles.update({ name: profile, settings: { agent: { baseUrl: server.baseUrl, model: 'm', approval: 'auto' } } });
+      await core.agent.setKey({ profile, apiKey: KEY });
+      server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: 'curl -sS -f --max-time 10 https://other.test/' } }] }, { text: 'ok' }));
+      expect((await runTurn(core, chatId, 'fetch other.test')).error).toBeNull();
+      const result = (server.requests[1] as RecordedRequest).body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)).join('\n');
+      expect(result).toContain(`The network policy of profile "${profile}" refused: other.test:443`);
+      expect(result).toContain('Allow this host for the profile');
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -219,10 +219,28 @@ export class EgressService {
     return [...(this.logs.get(chatId) ?? [])];
   }
 
-  /** Refused requests of a chat since a time: the agent's tool result names them. */
-  refusedSince(chatId: string, since: number, profile: string): string | null {
-    const refused = (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && r.time >= since - 1000);
-    return refused.length ? refusedNote(refused, profile) : null;
+  /**
+   * Refused requests of a chat since a time, as a note for the agent's tool result. The proxy's
+   * log line can trail the command's own error by a moment: when the output looks like a
+   * proxy refusal (403 from the proxy) and no line is in yet, wait for it, at most a second.
+   */
+  async refusalNote(chatId: string, profile: string, since: number, output: string): Promise<string | null> {
+    const refused = () => (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && r.time >= since - 1000);
+    if (refused().length === 0 && /\b403\b|tunnel failed|ERR_ACCESS_DENIED/i.test(output)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => done(), 1000);
+        const off = this.deps.events.on((event, payload) => {
+          if (event === 'network.request' && (payload as NetworkRequest).chatId === chatId && !(payload as NetworkRequest).allowed) done();
+        });
+        function done(): void {
+          clearTimeout(timer);
+          off.dispose();
+          resolve();
+        }
+      });
+    }
+    const list = refused();
+    return list.length ? refusedNote(list, profile) : null;
   }
 
   forgetChat(chatId: string): void {
