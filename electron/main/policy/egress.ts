@@ -110,14 +110,6 @@ export function allowEntryFor(host: string, port: number | null): string {
   return entry;
 }
 
-/** Whether an allowlist already lets host:port through (same rules as squid's dstdomain and port). */
-export function isAllowed(entries: readonly string[], host: string, port: number | null): boolean {
-  const name = host.toLowerCase();
-  const p = port ?? 80;
-  return allowRules(entries).some((r) =>
-    (r.domain.startsWith('.') ? name === r.domain.slice(1) || name.endsWith(r.domain) : name === r.domain) && r.ports.includes(p));
-}
-
 /** Docker names: the profile's proxy, its egress network, and a sandbox's own internal network. */
 function slug(s: string): string {
   const base = s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'x';
