@@ -157,7 +157,8 @@ export function createCore(options: CoreOptions): BerthCore {
       events,
       settingsOf: (profile) => store.profiles.get(profile)?.settings,
     },
-    options.egress,
+    // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet).
+    options.egress ?? (env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),
   );
   const manager = new SandboxManager({
     egress,

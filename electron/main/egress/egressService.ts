@@ -258,9 +258,15 @@ export class EgressService {
     for (const c of await this.deps.engine.findContainers(this.labels(profile, 'proxy'))) await this.deps.engine.removeContainer(c.id).catch(() => undefined);
   }
 
-  /** Quitting: the proxies hold no state, so they go; sandbox networks stay with their containers. */
+  /**
+   * Quitting: the proxies hold no state, so they go; sandbox networks stay with their
+   * containers. The outside network goes too when Berth made it and no other Berth uses it.
+   */
   async dispose(): Promise<void> {
     await Promise.all([...this.proxies.keys()].map((profile) => this.removeProxy(profile)));
+    if (!this.deps.egress) return;
+    const ours = await this.egress.networksByLabel({ [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }).catch(() => []);
+    for (const n of ours) if (n.name === this.outsideNetwork) await this.egress.removeNetwork(n.name).catch(() => undefined);
   }
 
   /** This instance's sandbox networks whose key no longer has a container (after reaping). */

@@ -57,6 +57,8 @@ cache deny all
 cache_mem 0 MB
 memory_pools off
 pinger_enable off
+# Stream large downloads: read ahead of the client by up to 4 MB (squid reads 16 KB by default).
+read_ahead_gap 4 MB
 via off
 forwarded_for delete
 httpd_suppress_version_string on
