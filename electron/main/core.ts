@@ -384,7 +384,11 @@ export function createCore(options: CoreOptions): BerthCore {
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
       if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
     }
-    const live = new Set((await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId })).map((c) => c.labels[LABEL.key] ?? ''));
+    // A sandbox being brought up has its network before its container: its slot counts as live.
+    const live = new Set([
+      ...(await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId })).map((c) => c.labels[LABEL.key] ?? ''),
+      ...manager.keys(),
+    ]);
     await egress.sweepNetworks(live).catch(() => undefined);
     return orphans.length;
   }

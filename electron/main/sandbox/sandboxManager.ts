@@ -327,6 +327,11 @@ export class SandboxManager {
     }
   }
 
+  /** The keys this manager holds a slot for (brought up, or being brought up). */
+  keys(): string[] {
+    return [...this.slots.keys()];
+  }
+
   /** The Docker network a key's container joins, or null for none. */
   networkName(profile: { name: string; settings: ProfileSettings }, key: string): string | null {
     const { egress } = profile.settings;
