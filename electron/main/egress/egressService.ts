@@ -92,7 +92,14 @@ export class EgressService {
       this.proxyFor(profile),
       this.egress.ensureSealedNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key })),
     ]);
-    await this.egress.connect(network, proxy.id, [PROXY_ALIAS]);
+    try {
+      await this.egress.connect(network, proxy.id, [PROXY_ALIAS]);
+    } catch {
+      // The proxy we knew is gone (removed by hand, Docker restarted): start it again, once.
+      proxy.log.stop();
+      if (this.proxies.get(profile)) this.proxies.delete(profile);
+      await this.egress.connect(network, (await this.proxyFor(profile)).id, [PROXY_ALIAS]);
+    }
     return network;
   }
 

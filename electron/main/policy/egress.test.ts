@@ -62,3 +62,17 @@ it('sets both spellings of the proxy variables, with loopback excepted', () => {
   expect(env).toContain('https_proxy=http://berth-egress-proxy:3128');
   expect(env).toContain('NO_PROXY=localhost,127.0.0.1,::1');
 });
+
+it("gives an allowlist sandbox its own network only, the proxy variables, and DNS that answers nothing else", async () => {
+  const { buildContainerSpec } = await import('./containerSpec.js');
+  const spec = buildContainerSpec({
+    name: 'c', image: 'i', user: '1000:1000', instanceId: 'inst', profile: 'p', chatId: 'c1', key: 'default:c1', homeSource: '/h',
+    mounts: [], limits: { memoryMb: 256, cpus: 1, pids: 64 }, workingDir: '/workspace',
+    network: { mode: 'allowlist', name: 'berth-sbx-x', env: proxyEnv() },
+  });
+  expect(spec.HostConfig.NetworkMode).toBe('berth-sbx-x');
+  expect(Object.keys(spec.NetworkingConfig?.EndpointsConfig ?? {})).toEqual(['berth-sbx-x']);
+  expect(spec.Env).toContain('HTTP_PROXY=http://berth-egress-proxy:3128');
+  expect(spec.HostConfig.Dns).toEqual(['127.0.0.1']);
+  expect(spec.HostConfig.CapDrop).toEqual(['ALL']);
+});

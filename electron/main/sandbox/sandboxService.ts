@@ -7,7 +7,6 @@ import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
 import { planMounts, type PlannedMount } from '../policy/mountPlan.js';
-import { networkNameFor } from '../policy/names.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from './clock.js';
