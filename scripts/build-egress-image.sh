@@ -6,7 +6,7 @@
 # Idempotent: does nothing when TAG already exists. Needs root and a running engine (~1 min).
 set -euo pipefail
 tag=${1:-berth-egress:1}
-here=$(cd "$(dirname "$0")" && pwd)
+
 log() { printf 'build-egress-image: %s\n' "$*" >&2; }
 if docker image inspect "$tag" >/dev/null 2>&1; then log "$tag already present"; exit 0; fi
 command -v debootstrap >/dev/null 2>&1 || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
@@ -16,8 +16,7 @@ trap 'rm -rf "$root"' EXIT
 log "debootstrap bookworm (minbase + squid)"
 debootstrap --variant=minbase --include=squid,ca-certificates \
   bookworm "$root" "${mirror:-http://deb.debian.org/debian}" >/dev/null
-install -m 0755 "$here/../build/egress/berth-egress-start" "$root/usr/local/bin/berth-egress-start"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/usr/share/doc/* "$root"/usr/share/man/*
 log "importing as $tag"
-tar -C "$root" -c . | docker import -c 'CMD ["/usr/local/bin/berth-egress-start"]' - "$tag" >/dev/null
+tar -C "$root" -c . | docker import -c 'USER proxy' - "$tag" >/dev/null
 log "done: $(docker image inspect -f '{{.Size}}' "$tag") bytes"
