@@ -5,8 +5,10 @@
  */
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
+import { DEFAULT_ENGINE_SETTING, EngineRef, EngineSetting } from './engines.js';
 
 export * from './agent.js';
+export * from './engines.js';
 
 // ---------- profiles ----------
 
@@ -69,6 +71,8 @@ const settingFields = {
   staticMounts: z.array(StaticMount).max(32),
   /** The chat agent's model and approval rule. */
   agent: AgentSettings,
+  /** Which container engine this profile's chats run on (shared/engines.ts). */
+  engine: EngineSetting,
 };
 
 export const ProfileSettings = z.object({
@@ -83,6 +87,7 @@ export const ProfileSettings = z.object({
   homeTemplate: settingFields.homeTemplate.default(null),
   staticMounts: settingFields.staticMounts.default([]),
   agent: settingFields.agent.default(DEFAULT_AGENT_SETTINGS),
+  engine: settingFields.engine.default(DEFAULT_ENGINE_SETTING),
 });
 /** An edit: only the settings it names change (a nested object is replaced whole). */
 export const ProfileSettingsPatch = z.object(settingFields).partial().strict();
@@ -134,6 +139,8 @@ export const SandboxStatus = z.object({
   image: z.string().nullable(),
   networkName: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** The engine this chat's sandbox runs on (null for the local backend). */
+  engine: EngineRef.nullable().optional(),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
@@ -161,6 +168,8 @@ export const EngineStatus = z.object({
   /** What happened and what to do, when it does not answer. */
   message: z.string().nullable(),
   hint: z.string().nullable(),
+  /** Which engine this is, when Berth talks to more than one (per-profile engines). */
+  engine: EngineRef.nullable().optional(),
 });
 export type EngineStatus = z.infer<typeof EngineStatus>;
 
@@ -259,7 +268,8 @@ export const methods = {
   },
   'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
-  'engine.status': { request: Empty, response: EngineStatus },
+  /** The engine of a profile (by default the default profile's); each engine has its own health. */
+  'engine.status': { request: z.object({ profile: ProfileName.optional() }).strict(), response: EngineStatus },
   /** Folders under a host path, for the browser host's folder picker (never files). */
   'workspace.browse': {
     request: z.object({ path: z.string().max(4096).optional() }).strict(),

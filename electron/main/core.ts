@@ -8,15 +8,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { methods, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
+import { DEFAULT_PROFILE, methods, type EngineSetting, type MethodName, type ParsedRequest, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { DockerEngine, type Engine } from './engine/dockerEngine.js';
-import { unavailableEngine } from './engine/unavailableEngine.js';
-import { currentContextHost } from './engine/dockerContext.js';
+import { contextByName, currentContextHost } from './engine/dockerContext.js';
+import { chooseEngine, type EngineChoice } from './policy/engineChoice.js';
+import { EngineRegistry, type EngineHandle } from './sandbox/engineRegistry.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
 import { LABEL, APP_LABEL_VALUE } from './policy/containerSpec.js';
 import { qualifyTaskId } from './policy/containerKey.js';
-import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
 import { folderNameFor, networkNameFor } from './policy/names.js';
 import { selectOrphans } from './policy/orphans.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
@@ -30,7 +30,6 @@ import { createStore, type ChatRecord, type Store } from './store/repositories.j
 import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderValidation.js';
 import { WorkspaceService } from './workspace/workspaceService.js';
 import { browseFolders } from './workspace/folderBrowser.js';
-import { EngineMonitor } from './sandbox/engineMonitor.js';
 import { TerminalService } from './terminal/terminalService.js';
 import { AgentService, type Complete } from './agent/agentService.js';
 import { createApiChats, type ApiChats } from './agent/apiChats.js';
@@ -101,15 +100,32 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** The engine the user's Docker tools use; a broken DOCKER_HOST still lets the app open and say so. */
-function defaultEngine(env: NodeJS.ProcessEnv): Engine {
-  try {
-    const home = os.homedir();
-    return new DockerEngine(resolveEngineEndpoint(env, process.platform, home, fs.existsSync, currentContextHost(env, home)));
-  } catch (error) {
-    if (error instanceof BerthError) return unavailableEngine(error);
-    throw error;
-  }
+/**
+ * Engines as profiles name them (shared/engines.ts): the default one is the engine the user's
+ * Docker tools use, or the one a caller injected; a broken address still lets the app open and
+ * say so (the registry turns a refused setting into an engine whose calls give the reason).
+ */
+function engineRegistry(env: NodeJS.ProcessEnv, injected: Engine | undefined, events: EventHub, clock: Clock): EngineRegistry {
+  const home = os.homedir();
+  const choose = (setting: EngineSetting): EngineChoice => {
+    if (setting.kind === 'default' && injected) {
+      return { endpoint: { kind: 'socket', socketPath: '' }, ref: { id: 'default', kind: 'default', label: injected.endpointLabel, remote: false } };
+    }
+    return chooseEngine(setting, {
+      env,
+      platform: process.platform,
+      homeDir: home,
+      exists: fs.existsSync,
+      currentContextHost: currentContextHost(env, home),
+      context: (name) => contextByName(name, env, home),
+    });
+  };
+  return new EngineRegistry({
+    choose,
+    create: (choice) => (choice.ref.id === 'default' && injected ? injected : new DockerEngine(choice.endpoint)),
+    events,
+    clock,
+  });
 }
 
 function instanceIdOf(store: Store): string {
@@ -131,12 +147,13 @@ export function createCore(options: CoreOptions): BerthCore {
   };
   const store = createStore(openDatabase(dataDir));
   const instanceId = instanceIdOf(store);
-  const engine = options.engine ?? defaultEngine(env);
   const events = new EventHub();
+  const engines = engineRegistry(env, options.engine, events, clock);
+  const engineOfProfile = (name: string) => engines.forSetting(sessions.requireProfile(name).settings.engine);
   const hostFacts = () => gatherHostFacts(dataDir, env);
 
   const manager = new SandboxManager({
-    engine,
+    engines: { forProfile: (settings) => engines.forSetting(settings.engine), all: () => engines.all() },
     instanceId,
     dataDir,
     hostFacts,
@@ -151,8 +168,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
-  const monitor = new EngineMonitor(engine, events, clock);
-  const terminals = new TerminalService(engine, sandbox, manager, events, clock);
+  const terminals = new TerminalService(sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
@@ -211,7 +227,7 @@ export function createCore(options: CoreOptions): BerthCore {
       for (const chat of chats) await deleteChat(chat);
       await manager.removeForProfile(profile.name);
       store.profiles.delete(profile.name);
-      if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
+      if (profile.settings.network === 'isolated') await engines.forSetting(profile.settings.engine).engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
       fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
       return changed(null, { removedChats: chats.length });
     },
@@ -240,7 +256,10 @@ export function createCore(options: CoreOptions): BerthCore {
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
-    'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
+    'engine.status': async (req) => {
+      const { monitor } = engineOfProfile(req.profile ?? DEFAULT_PROFILE);
+      return monitor.current().state === 'checking' ? monitor.check() : monitor.current();
+    },
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
     'terminal.input': async (req) => {
@@ -313,7 +332,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return await (impl[name] as (req: unknown, ctx: CallContext) => Promise<unknown>)(parsed.data, ctx);
     } catch (error) {
       // A call that found the engine gone updates the status bar at once.
-      if (error instanceof BerthError && error.code === 'engine_unreachable') void monitor.check();
+      if (error instanceof BerthError && error.code === 'engine_unreachable') for (const h of engines.all()) void h.monitor.check();
       if (error instanceof BerthError) throw error;
       // The cause stays attached for logs; the user gets words, not a stack's first line.
       throw new BerthError('internal', `Berth could not complete ${name} because of an internal error.`, {
@@ -323,15 +342,25 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   }
 
+  /** Sweeps every engine the profiles name; one engine that does not answer fails the sweep after the others. */
   async function reap(): Promise<number> {
     if (disposed) return 0;
+    for (const p of store.profiles.list()) if (p.settings.backend === 'docker') engines.forSetting(p.settings.engine);
+    const counts = await Promise.allSettled(engines.all().map((handle) => reapOn(handle)));
+    const failed = counts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return counts.reduce((n, r) => n + (r.status === 'fulfilled' ? r.value : 0), 0);
+  }
+
+  async function reapOn(handle: EngineHandle): Promise<number> {
+    const { engine } = handle;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
     const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
-    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
+    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key], engine).catch(() => undefined)));
     for (const c of mine) {
       if (orphans.includes(c) || !c.running) continue;
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
-      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
+      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings, handle);
     }
     return orphans.length;
   }
@@ -346,7 +375,6 @@ export function createCore(options: CoreOptions): BerthCore {
   };
   // The engine may be down at start: the first sweep then waits for the next one.
   const ready = reap().then(() => undefined, () => undefined);
-  void monitor.check();
   events.on((event, payload) => {
     if (event === 'engine.status' && (payload as { state: string }).state === 'ok') manager.forgetEngineErrors();
   });
@@ -389,7 +417,7 @@ export function createCore(options: CoreOptions): BerthCore {
       if (disposed) return;
       disposed = true;
       if (reapTimer !== null) clock.clearTimeout(reapTimer);
-      monitor.dispose();
+      engines.dispose();
       terminals.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);

@@ -39,6 +39,7 @@ export const DEFAULT_SETTINGS: ProfileSettings = {
   homeTemplate: null,
   staticMounts: [],
   agent: { baseUrl: null, model: null, approval: 'ask' },
+  engine: { kind: 'default' },
 };
 
 export function profileView(name: string, settings: Partial<ProfileSettings> = {}): ProfileView {

@@ -117,6 +117,18 @@ function readTlsFiles(certPath: string, label: string): { ca: Buffer; cert: Buff
   return { ca, cert, key };
 }
 
+/** TLS files named one by one (a profile's tcp engine, a context's own files). */
+function readNamedTlsFiles(files: { ca: string; cert: string; key: string }, label: string): { ca: Buffer; cert: Buffer; key: Buffer } | BerthError {
+  try {
+    return { ca: fs.readFileSync(files.ca), cert: fs.readFileSync(files.cert), key: fs.readFileSync(files.key) };
+  } catch (error) {
+    return new BerthError('engine_unreachable', `The Docker engine at ${label} needs TLS, but Berth cannot read its files: ${engineMessage(error)}`, {
+      hint: "Check the CA, certificate and key paths in the profile's engine settings.",
+      cause: error,
+    });
+  }
+}
+
 function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert: Buffer; key: Buffer } | null): Docker.DockerOptions {
   switch (endpoint.kind) {
     case 'socket':
@@ -124,8 +136,23 @@ function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert:
     case 'tcp':
       return { host: endpoint.host, port: endpoint.port, protocol: endpoint.tls ? 'https' : 'http', ...(tlsFiles ?? {}) };
     case 'ssh':
-      return { protocol: 'ssh', host: endpoint.host.replace(/^ssh:\/\//, '') };
+      return sshOptions(endpoint);
   }
+}
+
+/** ssh://user@host:port through ssh2 (docker-modem's SSH transport), with a key file or the agent. */
+function sshOptions(endpoint: Extract<EngineEndpoint, { kind: 'ssh' }>): Docker.DockerOptions {
+  const url = new URL(endpoint.host);
+  const sshOpts: Record<string, unknown> = {};
+  if (endpoint.identityFile) sshOpts.privateKey = fs.readFileSync(endpoint.identityFile);
+  else if (process.env.SSH_AUTH_SOCK) sshOpts.agent = process.env.SSH_AUTH_SOCK;
+  return {
+    protocol: 'ssh',
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : 22,
+    username: decodeURIComponent(url.username),
+    sshOptions: sshOpts,
+  } as Docker.DockerOptions;
 }
 
 export function describeEndpoint(endpoint: EngineEndpoint): string {
@@ -135,7 +162,7 @@ export function describeEndpoint(endpoint: EngineEndpoint): string {
     case 'tcp':
       return `${endpoint.tls ? 'https' : 'tcp'}://${endpoint.host}:${endpoint.port}`;
     case 'ssh':
-      return endpoint.host;
+      return endpoint.host.replace(/\/$/, '');
   }
 }
 
@@ -152,12 +179,21 @@ export class DockerEngine implements Engine {
     if (endpoint.kind === 'tcp' && endpoint.tls) {
       // Not thrown here: callers build the engine at start-up and expect its calls to fail.
       const certPath = options.certPath ?? (process.env.DOCKER_CERT_PATH || path.join(os.homedir(), '.docker'));
-      const read = readTlsFiles(certPath, this.endpointLabel);
+      const read = endpoint.tlsFiles ? readNamedTlsFiles(endpoint.tlsFiles, this.endpointLabel) : readTlsFiles(certPath, this.endpointLabel);
       if (read instanceof BerthError) unusable = read;
       else tlsFiles = read;
     }
+    let docker: Docker | null = null;
+    try {
+      docker = new Docker(endpointOptions(endpoint, tlsFiles));
+    } catch (error) {
+      unusable ??= new BerthError('engine_unreachable', `Berth cannot use the engine at ${this.endpointLabel}: ${engineMessage(error)}`, {
+        hint: "Check the engine's address and key file in the profile's settings.",
+        cause: error,
+      });
+    }
     this.unusable = unusable;
-    this.docker = new Docker(endpointOptions(endpoint, tlsFiles));
+    this.docker = docker ?? new Docker({ socketPath: '/nonexistent' });
   }
 
   private assertUsable(): void {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { ContainerDetails, Engine } from '../engine/dockerEngine.js';
+import type { EngineHandle } from './engineRegistry.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
@@ -65,10 +66,18 @@ interface Slot {
   idleTimer: unknown;
   settings: ProfileSettings | null;
   user: string;
+  /** The engine the slot's container lives on: pinned, so a profile's new engine never moves it silently. */
+  engine: EngineHandle | null;
+}
+
+/** The engines profiles name (sandbox/engineRegistry). */
+export interface EngineRouter {
+  forProfile(settings: ProfileSettings): EngineHandle;
+  all(): EngineHandle[];
 }
 
 export interface SandboxManagerDeps {
-  engine: Engine;
+  engines: EngineRouter;
   instanceId: string;
   dataDir: string;
   hostFacts: () => readonly HostFacts[];
@@ -107,7 +116,7 @@ export class SandboxManager {
     if (!s) {
       s = {
         key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, lock: null, lockKind: null,
-        inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '',
+        inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '', engine: null,
       };
       this.slots.set(key, s);
     }
@@ -134,7 +143,7 @@ export class SandboxManager {
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
           s.inUse++;
-          return { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [], broughtUp: false };
+          return { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false };
         }
         if (healthy && s.inUse > 0) {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
@@ -149,6 +158,28 @@ export class SandboxManager {
       this.scheduleIdle(s);
       throw error;
     }
+  }
+
+  /** The engine a key's container is on: the one it was created on, else its profile's. */
+  engineOf(key: string, settings?: ProfileSettings): Engine {
+    const pinned = this.slots.get(key)?.engine;
+    if (pinned) return pinned.engine;
+    if (settings) return this.deps.engines.forProfile(settings).engine;
+    throw new BerthError('internal', `No engine is known for the sandbox ${key}.`);
+  }
+
+  /** Which engine a key's container is on (or would be created on), for the sandbox details. */
+  engineRef(key: string, settings: ProfileSettings): EngineHandle['ref'] {
+    return (this.slots.get(key)?.engine ?? this.deps.engines.forProfile(settings)).ref;
+  }
+
+  /** A running sandbox stays on its engine after its profile's engine changed, and says so. */
+  private stayNotice(s: Slot, req: SandboxRequest): string[] {
+    const want = this.deps.engines.forProfile(req.profile.settings);
+    if (!s.engine || s.engine.ref.id === want.ref.id) return [];
+    return [
+      `This chat's sandbox keeps running on ${s.engine.ref.label}, although its profile now uses ${want.ref.label}. It moves when its sandbox stops (Stop in the sandbox details, or when idle); the home folder and installed packages do not move with it.`,
+    ];
   }
 
   /** The engine answers again: errors that only said it did not are no longer true. */
@@ -242,8 +273,25 @@ export class SandboxManager {
   }
 
   private async bringUp(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<Ready> {
-    const { engine } = this.deps;
+    const want = this.deps.engines.forProfile(req.profile.settings);
     const notices: string[] = [];
+    if (s.engine && s.engine.ref.id !== want.ref.id) {
+      // The profile's engine changed while this sandbox was stopped: it moves now, and says so.
+      const old = s.engine;
+      const ids = s.containerId
+        ? [s.containerId]
+        : (await old.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: s.key }).catch(() => [])).map((c) => c.id);
+      for (const id of ids) await old.engine.removeContainer(id).catch(() => undefined);
+      s.containerId = null;
+      s.session?.close();
+      s.session = null;
+      this.specLabels.delete(s.key);
+      notices.push(
+        `This chat's sandbox moved from ${old.ref.label} to ${want.ref.label}, the engine its profile now uses. Attached folders are kept; the old sandbox's home and installed packages stay behind${ids.length ? ' and its container was removed' : ''}.`,
+      );
+    }
+    s.engine = want;
+    const { engine } = want;
     const hadSession = s.session !== null;
     const knownId = s.containerId;
     // A shell abandoned after a timeout may still hold the container's stdin: restart it.
@@ -315,7 +363,7 @@ export class SandboxManager {
   }
 
   private async findExisting(knownId: string | null, key: string): Promise<ContainerDetails | null> {
-    const { engine } = this.deps;
+    const engine = this.engineOf(key);
     const known = knownId ? await engine.inspectContainer(knownId) : null;
     if (known) return known;
     const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key });
@@ -328,7 +376,7 @@ export class SandboxManager {
    * the shell waits on its open stdin, so no output can be missed.
    */
   private async openShell(s: Slot, req: SandboxRequest, id: string, user: string, running: boolean): Promise<ShellSession> {
-    const { engine } = this.deps;
+    const engine = this.engineOf(s.key);
     if (!running) {
       s.phase = 'starting';
       req.onProgress('starting', 'Starting the sandbox…', null);
@@ -360,7 +408,7 @@ export class SandboxManager {
   }
 
   private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody, imagePresent: boolean): Promise<string> {
-    const { engine } = this.deps;
+    const engine = this.engineOf(s.key);
     if (!imagePresent) {
       s.phase = 'pulling';
       req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
@@ -400,17 +448,18 @@ export class SandboxManager {
     }
   }
 
-  async status(key: string): Promise<SlotStatus> {
+  async status(key: string, settings: ProfileSettings): Promise<SlotStatus> {
     const s = this.slots.get(key);
+    const engine = this.engineOf(key, settings);
     const name = s?.name ?? containerNameFor(this.deps.instanceId, key);
     if (s && ((s.lock && s.lockKind === 'bringUp') || s.phase === 'error')) {
       return { state: s.phase ?? 'starting', containerId: s.containerId, containerName: name, error: s.error };
     }
     const found = s?.containerId
-      ? await this.deps.engine.inspectContainer(s.containerId)
-      : await this.deps.engine
+      ? await engine.inspectContainer(s.containerId)
+      : await engine
           .findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })
-          .then((list) => (list[0] ? this.deps.engine.inspectContainer(list[0].id) : null));
+          .then((list) => (list[0] ? engine.inspectContainer(list[0].id) : null));
     if (!found) return { state: 'none', containerId: null, containerName: name, error: null };
     return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
   }
@@ -420,8 +469,9 @@ export class SandboxManager {
     return (await this.slots.get(key)?.session?.interrupt(owner)) ?? false;
   }
 
-  async stop(key: string, reason = 'The sandbox was stopped.'): Promise<void> {
+  async stop(key: string, settings: ProfileSettings | null, reason = 'The sandbox was stopped.'): Promise<void> {
     const s = this.slot(key);
+    const engine = this.engineOf(key, settings ?? s.settings ?? undefined);
     await this.exclusive(s, 'stop', async () => {
       this.gone(key, reason);
       this.clearIdle(s);
@@ -430,25 +480,37 @@ export class SandboxManager {
       s.stoppedByUs = true;
       const ids = s.containerId
         ? [s.containerId]
-        : (await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
-      for (const id of ids) await this.deps.engine.stopContainer(id, STOP_GRACE_SECONDS);
+        : (await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
+      for (const id of ids) await engine.stopContainer(id, STOP_GRACE_SECONDS);
       s.phase = 'stopped';
     });
   }
 
-  /** Removes every container the chat owns, and forgets their keys. */
+  /** Removes every container the chat owns, on every engine Berth uses, and forgets their keys. */
   async removeForChat(chatId: string): Promise<string[]> {
-    const found = await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.chat]: chatId });
-    await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key])));
-    return found.map((c) => c.labels[LABEL.key] ?? '');
+    return this.removeEverywhere({ [LABEL.chat]: chatId });
   }
 
   async removeForProfile(profile: string): Promise<void> {
-    const found = await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.profile]: profile });
-    await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key])));
+    await this.removeEverywhere({ [LABEL.profile]: profile });
   }
 
-  async removeContainer(id: string, key: string | undefined): Promise<void> {
+  /** Tries every engine; an engine that does not answer fails the call after the others were done. */
+  private async removeEverywhere(labels: Record<string, string>): Promise<string[]> {
+    const results = await Promise.allSettled(
+      this.deps.engines.all().map(async ({ engine }) => {
+        const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, ...labels });
+        await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key], engine)));
+        return found.map((c) => c.labels[LABEL.key] ?? '');
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  }
+
+  async removeContainer(id: string, key: string | undefined, on?: Engine): Promise<void> {
+    const engine = on ?? (key !== undefined ? this.slots.get(key)?.engine?.engine : undefined);
     if (key !== undefined) {
       this.gone(key, 'The sandbox was removed.');
       const s = this.slots.get(key);
@@ -460,15 +522,17 @@ export class SandboxManager {
         this.specLabels.delete(key);
       }
     }
-    await this.deps.engine.removeContainer(id);
+    if (!engine) throw new BerthError('internal', `No engine is known for the container ${id}.`);
+    await engine.removeContainer(id);
   }
 
   /** Running containers found at start-up get the same idle clock as ones Berth started. */
-  adopt(key: string, containerId: string, settings: ProfileSettings): void {
+  adopt(key: string, containerId: string, settings: ProfileSettings, engine: EngineHandle): void {
     const s = this.slot(key);
     if (s.containerId) return;
     s.containerId = containerId;
     s.settings = settings;
+    s.engine = engine;
     this.scheduleIdle(s);
   }
 
@@ -484,7 +548,7 @@ export class SandboxManager {
     s.idleTimer = this.deps.clock.setTimeout(() => {
       s.idleTimer = null;
       if (s.busy > 0 || s.lock) return;
-      void this.stop(s.key, 'The sandbox stopped after being idle.').catch(() => undefined);
+      void this.stop(s.key, null, 'The sandbox stopped after being idle.').catch(() => undefined);
     }, minutes * 60_000);
   }
 
@@ -497,7 +561,7 @@ export class SandboxManager {
       while (s.lock) await s.lock.catch(() => undefined);
       s.session?.close();
       s.session = null;
-      if (!keep && s.containerId) work.push(this.deps.engine.stopContainer(s.containerId, STOP_GRACE_SECONDS).catch(() => undefined));
+      if (!keep && s.containerId && s.engine) work.push(s.engine.engine.stopContainer(s.containerId, STOP_GRACE_SECONDS).catch(() => undefined));
     }
     await Promise.all(work);
     this.slots.clear();

@@ -202,11 +202,12 @@ export class SandboxService {
     const r = this.resolve(chatId);
     const base = { chatId, image: this.imageFor(r) };
     if (r.target.kind === 'local') {
-      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null };
+      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null, engine: null };
     }
     const networkName = r.profile.settings.network === 'isolated' ? networkNameFor(r.profile.name) : null;
-    const s = await this.manager.status(r.target.key);
+    const s = await this.manager.status(r.target.key, r.profile.settings);
     return {
+      engine: this.manager.engineRef(r.target.key, r.profile.settings),
       ...base,
       state: s.state,
       key: r.target.key,
@@ -219,7 +220,7 @@ export class SandboxService {
 
   async stop(chatId: string): Promise<SandboxStatus> {
     const r = this.resolve(chatId);
-    if (r.target.kind === 'container') await this.manager.stop(r.target.key);
+    if (r.target.kind === 'container') await this.manager.stop(r.target.key, r.profile.settings);
     const status = await this.status(chatId);
     this.events.emit('sandbox.status', status);
     return status;
@@ -228,7 +229,7 @@ export class SandboxService {
   async containerExists(chat: ChatRecord): Promise<boolean> {
     const r = this.resolve(chat.id);
     if (r.target.kind !== 'container') return false;
-    return (await this.manager.status(r.target.key)).state !== 'none';
+    return (await this.manager.status(r.target.key, r.profile.settings)).state !== 'none';
   }
 }
 

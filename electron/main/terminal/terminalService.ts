@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { Engine, TtyProcess } from '../engine/dockerEngine.js';
+import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { EventHub } from '../events.js';
 import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
@@ -45,7 +45,6 @@ export class TerminalService {
   private readonly endings = new Map<string, { count: number; reason: string }>();
 
   constructor(
-    private readonly engine: Engine,
     private readonly sandbox: SandboxService,
     private readonly manager: SandboxManager,
     private readonly events: EventHub,
@@ -77,7 +76,7 @@ export class TerminalService {
     };
     this.terminals.set(terminal.view.terminalId, terminal);
     try {
-      terminal.process = await this.engine.execTty(containerId, {
+      terminal.process = await this.manager.engineOf(key).execTty(containerId, {
         cmd: SHELL,
         user,
         env: ['TERM=xterm-256color', 'COLORTERM=truecolor'],
@@ -120,7 +119,9 @@ export class TerminalService {
     });
     void proc.ended.then(async () => {
       if (terminal.view.state === 'exited') return;
-      const details = await this.engine.inspectContainer(terminal.containerId).catch(() => null);
+      const details = await Promise.resolve()
+        .then(() => this.manager.engineOf(terminal.key).inspectContainer(terminal.containerId))
+        .catch(() => null);
       this.finish(terminal, details?.running ? 'The shell exited.' : 'The sandbox stopped.');
     });
   }
