@@ -357,6 +357,10 @@ export function createCore(options: CoreOptions): BerthCore {
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
     const orphans = selectOrphans(mine, instanceId, (id) => store.chats.get(id) !== undefined, (p) => store.profiles.get(p) !== undefined);
     await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key], engine).catch(() => undefined)));
+    // A remote engine's homes and folder copies are volumes of their key: they go with it.
+    if (handle.ref.remote) {
+      await Promise.all(orphans.map((c) => engine.removeVolumes({ [LABEL.instance]: instanceId, [LABEL.key]: c.labels[LABEL.key] ?? '' }).catch(() => undefined)));
+    }
     for (const c of mine) {
       if (orphans.includes(c) || !c.running) continue;
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');

@@ -10,6 +10,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
+import { sshAgent } from './sshTransport.js';
 import { engineMessage, isUnreachable, statusOf, toBerthError, unreachableError } from './engineErrors.js';
 
 export interface ContainerSummary {
@@ -78,6 +79,15 @@ export interface Engine {
   execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }>;
   /** Starts an interactive process with a TTY in a running container. */
   execTty(id: string, options: TtyOptions): Promise<TtyProcess>;
+  /** Creates a named volume; false when it already existed (its content is then kept). */
+  ensureVolume(name: string, labels: Record<string, string>): Promise<boolean>;
+  removeVolume(name: string): Promise<void>;
+  /** Removes every volume carrying all these labels. */
+  removeVolumes(labels: Record<string, string>): Promise<void>;
+  /** Unpacks a tar stream at a path of a container (created or running), volumes included. */
+  putArchive(id: string, containerPath: string, tar: NodeJS.ReadableStream): Promise<void>;
+  /** A tar stream of a path in a container (created or running), volumes included. */
+  getArchive(id: string, containerPath: string): Promise<NodeJS.ReadableStream>;
 }
 
 export interface DockerEngineOptions {
@@ -143,16 +153,18 @@ function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert:
 /** ssh://user@host:port through ssh2 (docker-modem's SSH transport), with a key file or the agent. */
 function sshOptions(endpoint: Extract<EngineEndpoint, { kind: 'ssh' }>): Docker.DockerOptions {
   const url = new URL(endpoint.host);
-  const sshOpts: Record<string, unknown> = {};
-  if (endpoint.identityFile) sshOpts.privateKey = fs.readFileSync(endpoint.identityFile);
-  else if (process.env.SSH_AUTH_SOCK) sshOpts.agent = process.env.SSH_AUTH_SOCK;
-  return {
-    protocol: 'ssh',
+  const agent = sshAgent({
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port ? Number(url.port) : 22,
     username: decodeURIComponent(url.username),
-    sshOptions: sshOpts,
-  } as Docker.DockerOptions;
+    ...(endpoint.identityFile
+      ? { privateKey: fs.readFileSync(endpoint.identityFile) }
+      : process.env.SSH_AUTH_SOCK
+        ? { agent: process.env.SSH_AUTH_SOCK }
+        : {}),
+  });
+  // Plain HTTP over the SSH channels: the agent does the transport.
+  return { protocol: 'http', host: 'localhost', port: 80, agent } as Docker.DockerOptions;
 }
 
 export function describeEndpoint(endpoint: EngineEndpoint): string {
@@ -524,6 +536,61 @@ export class DockerEngine implements Engine {
       return { stream, resize, ended };
     } catch (error) {
       return this.fail(error, 'open a terminal in the sandbox');
+    }
+  }
+
+  async ensureVolume(name: string, labels: Record<string, string>): Promise<boolean> {
+    this.assertUsable();
+    try {
+      await this.docker.getVolume(name).inspect();
+      return false;
+    } catch (error) {
+      if (statusOf(error) !== 404) this.fail(error, `look up the volume ${name}`);
+    }
+    try {
+      await this.docker.createVolume({ Name: name, Labels: labels });
+      return true;
+    } catch (error) {
+      return this.fail(error, `create the volume ${name}`);
+    }
+  }
+
+  async removeVolume(name: string): Promise<void> {
+    this.assertUsable();
+    try {
+      await this.docker.getVolume(name).remove();
+    } catch (error) {
+      if (statusOf(error) === 404) return;
+      this.fail(error, `remove the volume ${name}`);
+    }
+  }
+
+  async removeVolumes(labels: Record<string, string>): Promise<void> {
+    this.assertUsable();
+    try {
+      const list = await this.docker.listVolumes({ filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } });
+      for (const v of list.Volumes ?? []) await this.removeVolume(v.Name);
+    } catch (error) {
+      if (error instanceof BerthError) throw error;
+      this.fail(error, 'remove the sandbox volumes');
+    }
+  }
+
+  async putArchive(id: string, containerPath: string, tar: NodeJS.ReadableStream): Promise<void> {
+    this.assertUsable();
+    try {
+      await this.docker.getContainer(id).putArchive(tar, { path: containerPath });
+    } catch (error) {
+      this.fail(error, `copy files into the sandbox at ${containerPath}`);
+    }
+  }
+
+  async getArchive(id: string, containerPath: string): Promise<NodeJS.ReadableStream> {
+    this.assertUsable();
+    try {
+      return await this.docker.getContainer(id).getArchive({ path: containerPath });
+    } catch (error) {
+      return this.fail(error, `copy files out of the sandbox at ${containerPath}`);
     }
   }
 }

@@ -13,6 +13,8 @@ import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, buildContainerSpec, type Containe
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
+import { fillRemote, prepareRemoteVolumes } from './remoteFill.js';
+import { specForRemoteEngine } from '../policy/remoteSpec.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
@@ -419,15 +421,24 @@ export class SandboxManager {
     s.phase = 'creating';
     req.onProgress('creating', 'Creating the sandbox…', null);
     this.recheckMounts(req);
+    // An engine whose files are not this computer's never gets a local path: volumes, filled by copy.
+    const remote = s.engine?.ref.remote === true;
+    const body = remote ? specForRemoteEngine(spec) : spec;
+    const createOnce = async () => {
+      const fresh = remote ? await prepareRemoteVolumes(engine, body) : new Set<string>();
+      const id = await engine.createContainer(body);
+      if (remote) await fillRemote(engine, id, body, fresh, req.mounts, this.deps.dataDir, spec.User);
+      return id;
+    };
     try {
-      return await engine.createContainer(spec);
+      return await createOnce();
     } catch (error) {
       // Same name: a container for this key that the label search did not see yet.
       if (error instanceof BerthError && error.code === 'already_exists') {
         const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: req.key });
         if (found[0]) {
           await engine.removeContainer(found[0].id);
-          return engine.createContainer(spec);
+          return createOnce();
         }
       }
       throw error;
@@ -501,6 +512,8 @@ export class SandboxManager {
       this.deps.engines.all().map(async ({ engine }) => {
         const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, ...labels });
         await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key], engine)));
+        // A remote engine's homes and folder copies are volumes labelled with their key.
+        await Promise.all(found.map((c) => engine.removeVolumes({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: c.labels[LABEL.key] ?? '' })));
         return found.map((c) => c.labels[LABEL.key] ?? '');
       }),
     );

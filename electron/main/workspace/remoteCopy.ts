@@ -1,0 +1,152 @@
+/**
+ * A folder's copy on an engine whose files are not this computer's: filled from the host
+ * folder through the engine's archive calls (putArchive into a volume), read back the same way
+ * (getArchive), and brought to the host only by an explicit apply. Small on purpose, so Review
+ * mode (issue 8) can use the same mechanism: copy out, let the chat work on the copy, list the
+ * changes, apply the ones the user accepts.
+ *
+ * The copy that comes back is untrusted (the sandbox wrote it): only regular files and folders
+ * are read from it, and applying never follows a link on the host.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import tarFs from 'tar-fs';
+import type { Engine } from '../engine/dockerEngine.js';
+
+export interface CopyPlace {
+  engine: Engine;
+  /** A container (created or running) that mounts the copy's volume at containerPath. */
+  containerId: string;
+  containerPath: string;
+}
+
+export interface Change {
+  /** Relative to the folder, with '/' separators. */
+  path: string;
+  kind: 'added' | 'modified' | 'deleted';
+}
+
+/** Host folder → the copy, every entry owned by the sandbox user (the volume's root too). */
+export async function fillCopy(place: CopyPlace, hostDir: string, owner: { uid: number; gid: number }): Promise<void> {
+  const pack = tarFs.pack(hostDir, {
+    map: (header) => ({ ...header, uid: owner.uid, gid: owner.gid, uname: '', gname: '' }),
+  });
+  await place.engine.putArchive(place.containerId, place.containerPath, pack);
+}
+
+/** An empty folder owned by the sandbox user at containerPath (a fresh volume's root is root's). */
+export async function ownCopyRoot(place: CopyPlace, owner: { uid: number; gid: number }, scratch: string): Promise<void> {
+  const empty = fs.mkdtempSync(path.join(scratch, 'empty-'));
+  try {
+    await fillCopy(place, empty, owner);
+  } finally {
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+}
+
+/** The copy → a fresh local folder under scratch (regular files and folders only). */
+export async function fetchCopy(place: CopyPlace, scratch: string): Promise<string> {
+  const into = path.join(scratch, `copy-${randomBytes(6).toString('hex')}`);
+  fs.mkdirSync(into, { recursive: true, mode: 0o700 });
+  const stream = await place.engine.getArchive(place.containerId, place.containerPath);
+  // The archive names entries under the path's last component: strip it.
+  const extract = tarFs.extract(into, {
+    ignore: (_name, header) => header?.type !== 'file' && header?.type !== 'directory',
+    map: (header) => ({ ...header, name: header.name.split('/').slice(1).join('/') || '.' }),
+    chown: false,
+    dmode: 0o700,
+    fmode: 0o600,
+  });
+  await pipeline(stream, extract);
+  return into;
+}
+
+function walk(root: string, rel = ''): Map<string, fs.Stats> {
+  const out = new Map<string, fs.Stats>();
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(root, rel));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = fs.lstatSync(path.join(root, r));
+    if (st.isDirectory()) for (const [k, v] of walk(root, r)) out.set(k, v);
+    else if (st.isFile()) out.set(r, st);
+  }
+  return out;
+}
+
+function digest(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** What the copy changed against the host folder, files only, sorted by path. */
+export function diffCopy(hostDir: string, copyDir: string): Change[] {
+  const host = walk(hostDir);
+  const copy = walk(copyDir);
+  const changes: Change[] = [];
+  for (const [rel, st] of copy) {
+    const h = host.get(rel);
+    if (!h) changes.push({ path: rel, kind: 'added' });
+    else if (h.size !== st.size || digest(path.join(hostDir, rel)) !== digest(path.join(copyDir, rel))) changes.push({ path: rel, kind: 'modified' });
+  }
+  for (const rel of host.keys()) if (!copy.has(rel)) changes.push({ path: rel, kind: 'deleted' });
+  return changes.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The host folder's real path must contain the file's real parent: no link leads out of it. */
+function insideHost(realHost: string, file: string): boolean {
+  const parent = fs.realpathSync(path.dirname(file));
+  return parent === realHost || parent.startsWith(realHost + path.sep);
+}
+
+/**
+ * Brings the given changes to the host folder: files written whole (temp file + rename),
+ * deletions of regular files only. A change whose host path leads through a link out of the
+ * folder is refused and reported, never followed. Returns the paths it could not apply.
+ */
+export function applyChanges(hostDir: string, copyDir: string, changes: readonly Change[]): { applied: string[]; refused: string[] } {
+  const realHost = fs.realpathSync(hostDir);
+  const applied: string[] = [];
+  const refused: string[] = [];
+  for (const change of changes) {
+    const rel = change.path;
+    const target = path.join(realHost, ...rel.split('/'));
+    if (rel.split('/').some((part) => part === '..' || part === '')) {
+      refused.push(rel);
+      continue;
+    }
+    try {
+      if (change.kind === 'deleted') {
+        if (!insideHost(realHost, target)) throw new Error('outside');
+        const st = fs.lstatSync(target, { throwIfNoEntry: false });
+        if (st?.isFile()) fs.unlinkSync(target);
+      } else {
+        // Create missing folders one level at a time, checking each is a real folder inside.
+        const parts = rel.split('/').slice(0, -1);
+        let dir = realHost;
+        for (const part of parts) {
+          dir = path.join(dir, part);
+          const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+          if (!st) fs.mkdirSync(dir);
+          else if (!st.isDirectory()) throw new Error('not a folder');
+        }
+        if (!insideHost(realHost, target)) throw new Error('outside');
+        const existing = fs.lstatSync(target, { throwIfNoEntry: false });
+        if (existing && !existing.isFile()) throw new Error('not a file');
+        const temp = path.join(path.dirname(target), `.berth-apply-${randomBytes(4).toString('hex')}`);
+        fs.copyFileSync(path.join(copyDir, ...rel.split('/')), temp);
+        if (existing) fs.chmodSync(temp, existing.mode & 0o7777);
+        fs.renameSync(temp, target);
+      }
+      applied.push(rel);
+    } catch {
+      refused.push(rel);
+    }
+  }
+  return { applied, refused };
+}
