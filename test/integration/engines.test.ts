@@ -44,8 +44,7 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     await core.workspace.attach({ chatId: chat.id, path: host });
 
     const seen = await core.sandbox.exec({ chatId: chat.id, command: 'cat /workspace/a.txt && id -u && echo changed > a.txt && echo new > b.txt && ls -n $HOME >/dev/null && touch $HOME/ok' });
-    expect(seen.exitCode).toBe(0);
-    expect(seen.output).toContain('original');
+    expect({ exitCode: seen.exitCode, output: seen.output }).toMatchObject({ exitCode: 0, output: expect.stringContaining('original') });
 
     // Which engine: the sandbox details and the profile's engine status both name it.
     const status = await core.sandbox.status({ chatId: chat.id });

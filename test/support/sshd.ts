@@ -94,10 +94,29 @@ export class TestSshd {
     this.child = null;
     if (!child?.pid || child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
+    // Each connection's sshd calls setsid(), leaving the group, and renames itself: find
+    // them as descendants of our sshd (by parent pid), one pid at a time.
+    const parents = new Map<number, number>();
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    const sessions: number[] = [];
+    const walk = (pid: number) => {
+      for (const [p, parent] of parents) if (parent === pid) (sessions.push(p), walk(p));
+    };
+    walk(child.pid);
+    for (const pid of [-child.pid, ...sessions]) {
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
     }
     await exited;
   }

@@ -30,10 +30,20 @@ export interface Change {
 
 /** Host folder → the copy, every entry owned by the sandbox user (the volume's root too). */
 export async function fillCopy(place: CopyPlace, hostDir: string, owner: { uid: number; gid: number }): Promise<void> {
+  // Unpacked into the parent under the folder's own name: the engine then owns the volume's
+  // root to the sandbox user too (an archive's "." entry at the path itself is not chowned).
+  const base = path.posix.basename(place.containerPath);
   const pack = tarFs.pack(hostDir, {
-    map: (header) => ({ ...header, uid: owner.uid, gid: owner.gid, uname: '', gname: '' }),
+    map: (header) => ({
+      ...header,
+      name: header.name === '.' ? base : `${base}/${header.name}`,
+      uid: owner.uid,
+      gid: owner.gid,
+      uname: '',
+      gname: '',
+    }),
   });
-  await place.engine.putArchive(place.containerId, place.containerPath, pack);
+  await place.engine.putArchive(place.containerId, path.posix.dirname(place.containerPath), pack);
 }
 
 /** An empty folder owned by the sandbox user at containerPath (a fresh volume's root is root's). */
