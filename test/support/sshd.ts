@@ -108,7 +108,11 @@ export class TestSshd {
     }
     const sessions: number[] = [];
     const walk = (pid: number) => {
-      for (const [p, parent] of parents) if (parent === pid) (sessions.push(p), walk(p));
+      for (const [p, parent] of parents) {
+        if (parent !== pid) continue;
+        sessions.push(p);
+        walk(p);
+      }
     };
     walk(child.pid);
     for (const pid of [-child.pid, ...sessions]) {
