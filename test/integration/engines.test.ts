@@ -23,6 +23,8 @@ beforeAll(async () => {
   if (!missing) await sshd.start();
 });
 afterAll(async () => {
+  // A test that failed while the engine was down: bring it back so its chats can be removed there.
+  if (!missing && !sshd.running) await sshd.start().catch(() => undefined);
   await h.cleanup();
   // Volumes a remote engine's chats used (homes, folder copies), should a test fail before deleting its chat.
   for (const instance of instances) {
@@ -115,12 +117,19 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo up' })).output).toContain('up');
 
     await sshd.stop();
-    await expect(core.sandbox.exec({ chatId: chat.id, command: 'echo down' })).rejects.toMatchObject({ code: 'engine_unreachable' });
+    // The command in flight loses its shell with the connection; it fails, saying so.
+    const lost = await core.sandbox.exec({ chatId: chat.id, command: 'echo down' }).then(() => null, (e: { code: string }) => e);
+    expect(['container_vanished', 'engine_unreachable']).toContain(lost?.code);
     const down = await waitFor(async () => {
       const s = await core.engine.status({ profile: profile.name });
       return s.state === 'unreachable' ? s : undefined;
     }, 'the ssh engine reported unreachable');
     expect(down.message).toMatch(/ssh:\/\/root@127\.0\.0\.1/);
+    // From then on the chat says the engine is gone, not that its sandbox broke.
+    await expect(core.sandbox.exec({ chatId: chat.id, command: 'echo down' })).rejects.toMatchObject({
+      code: 'engine_unreachable',
+      message: expect.stringMatching(/127\.0\.0\.1/),
+    });
     // The default engine's health is its own: still fine.
     expect((await core.engine.status({})).state).toBe('ok');
 

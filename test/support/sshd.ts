@@ -45,6 +45,10 @@ export class TestSshd {
   port = 0;
   private child: ChildProcess | null = null;
 
+  get running(): boolean {
+    return this.child !== null && this.child.exitCode === null;
+  }
+
   get url(): string {
     return `ssh://root@127.0.0.1:${this.port}`;
   }

@@ -12,8 +12,8 @@ const spec = buildContainerSpec({
   key: 'default:c',
   homeSource: '/data/profiles/p/homes/c',
   mounts: [
-    { source: '/home/me/site', target: '/workspace/site', readOnly: false },
-    { source: '/home/me/docs', target: '/workspace/docs', readOnly: true },
+    { source: '/home/me/site', target: '/workspace/site', readOnly: false, origin: 'chat' },
+    { source: '/home/me/docs', target: '/workspace/docs', readOnly: true, origin: 'chat' },
   ],
   limits: { memoryMb: 512, cpus: 1, pids: 64 },
   network: { mode: 'none' },
