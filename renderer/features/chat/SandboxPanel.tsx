@@ -107,6 +107,8 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
       )}
       {detailsOpen && (
         <dl id={detailsId} className="details">
+          <dt>Engine</dt>
+          <dd>{status?.engine ? `${status.engine.label}${status.engine.remote ? ' (remote: attached folders are copies)' : ''}` : '—'}</dd>
           <dt>Container key</dt>
           <dd>{status?.key ?? '—'}</dd>
           <dt>Container name</dt>
