@@ -32,7 +32,7 @@ afterAll(async () => {
     if (names.length) await docker('volume', 'rm', '-f', ...names);
   }
   await sshd.dispose();
-});
+}, 240_000);
 
 type Mounts = { Mounts: { Type: string; Source: string; Destination: string }[] };
 
@@ -120,16 +120,16 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     // The command in flight loses its shell with the connection; it fails, saying so.
     const lost = await core.sandbox.exec({ chatId: chat.id, command: 'echo down' }).then(() => null, (e: { code: string }) => e);
     expect(['container_vanished', 'engine_unreachable']).toContain(lost?.code);
-    const down = await waitFor(async () => {
-      const s = await core.engine.status({ profile: profile.name });
-      return s.state === 'unreachable' ? s : undefined;
-    }, 'the ssh engine reported unreachable');
-    expect(down.message).toMatch(/ssh:\/\/root@127\.0\.0\.1/);
-    // From then on the chat says the engine is gone, not that its sandbox broke.
+    // The next command says the engine is gone, not that its sandbox broke, and the status follows.
     await expect(core.sandbox.exec({ chatId: chat.id, command: 'echo down' })).rejects.toMatchObject({
       code: 'engine_unreachable',
       message: expect.stringMatching(/127\.0\.0\.1/),
     });
+    const down = await waitFor(async () => {
+      const s = await core.engine.status({ profile: profile.name });
+      return s.state === 'unreachable' ? s : undefined;
+    }, 'the ssh engine reported unreachable', 60_000);
+    expect(down.message).toMatch(/ssh:\/\/root@127\.0\.0\.1/);
     // The default engine's health is its own: still fine.
     expect((await core.engine.status({})).state).toBe('ok');
 

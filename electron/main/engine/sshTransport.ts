@@ -17,6 +17,9 @@ export interface SshTarget {
   agent?: string;
 }
 
+/** How long opening a channel may take (connecting included) before the request fails. */
+const CHANNEL_TIMEOUT_MS = 30_000;
+
 /** Typed as Node's own: connection failures carry the socket's code (ECONNREFUSED…). */
 export function sshAgent(target: SshTarget): http.Agent {
   let ready: Promise<Client> | null = null;
@@ -49,21 +52,33 @@ export function sshAgent(target: SshTarget): http.Agent {
   // Keep-alive: a dial-stdio channel serves request after request (each new one starts the remote docker CLI).
   const agent = new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000 });
   (agent as unknown as { createConnection: unknown }).createConnection = (_options: unknown, done: (error: Error | null, socket?: Duplex) => void) => {
+    let settled = false;
+    const finish = (error: Error | null, socket?: Duplex) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done(error, socket);
+    };
+    // A connection that died without closing never answers: fail like a socket would.
+    const timer = setTimeout(() => {
+      void ready?.then((c) => c.end(), () => undefined);
+      finish(Object.assign(new Error(`No answer from the SSH engine at ${target.host}:${target.port}.`), { code: 'ETIMEDOUT' }));
+    }, CHANNEL_TIMEOUT_MS);
     connect().then(
       (client) =>
         client.exec('docker system dial-stdio', (error, channel) => {
           if (error) {
             // A broken connection: the next request opens a new one.
             client.end();
-            done(error);
+            finish(error);
             return;
           }
           const socket = channel as unknown as Duplex & Record<string, unknown>;
           // http may call these socket methods; a channel has no such knobs.
           for (const m of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) socket[m] ??= () => socket;
-          done(null, socket);
+          finish(null, socket);
         }),
-      (error: Error) => done(error),
+      (error: Error) => finish(error),
     );
     return undefined;
   };
