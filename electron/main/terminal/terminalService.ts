@@ -13,10 +13,10 @@ import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
-import type { Clock } from '../base/clock.js';
+import { systemClock, type Clock } from '../base/clock.js';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
-import { OutputCoalescer } from './outputCoalescer.js';
+import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
 
 const REPLAY_CHARS = 256 * 1024;
@@ -35,7 +35,7 @@ interface Terminal {
   process: TtyProcess | null;
   replay: ReplayBuffer;
   /** Joins output that follows closely into one event; the replay holds only what was sent. */
-  output: OutputCoalescer | null;
+  output: OutputJoiner | null;
   /** One account per connected client: the slowest screen sets the pace. */
   flows: Map<string, FlowControl>;
   paused: boolean;
@@ -117,10 +117,12 @@ export class TerminalService {
   private pipe(terminal: Terminal, proc: TtyProcess): void {
     const decoder = new StringDecoder('utf8');
     const id = terminal.view.terminalId;
-    const output = new OutputCoalescer((data) => this.send(terminal, id, data), {
-      delayMs: TERMINAL_OUTPUT.coalesceMs,
+    // Real time, not the injected clock: a few milliseconds of pacing is nothing a test that
+    // moves the idle clock by hand should have to drive.
+    const output = new OutputJoiner((data) => this.send(terminal, id, data), {
+      intervalMs: TERMINAL_OUTPUT.coalesceMs,
       maxChars: TERMINAL_OUTPUT.coalesceMaxChars,
-    });
+    }, { now: systemClock.now, set: systemClock.setTimeout, clear: systemClock.clearTimeout });
     terminal.output = output;
     proc.stream.on('data', (chunk: Buffer) => output.push(decoder.write(chunk)));
     void proc.ended.then(async () => {
@@ -237,7 +239,7 @@ export class TerminalService {
     const t = this.terminals.get(terminalId);
     if (!t) return;
     this.terminals.delete(terminalId);
-    t.output?.dispose();
+    t.output?.drop();
     t.process?.stream.destroy();
     this.finish(t, 'The terminal was closed.');
   }

@@ -11,7 +11,7 @@ import type { BerthApi } from '../../api/types';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
 import { matchShortcut } from '../shortcuts/shortcuts';
 import type { TerminalOutputHub } from './outputHub';
-import { WritePacer } from './writePacer';
+import { OutputJoiner } from '../../../shared/outputJoiner';
 import type { TerminalSize } from '../../stores/terminals';
 
 /** Under the contract's 1 MiB per `terminal.input`, with room to spare. */
@@ -71,9 +71,13 @@ export class XtermSession {
   /** Characters handed to xterm whose write callback has not run yet. */
   private inFlight = 0;
   /** Joins a flood into fewer xterm writes; output after a pause is written at once. */
-  private readonly pacer = new WritePacer((data) => this.writeOutput(data), {
+  private readonly pacer = new OutputJoiner((data) => this.writeOutput(data), {
     intervalMs: TERMINAL_OUTPUT.writeIntervalMs,
     maxChars: TERMINAL_OUTPUT.writeMaxChars,
+  }, {
+    now: () => performance.now(),
+    set: (fn, ms) => setTimeout(fn, ms),
+    clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   });
   private sentSize: TerminalSize;
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
