@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, uniqueName, writeTree } from '../test/support/harness.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../test/support/openaiTestServer.js';
 import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
-import { attach } from './support/ui.js';
+import { attach, fillAgentProfile } from './support/ui.js';
 
 const KEY = 'sk-e2e-4f1c9a7b2d';
 let root: string;
@@ -45,17 +45,7 @@ describe('an agent chat in the browser', () => {
     ));
 
     // The profile: image, provider, model, approval and its key in one Save; the key is never shown back.
-    await page.getByRole('button', { name: 'Profiles' }).click();
-    const dialog = page.getByRole('dialog');
-    await dialog.getByRole('button', { name: 'Create profile' }).click();
-    await dialog.getByLabel('Name').fill(profile);
-    await dialog.getByLabel('Image').fill('berth-test:busybox');
-    await dialog.getByLabel('Provider URL').fill(provider.baseUrl);
-    await dialog.getByLabel('Model').fill('test-model');
-    await dialog.getByLabel('Approval').selectOption({ label: 'Ask before each command' });
-    await dialog.getByLabel('API key').fill(KEY);
-    await dialog.getByRole('button', { name: 'Save profile' }).click();
-    await dialog.getByText('Saved.').waitFor();
+    const dialog = await fillAgentProfile(page, { name: profile, image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Ask before each command', key: KEY });
     await dialog.getByText(`A key is stored for ${new URL(provider.baseUrl).origin}`).waitFor();
     expect(await dialog.getByLabel('API key').inputValue()).toBe('');
     await shot(page, 'agent-01-profile');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName, writeTree } from '../test/support/harness.js';
 import { startOpenAiTestServer, type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
 import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
-import { attach } from './support/ui.js';
+import { attach, fillAgentProfile } from './support/ui.js';
 
 const KEY = 'sk-e2e-review-8d2f1a';
 let root: string;
@@ -119,19 +119,7 @@ beforeAll(async () => {
   ({ host, browser, page } = await openApp(root));
 
   // A profile whose agent runs without asking (approval has its own test).
-  await page.getByRole('button', { name: 'Profiles' }).click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByRole('button', { name: 'Create profile' }).click();
-  await dialog.getByLabel('Name').fill(profile);
-  await dialog.getByLabel('Image').fill('berth-test:busybox');
-  await dialog.getByLabel('Provider URL').fill(provider.baseUrl);
-  await dialog.getByLabel('Model').fill('test-model');
-  await dialog.getByLabel('Approval').selectOption({ label: 'Run automatically' });
-  // One Save stores the settings and the pasted key.
-  await dialog.getByLabel('API key').fill(KEY);
-  await dialog.getByRole('button', { name: 'Save profile' }).click();
-  await dialog.getByText('Saved.').waitFor();
-  await dialog.getByText(/A key is stored for/).waitFor();
+  const dialog = await fillAgentProfile(page, { name: profile, image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Run automatically', key: KEY });
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
 });

@@ -41,6 +41,29 @@ export async function createProfile(page: Page, name: string, image: string): Pr
   await dialog.waitFor({ state: 'hidden' });
 }
 
+/**
+ * Creates a profile with an agent (provider, model, approval) and its key in one Save, as a
+ * person would, and waits until both are stored. The dialog stays open for the caller's checks.
+ */
+export async function fillAgentProfile(
+  page: Page,
+  p: { name: string; image: string; baseUrl: string; approval: 'Ask before each command' | 'Run automatically'; key: string },
+) {
+  await page.getByRole('button', { name: 'Profiles' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await dialog.getByLabel('Name').fill(p.name);
+  await dialog.getByLabel('Image').fill(p.image);
+  await dialog.getByLabel('Provider URL').fill(p.baseUrl);
+  await dialog.getByLabel('Model').fill('test-model');
+  await dialog.getByLabel('Approval').selectOption({ label: p.approval });
+  await dialog.getByLabel('API key').fill(p.key);
+  await dialog.getByRole('button', { name: 'Save profile' }).click();
+  await dialog.getByText('Saved.').waitFor();
+  await dialog.getByText(/A key is stored for/).waitFor();
+  return dialog;
+}
+
 /** The attach modes as the picker names them. */
 export type AttachModeName = 'Review' | 'Read-write' | 'Read-only';
 
