@@ -102,6 +102,8 @@ export const CopyChanges = z.object({
   counts: ChangeCounts,
   /** More files changed than the list holds (REVIEW_LIMITS.maxListedFiles). */
   truncated: z.boolean(),
+  /** Changes whenever the copy's changes do (content too, not only the count): what the page compares. */
+  version: z.string(),
   at: z.number(),
 });
 export type CopyChanges = z.infer<typeof CopyChanges>;
@@ -138,6 +140,8 @@ export const REVIEW_LIMITS = {
   maxDiffBytes: 1024 * 1024,
   /** Diff text sent inline by review.changes, in total; the rest has diffOmitted. */
   maxInlineDiffBytes: 4 * 1024 * 1024,
+  /** Files whose diff review.changes sends inline (the first in the list); the others come from review.diff when shown. */
+  inlineDiffFiles: 20,
   /** Files listed by review.changes. */
   maxListedFiles: 5000,
 } as const;
@@ -154,7 +158,7 @@ export const reviewMethods = {
         chatId: ChatIdField,
         /** One attachment only; all Review-mode attachments of the chat when omitted. */
         hostPath: HostPathField.optional(),
-        /** Include diff text (up to the inline budget). */
+        /** Include the diff text of the first files (REVIEW_LIMITS.inlineDiffFiles, up to the inline budget); the rest have diffOmitted. */
         diffs: z.boolean().default(true),
       })
       .strict(),
@@ -222,8 +226,12 @@ export const reviewMethods = {
 } as const;
 
 export const reviewEvents = {
-  /** A chat's count of changed files in Review-mode copies changed (for the sidebar). */
-  'review.changed': z.object({ chatId: z.string(), count: z.number().int() }),
+  /**
+   * A chat's changes in its Review-mode copies changed: the count of changed files (for the
+   * sidebar), and a version that changes with any content change too (a file modified again
+   * keeps the count; the open Changes panel reloads on a new version).
+   */
+  'review.changed': z.object({ chatId: z.string(), count: z.number().int(), version: z.string() }),
   /** Progress of making a Review-mode copy. */
   'review.progress': z.object({
     chatId: z.string(),

@@ -140,7 +140,7 @@ export function countChanges(files: readonly FileChange[]): CopyChanges['counts'
 /** One Review-mode copy with these changed files. */
 export function copyChanges(hostPath: string, files: FileChange[], partial: Partial<CopyChanges> = {}): CopyChanges {
   const name = hostPath.split('/').filter(Boolean).pop() ?? 'root';
-  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', files, counts: countChanges(files), truncated: false, at: 1, ...partial };
+  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', files, counts: countChanges(files), truncated: false, version: 'v1', at: 1, ...partial };
 }
 
 export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };

@@ -47,9 +47,33 @@ export interface ReviewDeps {
 
 const COUNT_DEBOUNCE_MS = 400;
 
+/** -c settings for listing diffs: a file over the diff limit counts as binary, so it is never read through. */
+const BIG_FILE_CONFIG = [`core.bigFileThreshold=${REVIEW_LIMITS.maxDiffBytes}`];
+
+interface Listing {
+  /** The base tree, the copy's tree and its too-large files: what the listing was made from. */
+  key: string;
+  /** A short hash of the key, sent to the page (`CopyChanges.version`, `review.changed`). */
+  version: string;
+  tree: string;
+  /** Without diff text. */
+  files: FileChange[];
+}
+
+function versionOf(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+function listingKey(copy: ReviewCopy, snap: { tree: string; large: readonly string[] }): string {
+  return `${copy.meta.baseTree}\0${snap.tree}\0${snap.large.join('\0')}`;
+}
+
 export class ReviewService {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly counts = new Map<string, number>();
+  private readonly versions = new Map<string, string>();
+  /** The last listing of each copy (by copy id): reused while the copy's content and base stay the same. */
+  private readonly listings = new Map<string, Listing>();
   private readonly countTimers = new Map<string, unknown>();
 
   constructor(private readonly deps: ReviewDeps) {}
@@ -116,6 +140,10 @@ export class ReviewService {
   }
 
   remove(chatId: string, hostPath: string): void {
+    const copy = this.copyFor(chatId, hostPath);
+    if (copy) this.listings.delete(copy.meta.copyId);
+    this.counts.delete(`${chatId}\0${hostPath}`);
+    this.versions.delete(`${chatId}\0${hostPath}`);
     fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });
   }
 
@@ -134,10 +162,64 @@ export class ReviewService {
 
   // ---------- changes ----------
 
+  /**
+   * The copy's changed files without diff text, for one (base, copy) pair of trees. Listing is
+   * the costly part of `review.changes` (two diffs over every changed file), and the panel asks
+   * for it again after every write; the snapshot that gives the key is cheap (git's index stat
+   * cache), so a listing is reused until the copy's content or its base really changes.
+   */
+  private async listing(copy: ReviewCopy, snap: { tree: string; large: string[] }): Promise<Listing> {
+    const key = listingKey(copy, snap);
+    const cached = this.listings.get(copy.meta.copyId);
+    if (cached && cached.key === key) return cached;
+    const base = copy.meta.baseTree;
+    const [raw, numstat] = await Promise.all([copy.diff(base, snap.tree), this.numstat(copy, base, snap.tree)]);
+    // Above the diff limit git calls a file binary without reading it through (core.bigFileThreshold):
+    // only those need their size looked up, to tell "too large" from "binary".
+    const maybeLarge = raw.filter((c) => numstat.get(c.path)?.binary ?? true);
+    const sizes = await copy.blobSizes([...new Set(maybeLarge.flatMap((c) => [c.oldOid, c.newOid]).filter((o) => !NULL_OID.test(o)))]);
+    const files: FileChange[] = raw.map((c) => {
+      const stat = numstat.get(c.path);
+      const tooLarge = Math.max(sizes.get(c.oldOid) ?? 0, sizes.get(c.newOid) ?? 0) > REVIEW_LIMITS.maxDiffBytes;
+      return {
+        path: c.path, oldPath: c.oldPath, status: c.status, binary: !tooLarge && (stat?.binary ?? false), tooLarge,
+        symlink: c.newMode === SYMLINK_MODE || (c.status === 'deleted' && c.oldMode === SYMLINK_MODE),
+        additions: tooLarge ? null : (stat?.additions ?? null), deletions: tooLarge ? null : (stat?.deletions ?? null), diff: null, diffOmitted: false,
+      };
+    });
+    for (const p of snap.large) {
+      files.push({ path: p, oldPath: null, status: 'modified', binary: false, tooLarge: true, symlink: false, additions: null, deletions: null, diff: null, diffOmitted: false });
+    }
+    const listing: Listing = { key, version: versionOf(key), tree: snap.tree, files };
+    this.listings.set(copy.meta.copyId, listing);
+    return listing;
+  }
+
   private async changesOf(copy: ReviewCopy, att: ReviewAttachment, diffs: boolean): Promise<CopyChanges> {
     const snap = await copy.snapshot();
-    const raw = await copy.diff(copy.meta.baseTree, snap.tree);
-    const files = await this.describe(copy, raw, snap.large, diffs, snap.tree);
+    const listing = await this.listing(copy, snap);
+    const files = listing.files.map((f) => ({ ...f, diffOmitted: !f.binary && !f.tooLarge }));
+    // The diffs of the first files in the list come along (the panel shows the first at once);
+    // the others when they are shown (review.diff): a thousand diffs are not read for one look.
+    if (diffs) {
+      let budget = REVIEW_LIMITS.maxInlineDiffBytes;
+      const wanted: FileChange[] = [];
+      for (const f of files) {
+        if (!f.diffOmitted) continue;
+        if (wanted.length >= REVIEW_LIMITS.inlineDiffFiles) break;
+        const cost = f.additions !== null && f.deletions !== null ? (f.additions + f.deletions) * 120 : REVIEW_LIMITS.maxDiffBytes;
+        if (cost > budget) continue;
+        budget -= cost;
+        wanted.push(f);
+      }
+      const texts = await this.patches(copy, copy.meta.baseTree, listing.tree, wanted);
+      for (const f of wanted) {
+        const text = texts.get(f.path);
+        if (text === undefined) continue;
+        f.diff = text;
+        f.diffOmitted = false;
+      }
+    }
     const counts = { added: 0, modified: 0, deleted: 0, renamed: 0, total: files.length };
     for (const f of files) {
       if (f.status === 'added') counts.added++;
@@ -146,55 +228,17 @@ export class ReviewService {
       else counts.modified++;
     }
     const truncated = files.length > REVIEW_LIMITS.maxListedFiles;
-    this.setCount(copy.meta.chatId, copy.meta.hostPath, files.length);
+    this.setCount(copy.meta.chatId, copy.meta.hostPath, files.length, listing.version);
     return {
       hostPath: copy.meta.hostPath, containerPath: att.containerPath, kind: copy.meta.kind, branch: copy.meta.branch,
-      files: truncated ? files.slice(0, REVIEW_LIMITS.maxListedFiles) : files, counts, truncated, at: this.deps.clock.now(),
+      files: truncated ? files.slice(0, REVIEW_LIMITS.maxListedFiles) : files, counts, truncated, version: listing.version, at: this.deps.clock.now(),
     };
-  }
-
-  private async describe(copy: ReviewCopy, raw: RawChange[], large: string[], diffs: boolean, tree: string): Promise<FileChange[]> {
-    const oids = raw.flatMap((c) => [c.oldOid, c.newOid]).filter((o) => !NULL_OID.test(o));
-    const sizes = await copy.blobSizes([...new Set(oids)]);
-    const numstat = await this.numstat(copy, copy.meta.baseTree, tree);
-    const files: FileChange[] = raw.map((c) => {
-      const size = Math.max(sizes.get(c.oldOid) ?? 0, sizes.get(c.newOid) ?? 0);
-      const stat = numstat.get(c.path);
-      const binary = stat ? stat.binary : false;
-      return {
-        path: c.path, oldPath: c.oldPath, status: c.status, binary, tooLarge: size > REVIEW_LIMITS.maxDiffBytes,
-        symlink: c.newMode === SYMLINK_MODE || (c.status === 'deleted' && c.oldMode === SYMLINK_MODE),
-        additions: stat?.additions ?? null, deletions: stat?.deletions ?? null, diff: null, diffOmitted: false,
-      };
-    });
-    for (const p of large) {
-      files.push({ path: p, oldPath: null, status: 'modified', binary: false, tooLarge: true, symlink: false, additions: null, deletions: null, diff: null, diffOmitted: false });
-    }
-    if (diffs) {
-      let budget = REVIEW_LIMITS.maxInlineDiffBytes;
-      const wanted: FileChange[] = [];
-      for (const f of files) {
-        if (f.binary || f.tooLarge || f.status === 'modified' && large.includes(f.path)) continue;
-        const c = raw.find((r) => r.path === f.path);
-        const cost = c ? (sizes.get(c.oldOid) ?? 0) + (sizes.get(c.newOid) ?? 0) : 0;
-        if (cost > budget || wanted.length >= 2000) {
-          f.diffOmitted = true;
-          continue;
-        }
-        budget -= cost;
-        wanted.push(f);
-      }
-      const texts = await this.patches(copy, copy.meta.baseTree, tree, wanted);
-      for (const f of wanted) f.diff = texts.get(f.path) ?? null;
-    } else {
-      for (const f of files) if (!f.binary && !f.tooLarge) f.diffOmitted = true;
-    }
-    return files;
   }
 
   private async numstat(copy: ReviewCopy, from: string, to: string): Promise<Map<string, { additions: number | null; deletions: number | null; binary: boolean }>> {
     const out = (await git(['diff-tree', '-r', '-z', '--numstat', '-M', '--no-ext-diff', '--no-textconv', from, to], {
       gitDir: copy.trackDir,
+      config: BIG_FILE_CONFIG,
     })).stdout.toString('utf8');
     const parts = out.split('\0');
     const map = new Map<string, { additions: number | null; deletions: number | null; binary: boolean }>();
@@ -221,17 +265,12 @@ export class ReviewService {
     if (files.length === 0) return map;
     const paths = files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
     const text = await copy.patch(from, to, paths);
-    const sections = text.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
-    // diff-tree prints files in the same order as its raw output, which the list follows.
-    const ordered = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const byHeader = new Map<string, string>();
-    for (const s of sections) {
-      const header = s.slice(0, s.indexOf('\n'));
-      byHeader.set(header, s);
+    for (const s of text.split(/^(?=diff --git )/m)) {
+      if (s.startsWith('diff --git ')) byHeader.set(s.slice(0, s.indexOf('\n')), s);
     }
-    for (const f of ordered) {
-      const header = `diff --git a/${f.oldPath ?? f.path} b/${f.path}`;
-      const found = byHeader.get(header);
+    for (const f of files) {
+      const found = byHeader.get(`diff --git a/${f.oldPath ?? f.path} b/${f.path}`);
       if (found !== undefined) map.set(f.path, found);
     }
     return map;
@@ -250,34 +289,41 @@ export class ReviewService {
   diff(chatId: string, hostPath: string, file: string): Promise<FileChange> {
     return this.serial(chatId, async () => {
       const copy = this.requireCopy(chatId, hostPath);
-      const snap = await copy.snapshot();
-      const raw = (await copy.diff(copy.meta.baseTree, snap.tree)).filter((c) => c.path === file || c.oldPath === file);
-      const large = snap.large.filter((p) => p === file);
-      if (raw.length === 0 && large.length === 0) throw new BerthError('not_found', `"${file}" has no changes in this chat's copy.`);
-      const [f] = await this.describe(copy, raw, large, false, snap.tree);
-      const change = f as FileChange;
-      if (!change.binary && !change.tooLarge) {
-        change.diff = (await this.patches(copy, copy.meta.baseTree, snap.tree, [change])).get(change.path) ?? null;
-        change.diffOmitted = false;
-      }
+      const listing = await this.listing(copy, await copy.snapshot());
+      const found = listing.files.find((f) => f.path === file) ?? listing.files.find((f) => f.oldPath === file);
+      if (!found) throw new BerthError('not_found', `"${file}" has no changes in this chat's copy.`, { hint: 'Reload the Changes panel.' });
+      const change = { ...found };
+      if (!change.binary && !change.tooLarge) change.diff = (await this.patches(copy, copy.meta.baseTree, listing.tree, [change])).get(change.path) ?? null;
       return change;
     });
   }
 
   // ---------- live count ----------
 
-  private setCount(chatId: string, hostPath: string, n: number): void {
+  private setCount(chatId: string, hostPath: string, n: number, version: string): void {
     const key = `${chatId}\0${hostPath}`;
-    const before = this.totalCount(chatId);
+    const before = this.summary(chatId);
     this.counts.set(key, n);
-    const after = this.totalCount(chatId);
-    if (before !== after) this.deps.events.emit('review.changed', { chatId, count: after });
+    this.versions.set(key, version);
+    const after = this.summary(chatId);
+    // The version too: a file changed again leaves the count as it was, and the panel must still follow.
+    if (before.count !== after.count || before.version !== after.version) this.deps.events.emit('review.changed', { chatId, ...after });
   }
 
   private totalCount(chatId: string): number {
-    let total = 0;
-    for (const [k, v] of this.counts) if (k.startsWith(`${chatId}\0`)) total += v;
-    return total;
+    return this.summary(chatId).count;
+  }
+
+  /** The chat's count of changed files and a version that changes whenever any of its copies' changes do. */
+  private summary(chatId: string): { count: number; version: string } {
+    let count = 0;
+    const parts: string[] = [];
+    for (const [k, v] of this.counts) {
+      if (!k.startsWith(`${chatId}\0`)) continue;
+      count += v;
+      parts.push(`${k}\0${this.versions.get(k) ?? ''}`);
+    }
+    return { count, version: createHash('sha256').update(parts.sort().join('\n')).digest('hex').slice(0, 16) };
   }
 
   /** The last known count of changed files of one copy (0 before the first look). */
@@ -297,11 +343,7 @@ export class ReviewService {
 
   recount(chatId: string): Promise<number> {
     return this.serial(chatId, async () => {
-      for (const { copy } of this.copies(chatId)) {
-        const snap = await copy.snapshot();
-        const raw = await copy.diff(copy.meta.baseTree, snap.tree);
-        this.setCount(chatId, copy.meta.hostPath, raw.length + snap.large.length);
-      }
+      for (const { copy } of this.copies(chatId)) await this.recountCopy(copy);
       return this.totalCount(chatId);
     });
   }
@@ -375,10 +417,13 @@ export class ReviewService {
     });
   }
 
+  /** The copy's count of changed files now (one snapshot and one tree diff; the listing waits until the panel asks). */
   private async recountCopy(copy: ReviewCopy): Promise<void> {
     const snap = await copy.snapshot();
-    const raw = await copy.diff(copy.meta.baseTree, snap.tree);
-    this.setCount(copy.meta.chatId, copy.meta.hostPath, raw.length + snap.large.length);
+    const key = listingKey(copy, snap);
+    const cached = this.listings.get(copy.meta.copyId);
+    const n = cached && cached.key === key ? cached.files.length : (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;
+    this.setCount(copy.meta.chatId, copy.meta.hostPath, n, versionOf(key));
   }
 
   /** Branch berth/<chat> in the user's repository: one commit on the user's HEAD (or on the last such commit), the user's files untouched. */

@@ -216,6 +216,31 @@ describe('ChangesPanel', () => {
     expect(api.callsTo('review.restore')).toEqual([{ chatId: 'c1', checkpointId: 'cp-1' }]);
   });
 
+  it('follows a file changed again with the count unchanged: the list and the shown diffs are the new ones', async () => {
+    const api = createFakeApi({ chats: [reviewChat('c1', 7)] });
+    api.reviewCopies['c1'] = [copyChanges(REPO, files(), { version: 'v1' })];
+    const { stores } = renderWithApp(<ChangesPanel chatId="c1" onClose={() => {}} />, api);
+    act(() => stores.chats.getState().select('c1'));
+    expect((await screen.findByRole('region', { name: 'Diff of src/app.ts' })).textContent).toContain('const b = 3;');
+    let fetchedText = 'first edit';
+    api.handle('review.diff', ({ path }) => fileChange({ path, diff: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-was\n+${fetchedText}\n` }));
+    fireEvent.click(fileButton(/^later\.txt/));
+    expect((await screen.findByRole('region', { name: 'Diff of later.txt' })).textContent).toContain('first edit');
+
+    // The chat writes both files again: still 7 changed files, so only the version tells.
+    fetchedText = 'second edit';
+    const again = files().map((f) => (f.path === 'src/app.ts' ? { ...f, diff: APP_DIFF.replace('const b = 3;', 'const b = 4;') } : f));
+    api.reviewCopies['c1'] = [copyChanges(REPO, again, { version: 'v2' })];
+    act(() => api.emit('review.changed', { chatId: 'c1', count: 7, version: 'v2' }));
+    await waitFor(() => expect(screen.getByRole('region', { name: 'Diff of later.txt' }).textContent).toContain('second edit'));
+    fireEvent.click(fileButton(/^src\/app\.ts/));
+    expect((await screen.findByRole('region', { name: 'Diff of src/app.ts' })).textContent).toContain('const b = 4;');
+    expect(api.callsTo('review.diff')).toEqual([
+      { chatId: 'c1', hostPath: REPO, path: 'later.txt' },
+      { chatId: 'c1', hostPath: REPO, path: 'later.txt' },
+    ]);
+  });
+
   it('shows an error from review.changes and loads again', async () => {
     const api = createFakeApi({ chats: [reviewChat()] });
     api.fail('review.changes', 'review_failed', 'The copy of /home/me/site could not be read.', 'Detach and attach the folder again.');
@@ -235,9 +260,9 @@ describe('the changed-file count in the sidebar', () => {
     const api = createFakeApi({ chats: [reviewChat('c1', 2), reviewChat('c2', 0)] });
     renderWithApp(<Sidebar header={null} footer={null} />, api);
     expect(await screen.findByRole('status', { name: '2 changed files' })).toBeTruthy();
-    act(() => api.emit('review.changed', { chatId: 'c2', count: 1 }));
+    act(() => api.emit('review.changed', { chatId: 'c2', count: 1, version: 'a' }));
     expect(await screen.findByRole('status', { name: '1 changed file' })).toBeTruthy();
-    act(() => api.emit('review.changed', { chatId: 'c1', count: 0 }));
+    act(() => api.emit('review.changed', { chatId: 'c1', count: 0, version: 'b' }));
     await waitFor(() => expect(screen.queryByRole('status', { name: '2 changed files' })).toBeNull());
   });
 });

@@ -35,6 +35,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
+  // Diffs fetched when shown, by copy version and path: a file changed again is a new version, never the old diff.
   const [fetched, setFetched] = useState<Readonly<Record<string, FileChange>>>({});
   const [diffError, setDiffError] = useState<ApiErrorInfo | null>(null);
 
@@ -44,21 +45,23 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
   const selected = useMemo(() => [...checked].filter((p) => paths.has(p)), [checked, paths]);
   const problemPaths = useMemo(() => new Set([...(outcome?.problems.map((p) => p.path) ?? []), ...(outcome?.conflicts ?? [])]), [outcome]);
   const file = files.find((f) => f.path === shown) ?? null;
-  const full = file && file.diffOmitted ? (fetched[file.path] ?? null) : file;
+  const fetchKey = file ? `${copy.version}\u0000${file.path}` : null;
+  const full = file && file.diffOmitted ? (fetched[fetchKey ?? ''] ?? null) : file;
 
   // A diff main left out of the list to keep it small is fetched when the file is shown.
   useEffect(() => {
-    if (!file || !file.diffOmitted || fetched[file.path]) return;
+    if (!file || !file.diffOmitted || fetchKey === null || fetched[fetchKey]) return;
     let live = true;
     setDiffError(null);
     api
       .call('review.diff', { chatId, hostPath, path: file.path })
-      .then((f) => live && setFetched((m) => ({ ...m, [f.path]: f })))
+      // Only this version's fetches are kept: the older ones can never be shown again.
+      .then((f) => live && setFetched((m) => ({ ...Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith(`${copy.version}\u0000`))), [fetchKey]: f })))
       .catch((e: unknown) => live && setDiffError(errorInfo(e)));
     return () => {
       live = false;
     };
-  }, [api, chatId, hostPath, file, fetched]);
+  }, [api, chatId, hostPath, file, fetchKey, fetched, copy.version]);
 
   const run = async (what: string, action: () => Promise<Outcome>) => {
     setBusy(what);

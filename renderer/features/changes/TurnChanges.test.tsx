@@ -88,7 +88,7 @@ describe('Undo this turn', () => {
     await waitFor(() => expect((screen.getByRole('button', { name: 'Undo this turn' }) as HTMLButtonElement).disabled).toBe(true));
     // The second turn's files show once its restore point reports them.
     api.checkpoints['c1'] = [checkpoint('u1', ['a.txt', 'src/b.ts']), checkpoint('u2', ['c.txt'])];
-    act(() => api.emit('review.changed', { chatId: 'c1', count: 3 }));
+    act(() => api.emit('review.changed', { chatId: 'c1', count: 3, version: 'v2' }));
     await waitFor(() => expect(screen.getAllByRole('group', { name: 'Files this turn changed' })).toHaveLength(2));
   });
 });
