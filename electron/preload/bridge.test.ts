@@ -169,6 +169,17 @@ describe('createBridge: pickFolder', () => {
     expect(error.code).toBe('invalid_request');
   });
 
+  it('sends what a Review-mode copy holds as given (main checks it), and refuses a contents that is not an object', async () => {
+    const { bridge, invoke } = setUp(async () => ({ ok: true, result: { attached: null, notice: null } }));
+    await bridge.pickFolder('c1', false, 'review', { ignored: true, include: ['.env'] });
+    expect(invoke).toHaveBeenCalledWith(PICK_FOLDER_CHANNEL, { chatId: 'c1', readOnly: false, mode: 'review', contents: { ignored: true, include: ['.env'] } });
+    for (const bad of ['all', ['.env'], null, 5]) {
+      const error = await rejection((bridge.pickFolder as (c: unknown, r: unknown, m: unknown, x: unknown) => Promise<unknown>)('c1', false, 'review', bad));
+      expect(error.code).toBe('invalid_request');
+    }
+    expect(invoke).toHaveBeenCalledTimes(1);
+  });
+
   it('rejects with the refusal main sends back', async () => {
     const { bridge } = setUp(async () => ({ ok: false, error: { code: 'workspace_refused', message: 'Berth does not attach /etc.' } }));
     expect(await rejection(bridge.pickFolder('c1', false))).toMatchObject({ code: 'workspace_refused', message: 'Berth does not attach /etc.' });

@@ -4,7 +4,7 @@
  * types before anything crosses to main. A pure factory over an ipcRenderer-like object, so it
  * is tested under Node; index.ts exposes it with contextBridge.
  */
-import { ATTACH_MODES, type AttachMode, type AttachmentView, type EventName, type EventPayload, type MethodName, type Request, type Response } from '../../shared/contract.js';
+import { ATTACH_MODES, type AttachMode, type AttachmentView, type CopyContentsInput, type EventName, type EventPayload, type MethodName, type Request, type Response } from '../../shared/contract.js';
 import type { ErrorCode, ErrorPayload } from '../../shared/errors.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from '../main/ipc/protocol.js';
 
@@ -32,8 +32,12 @@ export interface BridgeError extends ErrorPayload {
 export interface BerthBridge {
   call<M extends MethodName>(method: M, params?: Request<M>): Promise<Response<M>>;
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
-  /** `mode` (review, readwrite, readonly) wins over the older `readOnly` when given. */
-  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode): Promise<{ attached: AttachmentView | null; notice: string | null }>;
+  /**
+   * `mode` (review, readwrite, readonly) wins over the older `readOnly` when given; `contents` is
+   * what a Review-mode copy holds (ignored files, secret-looking files named to include), checked
+   * by main against the contract's CopyContents.
+   */
+  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<{ attached: AttachmentView | null; notice: string | null }>;
 }
 
 const MAX_NAME = 128;
@@ -95,12 +99,18 @@ export function createBridge(ipc: IpcRendererLike): BerthBridge {
     };
   };
 
-  const pickFolder = async (chatId: unknown, readOnly?: unknown, mode?: unknown): Promise<PickFolderResult> => {
+  const pickFolder = async (chatId: unknown, readOnly?: unknown, mode?: unknown, contents?: unknown): Promise<PickFolderResult> => {
     if (!isName(chatId, MAX_CHAT_ID)) throw invalid('Choosing a folder needs the chat it is for.');
     if (readOnly !== undefined && typeof readOnly !== 'boolean') throw invalid('readOnly is true or false.');
     if (mode !== undefined && !(ATTACH_MODES as readonly unknown[]).includes(mode)) throw invalid(`mode is one of ${ATTACH_MODES.join(', ')}.`);
-    if (mode !== undefined) return unwrap(ipc.invoke(PICK_FOLDER_CHANNEL, { chatId, readOnly: readOnly ?? false, mode }));
-    return unwrap(ipc.invoke(PICK_FOLDER_CHANNEL, { chatId, readOnly: readOnly ?? false }));
+    // Only its shape here; what it may hold is main's to check (shared/review.ts CopyContents).
+    if (contents !== undefined && (typeof contents !== 'object' || contents === null || Array.isArray(contents))) {
+      throw invalid('contents is an object: { ignored, include }.');
+    }
+    const request: Record<string, unknown> = { chatId, readOnly: readOnly ?? false };
+    if (mode !== undefined) request.mode = mode;
+    if (contents !== undefined) request.contents = contents;
+    return unwrap(ipc.invoke(PICK_FOLDER_CHANNEL, request));
   };
 
   return Object.freeze({ call, on, pickFolder }) as BerthBridge;

@@ -17,22 +17,17 @@ describe('PreloadClient', () => {
     await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
   });
 
-  it('passes the mode (and the readOnly boolean older bridges know); refuses copy contents it cannot pass', async () => {
+  it('passes the mode (and the readOnly boolean older bridges know) and what a Review-mode copy holds', async () => {
     const asked: unknown[][] = [];
     const client = new PreloadClient(bridge({ pickFolder: (...args) => (asked.push(args), Promise.resolve({ attached: null })) }));
     await client.pickFolder('c', { mode: 'readonly' });
     await client.pickFolder('c', { mode: 'readwrite' });
-    await client.pickFolder('c', { mode: 'review', contents: { ignored: false, include: [] } });
+    await client.pickFolder('c', { mode: 'review', contents: { ignored: true, include: ['.env'] } });
     expect(asked).toEqual([
       ['c', true, 'readonly'],
       ['c', false, 'readwrite'],
-      ['c', false, 'review'],
+      ['c', false, 'review', { ignored: true, include: ['.env'] }],
     ]);
-    await expect(client.pickFolder('c', { mode: 'review', contents: { ignored: true, include: ['.env'] } })).rejects.toMatchObject({
-      code: 'invalid_request',
-      message: expect.stringContaining('cannot pass which files the copy holds'),
-    });
-    expect(asked).toHaveLength(3);
   });
 
   it('keeps code and hint of a rejection, and strips Electron\'s invoke prefix from the message', async () => {

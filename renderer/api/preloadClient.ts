@@ -1,7 +1,7 @@
 /** The desktop transport: `window.berth`, exposed by the preload (docs/transport.md). */
-import type { AttachMode, AttachmentView } from '../../shared/contract';
+import type { AttachMode, AttachmentView, CopyContentsInput } from '../../shared/contract';
 import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
-import { ApiError, toApiError } from './errors';
+import { toApiError } from './errors';
 
 /** What the preload exposes: named verbs only. */
 export interface PreloadBridge {
@@ -9,9 +9,10 @@ export interface PreloadBridge {
   on(event: string, listener: (payload: unknown) => void): () => void;
   /**
    * Main opens the native folder dialog for the chat and attaches what the user chose, in `mode`
-   * (which wins over `readOnly`; bridges from before Review mode know only `readOnly`).
+   * (which wins over `readOnly`; bridges from before Review mode know only `readOnly`), and for
+   * Review mode what the copy holds (`contents`; main validates it).
    */
-  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
+  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
 }
 
 declare global {
@@ -39,16 +40,10 @@ export class PreloadClient implements BerthApi, ConnectionSource {
 
   async pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult> {
     try {
-      // The bridge takes the mode, not yet what a Review copy holds: refuse rather than drop it.
-      const contents = choice.contents;
-      if (contents && (contents.ignored === true || (contents.include?.length ?? 0) > 0)) {
-        throw new ApiError(
-          'invalid_request',
-          'The desktop folder picker cannot pass which files the copy holds yet (ignored files, secret-looking files named to include).',
-          'Attach with the default files, or choose them in the browser host (npm run web).',
-        );
-      }
-      const { attached } = await this.bridge.pickFolder(chatId, choice.mode === 'readonly', choice.mode);
+      const readOnly = choice.mode === 'readonly';
+      const { attached } = choice.contents
+        ? await this.bridge.pickFolder(chatId, readOnly, choice.mode, choice.contents)
+        : await this.bridge.pickFolder(chatId, readOnly, choice.mode);
       return attached ? 'picked' : 'cancelled';
     } catch (error) {
       throw toApiError(error);

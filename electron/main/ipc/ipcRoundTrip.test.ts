@@ -63,6 +63,20 @@ describe('window.berth over IPC', () => {
     expect(changed).toHaveBeenCalledTimes(calls);
   });
 
+  it('attaches in Review mode with the files the user chose: ignored ones, and a secret-looking one named to include', async () => {
+    fs.writeFileSync(path.join(project, 'main.txt'), 'hello\n');
+    fs.writeFileSync(path.join(project, '.env.local'), 'TOKEN=1\n');
+    fs.writeFileSync(path.join(project, '.env.production'), 'TOKEN=2\n');
+    const chat = await bridge.call('chats.create', {});
+    const picked = await bridge.pickFolder(chat.id, false, 'review', { ignored: true, include: ['.env.local'] });
+    expect(picked.attached).toMatchObject({ hostPath: project, mode: 'review', review: { contents: { ignored: true, include: ['.env.local'] }, excludedSecrets: ['.env.production'] } });
+
+    let error: BridgeError | undefined;
+    await bridge.pickFolder(chat.id, false, 'review', { include: ['x'.repeat(5000)] } as never).catch((e: BridgeError) => (error = e));
+    expect(error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('Which files the copy holds is not valid') });
+    expect((await bridge.call('chats.list', {})).chats[0]?.attachments).toHaveLength(1);
+  });
+
   it('rejects workspace.attach with a coded error and attaches nothing', async () => {
     const chat = (await bridge.call('chats.create', {})) as ChatView;
     let error: BridgeError | undefined;

@@ -5,14 +5,15 @@
  * Channels (all `ipcMain.handle` / `ipcRenderer.invoke` except the event channel):
  * - `berth:call` `{ method, params }` → `IpcReply`: one handler per contract method, looked up
  *   by name in main (never a channel name built from renderer input);
- * - `berth:pickFolder` `{ chatId, readOnly }` → `IpcReply<PickFolderResult>`: main shows the
- *   native folder dialog and attaches what the user chose;
+ * - `berth:pickFolder` `{ chatId, readOnly, mode?, contents? }` → `IpcReply<PickFolderResult>`:
+ *   main checks the request (contract schemas), shows the native folder dialog and attaches what
+ *   the user chose;
  * - `berth:event` (main → renderer, `webContents.send`) `{ event, payload }`: core events.
  *
  * Failures the user should see come back as `{ ok: false, error }` replies, never as thrown
  * IPC errors (Electron reduces those to a prefixed message). Only a refused sender throws.
  */
-import type { AttachmentView } from '../../../shared/contract.js';
+import type { AttachmentView, CopyContentsInput } from '../../../shared/contract.js';
 import type { ErrorPayload } from '../../../shared/errors.js';
 
 export const CALL_CHANNEL = 'berth:call';
@@ -24,6 +25,8 @@ export interface PickFolderRequest {
   readOnly: boolean;
   /** review, readwrite or readonly; wins over readOnly when given. */
   mode?: 'review' | 'readwrite' | 'readonly';
+  /** What a Review-mode copy holds (shared/review.ts CopyContents); main validates it. */
+  contents?: CopyContentsInput;
 }
 
 export interface PickFolderResult {

@@ -219,6 +219,9 @@ describe('registerIpc: pickFolder', () => {
     ['a numeric chat id', { chatId: 5, readOnly: true }],
     ['a path smuggled in', { chatId: 'c', readOnly: true, path: '/home' }],
     ['a string readOnly', { chatId: 'c', readOnly: 'yes' }],
+    ['contents that are not an object', { chatId: 'c', mode: 'review', contents: 'everything' }],
+    ['contents with an unknown key', { chatId: 'c', mode: 'review', contents: { ignored: true, all: true } }],
+    ['an empty name to include', { chatId: 'c', mode: 'review', contents: { include: [''] } }],
   ])('refuses %s before showing any dialog', async (_label, request) => {
     expect(errorOf(await pick(request)).code).toBe('invalid_request');
     expect(dialog.calls).toHaveLength(0);

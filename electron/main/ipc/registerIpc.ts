@@ -11,7 +11,7 @@
  * Electron is passed in (ipcMain, dialog, the window), so this runs and is tested under Node.
  */
 import { z } from 'zod';
-import { AttachMode, ChatId, methods, type MethodName } from '../../../shared/contract.js';
+import { AttachMode, ChatId, CopyContents, methods, type MethodName } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload } from '../../../shared/errors.js';
 import type { BerthCore } from '../core.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from './protocol.js';
@@ -70,7 +70,9 @@ export interface IpcRegistration {
   dispose(): void;
 }
 
-const PickFolderRequest = z.object({ chatId: ChatId, readOnly: z.boolean().default(false), mode: AttachMode.optional() }).strict();
+const PickFolderRequest = z
+  .object({ chatId: ChatId, readOnly: z.boolean().default(false), mode: AttachMode.optional(), contents: CopyContents.optional() })
+  .strict();
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -142,15 +144,24 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
     assertTrusted(event);
     return reply(async () => {
       const parsed = PickFolderRequest.safeParse(request ?? {});
-      if (!parsed.success) throw new BerthError('invalid_request', 'Choosing a folder needs the chat it is for.');
+      if (!parsed.success) {
+        const contentsIssue = parsed.error.issues.find((i) => i.path[0] === 'contents');
+        throw new BerthError(
+          'invalid_request',
+          contentsIssue
+            ? `Which files the copy holds is not valid: ${contentsIssue.path.slice(1).join('.') || 'contents'}: ${contentsIssue.message}.`
+            : 'Choosing a folder needs the chat it is for.',
+        );
+      }
       const win = liveWindow();
       if (!win) throw new BerthError('internal', 'Berth has no window to show the folder dialog in.');
       const choice = await dialog.showOpenDialog(win, PICK_FOLDER_DIALOG);
       const folder = choice.canceled ? undefined : choice.filePaths[0];
       if (!folder) return { attached: null, notice: null };
       // Whether this folder may be attached is the core's decision (workspace validation).
-      const { chatId, readOnly, mode } = parsed.data;
-      const result = (await core.call('workspace.attach', mode ? { chatId, path: folder, mode } : { chatId, path: folder, readOnly })) as {
+      const { chatId, readOnly, mode, contents } = parsed.data;
+      const how = mode ? { mode } : { readOnly };
+      const result = (await core.call('workspace.attach', { chatId, path: folder, ...how, ...(contents ? { contents } : {}) })) as {
         attachment: PickFolderResult['attached'];
         notice: string | null;
       };
