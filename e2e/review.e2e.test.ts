@@ -166,7 +166,7 @@ describe('Review mode in the browser', () => {
     await shot(page, 'review-02-changes');
 
     // Apply: exactly that change reaches the folder (git sees one new file, the readme as committed).
-    await changes().getByRole('button', { name: 'Apply all' }).click();
+    await changes().getByRole('button', { name: 'Apply all as uncommitted changes' }).click();
     await changes().getByRole('status').filter({ hasNotText: 'Working' }).first().waitFor({ timeout: 30_000 });
     expect(await changes().getByRole('alert').count()).toBe(0);
     expect(read(path.join(repo, 'greeting.txt'))).toBe('hello from the agent\n');
@@ -208,7 +208,7 @@ describe('Review mode in the browser', () => {
     await openChanges();
     const diffA = changes().getByRole('region', { name: 'Diff of shared.txt' });
     await expect.poll(() => diffA.textContent(), { timeout: 30_000 }).toContain('from chat A');
-    await changes().getByRole('button', { name: 'Apply all' }).click();
+    await changes().getByRole('button', { name: 'Apply all as uncommitted changes' }).click();
     await expect.poll(() => fs.existsSync(path.join(repo, 'shared.txt')) && read(path.join(repo, 'shared.txt')), { timeout: 30_000 }).toBe('from chat A\n');
     await closeChanges();
 
@@ -216,7 +216,7 @@ describe('Review mode in the browser', () => {
     await selectChat(chatB);
     await openChanges();
     await changes().getByRole('button', { name: 'shared.txt (added)' }).waitFor({ timeout: 30_000 });
-    await changes().getByRole('button', { name: 'Apply all' }).click();
+    await changes().getByRole('button', { name: 'Apply all as uncommitted changes' }).click();
     const refused = changes().getByRole('alert', { name: 'Nothing was applied' });
     await refused.waitFor({ timeout: 30_000 });
     expect(await refused.textContent()).toContain('shared.txt');

@@ -170,10 +170,11 @@ export const reviewMethods = {
     response: FileChange,
   },
   /**
-   * Applies the copy's changes (all, or the named files) to the user's folder. 'files' and
-   * 'uncommitted' write the files (for a git repository they become uncommitted changes there);
-   * 'branch' creates branch berth/<chat> in the user's repository with one commit holding the
-   * changes, leaving the user's files alone. With any problem nothing is applied.
+   * Applies the copy's changes (all, or the named files) to the user's folder. 'files' writes the
+   * files (in a git repository they become uncommitted changes there: nothing is staged or
+   * committed); 'uncommitted' is the same as 'files', kept for older clients. 'branch' creates
+   * branch berth/<chat> in the user's repository with one commit holding the changes, leaving the
+   * user's files alone. With any problem nothing is applied.
    */
   'review.apply': {
     request: z

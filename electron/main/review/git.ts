@@ -70,6 +70,12 @@ export interface GitOptions {
   maxOutput?: number;
   /** Exit codes that are answers, not failures (diff --quiet's 1). */
   okCodes?: readonly number[];
+  /**
+   * With -z output: stop git as soon as it has printed more than this many NUL-terminated records
+   * and reject with `tooMany()` (a listing of a million files is refused while it streams, not
+   * after it was read whole).
+   */
+  maxRecords?: { limit: number; tooMany: () => Error };
 }
 
 export interface GitResult {
@@ -120,7 +126,18 @@ export function git(args: readonly string[], opts: GitOptions = {}): Promise<Git
     let outBytes = 0;
     let err = '';
     let tooBig = false;
+    let records = 0;
+    let tooMany = false;
     child.stdout.on('data', (chunk: Buffer) => {
+      if (tooMany) return;
+      if (opts.maxRecords) {
+        for (let i = chunk.indexOf(0); i !== -1; i = chunk.indexOf(0, i + 1)) records++;
+        if (records > opts.maxRecords.limit) {
+          tooMany = true;
+          child.kill('SIGKILL');
+          return;
+        }
+      }
       outBytes += chunk.length;
       if (outBytes > maxOutput) {
         tooBig = true;
@@ -135,6 +152,10 @@ export function git(args: readonly string[], opts: GitOptions = {}): Promise<Git
     child.on('error', (error) => reject(new BerthError('review_failed', `Berth could not run git: ${error.message}.`, { hint: 'Install git (2.39 or newer) on this computer.', cause: error })));
     child.stdin.on('error', () => undefined);
     child.on('close', (code) => {
+      if (tooMany && opts.maxRecords) {
+        reject(opts.maxRecords.tooMany());
+        return;
+      }
       if (tooBig) {
         reject(new BerthError('review_too_large', `git ${args[0]} printed more than ${Math.round(maxOutput / 1024 / 1024)} MB; Berth stopped it.`));
         return;

@@ -51,6 +51,9 @@ export function objectsTargetFor(copyId: string): string {
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 export class ReviewCopy {
+  /** Files a copy may hold (REVIEW_LIMITS.maxCopyFiles; lower in tests). */
+  private maxFiles: number = REVIEW_LIMITS.maxCopyFiles;
+
   constructor(readonly dir: string, public meta: CopyMeta) {}
 
   get workDir(): string {
@@ -209,6 +212,8 @@ export class ReviewCopy {
     owner: { uid: number; gid: number } | null;
     now: number;
     progress: Progress;
+    /** Files the copy may hold; more is refused before anything is copied. Default REVIEW_LIMITS.maxCopyFiles. */
+    maxFiles?: number;
   }): Promise<ReviewCopy> {
     const { dir, hostPath } = input;
     fs.mkdirSync(path.join(dir, 'work'), { recursive: true, mode: 0o700 });
@@ -222,6 +227,7 @@ export class ReviewCopy {
       uncommittedCount: 0, contents: input.contents, excludedSecrets: [], fileCount: 0, createdAt: input.now, exportedCommit: null,
     };
     const copy = new ReviewCopy(dir, meta);
+    copy.maxFiles = input.maxFiles ?? REVIEW_LIMITS.maxCopyFiles;
     try {
       if (userGitDir) await copy.populateFromRepo(userGitDir, input.progress);
       else await copy.populateFromFolder(input.progress);
@@ -258,12 +264,21 @@ export class ReviewCopy {
       /* no index yet */
     }
     if (!fs.existsSync(userIndex)) await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
+    // The cap first, before anything is hashed or checked out: the index says how many files are
+    // tracked in its header, and the untracked ones are counted while git lists them.
+    const tracked = indexEntryCount(userIndex);
+    if (tracked !== null && tracked > this.maxFiles) throw tooManyFiles(m.hostPath, this.maxFiles);
     progress('indexing', 0, null, 'Taking in your uncommitted changes…');
-    const untrackedNow = () => gitZ(['ls-files', '-z', '-o', '--exclude-standard'], this.userGit());
+    const untrackedNow = () =>
+      gitZ(['ls-files', '-z', '-o', '--exclude-standard'], {
+        ...this.userGit(),
+        maxRecords: { limit: Math.max(0, this.maxFiles - (tracked ?? 0)), tooMany: () => tooManyFiles(m.hostPath, this.maxFiles) },
+      });
     let untracked: string[];
     try {
       untracked = await untrackedNow();
-    } catch {
+    } catch (error) {
+      if (error instanceof BerthError && error.code === 'review_too_large') throw error;
       // An index git cannot reuse here (split index, another version): start from HEAD.
       fs.rmSync(userIndex, { force: true });
       await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
@@ -281,8 +296,9 @@ export class ReviewCopy {
     progress('copying', 0, null, 'Checking out the copy…');
     const trackOpts = this.copyGit();
     await git(['read-tree', m.baseTree], trackOpts);
+    m.fileCount = indexEntryCount(path.join(this.trackDir, 'index')) ?? (await gitZ(['ls-files', '--cached', '-z'], trackOpts)).length;
+    if (m.fileCount > this.maxFiles) throw tooManyFiles(m.hostPath, this.maxFiles);
     await git(['checkout-index', '-a', '-f', '-q'], trackOpts);
-    m.fileCount = (await gitZ(['ls-files', '--cached', '-z'], trackOpts)).length;
     if (m.contents.ignored) await this.copyIgnored(userOpts, progress);
     await this.makeSandboxRepo();
   }
@@ -290,8 +306,10 @@ export class ReviewCopy {
   /** Files git ignores (node_modules, build output), when the user asked for them: never secret-looking ones unless named. */
   private async copyIgnored(userOpts: GitOptions, progress: Progress): Promise<void> {
     const m = this.meta;
-    const ignored = await gitZ(['ls-files', '-z', '-o', '-i', '--exclude-standard'], userOpts);
-    if (m.fileCount + ignored.length > REVIEW_LIMITS.maxCopyFiles) throw tooManyFiles(m.hostPath);
+    const ignored = await gitZ(['ls-files', '-z', '-o', '-i', '--exclude-standard'], {
+      ...userOpts,
+      maxRecords: { limit: Math.max(0, this.maxFiles - m.fileCount), tooMany: () => tooManyFiles(m.hostPath, this.maxFiles) },
+    });
     const { keep, excluded } = partitionSecrets(ignored, m.contents.include);
     m.excludedSecrets.push(...excluded);
     let n = 0;
@@ -330,7 +348,7 @@ export class ReviewCopy {
   private async populateFromFolder(progress: Progress): Promise<void> {
     const m = this.meta;
     progress('scanning', 0, null, 'Counting files…');
-    const entries = scanFolder(m.hostPath);
+    const entries = await scanFolder(m.hostPath, this.maxFiles, (n) => progress('scanning', n, null, `Counting files: ${n.toLocaleString('en-US')} so far`));
     const { keep, excluded } = partitionSecrets(entries, m.contents.include);
     m.excludedSecrets = excluded;
     let n = 0;
@@ -353,21 +371,44 @@ function tooManyFiles(hostPath: string, limit: number = REVIEW_LIMITS.maxCopyFil
   });
 }
 
-/** Every file and link under a folder (relative paths), never following links; refuses more than the limit. */
-export function scanFolder(root: string, limit: number = REVIEW_LIMITS.maxCopyFiles): string[] {
+/**
+ * Every file and link under a folder (relative paths), never following links. The walk streams
+ * (one directory handle at a time, the event loop free between entries) and stops at the first
+ * entry over the limit: a folder of a million files is refused after reading that many names,
+ * never all of them, and Berth's other chats keep running meanwhile.
+ */
+export async function scanFolder(root: string, limit: number = REVIEW_LIMITS.maxCopyFiles, progress?: (files: number) => void): Promise<string[]> {
   const out: string[] = [];
-  const walk = (rel: string): void => {
-    for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+  const dirs: string[] = [''];
+  while (dirs.length > 0) {
+    const rel = dirs.pop() as string;
+    // Leaving the loop early (the throw below) closes the handle.
+    for await (const d of await fs.promises.opendir(path.join(root, rel), { bufferSize: 256 })) {
       const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) walk(r);
+      if (d.isDirectory()) dirs.push(r);
       else if (d.isFile() || d.isSymbolicLink()) {
         out.push(r);
         if (out.length > limit) throw tooManyFiles(root, limit);
+        if (progress && out.length % 20_000 === 0) progress(out.length);
       }
     }
-  };
-  walk('');
+  }
   return out;
+}
+
+/** The entry count in a git index file's header ("DIRC", version, count), or null when it is not one. */
+export function indexEntryCount(file: string): number | null {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(file, 'r');
+    const head = Buffer.alloc(12);
+    if (fs.readSync(fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== 'DIRC') return null;
+    return head.readUInt32BE(8);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
 }
 
 /** Copies one file (copy-on-write where the filesystem can) or link (as a link), keeping mtime and mode. */

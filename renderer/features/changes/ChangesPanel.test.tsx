@@ -116,25 +116,41 @@ describe('ChangesPanel', () => {
     expect(api.callsTo('review.diff')).toEqual([{ chatId: 'c1', hostPath: REPO, path: 'later.txt' }]);
   });
 
-  it('applies all, or only the selected files; for a git repository also as a branch or as uncommitted changes', async () => {
+  it('applies all, or only the selected files, as uncommitted changes in a git repository, or as a branch there', async () => {
     const { api } = setup();
     await screen.findByRole('list', { name: `Changed files in ${REPO}` });
-    fireEvent.click(screen.getByRole('button', { name: 'Apply all' }));
+    // One file-writing action, named for what it does in a repository: no second button that does the same.
+    expect(screen.queryByRole('button', { name: 'Apply all' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Apply as uncommitted changes' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Apply all as uncommitted changes' }));
     await screen.findByText('Applied 7 files.');
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select notes.md' }));
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select old.txt' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Apply 2 selected files' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Apply 2 selected files as uncommitted changes' }));
     await screen.findByText('Applied 2 files.');
-    fireEvent.click(screen.getByRole('button', { name: 'Create branch berth/c1 in my repository' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select notes.md' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Create branch berth/c1 with 1 selected file' }));
     await screen.findByText('Created branch berth/c1.');
-    fireEvent.click(screen.getByRole('button', { name: 'Apply as uncommitted changes' }));
+    // A successful apply clears the selection: the branch button is for all files again.
+    fireEvent.click(await screen.findByRole('button', { name: 'Create branch berth/c1 in my repository' }));
     await waitFor(() => expect(api.callsTo('review.apply')).toHaveLength(4));
     expect(api.callsTo('review.apply')).toEqual([
       { chatId: 'c1', hostPath: REPO, mode: 'files' },
       { chatId: 'c1', hostPath: REPO, mode: 'files', files: ['notes.md', 'old.txt'] },
+      { chatId: 'c1', hostPath: REPO, mode: 'branch', files: ['notes.md'] },
       { chatId: 'c1', hostPath: REPO, mode: 'branch' },
-      { chatId: 'c1', hostPath: REPO, mode: 'uncommitted' },
     ]);
+  });
+
+  it('in a plain folder applies all or the selected files, and offers no branch', async () => {
+    const api = createFakeApi({ chats: [reviewChat('c1', 7)] });
+    api.reviewCopies['c1'] = [copyChanges(REPO, files(), { kind: 'folder', branch: null })];
+    renderWithApp(<ChangesPanel chatId="c1" onClose={() => {}} />, api);
+    await screen.findByRole('list', { name: `Changed files in ${REPO}` });
+    expect(screen.queryByRole('button', { name: /Create branch|uncommitted/ })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Apply all' }));
+    await screen.findByText('Applied 7 files.');
+    expect(api.callsTo('review.apply')).toEqual([{ chatId: 'c1', hostPath: REPO, mode: 'files' }]);
   });
 
   it('lists the conflicting files of a refused apply and says nothing was applied', async () => {
@@ -150,7 +166,7 @@ describe('ChangesPanel', () => {
       message: '2 files cannot be applied.',
     }));
     await screen.findByRole('list', { name: `Changed files in ${REPO}` });
-    fireEvent.click(screen.getByRole('button', { name: 'Apply all' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Apply all as uncommitted changes' }));
     const alert = await screen.findByRole('alert', { name: 'Nothing was applied' });
     expect(alert.textContent).toContain('Nothing was applied. 2 files in the way:');
     expect(alert.textContent).toContain('src/app.ts: changed in your folder since the copy was made');

@@ -1,8 +1,10 @@
 /**
  * One Review-mode copy in the Changes panel: its changed files and their diffs, and what the user
- * can do with them: apply (all or the selected files; for a git repository also as a branch in
- * their repository, or as uncommitted changes), discard, refresh from their folder. A refused
- * apply lists its conflicting files: nothing was applied.
+ * can do with them: apply (all or the selected files), discard, refresh from their folder. In a
+ * git repository, applying files is applying them as uncommitted changes (the files are written,
+ * nothing is staged or committed), so the button says so and is the only file-writing one; the
+ * other is "Create branch berth/<chat> in my repository", which leaves the user's files alone.
+ * A refused apply lists its conflicting files: nothing was applied.
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { ApplyProblem, CopyChanges, FileChange } from '../../../shared/contract';
@@ -13,7 +15,7 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { FileDiff, type DiffLayout } from './FileDiff';
 import { FileList } from './FileList';
 
-type ApplyMode = 'files' | 'branch' | 'uncommitted';
+type ApplyMode = 'files' | 'branch';
 
 interface Outcome {
   message: string;
@@ -114,18 +116,24 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
         </span>
       </div>
       <div className="changes-toolbar">
-        <button type="button" className="primary" disabled={busy !== null || none} onClick={() => void apply('files', only)}>
-          {only ? `Apply ${plural(only.length, 'selected file')}` : 'Apply all'}
+        <button
+          type="button"
+          className="primary"
+          disabled={busy !== null || none}
+          title={git ? 'Writes the files into your folder; nothing is staged or committed there.' : 'Writes the files into your folder.'}
+          onClick={() => void apply('files', only)}
+        >
+          {(only ? `Apply ${plural(only.length, 'selected file')}` : 'Apply all') + (git ? ' as uncommitted changes' : '')}
         </button>
         {git && (
-          <>
-            <button type="button" disabled={busy !== null || none} onClick={() => void apply('uncommitted', only)}>
-              Apply as uncommitted changes
-            </button>
-            <button type="button" disabled={busy !== null || none} onClick={() => void apply('branch', only)}>
-              Create branch {branch} in my repository
-            </button>
-          </>
+          <button
+            type="button"
+            disabled={busy !== null || none}
+            title="One commit on your HEAD, in your repository; your files are left alone."
+            onClick={() => void apply('branch', only)}
+          >
+            {only ? `Create branch ${branch} with ${plural(only.length, 'selected file')}` : `Create branch ${branch} in my repository`}
+          </button>
         )}
         {busy !== null && (
           <span role="status" className="muted">
