@@ -20,13 +20,13 @@ const PER_DIR = 1000;
 
 async function timeRefusal(label: string, hostPath: string): Promise<void> {
   const t0 = performance.now();
-  let outcome = 'copied (not refused!)';
+  let outcome: string;
   try {
     const copy = await ReviewCopy.create({
       dir: path.join(root as string, `copy-${label}`), chatId: 'bench', hostPath, branch: 'berth/bench', contents: { ignored: false, include: [] },
       owner: null, now: Date.now(), progress: () => undefined,
     });
-    outcome = `copied ${copy.meta.fileCount} files`;
+    outcome = `copy ${copy.meta.fileCount} files (not refused!)`;
   } catch (error) {
     outcome = `refused: ${error instanceof Error ? error.message : String(error)}`;
   }
