@@ -129,6 +129,34 @@ describe('Review mode', () => {
     expect((await core.review.changes({ chatId })).copies[0]!.files).toEqual([]);
   });
 
+  it('tells a file changed again (same count) by a new version in review.changed, and lists the copy as it is now', async () => {
+    const repo = userRepo('again');
+    const { chatId, attached } = await reviewChat(repo);
+    const hostPath = attached.attachment.hostPath;
+    const first = nextEvent(core, 'review.changed', (e) => e.chatId === chatId && e.count === 1);
+    await sh(chatId, 'echo one > a.txt');
+    const v1 = (await first).version;
+    expect((await core.review.changes({ chatId })).copies[0]!.files[0]!.diff).toContain('+one');
+
+    // Written again: still one changed file, so only the version tells the panel to reload.
+    const second = nextEvent(core, 'review.changed', (e) => e.chatId === chatId && e.version !== v1);
+    await sh(chatId, 'echo two > a.txt');
+    expect(await second).toMatchObject({ count: 1 });
+    const { copies } = await core.review.changes({ chatId });
+    expect(copies[0]!.version).not.toBe(v1);
+    expect(copies[0]!.files.map((f) => f.path)).toEqual(['a.txt']);
+    expect(copies[0]!.files[0]!.diff).toContain('+two');
+    expect((await core.review.diff({ chatId, hostPath, path: 'a.txt' })).diff).toContain('+two');
+
+    // A write Berth heard nothing about (a background process): the next look still sees it.
+    const work = copyWorkDir(chatId);
+    fs.writeFileSync(path.join(work, 'a.txt'), 'three\n');
+    fs.writeFileSync(path.join(work, 'quiet.txt'), 'quiet\n');
+    const now = (await core.review.changes({ chatId })).copies[0]!;
+    expect(now.files.map((f) => f.path)).toEqual(['a.txt', 'quiet.txt']);
+    expect(now.files[0]!.diff).toContain('+three');
+  });
+
   it('never mounts the folder or its .git writable: only the copy, and the shared objects read-only', async () => {
     const repo = userRepo('mounts');
     const { chatId } = await reviewChat(repo);
