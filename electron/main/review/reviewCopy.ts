@@ -315,7 +315,10 @@ export class ReviewCopy {
     let n = 0;
     for (const rel of keep) {
       copyEntry(path.join(m.hostPath, rel), path.join(this.workDir, rel));
-      if (++n % 500 === 0) progress('copying', n, keep.length, `Copying ignored files: ${n} of ${keep.length}`);
+      if (++n % 500 === 0) {
+        progress('copying', n, keep.length, `Copying ignored files: ${n} of ${keep.length}`);
+        await breather();
+      }
     }
     m.fileCount += keep.length;
   }
@@ -354,7 +357,10 @@ export class ReviewCopy {
     let n = 0;
     for (const rel of keep) {
       copyEntry(path.join(m.hostPath, rel), path.join(this.workDir, rel));
-      if (++n % 500 === 0) progress('copying', n, keep.length, `Copying: ${n} of ${keep.length} files`);
+      if (++n % 500 === 0) {
+        progress('copying', n, keep.length, `Copying: ${n} of ${keep.length} files`);
+        await breather();
+      }
     }
     m.fileCount = keep.length;
     progress('indexing', n, keep.length, 'Recording the starting point…');
@@ -425,10 +431,27 @@ function copyEntry(from: string, to: string): void {
   fs.utimesSync(to, st.atime, st.mtime);
 }
 
+/**
+ * Lets the event loop run between batches of synchronous copies: the progress just emitted
+ * reaches the page, and the other chats' terminals keep flowing while a big folder is copied.
+ */
+function breather(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** chown -R in a child process, not spawnSync: a big copy must not stop the main process meanwhile. */
 async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
-  const { spawnSync } = await import('node:child_process');
-  const r = spawnSync('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root]);
-  if (r.status !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${r.stderr.toString().trim()}.`);
+  const { spawn } = await import('node:child_process');
+  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+    const child = spawn('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => {
+      if (err.length < 16 * 1024) err += c.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('close', (c) => resolve({ code: c, stderr: err }));
+  });
+  if (code !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${stderr.trim() || `chown exited ${code}`}.`);
 }
 
 /** The user's repository when the folder is the top of one: its git dir and common dir; null for a plain folder. */
