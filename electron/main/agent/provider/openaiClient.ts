@@ -1,7 +1,14 @@
 /**
  * One chat completion from an OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM,
- * llama.cpp...), streamed. Every failure becomes a BerthError the user can act on; the API key
- * is scrubbed from anything a server says back, since some servers echo the request.
+ * llama.cpp...), streamed, through the official `openai` SDK. Every failure becomes a BerthError
+ * the user can act on; the API key is scrubbed from anything a server says back, since some
+ * servers echo the request.
+ *
+ * The SDK makes the request and decodes the stream's chunks; boundFetch (the fetch it is given)
+ * keeps the key, the origin and the limits; Berth's own retry policy runs around it. Tool-call
+ * fragments are joined here, not by the SDK's ChatCompletionStream, which rejects what
+ * OpenAI-compatible servers commonly send: no role, no tool-call type or id, no finish_reason
+ * before [DONE], arguments as an object (Ollama), no fragment index.
  */
 import { randomUUID } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
