@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { createHostServer, type HostServer } from '../../electron/main/host/server.js';
@@ -80,10 +81,11 @@ describe('the OpenAI-compatible API', () => {
     expect(decodeURIComponent(next.headers.get('x-berth-chat-id') ?? '')).toBe(id);
     expect(next.headers.get('content-type')).toMatch(/text\/event-stream/);
     const sse = await next.text();
-    const text = sse
-      .split('\n')
-      .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
-      .map((l) => (JSON.parse(l.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+    const events: string[] = [];
+    createParser({ onEvent: (e) => events.push(e.data) }).feed(sse);
+    const text = events
+      .filter((data) => data !== '[DONE]')
+      .map((data) => (JSON.parse(data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
       .join('');
     // Berth keeps the chat's own history: the provider saw both user turns of this chat.
     expect(text).toBe('answer 2');

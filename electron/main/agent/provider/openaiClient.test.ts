@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BerthError, toErrorPayload } from '../../../../shared/errors.js';
 import { byTurn, queue, startOpenAiTestServer, type OpenAiTestServerOptions } from '../../../../test/support/openaiTestServer.js';
 import { MAX_ANSWER_CHARS, ProviderCancelled, streamChatCompletion, type ChatMessage, type CompletionRequest, type ToolSpec } from './openaiClient.js';
-import { SseParser } from './sse.js';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { waitFor } from '../../../../test/support/waitFor.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -377,8 +377,9 @@ describe('openaiTestServer', () => {
       body: JSON.stringify({ model: 'm', messages: [user('hi')], stream: true }),
     });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const events = new SseParser().push(await res.text());
-    expect(events.at(-1)).toEqual({ data: '[DONE]' });
+    const events: EventSourceMessage[] = [];
+    createParser({ onEvent: (e) => events.push(e) }).feed(await res.text());
+    expect(events.at(-1)?.data).toBe('[DONE]');
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
     for (const c of chunks) {
       expect(c).toMatchObject({ id: expect.stringMatching(/^chatcmpl-/), object: 'chat.completion.chunk', created: expect.any(Number), model: 'm' });

@@ -1,12 +1,21 @@
 /**
  * One chat completion from an OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM,
- * llama.cpp...), streamed. Every failure becomes a BerthError the user can act on; the API key
- * is scrubbed from anything a server says back, since some servers echo the request.
+ * llama.cpp...), streamed, through the official `openai` SDK. Every failure becomes a BerthError
+ * the user can act on; the API key is scrubbed from anything a server says back, since some
+ * servers echo the request.
+ *
+ * The SDK makes the request and decodes the stream's chunks; boundFetch (the fetch it is given)
+ * keeps the key, the origin and the limits; Berth's own retry policy runs around it. Tool-call
+ * fragments are joined here, not by the SDK's ChatCompletionStream, which rejects what
+ * OpenAI-compatible servers commonly send: no role, no tool-call type or id, no finish_reason
+ * before [DONE], arguments as an object (Ollama), no fragment index.
  */
 import { randomUUID } from 'node:crypto';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { BerthError, type ErrorCode } from '../../../../shared/errors.js';
+import { boundFetch, isJsonAnswer, type BoundFetch } from './boundFetch.js';
+import { detailOf, errorDetail, record, scrubber, truncate, type ErrorDetail } from './providerErrors.js';
 import { retryDelayMs, type RetryOptions } from './retryPolicy.js';
-import { SseParser } from './sse.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -46,9 +55,11 @@ export class ProviderCancelled extends Error {
   }
 }
 
-const DETAIL_MAX = 300;
-const ERROR_BODY_MAX = 64 * 1024;
 const SETTINGS_HINT = "Check the provider URL and model in the profile's settings.";
+// The SDK insists on a key; the real one (if any) is added by boundFetch, for the provider's origin only.
+const KEY_HELD_BY_FETCH = 'berth-key-is-added-by-boundFetch';
+
+type ChatCompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 export async function streamChatCompletion(req: CompletionRequest): Promise<Completion> {
   try {
@@ -68,111 +79,151 @@ interface Ctx {
   scrub(text: string): string;
 }
 
+/** The one request through the OpenAI SDK, retried here (not by the SDK: see retryPolicy). */
 async function complete(req: CompletionRequest): Promise<Completion> {
   const scrub = scrubber(req.apiKey);
   const fail = (code: ErrorCode, message: string, hint: string, cause?: unknown) =>
     new BerthError(code, scrub(message), { hint: scrub(hint), cause });
-  const url = chatCompletionsUrl(req.baseUrl, fail);
-  const ctx: Ctx = { req, origin: url.origin, fail, scrub };
-
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
-  if (req.apiKey) headers.authorization = `Bearer ${req.apiKey}`;
-  const body = JSON.stringify({
-    model: req.model,
-    messages: req.messages,
-    // OpenAI rejects an empty tools array.
-    ...(req.tools && req.tools.length > 0 ? { tools: req.tools } : {}),
-    stream: true,
+  const { base, origin } = providerUrl(req.baseUrl, fail);
+  const ctx: Ctx = { req, origin, fail, scrub };
+  const door = boundFetch({
+    origin,
+    apiKey: req.apiKey,
+    scrub,
+    maxAnswerBytes: MAX_ANSWER_CHARS,
+    tooLong: () => tooLong(ctx),
+    refused: (other) => fail('provider_failed', `Berth refused to send the request for ${origin} to ${other}.`, SETTINGS_HINT),
   });
+  const client = new OpenAI({
+    baseURL: base,
+    apiKey: KEY_HELD_BY_FETCH,
+    // Explicit, so nothing comes from OPENAI_* environment variables meant for other programs.
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    logLevel: 'off',
+    // The SDK's retries cannot be stopped while they wait, obey any Retry-After however long,
+    // retry refused connections, and say nothing to the user: Berth's own policy runs instead.
+    maxRetries: 0,
+    fetch: door.fetch,
+  });
+  const params = {
+    model: req.model,
+    // Berth's own shapes are a subset of the SDK's; they go on the wire as they are.
+    messages: req.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+    // OpenAI rejects an empty tools array.
+    ...(req.tools && req.tools.length > 0 ? { tools: req.tools as OpenAI.Chat.Completions.ChatCompletionTool[] } : {}),
+    stream: true as const,
+  };
   const policy: RetryOptions = { maxAttempts: req.retry?.maxAttempts, random: req.retry?.random };
   const sleep = req.retry?.sleep ?? abortableSleep;
 
   for (let attempt = 1; ; attempt++) {
     if (req.signal?.aborted) throw new ProviderCancelled();
-    let res: Response;
+    let opened: { data: AsyncIterable<ChatCompletionChunk>; response: Response };
     try {
-      // Redirects are not followed: a POST would turn into a GET, and the key must go to this origin only.
-      res = await fetch(url, { method: 'POST', headers, body, signal: req.signal, redirect: 'manual' });
+      opened = await client.chat.completions.create(params, { signal: req.signal }).withResponse();
     } catch (err) {
       if (req.signal?.aborted) throw new ProviderCancelled({ cause: err });
-      const delayMs = retryDelayMs(attempt, null, null, { ...policy, retryable: isTransient(err) });
-      if (delayMs === null) throw unreachable(ctx, err);
-      req.onRetry?.({ attempt, delayMs, status: null });
+      const failure = requestFailure(err);
+      if (failure instanceof BerthError) throw failure;
+      if (failure.status === null) {
+        const delayMs = retryDelayMs(attempt, null, null, { ...policy, retryable: isTransient(failure.cause) });
+        if (delayMs === null) throw unreachable(ctx, failure.cause);
+        req.onRetry?.({ attempt, delayMs, status: null });
+        await sleep(delayMs, req.signal);
+        continue;
+      }
+      const delayMs = retryDelayMs(attempt, failure.status, failure.retryAfter, policy);
+      if (delayMs === null) throw httpError(failure.status, detailOf(record(failure.error), scrub), attempt, ctx);
+      req.onRetry?.({ attempt, delayMs, status: failure.status });
       await sleep(delayMs, req.signal);
       continue;
     }
-    if (res.ok) return readCompletion(res, ctx);
-
-    const detail = errorDetail(await readLimited(res, ERROR_BODY_MAX, req.signal), scrub);
-    const delayMs = retryDelayMs(attempt, res.status, res.headers.get('retry-after'), policy);
-    if (delayMs === null) throw httpError(res, detail, attempt, ctx);
-    req.onRetry?.({ attempt, delayMs, status: res.status });
-    await sleep(delayMs, req.signal);
+    return readCompletion(opened.data, opened.response, door, ctx);
   }
 }
 
-function chatCompletionsUrl(baseUrl: string, fail: Ctx['fail']): URL {
+type RequestFailure = { status: number; retryAfter: string | null; error: unknown } | { status: null; cause: unknown };
+
+/** What went wrong before any answer arrived, out of the SDK's error classes. */
+function requestFailure(err: unknown): RequestFailure | BerthError {
+  // Before APIError: the connection errors are APIErrors without a status.
+  if (err instanceof APIConnectionTimeoutError) return { status: null, cause: Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }) };
+  if (err instanceof APIConnectionError) {
+    // What our fetch threw, as it threw it: the origin refusal, or fetch's own error.
+    return err.cause instanceof BerthError ? err.cause : { status: null, cause: err.cause };
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    return { status: err.status, retryAfter: err.headers?.get('retry-after') ?? null, error: err.error };
+  }
+  throw err;
+}
+
+function providerUrl(baseUrl: string, fail: Ctx['fail']): { base: string; origin: string } {
   const invalid = () =>
     fail(
       'provider_unreachable',
       `The provider URL "${truncate(baseUrl.trim(), 100)}" is not a usable http:// or https:// URL.`,
       "Fix the provider URL in the profile's settings, for example https://api.openai.com/v1 or http://127.0.0.1:11434/v1.",
     );
+  const base = baseUrl.trim().replace(/\/+$/, '');
   let url: URL;
   try {
-    url = new URL(`${baseUrl.trim().replace(/\/+$/, '')}/chat/completions`);
+    // The SDK asks for the base URL and this path, as Berth did.
+    url = new URL(`${base}/chat/completions`);
   } catch {
     // Not chained as a cause: the URL's error repeats the text, which may hold anything pasted.
     throw invalid();
   }
   // fetch refuses URLs with credentials; other schemes it does not speak.
   if (!/^https?:$/.test(url.protocol) || url.username || url.password) throw invalid();
-  return url;
+  return { base, origin: url.origin };
 }
 
-async function readCompletion(res: Response, ctx: Ctx): Promise<Completion> {
+async function readCompletion(stream: AsyncIterable<ChatCompletionChunk>, res: Response, door: BoundFetch, ctx: Ctx): Promise<Completion> {
   const acc = new Accumulator(ctx);
-  const type = res.headers.get('content-type') ?? '';
-  if (/json/i.test(type) && !/event-stream/i.test(type)) {
-    // Some servers ignore stream:true and answer with one JSON body.
-    const text = await readLimited(res, MAX_ANSWER_CHARS + 1, ctx.req.signal);
-    if (text.length > MAX_ANSWER_CHARS) throw tooLong(ctx);
+  if (isJsonAnswer(res)) {
+    // Some servers ignore stream:true and answer with one JSON body (capped by boundFetch).
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw answerFailure(err, ctx);
+    }
     acc.applyMessage(parseJson(text, ctx));
     return acc.result();
   }
-  if (!res.body) throw streamBroken(ctx, 'sent an empty answer');
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  const parser = new SseParser();
-  let received = 0;
   try {
-    for (;;) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        if (ctx.req.signal?.aborted) throw new ProviderCancelled({ cause: err });
-        throw ctx.fail('provider_failed', `The connection to ${ctx.origin} dropped in the middle of the answer.`, 'Try again.', err);
-      }
-      // A model stuck repeating itself must not grow Berth's memory without end.
-      received += chunk.value?.length ?? 0;
-      if (received > MAX_ANSWER_CHARS) throw tooLong(ctx);
-      const events = chunk.done ? [...parser.push(decoder.decode()), ...parser.end()] : parser.push(decoder.decode(chunk.value, { stream: true }));
-      for (const event of events) {
-        // No more text to a caller that has already stopped, even from a chunk already received.
-        if (ctx.req.signal?.aborted) throw new ProviderCancelled();
-        if (event.data === '[DONE]') return acc.result();
-        acc.applyChunk(parseJson(event.data, ctx));
-      }
-      if (chunk.done) break;
+    for await (const chunk of stream) {
+      // No more text to a caller that has already stopped, even from a chunk already received.
+      if (ctx.req.signal?.aborted) throw new ProviderCancelled();
+      const obj = record(chunk);
+      if (!obj) throw notOpenAi(ctx);
+      acc.applyChunk(obj);
     }
-  } finally {
-    // After [DONE] (or a failure) nothing more is wanted from the server.
-    reader.cancel().catch(() => {});
+  } catch (err) {
+    throw answerFailure(err, ctx);
   }
+  // The SDK ends the stream quietly when it is aborted.
+  if (ctx.req.signal?.aborted) throw new ProviderCancelled();
   // Some servers close without [DONE]; a finish_reason shows the answer was whole.
-  if (acc.finishReason !== null) return acc.result();
+  if (door.sawDone(res) || acc.finishReason !== null) return acc.result();
   throw streamBroken(ctx, 'stopped before the answer was finished');
+}
+
+/** An error while the answer was being read, as the user should hear it. */
+function answerFailure(err: unknown, ctx: Ctx): Error {
+  if (err instanceof ProviderCancelled || err instanceof BerthError) return err;
+  if (ctx.req.signal?.aborted) return new ProviderCancelled({ cause: err });
+  // The SDK could not decode an event's data.
+  if (err instanceof SyntaxError) return notOpenAi(ctx);
+  // The SDK found an `error` in an event (connection errors cannot happen once the answer is open).
+  if (err instanceof APIError && err.status === undefined && !(err instanceof APIConnectionError) && !(err instanceof APIUserAbortError)) {
+    return reportedError(detailOf(record(err.error), ctx.scrub), ctx);
+  }
+  return ctx.fail('provider_failed', `The connection to ${ctx.origin} dropped in the middle of the answer.`, 'Try again.', err);
 }
 
 class Accumulator {
@@ -233,8 +284,7 @@ class Accumulator {
   }
 }
 
-function httpError(res: Response, detail: ErrorDetail, attempts: number, ctx: Ctx): BerthError {
-  const { status } = res;
+function httpError(status: number, detail: ErrorDetail, attempts: number, ctx: Ctx): BerthError {
   const { origin, req, fail } = ctx;
   const said = detail.message ? ` It said: ${detail.message}` : '';
   if (status === 401 || status === 403) {
@@ -319,44 +369,21 @@ function parseJson(text: string, ctx: Ctx): Record<string, unknown> {
     value = undefined;
   }
   const obj = record(value);
-  if (!obj) throw streamBroken(ctx, 'sent something that is not an OpenAI-compatible answer');
+  if (!obj) throw notOpenAi(ctx);
   return obj;
+}
+
+function notOpenAi(ctx: Ctx): BerthError {
+  return streamBroken(ctx, 'sent something that is not an OpenAI-compatible answer');
 }
 
 function throwIfErrorPayload(body: Record<string, unknown>, ctx: Ctx): void {
   if (body.error === undefined || body.error === null) return;
-  const detail = errorDetail(JSON.stringify(body), ctx.scrub);
-  throw ctx.fail('provider_failed', `The provider at ${ctx.origin} reported an error: ${detail.message ?? 'no details given'}`, 'Try again in a moment.');
+  throw reportedError(errorDetail(JSON.stringify(body), ctx.scrub), ctx);
 }
 
-interface ErrorDetail {
-  message: string | null;
-  code: string | null;
-  type: string | null;
-}
-
-/**
- * The server's own words, only when its answer is an OpenAI-style error: {error:{message,code,
- * type}} (OpenAI, Ollama's /v1, llama.cpp, LM Studio) or vLLM's {object:"error",message}.
- * Anything else is not shown: a provider URL may point at any service on this computer, and
- * its answers must not become readable through Berth's error messages.
- */
-function errorDetail(text: string, scrub: (s: string) => string): ErrorDetail {
-  let body: Record<string, unknown> | null;
-  try {
-    body = record(JSON.parse(text));
-  } catch {
-    body = null;
-  }
-  const err = record(body?.error) ?? (body?.object === 'error' ? body : null);
-  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
-  const raw = typeof err?.message === 'string' ? err.message : null;
-  if (raw === null) return { message: null, code: null, type: null };
-  return {
-    message: truncate(scrub(oneLine(raw)), DETAIL_MAX),
-    code: str(err?.code),
-    type: str(err?.type),
-  };
+function reportedError(detail: ErrorDetail, ctx: Ctx): BerthError {
+  return ctx.fail('provider_failed', `The provider at ${ctx.origin} reported an error: ${detail.message ?? 'no details given'}`, 'Try again in a moment.');
 }
 
 /** The most of one answer (the raw stream or body) Berth reads. */
@@ -364,26 +391,6 @@ export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
 
 function tooLong(ctx: Ctx): BerthError {
   return ctx.fail('provider_failed', `The answer from ${ctx.origin} grew past ${MAX_ANSWER_CHARS / 1024 / 1024} MiB, so Berth stopped reading it.`, 'Ask for something shorter, or try another model.');
-}
-
-async function readLimited(res: Response, limit: number, signal: AbortSignal | undefined): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < limit) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch (err) {
-    if (signal?.aborted) throw new ProviderCancelled({ cause: err });
-    // A body cut short still says something; keep what arrived.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return text;
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -401,25 +408,6 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function scrubber(apiKey: string | null): (text: string) => string {
-  if (!apiKey) return (text) => text;
-  // Also the JSON-escaped form, in case a raw body is shown.
-  const forms = [...new Set([apiKey, JSON.stringify(apiKey).slice(1, -1)])];
-  return (text) => forms.reduce((t, form) => t.split(form).join('[redacted]'), text);
-}
-
 function firstChoice(body: Record<string, unknown>): Record<string, unknown> | null {
   return Array.isArray(body.choices) ? record(body.choices[0]) : null;
-}
-
-function record(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
