@@ -67,7 +67,8 @@ export function App() {
           <div className="empty-main">
             {loaded ? (
               <>
-                <p>No chat selected.</p>
+                {/* The window's one h1 (a chat's title is, when one is open). */}
+                <h1 className="empty-title">No chat selected.</h1>
                 <p className="muted">Start one with New chat (Ctrl+Shift+N): it gets its own sandbox.</p>
               </>
             ) : (
