@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../test/support/harness.js';
+import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../test/support/openaiTestServer.js';
 import { launchBrowser, startHost, tempRoot, type RunningHost } from './support/browserHost.js';
 import { seriousViolations } from './support/axe.js';
 import * as ui from './support/ui.js';
@@ -17,9 +18,12 @@ let root: string;
 let host: RunningHost;
 let browser: Browser;
 let page: Page;
+let provider: OpenAiTestServer;
+const KEY = 'sk-a11y-0c7d1e';
 
 beforeAll(async () => {
   root = tempRoot();
+  provider = await startOpenAiTestServer({ apiKey: KEY });
   host = await startHost(root);
   browser = await launchBrowser();
   // axe opens a page of its own in the same context to finish its run: a context of ours, then.
@@ -32,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await host?.stop();
+  await provider?.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -85,6 +90,24 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     await expectClean('attach: folder browser', { window: false });
     await page.keyboard.press('Escape');
     await page.getByRole('dialog', { name: 'Choose a folder to attach' }).waitFor({ state: 'hidden' });
+  });
+
+  it('a long conversation with a wide code block: its scrolled parts are reachable by keyboard', async () => {
+    const wide = `echo ${'x'.repeat(400)}`;
+    const paragraphs = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} of a long answer.`).join('\n\n');
+    provider.setResponder(byTurn({ text: [`${paragraphs}\n\n`, '```sh\n' + wide + '\n```\n'] }));
+    const dialog = await ui.fillAgentProfile(page, { name: uniqueName('axeagent'), image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Run automatically', key: KEY });
+    const name = await dialog.getByLabel('Name').inputValue();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByLabel('Profile for new chats').selectOption(name);
+    await page.getByRole('button', { name: 'New chat' }).click();
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    await conversation.getByRole('textbox', { name: 'Message' }).fill('Tell me a lot');
+    await page.keyboard.press('Enter');
+    await conversation.locator('pre code', { hasText: 'echo xxx' }).waitFor({ timeout: 60_000 });
+    await conversation.getByRole('button', { name: 'Send' }).waitFor();
+    await expectClean('long conversation');
   });
 
   it('the keyboard shortcuts', async () => {

@@ -27,9 +27,3 @@ export async function seriousViolations(page: Page, include?: string): Promise<A
       targets: v.nodes.map((n) => n.target.join(' ')),
     }));
 }
-
-/** Every violation axe reports (any impact), for the moderate ones a screen should also be free of. */
-export async function allViolations(page: Page): Promise<AxeFinding[]> {
-  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  return result.violations.map((v) => ({ rule: v.id, impact: v.impact ?? 'unknown', help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-}
