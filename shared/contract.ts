@@ -127,6 +127,11 @@ export const AttachmentView = z.object({
   /** The chat's own copy, for a Review-mode attachment; null otherwise. */
   review: ReviewCopyInfo.nullable(),
   attachedAt: z.number(),
+  /**
+   * A read-write folder the sandbox cannot write (Berth runs as root, and the folder belongs to
+   * root or the chat's read-write folders to different users): why, and what to do. Else null.
+   */
+  writeWarning: z.string().nullable(),
 });
 export type AttachmentView = z.infer<typeof AttachmentView>;
 

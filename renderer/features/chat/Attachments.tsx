@@ -89,6 +89,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
                 Detach
               </button>
               {a.review && <ReviewCopySummary info={a.review} />}
+              {a.writeWarning !== null && (
+                <p role="alert" className="warning attachment-warning">
+                  {a.writeWarning}
+                </p>
+              )}
             </li>
           ))}
         </ul>

@@ -24,7 +24,7 @@ function setup() {
       chatView({
         id: 'c1',
         title: 'Site',
-        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, mode: 'readonly', review: null, attachedAt: 1 }],
+        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, mode: 'readonly', review: null, attachedAt: 1, writeWarning: null }],
       }),
     ],
   });
