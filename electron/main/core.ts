@@ -345,6 +345,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
+    'terminal.busy': async (req) => ({ terminals: await terminals.busy(sessions.requireChat(req.chatId).id) }),
     'terminal.input': async (req) => {
       terminals.input(req.terminalId, req.data);
       return {};
@@ -388,7 +389,7 @@ export function createCore(options: CoreOptions): BerthCore {
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */
   function foldersChanged<T extends { notice: string | null }>(chatId: string, result: T): T {
-    if (result.notice) terminals.endForChat(chatId, 'The chat’s folders changed. Restart the terminal to use the sandbox with them.');
+    if (result.notice) void terminals.restartForChat(chatId, 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.');
     return result;
   }
 

@@ -381,6 +381,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return t;
     },
     'terminal.list': ({ chatId }) => ({ terminals: fake.terminals.filter((t) => t.chatId === chatId) }),
+    'terminal.busy': () => ({ terminals: [] }),
     'terminal.input': ({ terminalId }) => {
       terminal(terminalId);
       return {};
