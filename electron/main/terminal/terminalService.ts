@@ -21,6 +21,8 @@ import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
 
 const REPLAY_CHARS = 256 * 1024;
+/** What a restarting terminal keeps of what is typed meanwhile. */
+const TYPE_AHEAD_CHARS = 64 * 1024;
 /** Terminals outlive a reload, not an absence: with no screen connected this long, they close. */
 export const UNWATCHED_TTL_MS = 15 * 60_000;
 /** How long an ended terminal's last screen stays available before it is let go. */
@@ -44,6 +46,8 @@ interface Terminal {
   paused: boolean;
   /** Between its old container and the new one (restartForChat): the old one going is expected. */
   restarting: boolean;
+  /** What was typed while it was restarting: sent to the new shell once it runs. */
+  typedAhead: string;
 }
 
 export class TerminalService {
@@ -96,6 +100,7 @@ export class TerminalService {
       flows: new Map(),
       paused: false,
       restarting: false,
+      typedAhead: '',
     };
     this.terminals.set(terminal.view.terminalId, terminal);
     try {
@@ -170,16 +175,20 @@ export class TerminalService {
           continue;
         }
         Object.assign(t, { key, containerId, user, hold });
+        const proc = await this.startShell(t, containerId, user, defaultContainerCwd(mounts, SANDBOX_HOME));
+        // Said before anything the new shell prints (its output is joined and sent after this).
         t.output?.push(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
         t.output?.flush();
-        const proc = await this.startShell(t, containerId, user, defaultContainerCwd(mounts, SANDBOX_HOME));
         t.process = proc;
         this.pipe(t, proc);
+        if (t.typedAhead !== '') proc.stream.write(t.typedAhead);
+        t.typedAhead = '';
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         this.finish(t, `${note} It could not start again: ${why}`);
       } finally {
         t.restarting = false;
+        t.typedAhead = '';
       }
     }
   }
@@ -239,8 +248,13 @@ export class TerminalService {
 
   input(terminalId: string, data: string): void {
     const t = this.require(terminalId);
-    if (t.view.state === 'running' && !t.process) {
-      throw new BerthError('container_vanished', 'This terminal is starting again in the recreated sandbox.', { hint: 'Type again in a moment.' });
+    if (t.view.state === 'running' && !t.process && t.restarting) {
+      // Typed while its sandbox is recreated: the new shell gets it (within reason).
+      if (t.typedAhead.length + data.length > TYPE_AHEAD_CHARS) {
+        throw new BerthError('container_vanished', 'This terminal is starting again in the recreated sandbox.', { hint: 'Type again in a moment.' });
+      }
+      t.typedAhead += data;
+      return;
     }
     if (t.view.state !== 'running' || !t.process) {
       throw new BerthError('container_vanished', `This terminal has ended: ${t.view.exitReason ?? 'it is not running'}`, { hint: 'Restart the terminal.' });
