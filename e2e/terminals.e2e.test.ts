@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, uniqueName, writeTree } from '../test/support/harness.js';
 import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
+import { seriousViolations } from './support/axe.js';
 import * as ui from './support/ui.js';
 
 let root: string;
@@ -53,6 +54,7 @@ describe('terminals across attach and detach', () => {
     expect(await ask.getByRole('list', { name: 'Running in the terminals' }).innerText()).toMatch(/Terminal 2\s+sleep 600/);
     expect(await ask.innerText()).not.toContain('Terminal 1');
     await shot(page, 'terminals-ask-before-stopping');
+    expect(await seriousViolations(page)).toEqual([]);
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await ask.waitFor({ state: 'hidden' });
     expect(await page.getByRole('region', { name: 'Attached folders' }).getByText(folder).count()).toBe(0);
