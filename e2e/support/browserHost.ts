@@ -138,7 +138,9 @@ export async function openApp(
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // A context of its own (not browser.newPage's implicit one): axe (e2e/support/axe.ts) opens a page in it.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
     for (const script of initScripts) await page.addInitScript(script);
     await page.goto(host.url);
     await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
