@@ -57,17 +57,11 @@ async function newChatIn(profile: string): Promise<void> {
   await freshTerminalShowing('/home/berth $', "the new chat's first prompt");
 }
 
-/** After a folder change the chat's terminal ends and offers a restart: take it. */
+/** After a folder change the chat's terminal starts again by itself, in the same tab, in the folder. */
 async function restartIntoWorkspace(): Promise<void> {
   const active = await activeTerminal();
-  if (active) seenTerminals.add(active);
-  try {
-    await page.getByRole('button', { name: 'Restart terminal' }).click({ timeout: 30_000 });
-  } catch (error) {
-    await shot(page, 'failed-restart');
-    throw new Error(`No Restart button. The terminal shows:\n${await terminalText(page).catch(() => '')}`, { cause: error });
-  }
-  await freshTerminalShowing('/workspace $', 'the prompt in the attached folder');
+  await waitForTerminal((t) => /started again[\s\S]*\/workspace \$/.test(t), 'the terminal back in the attached folder');
+  expect(await activeTerminal()).toBe(active);
 }
 
 beforeAll(async () => {

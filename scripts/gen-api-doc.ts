@@ -37,6 +37,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'workspace.browse': 'Lists the folders under a path of this computer (never files), for the browser folder picker.',
   'terminal.open': "Opens an interactive shell with a TTY in the chat's container; output arrives as `terminal.data` events.",
   'terminal.list': "Lists a chat's terminals, running and ended.",
+  'terminal.busy': "What the user runs in a chat's terminals (their shells left out), per terminal: what recreating its sandbox (attach, detach) would stop.",
   'terminal.input': "Sends keystrokes or pasted text to a terminal's shell.",
   'terminal.resize': "Changes a terminal's size in columns and rows.",
   'terminal.replay': "Returns a terminal's recent output, to repaint it after switching back to its chat.",

@@ -127,6 +127,11 @@ export const AttachmentView = z.object({
   /** The chat's own copy, for a Review-mode attachment; null otherwise. */
   review: ReviewCopyInfo.nullable(),
   attachedAt: z.number(),
+  /**
+   * A read-write folder the sandbox cannot write (Berth runs as root, and the folder belongs to
+   * root or the chat's read-write folders to different users): why, and what to do. Else null.
+   */
+  writeWarning: z.string().nullable(),
 });
 export type AttachmentView = z.infer<typeof AttachmentView>;
 
@@ -305,6 +310,11 @@ export const methods = {
     response: TerminalView,
   },
   'terminal.list': { request: z.object({ chatId: ChatId }).strict(), response: z.object({ terminals: z.array(TerminalView) }) },
+  /** What runs in the chat's terminals (their shells left out): what recreating its sandbox would stop. */
+  'terminal.busy': {
+    request: z.object({ chatId: ChatId }).strict(),
+    response: z.object({ terminals: z.array(z.object({ terminalId: z.string(), title: z.string(), processes: z.array(z.string()) })) }),
+  },
   'terminal.input': { request: z.object({ terminalId: TerminalId, data: z.string().max(1024 * 1024) }).strict(), response: z.object({}) },
   'terminal.resize': { request: z.object({ terminalId: TerminalId, cols: Cols, rows: Rows }).strict(), response: z.object({}) },
   /** The terminal's recent output, to repaint it after switching back to its chat. */

@@ -23,12 +23,16 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-export async function startHost(root: string, env: NodeJS.ProcessEnv = {}): Promise<RunningHost> {
+/**
+ * `at`: a port and data folder to start on (the same Berth again, as after a restart); by
+ * default a free port and a new data folder under `root`.
+ */
+export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: { port?: number; dataDir?: string } = {}): Promise<RunningHost> {
   if (!fs.existsSync(path.join(REPO, 'dist', 'renderer', 'index.html'))) {
     throw new Error('The renderer is not built: run `npm run build:renderer` first (npm test does).');
   }
-  const dataDir = fs.mkdtempSync(path.join(root, 'host-data-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'electron/main/host/web.ts', '--port', '0', '--data-dir', dataDir], {
+  const dataDir = at.dataDir ?? fs.mkdtempSync(path.join(root, 'host-data-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir], {
     cwd: REPO,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,7 +138,9 @@ export async function openApp(
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // A context of its own (not browser.newPage's implicit one): axe (e2e/support/axe.ts) opens a page in it.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
     for (const script of initScripts) await page.addInitScript(script);
     await page.goto(host.url);
     await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });

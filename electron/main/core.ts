@@ -17,6 +17,7 @@ import { EventHub, type Disposable, type EventListener } from './events.js';
 import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
+import { decideWritable, type FolderOwner } from './policy/writableFolders.js';
 import { systemClock, type Clock } from './base/clock.js';
 import { BaseImage } from './sandbox/baseImage.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
@@ -135,6 +136,18 @@ function instanceIdOf(store: Store): string {
   return id;
 }
 
+/** Owner and mode of each folder, as it is now; one that cannot be read is left to the mount checks. */
+function folderOwners(paths: readonly string[]): FolderOwner[] {
+  return paths.flatMap((p) => {
+    try {
+      const st = fs.statSync(p);
+      return [{ path: p, uid: st.uid, gid: st.gid, mode: st.mode & 0o777 }];
+    } catch {
+      return [];
+    }
+  });
+}
+
 export function createCore(options: CoreOptions): BerthCore {
   const dataDir = path.resolve(options.dataDir);
   const clock = options.clock ?? systemClock;
@@ -163,10 +176,16 @@ export function createCore(options: CoreOptions): BerthCore {
     hostFacts,
     clock,
     baseImage,
-    sandboxUser: (settings) => sandboxUserFor(hostUser, settings.sandboxUser),
-    homeOwner: (settings) => {
+    sandboxUser: (settings, mounts) =>
+      decideWritable(
+        hostUser,
+        settings.sandboxUser,
+        folderOwners(mounts.filter((m) => m.origin === 'chat' && !m.readOnly).map((m) => m.source)),
+        mounts.some((m) => m.origin === 'review'),
+      ).user,
+    homeOwner: (_settings, user) => {
       if (hostUser.uid !== 0) return null;
-      const [uid, gid] = sandboxUserFor(hostUser, settings.sandboxUser).split(':').map(Number);
+      const [uid, gid] = user.split(':').map(Number);
       return { uid: uid as number, gid: gid as number };
     },
   });
@@ -198,6 +217,9 @@ export function createCore(options: CoreOptions): BerthCore {
     const [uid, gid] = sandboxUserFor(hostUser, sessions.requireProfile(profileName).settings.sandboxUser).split(':').map(Number);
     return { uid: uid as number, gid: gid as number };
   };
+  workspace.setWriteCheck((chat, readWrite, hasReviewCopies) =>
+    decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
+  );
   workspace.setReviewCopies({
     create: async (chat, hostPath, contents) => {
       await review.create(chat.id, hostPath, contents, copyOwner(chat.profile));
@@ -323,6 +345,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
+    'terminal.busy': async (req) => ({ terminals: await terminals.busy(sessions.requireChat(req.chatId).id) }),
     'terminal.input': async (req) => {
       terminals.input(req.terminalId, req.data);
       return {};
@@ -366,7 +389,7 @@ export function createCore(options: CoreOptions): BerthCore {
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */
   function foldersChanged<T extends { notice: string | null }>(chatId: string, result: T): T {
-    if (result.notice) terminals.endForChat(chatId, 'The chat’s folders changed. Restart the terminal to use the sandbox with them.');
+    if (result.notice) void terminals.restartForChat(chatId, 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.');
     return result;
   }
 

@@ -12,7 +12,7 @@ function bridge(overrides: Partial<PreloadBridge>): PreloadBridge {
 
 describe('PreloadClient', () => {
   it('maps the native picker to picked / cancelled', async () => {
-    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1 };
+    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1, writeWarning: null };
     await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('picked');
     await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
   });

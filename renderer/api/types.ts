@@ -27,7 +27,11 @@ export interface BerthApi {
 }
 
 /** The link to main: always 'open' over the preload bridge; the WebSocket can drop and come back. */
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+/**
+ * `expired`: the host refused this page's access token (it was restarted and has a new one);
+ * retrying cannot help, only the new URL it printed can.
+ */
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed' | 'expired';
 
 export interface ConnectionInfo {
   transport: 'ipc' | 'ws';

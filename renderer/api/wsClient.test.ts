@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConnectionInfo } from './types';
-import { backoffDelay, rpcUrl, WsClient, type SocketLike } from './wsClient';
+import { backoffDelay, httpProbe, probeUrl, rpcUrl, WsClient, type ProbeResult, type SocketLike } from './wsClient';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
@@ -33,7 +33,7 @@ class FakeSocket implements SocketLike {
   }
 }
 
-function setup() {
+function setup(probe: () => Promise<ProbeResult> = () => Promise.resolve('unknown')) {
   const sockets: FakeSocket[] = [];
   const client = new WsClient({
     url: 'ws://host/rpc',
@@ -44,6 +44,7 @@ function setup() {
     },
     backoff: { initialMs: 100, maxMs: 1000 },
     random: () => 1,
+    probe,
   });
   const states: ConnectionInfo[] = [];
   client.subscribe((info) => states.push(info));
@@ -130,8 +131,8 @@ describe('WsClient', () => {
     expect(sockets).toHaveLength(1);
     vi.advanceTimersByTime(1);
     expect(sockets).toHaveLength(2);
-    current().drop(); // the engine host is still down
-    vi.advanceTimersByTime(200);
+    current().drop(); // the engine host is still down (the token check says nothing more)
+    await vi.advanceTimersByTimeAsync(200);
     expect(sockets).toHaveLength(3);
     current().open();
     expect(states.at(-1)).toMatchObject({ state: 'open', epoch: 2 });
@@ -139,6 +140,40 @@ describe('WsClient', () => {
     expect(method).toBe('chats.list');
     current().receive({ jsonrpc: '2.0', id, result: { chats: [] } });
     await expect(queued).resolves.toEqual({ chats: [] });
+  });
+
+  it('says the link expired, for good, when the restarted host refuses the token; keeps retrying while it is down', async () => {
+    let answer: ProbeResult = 'unknown';
+    const probe = vi.fn(() => Promise.resolve(answer));
+    const { client, sockets, states, current } = setup(probe);
+    current().open();
+    current().drop(); // the host stops: a socket that had opened retries without asking
+    expect(probe).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(100);
+    current().drop(); // still down: never opened, so the token is checked, and it says nothing
+    expect(probe).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(sockets).toHaveLength(3);
+    const queued = client.call('chats.list', {}).catch((e: unknown) => e);
+    answer = 'refused'; // back, with another token
+    current().drop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(states.at(-1)).toMatchObject({ state: 'expired', retryAt: null });
+    expect(await queued).toMatchObject({ code: 'link_expired', hint: expect.stringContaining('new URL') });
+    await expect(client.call('chats.list', {})).rejects.toMatchObject({ code: 'link_expired' });
+    await vi.advanceTimersByTimeAsync(60_000);
+    client.reconnectNow();
+    expect(sockets).toHaveLength(3);
+  });
+
+  it('asks the socket address over HTTP: 401 is a refused token, anything else (or no answer) is not', async () => {
+    expect(probeUrl('ws://127.0.0.1:4000/t/abc/rpc')).toBe('http://127.0.0.1:4000/t/abc/rpc');
+    expect(probeUrl('wss://h/rpc?token=x')).toBe('https://h/rpc?token=x');
+    const answering = (status: number) => httpProbe('ws://h/t/a/rpc', () => Promise.resolve(new Response(null, { status })));
+    await expect(answering(401)()).resolves.toBe('refused');
+    await expect(answering(426)()).resolves.toBe('unknown');
+    await expect(answering(503)()).resolves.toBe('unknown');
+    await expect(httpProbe('ws://h/t/a/rpc', () => Promise.reject(new TypeError('Failed to fetch')))()).resolves.toBe('unknown');
   });
 
   it('answers pickFolder with "browse": the page shows its own folder browser', async () => {

@@ -24,9 +24,36 @@ export interface WsClientOptions {
   /** Reconnect delays: initialMs doubling up to maxMs, each with up to 50% jitter removed. */
   backoff?: { initialMs: number; maxMs: number };
   random?: () => number;
+  /**
+   * After a socket closes without opening: does the host still take this page's token? A
+   * browser never shows a refused upgrade's status, so this asks over plain HTTP.
+   */
+  probe?: () => Promise<ProbeResult>;
+}
+
+/** `refused`: the host answered 401 (another token); `unknown`: down, or anything else. */
+export type ProbeResult = 'refused' | 'unknown';
+
+/** The socket's address over HTTP: the host answers it 426 with a good token, 401 without. */
+export function probeUrl(socketUrl: string): string {
+  return socketUrl.replace(/^ws(s?):/, 'http$1:');
+}
+
+export function httpProbe(socketUrl: string, fetchFn: typeof fetch = (...args) => fetch(...args)): () => Promise<ProbeResult> {
+  return async () => {
+    try {
+      const res = await fetchFn(probeUrl(socketUrl), { method: 'HEAD', cache: 'no-store', credentials: 'omit' });
+      return res.status === 401 ? 'refused' : 'unknown';
+    } catch {
+      return 'unknown';
+    }
+  };
 }
 
 const OPEN = 1;
+
+export const LINK_EXPIRED = 'This page\'s link has expired: Berth was restarted, and each start has a new access token.';
+export const LINK_EXPIRED_HINT = 'Open the new URL that Berth printed when it started (`npm run web`: "Berth is running at http://…/?token=…").';
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -87,11 +114,13 @@ export class WsClient implements BerthApi, ConnectionSource {
   private readonly createSocket: (url: string) => SocketLike;
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly random: () => number;
+  private readonly probe: () => Promise<ProbeResult>;
 
   constructor(private readonly options: WsClientOptions) {
     this.createSocket = options.createSocket ?? ((url) => new WebSocket(url));
     this.backoff = options.backoff ?? { initialMs: 250, maxMs: 5000 };
     this.random = options.random ?? Math.random;
+    this.probe = options.probe ?? httpProbe(options.url);
     this.connect();
   }
 
@@ -99,6 +128,7 @@ export class WsClient implements BerthApi, ConnectionSource {
 
   call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>> {
     if (this.disposed) return Promise.reject(new ApiError('disconnected', 'The connection to Berth is closed.'));
+    if (this.info.state === 'expired') return Promise.reject(new ApiError('link_expired', LINK_EXPIRED, LINK_EXPIRED_HINT));
     const id = this.nextId++;
     const message = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     return new Promise<Response<M>>((resolve, reject) => {
@@ -184,7 +214,9 @@ export class WsClient implements BerthApi, ConnectionSource {
       return;
     }
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
+      opened = true;
       if (this.socket !== socket) return;
       this.attempt = 0;
       this.setInfo({ transport: 'ws', state: 'open', epoch: this.info.epoch + 1, retryAt: null });
@@ -203,11 +235,28 @@ export class WsClient implements BerthApi, ConnectionSource {
         (entry) => entry.unsent === null,
         new ApiError('disconnected', 'Lost the connection to Berth before it answered.', 'Reconnecting; try again in a moment.'),
       );
-      this.scheduleReconnect();
+      if (opened) this.scheduleReconnect();
+      else this.checkTokenThenRetry();
     };
     socket.onerror = () => {
       // A close event follows; reconnection is handled there.
     };
+  }
+
+  /**
+   * A socket that never opened: the host is down, or it no longer takes this token (restarted,
+   * a new token). Only the first is worth retrying; the second is told as `expired`, for good.
+   */
+  private checkTokenThenRetry(): void {
+    void this.probe().then((result) => {
+      if (this.disposed || this.socket !== null || this.timer !== null) return;
+      if (result === 'refused') {
+        this.rejectPending(() => true, new ApiError('link_expired', LINK_EXPIRED, LINK_EXPIRED_HINT));
+        this.setInfo({ ...this.info, state: 'expired', retryAt: null });
+        return;
+      }
+      this.scheduleReconnect();
+    });
   }
 
   private scheduleReconnect(): void {

@@ -12,7 +12,8 @@ import { Sidebar } from '../features/sidebar/Sidebar';
 import { StatusBar } from '../features/status/StatusBar';
 import { TerminalArea } from '../features/terminals/TerminalArea';
 import { SplitView } from '../ui/SplitView';
-import { useChats, useServices } from './context';
+import { ConnectionBanner } from '../features/status/ConnectionBanner';
+import { useChats, useConnection, useServices } from './context';
 import { useGlobalShortcuts } from './shortcuts';
 
 export function App() {
@@ -25,57 +26,63 @@ export function App() {
   const [changesFor, setChangesFor] = useState<string | null>(null);
   const showChanges = chat !== null && changesFor === chat.id;
   useGlobalShortcuts(stores);
+  // Without the link to Berth nothing here can act: inert (no clicks, no focus, no typing) until it is back.
+  const offline = useConnection((s) => s.state !== 'open');
 
   return (
-    <div className="app">
-      <Sidebar
-        header={
-          <div className="brand">
-            <span className="brand-name">Berth</span>
-            <HelpPopover />
-          </div>
-        }
-        footer={
-          <div className="sidebar-footer">
-            <button type="button" onClick={() => setProfiles({ at: null })}>
-              Profiles
-            </button>
-          </div>
-        }
-      />
-      <main className="main">
-        {chat ? (
-          <>
-            <ChatHeader
-              key={`header:${chat.id}`}
-              chat={chat}
-              changes={{ open: showChanges, onToggle: () => setChangesFor(showChanges ? null : chat.id) }}
-            />
-            {showChanges ? (
-              <ChangesPanel key={`changes:${chat.id}`} chatId={chat.id} onClose={() => setChangesFor(null)} />
-            ) : (
-              <SplitView
-                label="Resize conversation and terminals"
-                storageKey="berth.split.conversation"
-                initialPercent={55}
-                first={<ConversationPane key={`conversation:${chat.id}`} chat={chat} onOpenProfile={(at) => setProfiles({ at })} />}
-                second={<TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />}
+    <div className={offline ? 'app app-offline' : 'app'}>
+      <ConnectionBanner />
+      <div className="app-body" inert={offline}>
+        <Sidebar
+          header={
+            <div className="brand">
+              <span className="brand-name">Berth</span>
+              <HelpPopover />
+            </div>
+          }
+          footer={
+            <div className="sidebar-footer">
+              <button type="button" onClick={() => setProfiles({ at: null })}>
+                Profiles
+              </button>
+            </div>
+          }
+        />
+        <main className="main">
+          {chat ? (
+            <>
+              <ChatHeader
+                key={`header:${chat.id}`}
+                chat={chat}
+                changes={{ open: showChanges, onToggle: () => setChangesFor(showChanges ? null : chat.id) }}
               />
-            )}
-          </>
-        ) : (
-          <div className="empty-main">
-            {loaded ? (
-              <>
-                <p>No chat selected.</p>
-                <p className="muted">Start one with New chat (Ctrl+Shift+N): it gets its own sandbox.</p>
-              </>
-            ) : (
-              <p className="muted">Loading…</p>
-            )}
-          </div>
-        )}
-      </main>
+              {showChanges ? (
+                <ChangesPanel key={`changes:${chat.id}`} chatId={chat.id} onClose={() => setChangesFor(null)} />
+              ) : (
+                <SplitView
+                  label="Resize conversation and terminals"
+                  storageKey="berth.split.conversation"
+                  initialPercent={55}
+                  first={<ConversationPane key={`conversation:${chat.id}`} chat={chat} onOpenProfile={(at) => setProfiles({ at })} />}
+                  second={<TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />}
+                />
+              )}
+            </>
+          ) : (
+            <div className="empty-main">
+              {loaded ? (
+                <>
+                  {/* The window's one h1 (a chat's title is, when one is open). */}
+                  <h1 className="empty-title">No chat selected.</h1>
+                  <p className="muted">Start one with New chat (Ctrl+Shift+N): it gets its own sandbox.</p>
+                </>
+              ) : (
+                <p className="muted">Loading…</p>
+              )}
+            </div>
+          )}
+        </main>
+      </div>
       <StatusBar />
       {profiles && <ProfilesDialog initialProfile={profiles.at} onClose={() => setProfiles(null)} />}
     </div>

@@ -114,7 +114,8 @@ export function createTerminalsStore(api: BerthApi): TerminalsStore {
         const { cols, rows } = get().lastSize;
         const view = await api.call('terminal.open', { chatId, cols, rows });
         set((s) => ({
-          byChat: { ...s.byChat, [chatId]: withTerminal(s.byChat[chatId] ?? [], view) },
+          // Ended tabs do not pile up: a new terminal takes their place (main lets them go too).
+          byChat: { ...s.byChat, [chatId]: withTerminal((s.byChat[chatId] ?? []).filter((t) => t.state !== 'exited'), view) },
           active: { ...s.active, [chatId]: view.terminalId },
           opening: without(s.opening, chatId),
         }));
@@ -129,7 +130,10 @@ export function createTerminalsStore(api: BerthApi): TerminalsStore {
       const chatId = chatOfTerminal(get(), terminalId);
       if (chatId === null) return;
       const view = await get().open(chatId);
-      if (view) await get().close(terminalId);
+      if (!view) return;
+      // open() already dropped it from the tabs when it had ended; main still hears of it.
+      if (chatOfTerminal(get(), terminalId) !== null) await get().close(terminalId);
+      else await api.call('terminal.close', { terminalId }).catch(() => undefined);
     },
 
     async close(terminalId) {

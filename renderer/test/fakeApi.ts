@@ -347,6 +347,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
         mode: m,
         review: m === 'review' ? reviewInfo(chatId, contents) : null,
         attachedAt: 1,
+        writeWarning: null,
       };
       const attachments = [...c.attachments.filter((a) => a.hostPath !== path), attachment];
       fake.chats = fake.chats.map((x) => (x.id === chatId ? { ...c, attachments } : x));
@@ -380,6 +381,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return t;
     },
     'terminal.list': ({ chatId }) => ({ terminals: fake.terminals.filter((t) => t.chatId === chatId) }),
+    'terminal.busy': () => ({ terminals: [] }),
     'terminal.input': ({ terminalId }) => {
       terminal(terminalId);
       return {};

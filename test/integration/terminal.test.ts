@@ -58,16 +58,15 @@ describe('terminals', () => {
     await waitFor(async () => screen(again.terminalId).includes('back-42'), 'the restarted terminal');
   });
 
-  it('ends open terminals when the folders change, and a new terminal sees the new folder', async () => {
+  it('starts open terminals again, in place, when the folders change: the same terminal sees the new folder', async () => {
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
     const attached = await core.workspace.attach({ chatId: chat.id, path: h.workspace('arrived', { 'new.txt': 'n' }), mode: 'readwrite' });
     expect(attached.notice).toMatch(/recreated/);
-    await waitFor(async () => exits.get(term.terminalId), 'the exit event');
-    expect(exits.get(term.terminalId)).toMatch(/folders changed/);
-    const again = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
-    await core.terminal.input({ terminalId: again.terminalId, data: 'ls /workspace\n' });
-    await waitFor(async () => screen(again.terminalId).includes('new.txt'), 'the folder in the new terminal');
+    await waitFor(async () => screen(term.terminalId).includes('folders changed'), 'the restart note');
+    await core.terminal.input({ terminalId: term.terminalId, data: 'ls /workspace\n' });
+    await waitFor(async () => screen(term.terminalId).includes('new.txt'), 'the folder in the same terminal');
+    expect(exits.get(term.terminalId)).toBeUndefined();
   });
 
   it('pauses a flood until the connected screen acknowledges it, and resumes; a screen that leaves holds nothing back', async () => {

@@ -84,9 +84,10 @@ export interface SandboxManagerDeps {
   instanceId: string;
   dataDir: string;
   hostFacts: () => readonly HostFacts[];
-  sandboxUser: (settings: ProfileSettings) => string;
-  /** Who owns a new home on the host: the sandbox uid when Berth runs as root, else null (the user). */
-  homeOwner: (settings: ProfileSettings) => Owner | null;
+  /** The uid:gid to run as, for these settings and mounts (policy/writableFolders: never root). */
+  sandboxUser: (settings: ProfileSettings, mounts: readonly PlannedMount[]) => string;
+  /** Who owns the home on the host: the sandbox's uid:gid when Berth runs as root, else null (the user). */
+  homeOwner: (settings: ProfileSettings, user: string) => Owner | null;
   clock: Clock;
   /** Berth's own base image, built here when a chat needs it and the engine lacks it. */
   baseImage: BaseImage;
@@ -249,7 +250,7 @@ export class SandboxManager {
   }
 
   private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
-    const user = this.deps.sandboxUser(req.profile.settings);
+    const user = this.deps.sandboxUser(req.profile.settings, req.mounts);
     const network = req.profile.settings.network === 'none'
       ? { mode: 'none' as const }
       : { mode: 'isolated' as const, name: networkNameFor(req.profile.name) };
@@ -449,7 +450,7 @@ export class SandboxManager {
       await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));
     }
     this.checkTemplate(req.profile.settings.homeTemplate);
-    prepareHome(this.homeFor(req.profile.name, req.key), req.profile.settings.homeTemplate, this.deps.homeOwner(req.profile.settings));
+    prepareHome(this.homeFor(req.profile.name, req.key), req.profile.settings.homeTemplate, this.deps.homeOwner(req.profile.settings, spec.User ?? ''));
     s.phase = 'creating';
     req.onProgress('creating', 'Creating the sandbox…', null);
     this.recheckMounts(req);

@@ -45,16 +45,29 @@ describe('TerminalService on the fake engine', () => {
     await expect.poll(() => running(f)).toEqual([false]);
   });
 
-  it('ends a chat’s terminals, saying why, when its folders change; the next one gets the new folder', async () => {
+  it('starts a chat’s terminals again, in place and saying why, when its folders change: the same terminal sees the new folder', async () => {
     f = fakeCore();
     const chat = await f.chat();
     const term = await f.core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
-    await f.core.workspace.attach({ chatId: chat.id, path: f.folder('site') });
-    expect(f.of('terminal.exit').map((e) => e.reason)).toEqual(['The chat’s folders changed. Restart the terminal to use the sandbox with them.']);
-    await expect(f.core.terminal.input({ terminalId: term.terminalId, data: 'ls\r' })).rejects.toMatchObject({ code: 'container_vanished' });
-    const again = await f.core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
-    await f.core.terminal.input({ terminalId: again.terminalId, data: 'pwd\r' });
-    await expect.poll(() => f.of('terminal.data').map((d) => d.data).join('')).toContain('/workspace\r\n');
+    await f.core.workspace.attach({ chatId: chat.id, path: f.folder('site'), mode: 'readwrite' });
+    const output = () => f!.of('terminal.data').filter((d) => d.terminalId === term.terminalId).map((d) => d.data).join('');
+    await expect.poll(output).toContain('this terminal started again');
+    await expect.poll(async () => (await f!.core.terminal.list({ chatId: chat.id })).terminals.map((t) => [t.terminalId, t.title, t.state])).toEqual([
+      [term.terminalId, term.title, 'running'],
+    ]);
+    await expect.poll(async () => f!.core.terminal.input({ terminalId: term.terminalId, data: 'pwd\r' }).then(() => true, () => false)).toBe(true);
+    await expect.poll(output).toContain('/workspace\r\n');
+    expect(f.of('terminal.exit')).toEqual([]);
     expect(f.engine.containers.size).toBe(1);
+  });
+
+  it('a new terminal takes the place of the chat’s ended ones', async () => {
+    f = fakeCore();
+    const chat = await f.chat();
+    const first = await f.core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    await f.core.terminal.input({ terminalId: first.terminalId, data: 'exit\r' });
+    await expect.poll(() => f!.of('terminal.exit').length).toBe(1);
+    const second = await f.core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    expect((await f.core.terminal.list({ chatId: chat.id })).terminals.map((t) => t.terminalId)).toEqual([second.terminalId]);
   });
 });

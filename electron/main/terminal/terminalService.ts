@@ -11,6 +11,7 @@ import type { Engine, TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub } from '../events.js';
 import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
+import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from '../policy/terminalProcesses.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
 import { systemClock, type Clock } from '../base/clock.js';
@@ -20,6 +21,8 @@ import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
 
 const REPLAY_CHARS = 256 * 1024;
+/** What a restarting terminal keeps of what is typed meanwhile. */
+const TYPE_AHEAD_CHARS = 64 * 1024;
 /** Terminals outlive a reload, not an absence: with no screen connected this long, they close. */
 export const UNWATCHED_TTL_MS = 15 * 60_000;
 /** How long an ended terminal's last screen stays available before it is let go. */
@@ -30,6 +33,8 @@ interface Terminal {
   view: TerminalView;
   key: string;
   containerId: string;
+  /** The uid:gid its shell runs as. */
+  user: string;
   /** Keeps the container from idling while the terminal runs; disposed (once) when it ends. */
   hold: Disposable;
   process: TtyProcess | null;
@@ -39,6 +44,10 @@ interface Terminal {
   /** One account per connected client: the slowest screen sets the pace. */
   flows: Map<string, FlowControl>;
   paused: boolean;
+  /** Between its old container and the new one (restartForChat): the old one going is expected. */
+  restarting: boolean;
+  /** What was typed while it was restarting: sent to the new shell once it runs. */
+  typedAhead: string;
 }
 
 export class TerminalService {
@@ -59,7 +68,7 @@ export class TerminalService {
   ) {
     // Say why before the stream ends, rather than guess from the container's state after.
     manager.onGone((key, reason) => {
-      for (const t of this.terminals.values()) if (t.key === key) this.finish(t, reason);
+      for (const t of this.terminals.values()) if (t.key === key && !t.restarting) this.finish(t, reason);
     });
   }
 
@@ -75,29 +84,27 @@ export class TerminalService {
   async open(chatId: string, cols: number, rows: number): Promise<TerminalView> {
     const endingsBefore = this.endings.get(chatId)?.count ?? 0;
     const { key, containerId, user, mounts, hold } = await this.sandbox.acquireForTerminal(chatId);
+    // Ended tabs do not pile up: a new terminal replaces the chat's ended ones.
+    for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId && t.view.state === 'exited') this.terminals.delete(t.view.terminalId);
     const number = (this.counters.get(chatId) ?? 0) + 1;
     this.counters.set(chatId, number);
     const terminal: Terminal = {
       view: { terminalId: randomUUID(), chatId, title: `Terminal ${number}`, state: 'starting', exitReason: null, cols, rows },
       key,
       containerId,
+      user,
       hold,
       process: null,
       replay: new ReplayBuffer(REPLAY_CHARS),
       output: null,
       flows: new Map(),
       paused: false,
+      restarting: false,
+      typedAhead: '',
     };
     this.terminals.set(terminal.view.terminalId, terminal);
     try {
-      terminal.process = await this.engine.execTty(containerId, {
-        cmd: SHELL,
-        user,
-        env: ['TERM=xterm-256color', 'COLORTERM=truecolor'],
-        workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
-        cols,
-        rows,
-      });
+      terminal.process = await this.startShell(terminal, containerId, user, defaultContainerCwd(mounts, SANDBOX_HOME));
     } catch (error) {
       this.terminals.delete(terminal.view.terminalId);
       hold.dispose();
@@ -114,6 +121,78 @@ export class TerminalService {
     return { ...terminal.view };
   }
 
+  private startShell(terminal: Terminal, containerId: string, user: string, workingDir: string): Promise<TtyProcess> {
+    return this.engine.execTty(containerId, {
+      cmd: SHELL,
+      user,
+      // The marker lets `busy` tell this terminal's processes from the rest (policy/terminalProcesses).
+      env: ['TERM=xterm-256color', 'COLORTERM=truecolor', `${TERMINAL_ENV}=${terminal.view.terminalId}`],
+      workingDir,
+      cols: terminal.view.cols,
+      rows: terminal.view.rows,
+    });
+  }
+
+  /**
+   * What the user runs in the chat's terminals (their shells left out), per terminal: what
+   * recreating its sandbox would stop. Terminals with nothing running are left out.
+   */
+  async busy(chatId: string): Promise<Array<{ terminalId: string; title: string; processes: string[] }>> {
+    const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running' && t.process);
+    const found = new Map<string, string[]>();
+    for (const containerId of new Set(running.map((t) => t.containerId))) {
+      const user = running.find((t) => t.containerId === containerId)?.user ?? '';
+      const answer = await this.engine.execOnce(containerId, ['/bin/sh', '-c', PROCESS_LIST_SCRIPT], user).catch(() => null);
+      for (const p of parseProcessList(answer?.output ?? '')) found.set(p.terminalId, [...(found.get(p.terminalId) ?? []), p.command]);
+    }
+    return running
+      .filter((t) => (found.get(t.view.terminalId) ?? []).length > 0)
+      .map((t) => ({ terminalId: t.view.terminalId, title: t.view.title, processes: found.get(t.view.terminalId) ?? [] }));
+  }
+
+  /**
+   * The chat's sandbox is being recreated (its folders changed): each running terminal starts a
+   * new shell in the new container, in the same tab with the same name, after a line saying why.
+   * One that cannot start again ends, saying why.
+   */
+  async restartForChat(chatId: string, note: string): Promise<void> {
+    this.endings.set(chatId, { count: (this.endings.get(chatId)?.count ?? 0) + 1, reason: note });
+    const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running');
+    // Let go of the old container first: the recreate waits for every hold on it.
+    for (const t of running) {
+      const old = t.process;
+      t.restarting = true;
+      t.process = null;
+      t.output?.flush();
+      old?.stream.destroy();
+      t.hold.dispose();
+    }
+    for (const t of running) {
+      try {
+        const { key, containerId, user, mounts, hold } = await this.sandbox.acquireForTerminal(chatId);
+        if (this.terminals.get(t.view.terminalId) !== t) {
+          hold.dispose(); // closed meanwhile
+          continue;
+        }
+        Object.assign(t, { key, containerId, user, hold });
+        const proc = await this.startShell(t, containerId, user, defaultContainerCwd(mounts, SANDBOX_HOME));
+        // Said before anything the new shell prints (its output is joined and sent after this).
+        t.output?.push(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
+        t.output?.flush();
+        t.process = proc;
+        this.pipe(t, proc);
+        if (t.typedAhead !== '') proc.stream.write(t.typedAhead);
+        t.typedAhead = '';
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        this.finish(t, `${note} It could not start again: ${why}`);
+      } finally {
+        t.restarting = false;
+        t.typedAhead = '';
+      }
+    }
+  }
+
   private pipe(terminal: Terminal, proc: TtyProcess): void {
     const decoder = new StringDecoder('utf8');
     const id = terminal.view.terminalId;
@@ -127,7 +206,8 @@ export class TerminalService {
     proc.stream.on('data', (chunk: Buffer) => output.push(decoder.write(chunk)));
     void proc.ended.then(async () => {
       output.flush();
-      if (terminal.view.state === 'exited') return;
+      // A shell replaced by a restart (restartForChat) ends quietly.
+      if (terminal.view.state === 'exited' || terminal.process !== proc) return;
       const details = await this.engine.inspectContainer(terminal.containerId).catch(() => null);
       this.finish(terminal, details?.running ? 'The shell exited.' : 'The sandbox stopped.');
     });
@@ -168,6 +248,14 @@ export class TerminalService {
 
   input(terminalId: string, data: string): void {
     const t = this.require(terminalId);
+    if (t.view.state === 'running' && !t.process && t.restarting) {
+      // Typed while its sandbox is recreated: the new shell gets it (within reason).
+      if (t.typedAhead.length + data.length > TYPE_AHEAD_CHARS) {
+        throw new BerthError('container_vanished', 'This terminal is starting again in the recreated sandbox.', { hint: 'Type again in a moment.' });
+      }
+      t.typedAhead += data;
+      return;
+    }
     if (t.view.state !== 'running' || !t.process) {
       throw new BerthError('container_vanished', `This terminal has ended: ${t.view.exitReason ?? 'it is not running'}`, { hint: 'Restart the terminal.' });
     }

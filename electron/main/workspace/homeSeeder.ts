@@ -28,6 +28,20 @@ function lstatOrNull(p: string): fs.Stats | null {
   }
 }
 
+/**
+ * The sandbox now runs as another uid (a read-write folder's owner, policy/writableFolders):
+ * its home follows. lchown and no following of links: the home is written from inside the
+ * container, so a link in it may point anywhere on the host.
+ */
+function reown(dir: string, owner: Owner): void {
+  fs.lchownSync(dir, owner.uid, owner.gid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) reown(p, owner);
+    else fs.lchownSync(p, owner.uid, owner.gid);
+  }
+}
+
 function chown(p: string, owner: Owner | null): void {
   if (owner) fs.lchownSync(p, owner.uid, owner.gid);
 }
@@ -50,6 +64,7 @@ export function prepareHome(home: string, template: string | null, owner: Owner 
   const created = !fs.existsSync(home);
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   if (created) chown(home, owner);
+  else if (owner && fs.lstatSync(home).uid !== owner.uid) reown(home, owner);
   if (template !== null) copyConfig(template, home, '', owner, { copied: 0, full: false });
 }
 

@@ -35,6 +35,13 @@ export class WorkspaceService {
     this.review = review;
   }
 
+  /** Per read-write folder the sandbox could not write: why and what to do (policy/writableFolders). */
+  private writeWarnings: (chat: ChatRecord, readWrite: readonly string[], hasReviewCopies: boolean) => ReadonlyMap<string, string> = () => new Map();
+
+  setWriteCheck(check: (chat: ChatRecord, readWrite: readonly string[], hasReviewCopies: boolean) => ReadonlyMap<string, string>): void {
+    this.writeWarnings = check;
+  }
+
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionService,
@@ -48,6 +55,9 @@ export class WorkspaceService {
     const mounted = profile.settings.backend === 'docker' && profile.settings.mountWorkspace;
     const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
     const targets = workspaceTargets(session.map((a) => a.hostPath));
+    const warnings = mounted
+      ? this.writeWarnings(chat, session.filter((a) => a.mode === 'readwrite').map((a) => a.hostPath), session.some((a) => a.mode === 'review'))
+      : new Map<string, string>();
     return session.map((a, i) => ({
       hostPath: a.hostPath,
       containerPath: mounted ? (targets[i] ?? null) : null,
@@ -55,6 +65,7 @@ export class WorkspaceService {
       mode: a.mode,
       review: a.mode === 'review' ? (this.review?.info(chat.id, a.hostPath) ?? null) : null,
       attachedAt: a.attachedAt,
+      writeWarning: warnings.get(a.hostPath) ?? null,
     }));
   }
 

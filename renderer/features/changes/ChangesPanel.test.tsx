@@ -14,7 +14,7 @@ function reviewChat(id = 'c1', changedCount = 0): ChatView {
     id,
     title: `Chat ${id}`,
     attachments: [
-      { hostPath: REPO, containerPath: '/workspace/site', readOnly: false, mode: 'review', review: { ...reviewInfo(id), changedCount }, attachedAt: 1 },
+      { hostPath: REPO, containerPath: '/workspace/site', readOnly: false, mode: 'review', review: { ...reviewInfo(id), changedCount }, attachedAt: 1, writeWarning: null },
     ],
   });
 }

@@ -212,7 +212,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
               }
             />
           </div>
-          <div className="changes-diff">
+          <div className="changes-diff" tabIndex={0} role="region" aria-label="Diff">
             {file && (
               <>
                 <h3>{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</h3>

@@ -12,6 +12,7 @@ import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice } from '../changes/
 import { CopyProgressLine } from '../changes/CopyProgressLine';
 import { ReviewCopySummary } from '../changes/ReviewCopySummary';
 import { FolderBrowserDialog } from './FolderBrowserDialog';
+import { StopProcessesDialog, type BusyTerminals } from './StopProcessesDialog';
 
 const MODE_BADGES: Record<AttachMode, { text: string; className: string }> = {
   review: { text: 'review', className: 'badge-review' },
@@ -27,6 +28,20 @@ export function Attachments({ chat }: { chat: ChatView }) {
   const [notice, setNotice] = useState<string | null>(null);
   const [step, setStep] = useState<'mode' | 'browse' | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Attaching or detaching would stop these: asked first. */
+  const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; go(): void } | null>(null);
+
+  /** Runs `go` at once when nothing runs in the chat's terminals, else after the user agrees. */
+  const askFirst = async (action: 'attach' | 'detach', go: () => void) => {
+    let running: BusyTerminals = [];
+    try {
+      running = (await api.call('terminal.busy', { chatId: chat.id })).terminals;
+    } catch {
+      // Not knowing is no reason to block the change: it goes ahead as before.
+    }
+    if (running.length === 0) go();
+    else setConfirm({ action, running, go });
+  };
 
   const begin = () => {
     setError(null);
@@ -36,6 +51,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
 
   const pick = async (chosen: AttachChoice) => {
     setChoice(chosen);
+    setStep(null);
+    await askFirst('attach', () => void pickNow(chosen));
+  };
+
+  const pickNow = async (chosen: AttachChoice) => {
     begin();
     try {
       const result = await api.pickFolder(chat.id, chosen);
@@ -69,7 +89,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
     await change(() => api.call('workspace.attach', { chatId: chat.id, path, mode: choice.mode, ...contents }));
   };
 
-  const detach = (path: string) => change(() => api.call('workspace.detach', { chatId: chat.id, path }));
+  const detach = (path: string) => askFirst('detach', () => void change(() => api.call('workspace.detach', { chatId: chat.id, path })));
 
   return (
     <section className="attachments" aria-label="Attached folders">
@@ -89,6 +109,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
                 Detach
               </button>
               {a.review && <ReviewCopySummary info={a.review} />}
+              {a.writeWarning !== null && (
+                <p role="alert" className="warning attachment-warning">
+                  {a.writeWarning}
+                </p>
+              )}
             </li>
           ))}
         </ul>
@@ -108,6 +133,17 @@ export function Attachments({ chat }: { chat: ChatView }) {
         </p>
       )}
       {step === 'mode' && <AttachModeDialog initial={choice} busy={busy} onChooseFolder={(c) => void pick(c)} onClose={() => setStep(null)} />}
+      {confirm && (
+        <StopProcessesDialog
+          action={confirm.action}
+          busy={confirm.running}
+          onClose={() => setConfirm(null)}
+          onConfirm={() => {
+            setConfirm(null);
+            confirm.go();
+          }}
+        />
+      )}
       {step === 'browse' && <FolderBrowserDialog mode={choice.mode} onChoose={(path) => void attach(path)} onClose={() => setStep(null)} />}
     </section>
   );

@@ -24,7 +24,7 @@ function setup() {
       chatView({
         id: 'c1',
         title: 'Site',
-        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, mode: 'readonly', review: null, attachedAt: 1 }],
+        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, mode: 'readonly', review: null, attachedAt: 1, writeWarning: null }],
       }),
     ],
   });
@@ -200,5 +200,45 @@ describe('ChatHeader sandbox', () => {
     expect(screen.getByText('default:c1')).toBeTruthy();
     expect(screen.getByText('berth-default-c1')).toBeTruthy();
     expect(screen.getByText('berth-default')).toBeTruthy();
+  });
+});
+
+describe('ChatHeader: what attaching changes', () => {
+  it('asks before a detach would stop what runs in the terminals, naming it; Cancel keeps the folder', async () => {
+    const { api } = setup();
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
+    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    expect(within(ask).getByRole('list', { name: 'Running in the terminals' }).textContent).toContain('Terminal 1npm run dev');
+    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(api.callsTo('workspace.detach')).toEqual([]);
+    fireEvent.click(screen.getByRole('button', { name: 'Detach /home/me/notes' }));
+    fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Stop them and detach' }));
+    await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
+  });
+
+  it('asks before an attach only when something runs; the folder browser comes after agreeing', async () => {
+    const { api } = setup();
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
+    await openAttach();
+    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    fireEvent.click(within(ask).getByRole('button', { name: 'Stop them and attach' }));
+    await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+  });
+
+  it("shows a read-write folder's write warning with it", async () => {
+    const api = createFakeApi({
+      chats: [
+        chatView({
+          id: 'c1',
+          title: 'Site',
+          attachments: [{ hostPath: '/srv/r', containerPath: '/workspace', readOnly: false, mode: 'readwrite', review: null, attachedAt: 1, writeWarning: 'The sandbox cannot write to this folder: it belongs to root.' }],
+        }),
+      ],
+    });
+    renderWithApp(<SelectedHeader />, api);
+    const list = await screen.findByRole('list', { name: 'Attached folders' });
+    expect(within(list).getByRole('alert').textContent).toContain('cannot write to this folder');
   });
 });

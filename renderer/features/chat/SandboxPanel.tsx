@@ -2,7 +2,7 @@
 import { useId, useMemo, useState } from 'react';
 import type { SandboxState } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useSandbox, useServices } from '../../app/context';
+import { useConnection, useSandbox, useServices } from '../../app/context';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
@@ -65,6 +65,21 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
   };
 
   const { state } = display;
+  // Without the link to Berth, the last state seen is no news: say what is known.
+  const linked = useConnection((s) => s.state === 'open');
+  if (!linked) {
+    return (
+      <section className="sandbox" aria-label="Sandbox">
+        <div className="sandbox-row">
+          <span className="state-dot state-stopped" aria-hidden="true" />
+          <span className="sandbox-state">
+            Sandbox: <strong>unknown</strong>
+          </span>
+          <span className="muted sandbox-message">not connected to Berth</span>
+        </div>
+      </section>
+    );
+  }
   return (
     <section className="sandbox" aria-label="Sandbox">
       <div className="sandbox-row">

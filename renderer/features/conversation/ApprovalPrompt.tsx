@@ -43,13 +43,13 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         :
       </p>
       {lines > 1 && <p className="approval-lines">{lines} lines: read all of them.</p>}
-      <pre className="approval-command approval-whole" aria-label="Command">
+      <pre className="approval-command approval-whole" aria-label="Command" tabIndex={0}>
         {visibleCommand(request.command)}
       </pre>
       {request.detail !== null && (
         <figure className="approval-detail">
           <figcaption>Content it would write</figcaption>
-          <pre className="approval-command" aria-label="Content it would write">
+          <pre className="approval-command" aria-label="Content it would write" tabIndex={0}>
             {request.detail}
           </pre>
         </figure>

@@ -25,6 +25,8 @@ function Link({ href, children }: { href: string | undefined; children: ReactNod
 
 const components: Components = {
   a: ({ href, children }) => <Link href={href}>{children}</Link>,
+  // A wide code block scrolls sideways: focusable so the keyboard can scroll it too (WCAG 2.1.1).
+  pre: ({ children }) => <pre tabIndex={0}>{children}</pre>,
   img: ({ src, alt }) => {
     const href = typeof src === 'string' ? src : undefined;
     return <Link href={href}>{alt || href || 'image'}</Link>;

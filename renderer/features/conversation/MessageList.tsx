@@ -44,6 +44,10 @@ export function MessageList({ messages, running }: { messages: readonly AgentMes
       <div
         ref={scrollRef}
         className="message-scroll"
+        // Scrollable, so reachable by keyboard (WCAG 2.1.1): focus it, then arrows/Page keys scroll.
+        tabIndex={0}
+        role="region"
+        aria-label="Message history"
         onScroll={(e) => {
           const el = e.currentTarget;
           setAtEnd(el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_THRESHOLD);

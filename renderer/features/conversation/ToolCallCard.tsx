@@ -65,7 +65,7 @@ export function ToolCallCard({ call, messageId, children }: { call: AgentToolCal
           </button>
           {/* Mounted only when open: long outputs cost nothing while collapsed. */}
           <div id={outputId} className="tool-output-box">
-            {open && <pre className="tool-output">{call.output}</pre>}
+            {open && <pre className="tool-output" tabIndex={0}>{call.output}</pre>}
           </div>
         </>
       )}

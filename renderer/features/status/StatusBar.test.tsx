@@ -2,6 +2,7 @@ import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { createFakeApi } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
+import { ConnectionBanner } from './ConnectionBanner';
 import { StatusBar } from './StatusBar';
 
 describe('StatusBar', () => {
@@ -42,5 +43,21 @@ describe('StatusBar', () => {
     api.connection.set({ state: 'reconnecting', retryAt: Date.now() + 3000 });
     expect((await screen.findByRole('status', { name: 'Connection' })).textContent).toContain('Reconnecting…');
     expect(screen.getByRole('button', { name: 'Reconnect now' })).toBeTruthy();
+  });
+
+  it('says the link expired, once, with what to do, and offers no reconnect', async () => {
+    const { api } = renderWithApp(
+      <>
+        <ConnectionBanner />
+        <StatusBar />
+      </>,
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
+    api.connection.set({ state: 'expired', retryAt: null });
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('link has expired');
+    expect(alert.textContent).toContain('Open the new URL');
+    expect(screen.getByRole('status', { name: 'Connection' }).textContent).toContain('Link expired');
+    expect(screen.queryByRole('button', { name: 'Reconnect now' })).toBeNull();
   });
 });

@@ -64,10 +64,18 @@ export function ConnectionStatusItem() {
 
   const seconds = retryAt === null ? 0 : Math.max(0, Math.ceil((retryAt - now) / 1000));
   const text =
-    state === 'open' ? 'Connected' : state === 'connecting' ? 'Connecting…' : state === 'reconnecting' ? 'Reconnecting…' : 'Disconnected';
+    state === 'open'
+      ? 'Connected'
+      : state === 'connecting'
+        ? 'Connecting…'
+        : state === 'reconnecting'
+          ? 'Reconnecting…'
+          : state === 'expired'
+            ? 'Link expired'
+            : 'Disconnected';
   return (
     <div className="status-item" role="status" aria-label="Connection">
-      <span className={`state-dot ${state === 'open' ? 'state-running' : 'state-starting'}`} aria-hidden="true" />
+      <span className={`state-dot ${state === 'open' ? 'state-running' : state === 'expired' ? 'state-error' : 'state-starting'}`} aria-hidden="true" />
       {text}
       {state === 'reconnecting' && seconds > 0 && <span className="muted"> (next try in {seconds} s)</span>}
       {state === 'reconnecting' && (
