@@ -39,6 +39,8 @@ import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
+import { EgressService, type EgressOptions } from './egress/egressService.js';
+import { allowEntryFor } from './policy/egress.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -60,6 +62,8 @@ export interface CoreOptions {
    * is missing; by default BERTH_BASE_IMAGE from env, else berth-sandbox:1 (tests use their own).
    */
   baseImage?: string;
+  /** Where allowlist profiles' proxies run and reach out (tests: their own pretend internet). */
+  egress?: EgressOptions;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -156,7 +160,18 @@ export function createCore(options: CoreOptions): BerthCore {
     engineIsLocal: engine.endpointLabel.startsWith('/'),
   });
 
+  const egress = new EgressService(
+    {
+      engine,
+      instanceId,
+      events,
+      settingsOf: (profile) => store.profiles.get(profile)?.settings,
+    },
+    // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet).
+    options.egress ?? (env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),
+  );
   const manager = new SandboxManager({
+    egress,
     engine,
     instanceId,
     dataDir,
@@ -227,6 +242,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
+      networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace
@@ -249,6 +265,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     dropWarm: (profile) => pool.drop(profile),
     removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
+    removeProxy: (profile) => egress.removeProxy(profile),
   });
   const pool = new WarmPool({
     store,
@@ -262,7 +279,7 @@ export function createCore(options: CoreOptions): BerthCore {
   });
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
-    JSON.stringify([s.backend, s.image, s.network, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+    JSON.stringify([s.backend, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
 
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
@@ -279,6 +296,8 @@ export function createCore(options: CoreOptions): BerthCore {
     'profiles.update': async (req) => {
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const view = sessions.updateProfile(req);
+      // The running proxy takes the new list before this answers: the next request sees it.
+      if (req.settings.egressAllow) await egress.allowlistChanged(view.name);
       const after = sessions.requireProfile(view.name);
       // A failure that came from the old settings (an image that does not exist) is not news now.
       for (const chat of store.chats.list(view.name)) await sandbox.forgetError(chat.id).catch(() => undefined);
@@ -287,6 +306,24 @@ export function createCore(options: CoreOptions): BerthCore {
         pool.fill(after);
       }
       return changed(null, view);
+    },
+    'network.log': async (req) => {
+      const chat = sessions.requireChat(req.chatId);
+      return { mode: sessions.requireProfile(chat.profile).settings.egress, requests: egress.requests(chat.id) };
+    },
+    'network.allow': async (req) => {
+      const profile = sessions.requireProfile(sessions.requireChat(req.chatId).profile);
+      let entry: string;
+      try {
+        entry = allowEntryFor(req.host, req.port);
+      } catch (error) {
+        throw new BerthError('invalid_request', (error as Error).message, { hint: 'Only host names can be allowed, not IP addresses.' });
+      }
+      const list = profile.settings.egressAllow.includes(entry) ? profile.settings.egressAllow : [...profile.settings.egressAllow, entry];
+      const view = sessions.updateProfile({ name: profile.name, settings: { egressAllow: list } });
+      await egress.allowlistChanged(profile.name);
+      changed(null, view);
+      return { entry, egressAllow: view.settings.egressAllow };
     },
     'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name) }),
     'chats.create': async (req) => {
@@ -421,7 +458,11 @@ export function createCore(options: CoreOptions): BerthCore {
   // Warm sandboxes of an earlier run go before the first sweep (it then removes their
   // containers); each profile's pool fills in the background once that sweep is done.
   const forgotten = pool.forgetEarlierRun();
-  const reaper = new OrphanReaper({ engine, store, manager, instanceId, clock, intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS });
+  const reaper = new OrphanReaper({
+    engine, store, manager, instanceId, clock,
+    intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS,
+    sweepNetworks: (live) => egress.sweepNetworks(live),
+  });
   const ready = Promise.all([forgotten, reaper.ready]).then(() => {
     for (const p of store.profiles.list()) pool.fill(p);
   });
@@ -480,6 +521,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
+      await egress.dispose().catch(() => undefined);
       store.close();
     },
   };

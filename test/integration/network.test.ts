@@ -46,7 +46,7 @@ describe('network isolation', () => {
   });
 
   it("a profile with network 'none' has no network interface but loopback", async () => {
-    const p = (await h.profile(core, { network: 'none' })).name;
+    const p = (await h.profile(core, { egress: 'none' })).name;
     const chat = await core.chats.create({ profile: p });
     const out = await core.sandbox.exec({ chatId: chat.id, command: 'ls /sys/class/net' });
     expect(out.output.trim()).toBe('lo');

@@ -1,0 +1,141 @@
+/**
+ * Egress decisions without I/O: the squid configuration for a profile's allowlist, the entry
+ * "Allow this host" adds, names of the egress networks and containers, and the proxy's log lines.
+ */
+import { createHash } from 'node:crypto';
+import { egressEntryProblem } from '../../../shared/egress.js';
+
+export const PROXY_PORT = 3128;
+/** The proxy's name on every sandbox network: HTTP(S)_PROXY points here. */
+export const PROXY_ALIAS = 'berth-egress-proxy';
+/** The default ports of an entry without one: HTTP and HTTPS. */
+export const DEFAULT_PORTS = [80, 443] as const;
+
+/**
+ * Destinations the proxy never connects to, whatever name resolved to them: this computer, its
+ * LAN and link-local (cloud metadata) addresses. An allowed name cannot be pointed at them.
+ */
+export const NEVER_REACHED = [
+  '0.0.0.0/8', '127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10',
+  '::1', 'fc00::/7', 'fe80::/10',
+];
+
+export interface AllowRule {
+  /** squid's dstdomain form: `.example.com` for `*.example.com` (the domain and every name under it). */
+  domain: string;
+  ports: readonly number[];
+}
+
+export function allowRules(entries: readonly string[]): AllowRule[] {
+  return entries.map((entry) => {
+    const problem = egressEntryProblem(entry);
+    if (problem) throw new Error(problem);
+    const m = /^(\*\.)?([^:]+)(?::(\d+))?$/.exec(entry) as RegExpExecArray;
+    return { domain: (m[1] ? '.' : '') + (m[2] as string), ports: m[3] ? [Number(m[3])] : DEFAULT_PORTS };
+  });
+}
+
+/** The include file squid reads on each reconfigure: one acl pair and one allow line per entry. */
+export function squidAllowConf(entries: readonly string[]): string {
+  const lines = ['# Written by Berth from the profile setting egressAllow.'];
+  allowRules(entries).forEach((rule, i) => {
+    // -n: never match an IP-literal request through a reverse lookup of its address.
+    lines.push(`acl berth_host_${i} dstdomain -n ${rule.domain}`);
+    lines.push(`acl berth_port_${i} port ${rule.ports.join(' ')}`);
+    lines.push(`http_access allow berth_host_${i} berth_port_${i}`);
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** squid's main configuration: nothing is allowed but what allow.conf adds; nothing is cached. */
+export function squidConf(confDir: string): string {
+  return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host name, no TLS interception.
+http_port ${PROXY_PORT}
+pid_filename /tmp/squid.pid
+coredump_dir /tmp
+cache deny all
+cache_mem 0 MB
+memory_pools off
+pinger_enable off
+# Stream large downloads: read ahead of the client by up to 4 MB (squid reads 16 KB by default).
+read_ahead_gap 4 MB
+via off
+forwarded_for delete
+httpd_suppress_version_string on
+shutdown_lifetime 1 seconds
+logformat berth BERTH %ts.%03tu %>a %rm %>rd %>rP %Ss %>Hs %<st %>st
+access_log stdio:/dev/stdout berth
+cache_log stdio:/dev/stderr
+logfile_rotate 0
+acl berth_never dst ${NEVER_REACHED.join(' ')}
+http_access deny berth_never
+include ${confDir}/allow.conf
+http_access deny all
+`;
+}
+
+/** One line of the proxy's access log, or null for anything else it prints. */
+export interface ProxyLogLine {
+  time: number;
+  client: string;
+  method: string;
+  host: string;
+  port: number | null;
+  allowed: boolean;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+export function parseProxyLog(line: string): ProxyLogLine | null {
+  const m = /^BERTH (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+)\s*$/.exec(line.trim());
+  if (!m) return null;
+  const [, sec, ms, client, method, host, port, squidStatus, , sent, received] = m as unknown as string[];
+  const portNum = Number(port);
+  return {
+    time: Number(sec) * 1000 + Number(ms),
+    client: client as string,
+    method: method as string,
+    host: (host as string).replace(/^\[|\]$/g, ''),
+    port: Number.isInteger(portNum) && portNum > 0 ? portNum : null,
+    allowed: !/DENIED/.test(squidStatus as string),
+    bytesIn: Number(sent),
+    bytesOut: Number(received),
+  };
+}
+
+/** The entry "Allow this host" adds: the bare host for 80/443, host:port otherwise. */
+export function allowEntryFor(host: string, port: number | null): string {
+  const name = host.trim().toLowerCase().replace(/\.$/, '');
+  const entry = port === null || (DEFAULT_PORTS as readonly number[]).includes(port) ? name : `${name}:${port}`;
+  const problem = egressEntryProblem(entry);
+  if (problem) throw new Error(problem);
+  return entry;
+}
+
+/** Docker names: the profile's proxy, its egress network, and a sandbox's own internal network. */
+function slug(s: string): string {
+  const base = s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'x';
+  return `${base}-${createHash('sha256').update(s).digest('hex').slice(0, 8)}`;
+}
+export function proxyContainerName(instanceId: string, profile: string): string {
+  return `berth-egress-${instanceId.slice(0, 8)}-${slug(profile)}`;
+}
+export function sandboxNetworkName(instanceId: string, key: string): string {
+  return `berth-sbx-${instanceId.slice(0, 8)}-${slug(key)}`;
+}
+
+/** Environment for tools that honour proxy variables (both spellings: curl reads lower case). */
+export function proxyEnv(): string[] {
+  const url = `http://${PROXY_ALIAS}:${PROXY_PORT}`;
+  const noProxy = 'localhost,127.0.0.1,::1';
+  return [
+    `HTTP_PROXY=${url}`, `HTTPS_PROXY=${url}`, `http_proxy=${url}`, `https_proxy=${url}`,
+    `NO_PROXY=${noProxy}`, `no_proxy=${noProxy}`, 'BERTH_EGRESS=allowlist',
+  ];
+}
+
+/** What the agent reads when a command of its ran into the policy. */
+export function refusedNote(refused: readonly { host: string; port: number | null }[], profile: string): string {
+  const list = [...new Set(refused.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)))].slice(0, 10).join(', ');
+  return `[Berth] The network policy of profile "${profile}" refused: ${list}. This sandbox reaches only the hosts in the profile's allowlist, through Berth's proxy. To allow one, the user clicks "Allow this host for the profile" in the chat's Network view, or adds it under Profiles → Network (egressAllow).`;
+}
