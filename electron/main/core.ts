@@ -40,6 +40,8 @@ import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
+import { EgressImage } from './egress/egressImage.js';
+import { EGRESS_IMAGE } from './policy/egressImage.js';
 import { allowEntryFor } from './policy/egress.js';
 
 export interface CoreOptions {
@@ -160,12 +162,14 @@ export function createCore(options: CoreOptions): BerthCore {
     engineIsLocal: engine.endpointLabel.startsWith('/'),
   });
 
+  const egressImage = new EgressImage({ engine, tag: options.egress?.image ?? EGRESS_IMAGE, engineIsLocal: engine.endpointLabel.startsWith('/') });
   const egress = new EgressService(
     {
       engine,
       instanceId,
       events,
       settingsOf: (profile) => store.profiles.get(profile)?.settings,
+      ensureImage: (tag, onProgress) => (tag === egressImage.tag ? egressImage.ensure(onProgress) : Promise.resolve()),
     },
     // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet).
     options.egress ?? (env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),

@@ -73,6 +73,19 @@ describe("egress 'allowlist'", () => {
     expect(tunnel.output).toMatch(/HTTP\/1\.1 403/);
   });
 
+  it('checks the TLS client hello too: a CONNECT to an allowed host whose SNI names a refused one is cut, no interception', async () => {
+    const hello = (sni: string) =>
+      `echo | openssl s_client -proxy berth-egress-proxy:3128 -connect allowed.test:443 -servername ${sni} -CAfile /workspace/ca.pem 2>&1 | grep -E 'Verify return code|subject=' ; echo "rc=$?"`;
+    const good = await run(hello('allowed.test'));
+    // The server's own certificate (signed by the test CA), not one the proxy made up.
+    expect(good.output).toContain('Verify return code: 0 (ok)');
+    expect(good.output).toContain('CN = allowed.test');
+    const fronted = await run(hello('blocked.test'));
+    expect(fronted.output).not.toContain('Verify return code: 0 (ok)');
+    expect(fronted.output).not.toContain('CN = allowed.test');
+    await waitForLog((r) => r.host === 'allowed.test' && r.port === 443 && !r.allowed);
+  });
+
   it('resolves no names but the proxy\'s, so DNS cannot carry data out', async () => {
     const r = await run('getent hosts berth-egress-proxy >/dev/null && echo proxy-resolves; for n in allowed.test other.test example.com; do getent hosts $n || echo "no-$n"; done');
     expect(r.output).toContain('proxy-resolves');
@@ -89,6 +102,11 @@ describe("egress 'allowlist'", () => {
     const r = await run(`${probes} wait; echo done`);
     expect(r.output).toContain('done');
     expect(r.output).not.toContain('host service reached');
+    // Nor the Docker API: no socket in the sandbox, and its TCP ports are not reachable either.
+    const api = await run(`test -e /var/run/docker.sock && echo socket-present; ${addrs.map((a) => `(curl -sS --noproxy '*' --max-time 3 http://${a}:2375/version; curl -sS --max-time 5 http://${a}:2375/version) &`).join(' ')} wait; echo done`);
+    expect(api.output).toContain('done');
+    expect(api.output).not.toContain('socket-present');
+    expect(api.output).not.toContain('ApiVersion');
   });
 
   it('shows each attempt in the Network view, and "Allow this host" lets the very next request through', async () => {

@@ -12,14 +12,14 @@
  */
 import type { NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { Engine } from '../engine/dockerEngine.js';
+import type { Engine, PullProgress } from '../engine/dockerEngine.js';
+import { EGRESS_IMAGE } from '../policy/egressImage.js';
 import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import {
-  PROXY_ALIAS, parseProxyLog, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
+  PROXY_ALIAS, parseProxyLog, proxyCertCommand, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
 } from '../policy/egress.js';
 
-export const EGRESS_IMAGE = 'berth-egress:1';
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
 const CONF_DIR = '/tmp/berth';
@@ -63,7 +63,7 @@ export class EgressService {
       events: EventHub;
       settingsOf: (profile: string) => ProfileSettings | undefined;
       /** Makes the proxy image present (built on first use, with progress); absent: it must be there. */
-      ensureImage?: (tag: string) => Promise<void>;
+      ensureImage?: (tag: string, onProgress: (p: PullProgress) => void) => Promise<void>;
     },
     options: EgressOptions = {},
   ) {
@@ -77,10 +77,10 @@ export class EgressService {
   }
 
   /** The sandbox's own sealed network, with the profile's proxy on it; returns the network's name. */
-  async prepareSandbox(profile: string, key: string): Promise<string> {
+  async prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void = () => undefined): Promise<string> {
     const network = sandboxNetworkName(this.deps.instanceId, key);
     const [proxy] = await Promise.all([
-      this.proxyFor(profile),
+      this.proxyFor(profile, onProgress),
       this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed'),
     ]);
     try {
@@ -111,10 +111,10 @@ export class EgressService {
     await this.deps.engine.removeNetwork(network);
   }
 
-  private proxyFor(profile: string): Promise<Proxy> {
+  private proxyFor(profile: string, onProgress: (p: PullProgress) => void = () => undefined): Promise<Proxy> {
     let p = this.proxies.get(profile);
     if (!p) {
-      p = this.startProxy(profile);
+      p = this.startProxy(profile, onProgress);
       this.proxies.set(profile, p);
       p.catch(() => {
         if (this.proxies.get(profile) === p) this.proxies.delete(profile);
@@ -123,9 +123,9 @@ export class EgressService {
     return p;
   }
 
-  private async startProxy(profile: string): Promise<Proxy> {
+  private async startProxy(profile: string, onProgress: (p: PullProgress) => void): Promise<Proxy> {
     const { engine } = this.deps;
-    await this.deps.ensureImage?.(this.image);
+    await this.deps.ensureImage?.(this.image, onProgress);
     await engine.ensureEgressNetwork(this.outsideNetwork, { [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }, 'outside');
     const allow = squidAllowConf(this.deps.settingsOf(profile)?.egressAllow ?? []);
     const { id, running } = await this.ensureProxyContainer(profile, allow);
@@ -155,7 +155,7 @@ export class EgressService {
           user: PROXY_USER,
           entrypoint: [
             '/bin/sh', '-c',
-            `mkdir -p ${CONF_DIR} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
+            `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
           ],
           env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${allow}`],
           network: this.outsideNetwork,

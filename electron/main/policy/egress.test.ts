@@ -24,6 +24,23 @@ describe('squid configuration', () => {
     expect(squidAllowConf([])).not.toContain('http_access');
   });
 
+  it('checks the SNI of every CONNECT against the same names: peek, splice the allowed, cut the rest (no interception)', () => {
+    const allow = squidAllowConf(['github.com', '*.npmjs.org']);
+    expect(allow).toContain('acl berth_sni ssl::server_name github.com');
+    expect(allow).toContain('acl berth_sni ssl::server_name .npmjs.org');
+    // An empty list still defines the acl (squid refuses an unknown one), matching nothing real.
+    expect(squidAllowConf([])).toContain('acl berth_sni ssl::server_name berth.invalid');
+    const conf = squidConf('/tmp/berth');
+    expect(conf).toMatch(/http_port 3128 ssl-bump .*generate-host-certificates=off/);
+    const peek = conf.indexOf('ssl_bump peek berth_step1');
+    const splice = conf.indexOf('ssl_bump splice berth_sni');
+    const terminate = conf.indexOf('ssl_bump terminate all');
+    expect(peek).toBeGreaterThan(0);
+    expect(splice).toBeGreaterThan(peek);
+    expect(terminate).toBeGreaterThan(splice);
+    expect(conf).not.toMatch(/ssl_bump (bump|stare)/);
+  });
+
   it('refuses this computer, the LAN and link-local before any allow, and everything else after', () => {
     const conf = squidConf('/tmp/berth');
     const never = conf.indexOf('http_access deny berth_never');

@@ -35,35 +35,56 @@ export function allowRules(entries: readonly string[]): AllowRule[] {
   });
 }
 
-/** The include file squid reads on each reconfigure: one acl pair and one allow line per entry. */
+/**
+ * The include file squid reads on each reconfigure: per entry, an acl pair and an allow line
+ * for the request (CONNECT's host, or the plain request's) and the entry's names for the TLS
+ * check of a CONNECT's client hello (SNI).
+ */
 export function squidAllowConf(entries: readonly string[]): string {
-  const lines = ['# Written by Berth from the profile setting egressAllow.'];
+  const lines = ['# Written by Berth from the profile setting egressAllow.', '# Never matches: the SNI acl exists even for an empty list.', 'acl berth_sni ssl::server_name berth.invalid'];
   allowRules(entries).forEach((rule, i) => {
     // -n: never match an IP-literal request through a reverse lookup of its address.
     lines.push(`acl berth_host_${i} dstdomain -n ${rule.domain}`);
     lines.push(`acl berth_port_${i} port ${rule.ports.join(' ')}`);
     lines.push(`http_access allow berth_host_${i} berth_port_${i}`);
+    lines.push(`acl berth_sni ssl::server_name ${rule.domain}`);
   });
   return `${lines.join('\n')}\n`;
 }
 
-/** squid's main configuration: nothing is allowed but what allow.conf adds; nothing is cached. */
+/** Where the proxy keeps its throwaway certificate (never shown to a client: squid only peeks and splices). */
+export function proxyCertPaths(confDir: string): { cert: string; key: string } {
+  return { cert: `${confDir}/peek.crt`, key: `${confDir}/peek.key` };
+}
+
+/** The shell command that makes that certificate when the proxy starts (a new one each start). */
+export function proxyCertCommand(confDir: string): string {
+  const { cert, key } = proxyCertPaths(confDir);
+  return `openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj /CN=berth-egress-peek -keyout ${key} -out ${cert} 2>/dev/null`;
+}
+
+/**
+ * squid's main configuration: nothing is allowed but what allow.conf adds; nothing is cached.
+ * HTTPS: the CONNECT's host and port must be allowed, then squid peeks at the client hello
+ * and splices (passes the bytes through untouched) only when its SNI names an allowed host;
+ * any other TLS connection is cut. No interception: the certificate an ssl-bump port needs is
+ * never presented, and the client sees the server's own certificate.
+ */
 export function squidConf(confDir: string): string {
-  return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host name, no TLS interception.
-http_port ${PROXY_PORT}
+  return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host name and SNI, no TLS interception.
+http_port ${PROXY_PORT} ssl-bump tls-cert=${proxyCertPaths(confDir).cert} tls-key=${proxyCertPaths(confDir).key} generate-host-certificates=off
 pid_filename /tmp/squid.pid
 coredump_dir /tmp
 cache deny all
 cache_mem 0 MB
 memory_pools off
 pinger_enable off
-# Stream large downloads: read ahead of the client by up to 4 MB (squid reads 16 KB by default).
-read_ahead_gap 4 MB
+${SQUID_THROUGHPUT}
 via off
 forwarded_for delete
 httpd_suppress_version_string on
 shutdown_lifetime 1 seconds
-logformat berth BERTH %ts.%03tu %>a %rm %>rd %>rP %Ss %>Hs %<st %>st
+logformat berth BERTH %ts.%03tu %>a %rm %>rd %>rP %Ss %>Hs %<st %>st %ssl::>sni
 access_log stdio:/dev/stdout berth
 cache_log stdio:/dev/stderr
 logfile_rotate 0
@@ -71,8 +92,21 @@ acl berth_never dst ${NEVER_REACHED.join(' ')}
 http_access deny berth_never
 include ${confDir}/allow.conf
 http_access deny all
+acl berth_step1 at_step SslBump1
+ssl_bump peek berth_step1
+ssl_bump splice berth_sni
+ssl_bump terminate all
+# A CONNECT whose first bytes are not TLS (ssh to an allowed host:port, say): its host and
+# port were allowed above, so the bytes pass as a plain tunnel.
+on_unsupported_protocol tunnel all
 `;
 }
+
+/**
+ * How squid moves a download: reads up to this far ahead of a slow client (its default 16 KB
+ * stalls on every client pause), in large socket reads. Measured: bench/README.md.
+ */
+export const SQUID_THROUGHPUT = `read_ahead_gap 4 MB`;
 
 /** One line of the proxy's access log, or null for anything else it prints. */
 export interface ProxyLogLine {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { ContainerDetails, Engine } from '../engine/dockerEngine.js';
+import type { ContainerDetails, Engine, PullProgress } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, appArmorProfileFor, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
@@ -96,7 +96,8 @@ export interface SandboxManagerDeps {
 }
 
 export interface SandboxEgress {
-  prepareSandbox(profile: string, key: string): Promise<string>;
+  /** The sandbox's own sealed network with the profile's proxy on it (the proxy image may be built first: progress). */
+  prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void): Promise<string>;
   registerSandbox(profile: string, key: string, chatId: string, containerId: string): Promise<void>;
   releaseSandbox(key: string): Promise<void>;
 }
@@ -420,7 +421,7 @@ export class SandboxManager {
       await this.deps.engine.ensureNetwork(networkNameFor(req.profile.name), { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
     } else if (egress === 'allowlist') {
       if (!this.deps.egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
-      await this.deps.egress.prepareSandbox(req.profile.name, req.key);
+      await this.deps.egress.prepareSandbox(req.profile.name, req.key, (p) => req.onProgress('building', p.message, p.fraction));
     }
   }
 
