@@ -17,14 +17,15 @@ import { EGRESS_IMAGE } from '../policy/egressImage.js';
 import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import {
-  PROXY_ALIAS, parseProxyLog, proxyCertCommand, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
+  PROXY_ALIAS, PROXY_PORT, WARM_UP_HOST, parseProxyLog, parseSniLog, proxyCertCommand, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
 } from '../policy/egress.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
 const CONF_DIR = '/tmp/berth';
 /** squid prints this once it listens (after a start or a reconfigure). */
-const READY_LINE = /Accepting HTTP Socket connections/;
+/** The inner (SNI) port opens after the outer one: the proxy is ready once both listen. */
+const READY_LINE = /Accepting SSL bumped HTTP Socket connections/;
 const READY_TIMEOUT_MS = 30_000;
 const LOG_LIMIT = 500;
 /** The Debian image's squid user. */
@@ -45,6 +46,8 @@ interface Proxy {
   log: { stop(): void };
   /** Resolves on squid's next "accepting connections" line. */
   readyWaiters: (() => void)[];
+  /** The SNI check's refusals not yet matched to their CONNECT's line, by connection port. */
+  sniRefused: Map<number, string | null>;
 }
 
 export class EgressService {
@@ -129,12 +132,13 @@ export class EgressService {
     await engine.ensureEgressNetwork(this.outsideNetwork, { [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }, 'outside');
     const allow = squidAllowConf(this.deps.settingsOf(profile)?.egressAllow ?? []);
     const { id, running } = await this.ensureProxyContainer(profile, allow);
-    const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [] };
+    const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [], sniRefused: new Map() };
     const ready = running ? Promise.resolve() : this.nextReady(proxy);
     // A created container's log cannot be followed yet: start first, then read from its start.
     if (!running) await engine.startContainer(id);
     proxy.log = await engine.followLogs(id, !running, (line, stream) => this.onLog(proxy, line, stream));
     await ready;
+    await this.warmSniPort(proxy);
     // A proxy left running by an earlier Berth may hold an older list.
     if (proxy.applied !== allow) await this.apply(proxy, allow);
     return proxy;
@@ -192,13 +196,27 @@ export class EgressService {
       if (READY_LINE.test(line)) for (const w of proxy.readyWaiters.splice(0)) w();
       return;
     }
+    const sni = parseSniLog(line);
+    if (sni) {
+      // Logged before the outer line of the same CONNECT (squid logs the inner one first).
+      if (sni.refused) proxy.sniRefused.set(sni.port, sni.sni);
+      if (proxy.sniRefused.size > 1000) proxy.sniRefused.delete(proxy.sniRefused.keys().next().value as number);
+      return;
+    }
     const entry = parseProxyLog(line);
     if (!entry) return;
+    let refusedName: string | null | undefined;
+    if (entry.sniCheckPort !== undefined && proxy.sniRefused.has(entry.sniCheckPort)) {
+      refusedName = proxy.sniRefused.get(entry.sniCheckPort);
+      proxy.sniRefused.delete(entry.sniCheckPort);
+    }
     const client = this.clients.get(entry.client);
     if (!client) return;
     const request: NetworkRequest = {
-      chatId: client.chatId, time: entry.time, host: entry.host, port: entry.port, method: entry.method,
-      allowed: entry.allowed, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
+      chatId: client.chatId, time: entry.time, method: entry.method, port: entry.port,
+      // A CONNECT to an allowed host whose client hello named another: that name was refused.
+      host: refusedName ?? entry.host,
+      allowed: entry.allowed && refusedName === undefined, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
     };
     const list = this.logs.get(client.chatId) ?? [];
     list.push(request);
@@ -221,7 +239,19 @@ export class EgressService {
       });
     }
     await ready;
+    await this.warmSniPort(proxy);
     proxy.applied = allow;
+  }
+
+  /**
+   * squid fails the first CONNECT its outer port passes to the inner one after each (re)start
+   * (a 500 while it first reaches its parent; measured, squid 5.7). Berth makes that CONNECT
+   * itself, from inside the proxy, until one passes, so no sandbox request is the one that fails.
+   */
+  private async warmSniPort(proxy: Proxy): Promise<void> {
+    const once = `exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT} && printf 'CONNECT ${WARM_UP_HOST}:443 HTTP/1.1\\r\\nHost: ${WARM_UP_HOST}:443\\r\\n\\r\\n' >&3 && timeout 5 head -c 12 <&3; exec 3>&-; echo`;
+    const script = `for i in $(seq 25); do case "$(${once})" in *' 200'*) exit 0;; esac; sleep 0.2; done; exit 1`;
+    await this.deps.engine.execOnce(proxy.id, ['/bin/bash', '-c', script], PROXY_USER).catch(() => undefined);
   }
 
   /** Applies the profile's current allowlist to its running proxy (no sandbox restarts). */
@@ -244,7 +274,7 @@ export class EgressService {
    */
   async refusalNote(chatId: string, profile: string, since: number, output: string): Promise<string | null> {
     const refused = () => (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && r.time >= since - 1000);
-    if (refused().length === 0 && /\b403\b|tunnel failed|ERR_ACCESS_DENIED/i.test(output)) {
+    if (refused().length === 0 && /\b403\b|tunnel failed|ERR_ACCESS_DENIED|ssl|tls|handshake|unexpected eof/i.test(output)) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => done(), 1000);
         const off = this.deps.events.on((event, payload) => {

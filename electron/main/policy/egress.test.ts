@@ -31,7 +31,11 @@ describe('squid configuration', () => {
     // An empty list still defines the acl (squid refuses an unknown one), matching nothing real.
     expect(squidAllowConf([])).toContain('acl berth_sni ssl::server_name berth.invalid');
     const conf = squidConf('/tmp/berth');
-    expect(conf).toMatch(/http_port 3128 ssl-bump .*generate-host-certificates=off/);
+    // Sandboxes reach a plain port (refusals are plain 403s); allowed CONNECTs go on to the
+    // loopback-only ssl-bump port, which peeks and splices.
+    expect(conf).toContain('http_port 3128\n');
+    expect(conf).toMatch(/http_port 127\.0\.0\.1:3129 ssl-bump .*generate-host-certificates=off/);
+    expect(conf).toContain('never_direct allow CONNECT !berth_inner');
     const peek = conf.indexOf('ssl_bump peek berth_step1');
     const splice = conf.indexOf('ssl_bump splice berth_sni');
     const terminate = conf.indexOf('ssl_bump terminate all');

@@ -41,7 +41,11 @@ export function allowRules(entries: readonly string[]): AllowRule[] {
  * check of a CONNECT's client hello (SNI).
  */
 export function squidAllowConf(entries: readonly string[]): string {
-  const lines = ['# Written by Berth from the profile setting egressAllow.', '# Never matches: the SNI acl exists even for an empty list.', 'acl berth_sni ssl::server_name berth.invalid'];
+  const lines = [
+    '# Written by Berth from the profile setting egressAllow.',
+    '# Never matches: the SNI acl exists even for an empty list.',
+    'acl berth_sni ssl::server_name berth.invalid',
+  ];
   allowRules(entries).forEach((rule, i) => {
     // -n: never match an IP-literal request through a reverse lookup of its address.
     lines.push(`acl berth_host_${i} dstdomain -n ${rule.domain}`);
@@ -63,16 +67,29 @@ export function proxyCertCommand(confDir: string): string {
   return `openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj /CN=berth-egress-peek -keyout ${key} -out ${cert} 2>/dev/null`;
 }
 
+/** A name that never resolves: the warm-up CONNECT's destination. */
+export const WARM_UP_HOST = 'berth-warm-up.invalid';
+
+/** The proxy's inner port, on its own loopback only: where CONNECTs go for the SNI check. */
+export const SNI_PORT = 3129;
+
 /**
  * squid's main configuration: nothing is allowed but what allow.conf adds; nothing is cached.
- * HTTPS: the CONNECT's host and port must be allowed, then squid peeks at the client hello
- * and splices (passes the bytes through untouched) only when its SNI names an allowed host;
- * any other TLS connection is cut. No interception: the certificate an ssl-bump port needs is
- * never presented, and the client sees the server's own certificate.
+ *
+ * HTTPS is checked twice, with no interception. The sandboxes' port (3128) allows a CONNECT
+ * by host and port, and refuses the rest with a plain 403. An allowed CONNECT is passed to the
+ * same squid's inner port (127.0.0.1:3129, as a parent proxy), which peeks at the client hello
+ * and splices it (passes the bytes through untouched) only when its SNI names an allowed host;
+ * any other TLS connection is cut. Why two ports: on an ssl-bump port squid answers every
+ * refused CONNECT by bumping the connection to show its error page over TLS with a certificate
+ * of its own, so a refusal would look like a certificate error; here refusals stay plain 403s
+ * and only already allowed CONNECTs meet the ssl-bump port, whose certificate is never shown.
  */
 export function squidConf(confDir: string): string {
+  const { cert, key } = proxyCertPaths(confDir);
   return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host name and SNI, no TLS interception.
-http_port ${PROXY_PORT} ssl-bump tls-cert=${proxyCertPaths(confDir).cert} tls-key=${proxyCertPaths(confDir).key} generate-host-certificates=off
+http_port ${PROXY_PORT}
+http_port 127.0.0.1:${SNI_PORT} ssl-bump tls-cert=${cert} tls-key=${key} generate-host-certificates=off name=berth_sni_port
 pid_filename /tmp/squid.pid
 coredump_dir /tmp
 cache deny all
@@ -84,12 +101,27 @@ via off
 forwarded_for delete
 httpd_suppress_version_string on
 shutdown_lifetime 1 seconds
-logformat berth BERTH %ts.%03tu %>a %rm %>rd %>rP %Ss %>Hs %<st %>st %ssl::>sni
-access_log stdio:/dev/stdout berth
+acl berth_inner myportname berth_sni_port
+# Outer lines name the sandbox's address; inner lines the outer's port, with the SNI verdict.
+logformat berth BERTH %ts.%03tu %>a %rm %>rd %>rP %Ss %>Hs %<st %>st %<lp
+logformat berthsni BERTHSNI %>p %ssl::bump_mode %ssl::>sni
+access_log stdio:/dev/stdout berth !berth_inner
+access_log stdio:/dev/stdout berthsni berth_inner
 cache_log stdio:/dev/stderr
 logfile_rotate 0
+acl CONNECT method CONNECT
+cache_peer 127.0.0.1 parent ${SNI_PORT} 0 no-query no-digest no-netdb-exchange name=berth_sni_check
+cache_peer_access berth_sni_check allow CONNECT !berth_inner
+cache_peer_access berth_sni_check deny all
+never_direct allow CONNECT !berth_inner
 acl berth_never dst ${NEVER_REACHED.join(' ')}
 http_access deny berth_never
+# The inner port is on the proxy's own loopback: only the outer port's allowed CONNECTs get there.
+http_access allow berth_inner CONNECT
+# Berth's warm-up after each (re)start, from inside the proxy container (never a sandbox's address).
+acl berth_self src 127.0.0.1
+acl berth_warm dstdomain ${WARM_UP_HOST}
+http_access allow berth_self berth_warm CONNECT
 include ${confDir}/allow.conf
 http_access deny all
 acl berth_step1 at_step SslBump1
@@ -97,7 +129,7 @@ ssl_bump peek berth_step1
 ssl_bump splice berth_sni
 ssl_bump terminate all
 # A CONNECT whose first bytes are not TLS (ssh to an allowed host:port, say): its host and
-# port were allowed above, so the bytes pass as a plain tunnel.
+# port were allowed, so the bytes pass as a plain tunnel.
 on_unsupported_protocol tunnel all
 `;
 }
@@ -118,13 +150,16 @@ export interface ProxyLogLine {
   allowed: boolean;
   bytesIn: number;
   bytesOut: number;
+  /** For a CONNECT passed to the SNI check: the port of that connection (parseSniLog's `port`). */
+  sniCheckPort?: number;
 }
 
 export function parseProxyLog(line: string): ProxyLogLine | null {
-  const m = /^BERTH (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+)\s*$/.exec(line.trim());
+  const m = /^BERTH (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+)(?: (\S+))?\s*$/.exec(line.trim());
   if (!m) return null;
-  const [, sec, ms, client, method, host, port, squidStatus, , sent, received] = m as unknown as string[];
+  const [, sec, ms, client, method, host, port, squidStatus, , sent, received, peerPort] = m as unknown as string[];
   const portNum = Number(port);
+  const viaPort = Number(peerPort);
   return {
     time: Number(sec) * 1000 + Number(ms),
     client: client as string,
@@ -134,7 +169,23 @@ export function parseProxyLog(line: string): ProxyLogLine | null {
     allowed: !/DENIED/.test(squidStatus as string),
     bytesIn: Number(sent),
     bytesOut: Number(received),
+    ...(Number.isInteger(viaPort) && viaPort > 0 ? { sniCheckPort: viaPort } : {}),
   };
+}
+
+/** The inner port's verdict on a CONNECT's client hello, keyed by the outer port's connection. */
+export interface SniVerdict {
+  /** The outer port's local port for its connection to the inner one (the outer line's sniCheckPort). */
+  port: number;
+  refused: boolean;
+  /** The name the client hello asked for ('-' when it sent none). */
+  sni: string | null;
+}
+
+export function parseSniLog(line: string): SniVerdict | null {
+  const m = /^BERTHSNI (\d+) (\S+) (\S+)\s*$/.exec(line.trim());
+  if (!m) return null;
+  return { port: Number(m[1]), refused: m[2] === 'terminate', sni: m[3] === '-' ? null : (m[3] as string) };
 }
 
 /** The entry "Allow this host" adds: the bare host for 80/443, host:port otherwise. */
