@@ -162,7 +162,14 @@ export function createCore(options: CoreOptions): BerthCore {
     engineIsLocal: engine.endpointLabel.startsWith('/'),
   });
 
-  const egressImage = new EgressImage({ engine, tag: options.egress?.image ?? EGRESS_IMAGE, engineIsLocal: engine.endpointLabel.startsWith('/') });
+  // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet);
+  // BERTH_EGRESS_IMAGE: the proxy image's tag (a first-run test's own, so it sees the build).
+  const egressOptions: EgressOptions = {
+    ...(env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),
+    ...(env.BERTH_EGRESS_IMAGE ? { image: env.BERTH_EGRESS_IMAGE } : {}),
+    ...options.egress,
+  };
+  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal: engine.endpointLabel.startsWith('/') });
   const egress = new EgressService(
     {
       engine,
@@ -171,8 +178,7 @@ export function createCore(options: CoreOptions): BerthCore {
       settingsOf: (profile) => store.profiles.get(profile)?.settings,
       ensureImage: (tag, onProgress) => (tag === egressImage.tag ? egressImage.ensure(onProgress) : Promise.resolve()),
     },
-    // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet).
-    options.egress ?? (env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),
+    egressOptions,
   );
   const manager = new SandboxManager({
     egress,
