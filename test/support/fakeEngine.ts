@@ -50,6 +50,8 @@ interface FakeContainer {
   /** What it printed, and who follows its log. */
   log: { line: string; stream: 'stdout' | 'stderr' }[];
   followers: Set<(line: string, stream: 'stdout' | 'stderr') => void>;
+  /** Made by createServiceContainer: on start it runs its entrypoint script and prints what it says. */
+  service?: boolean;
 }
 
 export interface CommandResult {
@@ -281,7 +283,7 @@ export class FakeEngine implements Engine {
     const id = randomBytes(32).toString('hex');
     this.containers.set(id, {
       id, name: spec.name, body, running: false, dirs: new Set(['/', '/tmp']), running_commands: new Map(), attached: new Set(),
-      addresses: new Map(), log: [], followers: new Set(),
+      addresses: new Map(), log: [], followers: new Set(), service: true,
     });
     return id;
   }
@@ -359,6 +361,17 @@ export class FakeEngine implements Engine {
     }
     if (!['none', 'bridge', 'default', 'host'].includes(network)) this.join(c, network);
     c.running = true;
+    const [sh, flag, script] = c.body.Entrypoint;
+    if (c.service && sh === '/bin/sh' && flag === '-c' && script) void this.runService(c, script);
+  }
+
+  /** A service container's script, step by step, each step's output printed as it comes. */
+  private async runService(c: FakeContainer, script: string): Promise<void> {
+    for (const step of script.split(';')) {
+      if (!c.running) return;
+      const r = await this.runCommand(c, step, '/', -1);
+      for (const line of r.output.split('\n').filter(Boolean)) this.print(c.id, line);
+    }
   }
 
   async stopContainer(id: string, _graceSeconds: number): Promise<void> {
