@@ -282,6 +282,7 @@ export function createCore(options: CoreOptions): BerthCore {
     engine,
     clock,
     warm: (profile, chatId) => sandbox.warm(profile, chatId),
+    moreImages: (profile) => (profile.settings.egress === 'allowlist' ? [egressImage.tag] : []),
     discard: async (chatId, profile) => {
       await manager.removeForChat(chatId);
       fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });

@@ -55,6 +55,8 @@ export const runProgram: RunProgram = (file, args, onLine) =>
 
 export class EgressImage {
   private inFlight: Promise<void> | null = null;
+  /** Everyone waiting for the build in flight sees its progress (each chat that asked). */
+  private readonly listeners = new Set<(p: PullProgress) => void>();
 
   constructor(private readonly options: EgressImageOptions) {}
 
@@ -65,8 +67,18 @@ export class EgressImage {
   /** Resolves once the image is on the engine, building it first if it is missing. */
   async ensure(onProgress: (p: PullProgress) => void): Promise<void> {
     if (await this.options.engine.hasImage(this.options.tag)) return;
-    this.inFlight ??= this.build(onProgress).finally(() => (this.inFlight = null));
-    return this.inFlight;
+    this.listeners.add(onProgress);
+    this.inFlight ??= this.build((p) => {
+      for (const l of this.listeners) l(p);
+    }).finally(() => {
+      this.inFlight = null;
+      this.listeners.clear();
+    });
+    try {
+      await this.inFlight;
+    } finally {
+      this.listeners.delete(onProgress);
+    }
   }
 
   private async build(onProgress: (p: PullProgress) => void): Promise<void> {
