@@ -26,13 +26,15 @@ export const LAYERS = {
   'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Review copies (the review branch): git and the copies' folders, below the sandbox that mounts them.
   'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
+  // Egress (issue 9): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.
+  'main/egress': { files: ['electron/main/egress/'], may: ['main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   'main/sandbox': { files: ['electron/main/sandbox/'], may: BELOW_SANDBOX, packages: NODE_ONLY },
   'main/terminal': { files: ['electron/main/terminal/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The provider client: the only code that speaks to a model's server (the OpenAI SDK).
   'main/agent/provider': { files: ['electron/main/agent/provider/'], may: ['shared'], packages: [...NODE_ONLY, 'openai', 'eventsource-parser'] },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/agent/provider', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The composition root builds everything below the transports.
-  'main/core': { files: ['electron/main/core'], may: ['main/agent', 'main/agent/provider', 'main/terminal', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  'main/core': { files: ['electron/main/core'], may: ['main/agent', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // Transports: the browser host and Electron's IPC (the only main code with Electron).
   'main/host': { files: ['electron/main/host/'], may: ['main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'ws'] },
   'main/ipc-protocol': { files: ['electron/main/ipc/protocol'], may: ['shared'], packages: [] },

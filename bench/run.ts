@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     });
     await c.ready;
 
-    const profileNetwork = (await c.profiles.create({ name: profile, image: opts.image, network: 'isolated' })).networkName as string;
+    const profileNetwork = (await c.profiles.create({ name: profile, image: opts.image, egress: 'open' })).networkName as string;
     profileCreated = true;
 
     // Warm-up, untimed: the profile network, the image's layers in the page cache, both paths once.
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
 
     // (a') chat-ready with a warm sandbox waiting: the same steps, on a profile with a pool of one.
     const pooledProfile = `${profile}-warm`;
-    await c.profiles.create({ name: pooledProfile, image: opts.image, network: 'isolated', warmPool: 1 });
+    await c.profiles.create({ name: pooledProfile, image: opts.image, egress: 'open', warmPool: 1 });
     const warmWaiting = async () => {
       const deadline = now() + 120_000;
       while (c.warmReady(pooledProfile) < 1) {

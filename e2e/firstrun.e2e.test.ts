@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerOk } from '../test/support/docker.js';
+import { docker, dockerOk } from '../test/support/docker.js';
 import { uniqueName } from '../test/support/harness.js';
 import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
 import * as ui from './support/ui.js';
@@ -17,16 +17,20 @@ let browser: Browser;
 let page: Page;
 // Its own tag, so the test sees the first run whatever this engine already has (removed after).
 const baseImage = `berth-e2e-base-${uniqueName('b')}:1`;
+// The default profile is 'allowlist': its first chat also needs the egress proxy image, built
+// here too (debootstrap where no registry answers: minutes on a loaded machine).
+const egressImage = `berth-e2e-egress-${uniqueName('e')}:1`;
 
 beforeAll(async () => {
   root = tempRoot();
-  ({ host, browser, page } = await openApp(root, { env: { BERTH_BASE_IMAGE: baseImage } }));
+  ({ host, browser, page } = await openApp(root, { env: { BERTH_BASE_IMAGE: baseImage, BERTH_EGRESS_IMAGE: egressImage } }));
 });
 
 afterAll(async () => {
   await browser?.close();
   await host?.stop();
   await dockerOk('rmi', baseImage);
+  await dockerOk('rmi', egressImage);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -38,19 +42,22 @@ const focusInConversation = () =>
 const focusInTerminal = () => page.evaluate<boolean>(`document.activeElement?.closest('.xterm') != null`);
 
 describe('first run', () => {
-  it("the first chat builds Berth's base image with progress, then its terminal works; the message box has the focus", async () => {
+  it("the first chat builds Berth's base image and egress proxy image with progress, then its terminal works; the message box has the focus", async () => {
     await page.getByRole('button', { name: 'New chat' }).click();
     const building = page.getByRole('progressbar', { name: 'Building image' });
     await building.first().waitFor({ timeout: 60_000 });
     await shot(page, 'first-run-building');
-    await ui.waitForTerminal(page, (t) => t.includes('/home/berth $'), 'the first prompt', 120_000);
+    await ui.waitForTerminal(page, (t) => t.includes('/home/berth $'), 'the first prompt', 900_000);
     await expect.poll(() => page.getByRole('progressbar', { name: 'Building image' }).count()).toBe(0);
     await page.getByText(/Sandbox: running/).waitFor();
     await shot(page, 'first-run-ready');
     expect(await focusInConversation()).toBe(true);
     expect(await focusInTerminal()).toBe(false);
     expect(await dockerOk('image', 'inspect', baseImage)).toBe(true);
-  });
+    expect(await dockerOk('image', 'inspect', egressImage)).toBe(true);
+    // The default profile's chat runs behind its egress proxy, made from that image.
+    expect((await docker('ps', '-q', '--filter', `ancestor=${egressImage}`)).trim()).not.toBe('');
+  }, 1_000_000);
 
   it('Tab stays in the terminal (for the shell), and Ctrl+Shift+` leaves it for the conversation', async () => {
     await page.keyboard.press('Control+Backquote');

@@ -28,3 +28,25 @@ else
 fi
 
 bash "$engine_scripts/build-debian-image.sh" berth-test:bookworm
+
+# berth-test:net  the egress tests' pretend internet and sandbox: curl, openssl, python3 (HTTP and
+# HTTPS test servers), netcat and dig (about a minute).
+if ! docker image inspect berth-test:net >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null 2>&1 || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
+  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  netroot=$(mktemp -d)
+  debootstrap --variant=minbase --include=curl,openssl,python3,netcat-openbsd,dnsutils,ca-certificates \
+    bookworm "$netroot" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+  chroot "$netroot" groupadd -g 1000 sandbox
+  chroot "$netroot" useradd -m -u 1000 -g 1000 -s /bin/bash sandbox
+  mkdir -p "$netroot/workspace" && chown 1000:1000 "$netroot/workspace"
+  rm -rf "$netroot"/var/cache/apt/archives/*.deb "$netroot"/var/lib/apt/lists/* "$netroot"/usr/share/doc/* "$netroot"/usr/share/man/*
+  tar -C "$netroot" -c . | docker import -c 'CMD ["/bin/bash"]' - berth-test:net >/dev/null
+  rm -rf "$netroot"
+  log "built berth-test:net"
+else
+  log "berth-test:net already present"
+fi
+
+# berth-egress:2  Berth's own egress proxy (squid), which allowlist profiles need.
+bash "$here/build-egress-image.sh" berth-egress:2

@@ -59,6 +59,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'review.checkpoints': "The chat's restore points, oldest first, each with the files changed after it.",
   'review.restore': 'Restores every Review-mode copy of the chat to a checkpoint (the sandbox is stopped first; the current state is checkpointed).',
   'review.undoTurn': 'Undo this turn: restores the copies to the checkpoint taken when the given user message started its agent turn.',
+  'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes), oldest first, and the profile's egress mode.",
+  'network.allow': "Adds a host (with its port unless 80 or 443) to the chat's profile allowlist; the running proxy takes it before this answers, so the next request passes. IP addresses are refused.",
 };
 
 export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
@@ -70,6 +72,7 @@ export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
   'chats.changed': 'Chats or profiles changed (created, renamed, deleted, attached): fetch the lists again.',
   'agent.message': 'A conversation message was added or changed (a tool call progressed, an answer finished): replace it whole.',
   'agent.delta': 'More streamed text for a message that is not done yet.',
+  'network.request': "A request through a chat's egress proxy finished, allowed or refused.",
   'agent.state': "A chat's turn started or ended; an error says why it ended early.",
   'agent.approval': 'A command waits for the user (profiles that ask before each command).',
   'agent.approvalDone': 'An approval was answered or dropped: hide its prompt.',

@@ -6,9 +6,11 @@
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
+import { DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 
 export * from './agent.js';
 export * from './review.js';
+export * from './egress.js';
 
 // ---------- profiles ----------
 
@@ -59,8 +61,10 @@ const settingFields = {
    */
   backend: z.enum(['docker', 'local']),
   image: z.string().trim().min(1).max(512),
-  /** 'isolated': the profile's own network, chats cannot reach each other. 'none': no network. */
-  network: z.enum(['isolated', 'none']),
+  /** What the sandbox can reach: nothing, the allowlist through Berth's proxy, or everything (shared/egress.ts). */
+  egress: EgressMode,
+  /** Where 'allowlist' lets the sandbox go: `host`, `*.domain`, either with `:port` (80 and 443 without). */
+  egressAllow: z.array(EgressAllowEntry).max(500),
   /** 'chat': a container per chat. 'shared': one container for the whole profile. */
   containerScope: z.enum(['chat', 'shared']),
   mountWorkspace: z.boolean(),
@@ -87,7 +91,8 @@ const settingFields = {
 export const ProfileSettings = z.object({
   backend: settingFields.backend.default('docker'),
   image: settingFields.image.default(BERTH_BASE_IMAGE),
-  network: settingFields.network.default('isolated'),
+  egress: settingFields.egress.default('allowlist'),
+  egressAllow: settingFields.egressAllow.default([...DEFAULT_EGRESS_ALLOW]),
   containerScope: settingFields.containerScope.default('chat'),
   mountWorkspace: settingFields.mountWorkspace.default(true),
   limits: settingFields.limits.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
@@ -324,6 +329,7 @@ export const methods = {
   'terminal.close': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({}) },
   ...agentMethods,
   ...reviewMethods,
+  ...egressMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -354,6 +360,7 @@ export const events = {
   'chats.changed': z.object({ chatId: z.string().nullable() }),
   ...agentEvents,
   ...reviewEvents,
+  ...egressEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

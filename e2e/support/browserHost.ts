@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { networkNameFor } from '../../electron/main/policy/names.js';
 import { openDatabase } from '../../electron/main/store/database.js';
-import { dockerOk, removeInstanceContainers } from '../../test/support/docker.js';
+import { docker, dockerOk, removeInstanceContainers } from '../../test/support/docker.js';
 import { record } from '../../test/support/testRun.js';
 
 export const CHROMIUM = process.env.BERTH_CHROMIUM ?? '/usr/bin/chromium';
@@ -74,6 +74,9 @@ export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: {
         await removeInstanceContainers(instanceId);
       } finally {
         await removeProfileNetworks(dataDir);
+        // Allowlist chats' own sealed networks, labelled with the instance.
+        const sealed = (await docker('network', 'ls', '-q', '--filter', `label=berth.instance=${instanceId}`).catch(() => '')).split('\n').filter(Boolean);
+        for (const id of sealed) await dockerOk('network', 'rm', id);
       }
     },
   };

@@ -35,6 +35,9 @@ export async function createProfile(page: Page, name: string, image: string): Pr
   await dialog.getByRole('button', { name: 'Create profile' }).click();
   await dialog.getByLabel('Name').fill(name);
   await dialog.getByLabel('Image').fill(image);
+  // These tests are about folders and terminals: the profile network they had before egress
+  // ('open'); e2e/network.e2e.test.ts covers 'allowlist' and its proxy.
+  await dialog.getByRole('combobox', { name: 'Network' }).selectOption('open');
   await dialog.getByRole('button', { name: 'Save profile' }).click();
   await dialog.getByText('Saved.').waitFor();
   await page.keyboard.press('Escape');

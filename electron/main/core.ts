@@ -40,6 +40,10 @@ import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
+import { EgressService, type EgressOptions } from './egress/egressService.js';
+import { EgressImage } from './egress/egressImage.js';
+import { EGRESS_IMAGE } from './policy/egressImage.js';
+import { allowEntryFor } from './policy/egress.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -61,6 +65,8 @@ export interface CoreOptions {
    * is missing; by default BERTH_BASE_IMAGE from env, else berth-sandbox:1 (tests use their own).
    */
   baseImage?: string;
+  /** Where allowlist profiles' proxies run and reach out (tests: their own pretend internet). */
+  egress?: EgressOptions;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -169,7 +175,26 @@ export function createCore(options: CoreOptions): BerthCore {
     engineIsLocal: engine.endpointLabel.startsWith('/'),
   });
 
+  // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet);
+  // BERTH_EGRESS_IMAGE: the proxy image's tag (a first-run test's own, so it sees the build).
+  const egressOptions: EgressOptions = {
+    ...(env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),
+    ...(env.BERTH_EGRESS_IMAGE ? { image: env.BERTH_EGRESS_IMAGE } : {}),
+    ...options.egress,
+  };
+  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal: engine.endpointLabel.startsWith('/') });
+  const egress = new EgressService(
+    {
+      engine,
+      instanceId,
+      events,
+      settingsOf: (profile) => store.profiles.get(profile)?.settings,
+      ensureImage: (tag, onProgress) => (tag === egressImage.tag ? egressImage.ensure(onProgress) : Promise.resolve()),
+    },
+    egressOptions,
+  );
   const manager = new SandboxManager({
+    egress,
     engine,
     instanceId,
     dataDir,
@@ -249,6 +274,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
+      networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace
@@ -271,12 +297,14 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     dropWarm: (profile) => pool.drop(profile),
     removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
+    removeProxy: (profile) => egress.removeProxy(profile),
   });
   const pool = new WarmPool({
     store,
     engine,
     clock,
     warm: (profile, chatId) => sandbox.warm(profile, chatId),
+    moreImages: (profile) => (profile.settings.egress === 'allowlist' ? [egressImage.tag] : []),
     discard: async (chatId, profile) => {
       await manager.removeForChat(chatId);
       fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
@@ -284,7 +312,7 @@ export function createCore(options: CoreOptions): BerthCore {
   });
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
-    JSON.stringify([s.backend, s.image, s.network, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+    JSON.stringify([s.backend, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
 
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
@@ -301,6 +329,8 @@ export function createCore(options: CoreOptions): BerthCore {
     'profiles.update': async (req) => {
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const view = sessions.updateProfile(req);
+      // The running proxy takes the new list before this answers: the next request sees it.
+      if (req.settings.egressAllow) await egress.allowlistChanged(view.name);
       const after = sessions.requireProfile(view.name);
       // A failure that came from the old settings (an image that does not exist) is not news now.
       for (const chat of store.chats.list(view.name)) await sandbox.forgetError(chat.id).catch(() => undefined);
@@ -309,6 +339,24 @@ export function createCore(options: CoreOptions): BerthCore {
         pool.fill(after);
       }
       return changed(null, view);
+    },
+    'network.log': async (req) => {
+      const chat = sessions.requireChat(req.chatId);
+      return { mode: sessions.requireProfile(chat.profile).settings.egress, requests: egress.requests(chat.id) };
+    },
+    'network.allow': async (req) => {
+      const profile = sessions.requireProfile(sessions.requireChat(req.chatId).profile);
+      let entry: string;
+      try {
+        entry = allowEntryFor(req.host, req.port);
+      } catch (error) {
+        throw new BerthError('invalid_request', (error as Error).message, { hint: 'Only host names can be allowed, not IP addresses.' });
+      }
+      const list = profile.settings.egressAllow.includes(entry) ? profile.settings.egressAllow : [...profile.settings.egressAllow, entry];
+      const view = sessions.updateProfile({ name: profile.name, settings: { egressAllow: list } });
+      await egress.allowlistChanged(profile.name);
+      changed(null, view);
+      return { entry, egressAllow: view.settings.egressAllow };
     },
     'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name) }),
     'chats.create': async (req) => {
@@ -444,7 +492,11 @@ export function createCore(options: CoreOptions): BerthCore {
   // Warm sandboxes of an earlier run go before the first sweep (it then removes their
   // containers); each profile's pool fills in the background once that sweep is done.
   const forgotten = pool.forgetEarlierRun();
-  const reaper = new OrphanReaper({ engine, store, manager, instanceId, clock, intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS });
+  const reaper = new OrphanReaper({
+    engine, store, manager, instanceId, clock,
+    intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS,
+    sweepNetworks: (live) => egress.sweepNetworks(live),
+  });
   const ready = Promise.all([forgotten, reaper.ready]).then(() => {
     for (const p of store.profiles.list()) pool.fill(p);
   });
@@ -503,6 +555,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
+      await egress.dispose().catch(() => undefined);
       store.close();
     },
   };

@@ -33,7 +33,8 @@ import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult } fro
 export const DEFAULT_SETTINGS: ProfileSettings = {
   backend: 'docker',
   image: 'debian:bookworm-slim',
-  network: 'isolated',
+  egress: 'allowlist',
+  egressAllow: ['registry.npmjs.org', 'github.com'],
   containerScope: 'chat',
   mountWorkspace: true,
   limits: { memoryMb: 2048, cpus: 2, pids: 512 },
@@ -50,7 +51,7 @@ export function profileView(name: string, settings: Partial<ProfileSettings> = {
   return {
     name,
     settings: s,
-    networkName: s.network === 'none' ? null : `berth-${name}`,
+    networkName: s.egress === 'open' ? `berth-${name}` : null,
     boundary: s.backend === 'local' ? 'No sandbox.' : 'A container per chat.',
     createdAt: 1,
   };
@@ -453,6 +454,20 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const cp = fake.checkpoints[chatId]?.find((c) => c.messageId === messageId);
       if (!cp) throw notFound('turn');
       return { restored: cp.changedFiles, message: `Undid this turn: ${cp.changedFiles.length} files restored.` };
+    },
+    'network.log': ({ chatId }) => {
+      const chat = fake.chats.find((c) => c.id === chatId);
+      const p = fake.profiles.find((x) => x.name === chat?.profile);
+      return { mode: p?.settings.egress ?? 'allowlist', requests: [] };
+    },
+    'network.allow': ({ chatId, host, port }) => {
+      const chat = fake.chats.find((c) => c.id === chatId);
+      const old = fake.profiles.find((x) => x.name === chat?.profile);
+      if (!old) throw notFound('profile');
+      const entry = port && port !== 80 && port !== 443 ? `${host}:${port}` : host;
+      const p = profileView(old.name, { ...old.settings, egressAllow: [...old.settings.egressAllow, entry] });
+      fake.profiles = fake.profiles.map((x) => (x.name === p.name ? p : x));
+      return { entry, egressAllow: p.settings.egressAllow };
     },
   };
 

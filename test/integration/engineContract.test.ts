@@ -181,4 +181,43 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect(await rejectionCode(engine.startContainer(id))).toBe('network_failed');
     await engine.removeContainer(id);
   });
+
+  it('egress: sealed and outside networks, a service container on both under an alias, its addresses and log, a foreign network refused', async () => {
+    const sealed = uniqueName('berth-contract-sealed');
+    const outside = uniqueName('berth-contract-out');
+    record('networks', sealed);
+    record('networks', outside);
+    const labels = { [LABEL.app]: 'berth', [LABEL.instance]: instanceId, 'berth.egress': 'sandbox' };
+    await engine.ensureEgressNetwork(sealed, labels, 'sealed');
+    await engine.ensureEgressNetwork(sealed, labels, 'sealed'); // already there: no error
+    await engine.ensureEgressNetwork(outside, { [LABEL.app]: 'berth', [LABEL.instance]: instanceId }, 'outside');
+    expect((await engine.findNetworks(labels)).map((n) => n.name)).toEqual([sealed]);
+    const foreign = uniqueName('berth-foreign');
+    record('networks', foreign);
+    await subject.foreignNetwork(foreign);
+    // Not internal with no gateway address: a sandbox on it could reach out.
+    expect(await rejectionCode(engine.ensureEgressNetwork(foreign, {}, 'sealed'))).toBe('network_failed');
+
+    const spec = {
+      name: `${instanceId}-svc`, image: BUSYBOX, labels: { [LABEL.app]: 'berth', [LABEL.instance]: instanceId }, user: `${SANDBOX_UID}:${SANDBOX_GID}`,
+      entrypoint: ['/bin/sh', '-c', 'echo ready; sleep 60'], env: [], network: outside, dns: [], memoryMb: 64, pids: 32,
+    };
+    const id = await engine.createServiceContainer(spec);
+    expect(await rejectionCode(engine.createServiceContainer(spec))).toBe('already_exists');
+    expect(await rejectionCode(engine.createServiceContainer({ ...spec, name: `${spec.name}-2`, image: 'berth-test:absent-from-contract' }))).toBe('image_unavailable');
+    await engine.startContainer(id);
+    const lines: string[] = [];
+    const log = await engine.followLogs(id, true, (line) => lines.push(line));
+    await expect.poll(() => lines, { timeout: 20_000 }).toContain('ready');
+    log.stop();
+    await engine.connectNetwork(sealed, id, ['svc']);
+    await engine.connectNetwork(sealed, id, ['svc']); // already on it: no error
+    expect(Object.keys((await engine.inspectContainer(id))?.addresses ?? {}).sort()).toEqual([outside, sealed].sort());
+    await engine.disconnectNetwork(sealed, id);
+    await engine.disconnectNetwork(sealed, id); // not on it: no error
+    expect(Object.keys((await engine.inspectContainer(id))?.addresses ?? {})).toEqual([outside]);
+    await engine.removeContainer(id);
+    await engine.removeNetwork(sealed);
+    await engine.removeNetwork(outside);
+  });
 });

@@ -45,7 +45,7 @@ describe.skipIf(unavailable !== null)('the Docker engine stops mid-chat and come
       if (event === 'engine.status') statuses.push((payload as EngineStatus).state);
     });
     // No network: a private engine without iptables has nothing to give the profile's bridge.
-    const profile = await h.profile(core, { network: 'none', agent: { baseUrl: server.baseUrl, model: 'test-model', approval: 'auto' } });
+    const profile = await h.profile(core, { egress: 'none', agent: { baseUrl: server.baseUrl, model: 'test-model', approval: 'auto' } });
     const chat = await core.chats.create({ profile: profile.name, title: 'survives the outage' });
     const folder = h.workspace('project', { 'notes.txt': 'kept\n' });
     await core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite' });

@@ -69,7 +69,7 @@ describe('malformed requests', () => {
     await expect(core.call('sandbox.exec', { chatId: 5, command: 'true' })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(core.call('sandbox.exec', { chatId: 'x', command: 'true', privileged: true })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(core.call('docker.run', {})).rejects.toMatchObject({ code: 'invalid_request', message: 'Unknown method "docker.run".' });
-    await expect(core.call('profiles.create', { name: 'x', network: 'host' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(core.call('profiles.create', { name: 'x', egress: 'host' })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(core.call('profiles.create', { name: 'y', sandboxUser: '0:0' })).rejects.toThrow(/never runs as root/);
     expect((await core.profiles.list({})).profiles.map((p) => p.name)).not.toContain('x');
     await expect(core.sandbox.exec({ chatId: 'no-such-chat', command: 'true' })).rejects.toMatchObject({ code: 'not_found' });

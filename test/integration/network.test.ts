@@ -46,7 +46,7 @@ describe('network isolation', () => {
   });
 
   it("a profile with network 'none' has no network interface but loopback", async () => {
-    const p = (await h.profile(core, { network: 'none' })).name;
+    const p = (await h.profile(core, { egress: 'none' })).name;
     const chat = await core.chats.create({ profile: p });
     const out = await core.sandbox.exec({ chatId: chat.id, command: 'ls /sys/class/net' });
     expect(out.output.trim()).toBe('lo');
@@ -73,11 +73,11 @@ describe('network isolation', () => {
 
   it('a profile name is sanitized into its network name, and one with nothing usable is refused', async () => {
     const raw = `${uniqueName('A b')}/c`;
-    const view = await core.profiles.create({ name: raw, image: 'berth-test:busybox' });
+    const view = await core.profiles.create({ name: raw, image: 'berth-test:busybox', egress: 'open' });
     expect(view.networkName).toMatch(/^berth-a-b-[0-9a-f]{8}-c$/);
     await expect(core.profiles.create({ name: '///' })).rejects.toMatchObject({ code: 'invalid_request' });
     // Two profiles never share one network: a name that slugs to an existing one is refused.
-    await expect(core.profiles.create({ name: raw.toUpperCase() })).rejects.toThrow(/both would use the Docker network/);
+    await expect(core.profiles.create({ name: raw.toUpperCase(), egress: 'open' })).rejects.toThrow(/both would use the Docker network/);
   });
 
   it('two concurrent creates of one network make one network', async () => {

@@ -8,9 +8,14 @@ import { LABEL } from '../../electron/main/policy/containerSpec.js';
 import { docker, inspect } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
+import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 
 const h = new Harness();
-afterAll(() => h.cleanup());
+let inet: PretendInternet | undefined;
+afterAll(async () => {
+  await h.cleanup();
+  await inet?.stop();
+}, 120_000);
 
 interface Inspected {
   Id: string;
@@ -131,4 +136,26 @@ describe('warm sandboxes', () => {
     await core.sandbox.exec({ chatId: chat.id, command: 'true' });
     expect((await containersOf(core, profile)).map((c) => c.chat)).toEqual([chat.id]);
   });
+
+  it("an allowlist profile's warm sandbox is sealed behind its proxy like any other: the chat that takes it reaches allowed hosts only", async () => {
+    inet = await startPretendInternet();
+    const core = h.core({ egress: { outsideNetwork: inet.network } });
+    const profile = (await h.profile(core, { image: NET_IMAGE, egress: 'allowlist', egressAllow: ['allowed.test'], warmPool: 1 })).name;
+    // The profile's proxy is a container of the profile too: the warm sandbox is the one with a chat.
+    const sandboxes = async () => (await containersOf(core, profile)).filter((c) => c.chat);
+    await waitFor(async () => (await sandboxes()).length === 1, 'the warm sandbox', 120_000);
+    const [warm] = await sandboxes();
+    const chat = await core.chats.create({ profile });
+    expect(chat.id).toBe(warm?.chat);
+    const r = await core.sandbox.exec({
+      chatId: chat.id,
+      command: `curl -sS --max-time 10 http://allowed.test/; curl -sS --max-time 10 -o /dev/null -w 'blocked:%{http_code}\\n' http://blocked.test/; curl -sS --noproxy '*' --max-time 3 http://${inet.webIp}/ || echo no-route`,
+      timeoutMs: 60_000,
+    });
+    expect(r.output).toContain('hello from allowed.test');
+    expect(r.output).toContain('blocked:403');
+    expect(r.output).toContain('no-route');
+    // The proxy's log names this chat: the warm container was registered under the chat's id.
+    await waitFor(async () => (await core.network.log({ chatId: chat.id })).requests.some((q) => q.host === 'blocked.test' && !q.allowed), 'the refusal in the Network view', 20_000);
+  }, 240_000);
 });

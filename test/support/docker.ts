@@ -31,6 +31,9 @@ export async function containersWithLabel(label: string, { running = false } = {
 export async function removeInstanceContainers(instanceId: string, { volumes = false } = {}): Promise<string[]> {
   const left = await containersWithLabel(`berth.instance=${instanceId}`);
   if (left.length) await docker('rm', '-f', ...(volumes ? ['-v'] : []), ...left);
+  // The instance's own networks too (allowlist sandboxes' sealed networks), once their containers are gone.
+  const networks = (await docker('network', 'ls', '-q', '--filter', `label=berth.instance=${instanceId}`)).split('\n').filter(Boolean);
+  for (const n of networks) await dockerOk('network', 'rm', n);
   return left;
 }
 

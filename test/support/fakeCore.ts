@@ -43,7 +43,7 @@ export function fakeCore(): FakeCore {
     of: <E extends EventName>(event: E) => events.filter((e) => e.event === event).map((e) => e.payload as EventPayload<E>),
     async chat(settings = {}) {
       const name = `unit-${profiles++}`;
-      await core.profiles.create({ name, image: BUSYBOX, ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
+      await core.profiles.create({ name, image: BUSYBOX, egress: 'open', ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
       return core.chats.create({ profile: name });
     },
     folder(name = 'ws') {

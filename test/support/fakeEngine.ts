@@ -17,6 +17,8 @@ import type {
   ContainerDetails,
   ContainerSummary,
   Engine,
+  NetworkSummary,
+  ServiceContainerSpec,
   PullProgress,
   BuildRequest,
   TtyOptions,
@@ -27,6 +29,8 @@ import { SHELL_STATE_DIR } from '../../electron/main/policy/shellProtocol.js';
 
 interface FakeNetwork {
   isolated: boolean;
+  /** Internal with no gateway address (ensureEgressNetwork 'sealed'). */
+  sealed?: boolean;
   labels: Record<string, string>;
 }
 
@@ -41,6 +45,13 @@ interface FakeContainer {
   running_commands: Map<number, (rc: number) => void>;
   /** Shells attached to the container: they end when it stops. */
   attached: Set<() => void>;
+  /** Its address on each network it has joined (given on start, or on connect). */
+  addresses: Map<string, string>;
+  /** What it printed, and who follows its log. */
+  log: { line: string; stream: 'stdout' | 'stderr' }[];
+  followers: Set<(line: string, stream: 'stdout' | 'stderr') => void>;
+  /** Made by createServiceContainer: on start it runs its entrypoint script and prints what it says. */
+  service?: boolean;
 }
 
 export interface CommandResult {
@@ -150,7 +161,7 @@ export class FakeEngine implements Engine {
       throw new BerthError(
         'network_failed',
         `The Docker network ${name} exists but does not keep chats apart (it is not a bridge with inter-container traffic off), so Berth will not use it.`,
-        { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's network to "none".` },
+        { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's egress to "none".` },
       );
     }
     if (!existing) this.networks.set(name, { isolated: true, labels });
@@ -185,6 +196,7 @@ export class FakeEngine implements Engine {
       image: c.body.Image,
       user: c.body.User,
       networkMode: c.body.HostConfig.NetworkMode,
+      addresses: Object.fromEntries(c.addresses),
       mounts: c.body.HostConfig.Mounts.map((m) => ({ type: 'bind', source: m.Source, target: m.Target, readOnly: m.ReadOnly })),
       hostConfig: { ...c.body.HostConfig },
     };
@@ -207,8 +219,90 @@ export class FakeEngine implements Engine {
       for (let p = d; p !== '/'; p = path.posix.dirname(p)) dirs.add(p);
     };
     for (const t of [body.WorkingDir, ...Object.keys(body.HostConfig.Tmpfs), ...body.HostConfig.Mounts.map((m) => m.Target)]) addDir(t);
-    this.containers.set(id, { id, name: body.name, body, running: false, dirs, running_commands: new Map(), attached: new Set() });
+    this.containers.set(id, { id, name: body.name, body, running: false, dirs, running_commands: new Map(), attached: new Set(), addresses: new Map(), log: [], followers: new Set() });
     return id;
+  }
+
+  async ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void> {
+    this.enter('ensureEgressNetwork');
+    const existing = this.networks.get(name);
+    if (existing && kind === 'sealed' && !existing.sealed) {
+      throw new BerthError('network_failed', `The Docker network ${name} exists but is not sealed the way Berth makes it (internal, no gateway address), so Berth will not use it.`, {
+        hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly.`,
+      });
+    }
+    if (!existing) this.networks.set(name, { isolated: false, sealed: kind === 'sealed', labels });
+  }
+
+  async findNetworks(labels: Record<string, string>): Promise<NetworkSummary[]> {
+    this.enter('findNetworks');
+    return [...this.networks.entries()]
+      .filter(([, n]) => Object.entries(labels).every(([k, v]) => n.labels[k] === v))
+      .map(([name, n]) => ({ name, labels: { ...n.labels } }));
+  }
+
+  private nextAddress = 2;
+
+  private join(c: FakeContainer, network: string): void {
+    if (!c.addresses.has(network)) c.addresses.set(network, `10.99.${Math.floor(this.nextAddress / 250)}.${(this.nextAddress++ % 250) + 2}`);
+  }
+
+  async connectNetwork(network: string, containerId: string, _aliases: string[]): Promise<void> {
+    this.enter('connectNetwork');
+    const c = this.container(containerId);
+    if (!c) throw notFound(`connect a container to ${network}`);
+    if (!this.networks.has(network)) {
+      throw new BerthError('network_failed', `Berth could not connect a container to the network ${network}: network ${network} not found`, {
+        hint: "The chat does not start without its network policy. Check Docker's networking (docker network ls), or set the profile's egress to \"none\".",
+      });
+    }
+    this.join(c, network);
+  }
+
+  async disconnectNetwork(network: string, containerId: string): Promise<void> {
+    this.enter('disconnectNetwork');
+    this.container(containerId)?.addresses.delete(network);
+  }
+
+  async createServiceContainer(spec: ServiceContainerSpec): Promise<string> {
+    this.enter('createServiceContainer');
+    if (this.container(spec.name)?.name === spec.name) throw new BerthError('already_exists', `A container named ${spec.name} already exists.`);
+    if (!this.images.has(spec.image)) {
+      throw new BerthError('image_unavailable', `The image ${spec.image} is not on this computer.`, { hint: 'Berth builds it when it is first needed; try again.' });
+    }
+    const body = {
+      name: spec.name, Image: spec.image, User: spec.user, Hostname: spec.name, WorkingDir: '/', Env: spec.env,
+      Entrypoint: spec.entrypoint, Cmd: [], Labels: spec.labels, OpenStdin: true, StdinOnce: false, AttachStdin: true,
+      AttachStdout: true, AttachStderr: true, Tty: false,
+      HostConfig: {
+        Mounts: [], CapDrop: ['ALL'], CapAdd: [], SecurityOpt: ['no-new-privileges:true'], Privileged: false, Init: true,
+        Tmpfs: { '/tmp': '' }, PidsLimit: spec.pids, Memory: spec.memoryMb * 1024 * 1024, MemorySwap: 0, NanoCpus: 0,
+        NetworkMode: spec.network, IpcMode: 'private', PidMode: '', RestartPolicy: { Name: 'no' }, LogConfig: { Type: 'none', Config: {} },
+      },
+    } satisfies ContainerCreateBody;
+    const id = randomBytes(32).toString('hex');
+    this.containers.set(id, {
+      id, name: spec.name, body, running: false, dirs: new Set(['/', '/tmp']), running_commands: new Map(), attached: new Set(),
+      addresses: new Map(), log: [], followers: new Set(), service: true,
+    });
+    return id;
+  }
+
+  async followLogs(id: string, fromStart: boolean, onLine: (line: string, stream: 'stdout' | 'stderr') => void): Promise<{ stop(): void }> {
+    this.enter('followLogs');
+    const c = this.container(id);
+    if (!c) throw notFound("follow a container's log");
+    if (fromStart) for (const l of c.log) onLine(l.line, l.stream);
+    c.followers.add(onLine);
+    return { stop: () => c.followers.delete(onLine) };
+  }
+
+  /** The container prints a line (what its process would write), to whoever follows its log. */
+  print(id: string, line: string, stream: 'stdout' | 'stderr' = 'stdout'): void {
+    const c = this.container(id);
+    if (!c) return;
+    c.log.push({ line, stream });
+    for (const f of c.followers) f(line, stream);
   }
 
   async attach(id: string): Promise<AttachedStreams> {
@@ -262,10 +356,22 @@ export class FakeEngine implements Engine {
     const network = c.body.HostConfig.NetworkMode;
     if (!['none', 'bridge', 'default', 'host'].includes(network) && !this.networks.has(network)) {
       throw new BerthError('network_failed', `The sandbox could not join its network: network ${network} not found`, {
-        hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
+        hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile\'s egress to "none".',
       });
     }
+    if (!['none', 'bridge', 'default', 'host'].includes(network)) this.join(c, network);
     c.running = true;
+    const [sh, flag, script] = c.body.Entrypoint;
+    if (c.service && sh === '/bin/sh' && flag === '-c' && script) void this.runService(c, script);
+  }
+
+  /** A service container's script, step by step, each step's output printed as it comes. */
+  private async runService(c: FakeContainer, script: string): Promise<void> {
+    for (const step of script.split(';')) {
+      if (!c.running) return;
+      const r = await this.runCommand(c, step, '/', -1);
+      for (const line of r.output.split('\n').filter(Boolean)) this.print(c.id, line);
+    }
   }
 
   async stopContainer(id: string, _graceSeconds: number): Promise<void> {

@@ -57,7 +57,7 @@ export class Harness {
   }
 
   async profile(core: BerthCore, settings: Parameters<BerthCore['profiles']['create']>[0] | Record<string, unknown> = {}) {
-    return core.profiles.create({ name: uniqueName('p'), image: BUSYBOX, ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
+    return core.profiles.create({ name: uniqueName('p'), image: BUSYBOX, egress: 'open', ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
   }
 
   /** Deletes every profile and chat the cores made, disposes them, and sweeps their labels. */

@@ -15,6 +15,8 @@ export interface AgentSandbox {
   interrupt(chatId: string, taskId?: string): Promise<unknown>;
   /** The chat's attached folders that its container mounts, as the container sees them. */
   folders(chatId: string): AgentFolder[];
+  /** What the network policy refused for the chat since a time (a note for the model), or null. */
+  networkRefusals?(chatId: string, since: number, output: string): Promise<string | null>;
 }
 
 /** What a tool call produced: the card's fields, and the text the model gets back. */
@@ -71,6 +73,7 @@ export class SandboxTools {
 
   async terminal(caller: Caller, args: ToolArgs<'terminal'>): Promise<ToolOutcome> {
     if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
+    const started = Date.now();
     const r = await this.sandbox.exec({
       chatId: caller.chatId,
       taskId: caller.taskId,
@@ -78,7 +81,8 @@ export class SandboxTools {
       workdir: args.workdir,
       timeoutMs: args.timeout_seconds === undefined ? undefined : Math.max(100, Math.round(args.timeout_seconds * 1000)),
     }, caller.signal);
-    const text = execText(r);
+    const refusals = await this.sandbox.networkRefusals?.(caller.chatId, started, r.output).catch(() => null);
+    const text = refusals ? `${execText(r)}\n${refusals}` : execText(r);
     return {
       ok: r.exitCode === 0,
       command: args.command,

@@ -20,7 +20,30 @@ export interface ContainerSummary {
   labels: Record<string, string>;
 }
 
+export interface NetworkSummary {
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** A container Berth runs for itself, not a sandbox: read-only root, no capabilities, one network. */
+export interface ServiceContainerSpec {
+  name: string;
+  image: string;
+  labels: Record<string, string>;
+  user: string;
+  entrypoint: string[];
+  env: string[];
+  /** The network it joins at creation. */
+  network: string;
+  /** DNS servers it resolves names with (empty: Docker's, i.e. the host's). */
+  dns: string[];
+  memoryMb: number;
+  pids: number;
+}
+
 export interface ContainerDetails extends ContainerSummary {
+  /** The container's address on each network it is on. */
+  addresses: Record<string, string>;
   image: string;
   user: string;
   networkMode: string;
@@ -84,7 +107,24 @@ export interface Engine {
   /** The engine's OS and CPU architecture, as it names them (linux, amd64). */
   platform(): Promise<{ os: string; arch: string }>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  /**
+   * Egress networks (egress/): 'sealed' is a sandbox's own network, internal (no route out) and
+   * with no address on the bridge, so neither the internet nor the host is a peer, only the
+   * containers on it; 'outside' a plain bridge the proxies reach out through. A network of that
+   * name made otherwise is refused (network_failed).
+   */
+  ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void>;
   removeNetwork(name: string): Promise<void>;
+  /** Networks carrying all these labels. */
+  findNetworks(labels: Record<string, string>): Promise<NetworkSummary[]>;
+  /** Joins a container to a network under these aliases (already joined: nothing to do). */
+  connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void>;
+  /** Takes a container off a network (not on it, or gone: nothing to do). */
+  disconnectNetwork(network: string, containerId: string): Promise<void>;
+  /** Creates a helper container Berth runs for itself (the egress proxy); name taken: 'already_exists'. */
+  createServiceContainer(spec: ServiceContainerSpec): Promise<string>;
+  /** Calls onLine with each line the container prints (from its start, or from now); stop() ends it. */
+  followLogs(id: string, fromStart: boolean, onLine: (line: string, stream: 'stdout' | 'stderr') => void): Promise<{ stop(): void }>;
   findContainers(labels: Record<string, string>): Promise<ContainerSummary[]>;
   inspectContainer(id: string): Promise<ContainerDetails | null>;
   /** Returns the new container's id; a name already taken rejects with code 'already_exists'. */
@@ -179,10 +219,13 @@ export function createEngine(endpoint: EngineEndpoint, options: DockerEngineOpti
 function networkJoinError(error: unknown): BerthError | null {
   if (statusOf(error) !== 404 || !/network/i.test(engineMessage(error))) return null;
   return new BerthError('network_failed', `The sandbox could not join its network: ${engineMessage(error)}`, {
-    hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile network to "none".',
+    hint: 'Try again; Berth recreates the network. If it keeps failing, set the profile\'s egress to "none".',
     cause: error,
   });
 }
+
+/** Docker's bridge option that leaves the bridge without an address: the host is not a peer on it. */
+export const NO_GATEWAY_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 
 /** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
 type Expected<T> = (error: unknown) => { value: T } | undefined;
@@ -349,7 +392,7 @@ export class DockerEngine implements Engine {
     if (error instanceof BerthError) throw error;
     if (isUnreachable(error)) throw unreachableError(this.endpointLabel, error);
     throw new BerthError('network_failed', `The sandbox network ${name} could not be set up: ${engineMessage(error)}`, {
-      hint: `The chat will not start without its network. Check Docker's networking (docker network inspect ${name}), or set the profile's network to "none".`,
+      hint: `The chat will not start without its network. Check Docker's networking (docker network inspect ${name}), or set the profile's egress to "none".`,
       cause: error,
     });
   }
@@ -363,7 +406,7 @@ export class DockerEngine implements Engine {
         throw new BerthError(
           'network_failed',
           `The Docker network ${name} exists but does not keep chats apart (it is not a bridge with inter-container traffic off), so Berth will not use it.`,
-          { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's network to "none".` },
+          { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's egress to "none".` },
         );
       }
       return;
@@ -414,6 +457,131 @@ export class DockerEngine implements Engine {
     );
   }
 
+  ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void> {
+    const sealed = kind === 'sealed';
+    const failed = (error: unknown): never => this.networkFailed(name, error);
+    return this.call(`set up the network ${name}`, async (docker) => {
+      try {
+        const info = (await docker.getNetwork(name).inspect()) as { Driver?: string; Internal?: boolean; Options?: Record<string, string> };
+        const ok = info.Driver === 'bridge' && (!sealed || (info.Internal === true && info.Options?.[NO_GATEWAY_OPTION] === 'true'));
+        if (!ok) {
+          throw new BerthError('network_failed', `The Docker network ${name} exists but is not ${sealed ? 'sealed the way Berth makes it (internal, no gateway address)' : 'a bridge'}, so Berth will not use it.`, {
+            hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly.`,
+          });
+        }
+        return;
+      } catch (error) {
+        if (error instanceof BerthError) throw error;
+        if (statusOf(error) !== 404) failed(error);
+      }
+      try {
+        await docker.createNetwork({
+          Name: name,
+          Driver: 'bridge',
+          CheckDuplicate: true,
+          Internal: sealed,
+          Labels: labels,
+          Options: sealed ? { [NO_GATEWAY_OPTION]: 'true' } : {},
+        });
+      } catch (error) {
+        if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
+        failed(error);
+      }
+      await this.dropDuplicateNetworks(docker, name);
+    }, (error) => this.networkFailed(name, error));
+  }
+
+  async findNetworks(labels: Record<string, string>): Promise<NetworkSummary[]> {
+    const list = await this.call('list networks', (docker) =>
+      docker.listNetworks({ filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } }),
+    );
+    return list.map((n) => ({ name: n.Name, labels: n.Labels ?? {} }));
+  }
+
+  connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void> {
+    return this.call(
+      `connect a container to ${network}`,
+      async (docker) => void (await docker.getNetwork(network).connect({ Container: containerId, EndpointConfig: { Aliases: aliases } })),
+      (error) => {
+        // Already connected: what we wanted.
+        if (statusOf(error) === 403 && /already exists|already attached/i.test(engineMessage(error))) return { value: undefined };
+        if (isUnreachable(error)) return undefined;
+        throw new BerthError('network_failed', `Berth could not connect a container to the network ${network}: ${engineMessage(error)}`, {
+          hint: "The chat does not start without its network policy. Check Docker's networking (docker network ls), or set the profile's egress to \"none\".",
+          cause: error,
+        });
+      },
+    );
+  }
+
+  disconnectNetwork(network: string, containerId: string): Promise<void> {
+    return this.call(
+      `disconnect a container from ${network}`,
+      async (docker) => void (await docker.getNetwork(network).disconnect({ Container: containerId, Force: true })),
+      (error) => (statusOf(error) === 404 || /is not connected/i.test(engineMessage(error)) ? { value: undefined } : undefined),
+    );
+  }
+
+  createServiceContainer(spec: ServiceContainerSpec): Promise<string> {
+    return this.call(
+      `create the container ${spec.name}`,
+      async (docker) =>
+        (
+          await docker.createContainer({
+            name: spec.name,
+            Image: spec.image,
+            User: spec.user,
+            Entrypoint: spec.entrypoint,
+            Cmd: [],
+            Env: spec.env,
+            Labels: spec.labels,
+            HostConfig: {
+              NetworkMode: spec.network,
+              Dns: spec.dns,
+              // squid will not run as pid 1 (it signals itself through its pid file on reconfigure).
+              Init: true,
+              CapDrop: ['ALL'],
+              SecurityOpt: ['no-new-privileges:true'],
+              ReadonlyRootfs: true,
+              Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m,mode=1777' },
+              Memory: spec.memoryMb * 1024 * 1024,
+              PidsLimit: spec.pids,
+              RestartPolicy: { Name: 'no' },
+              LogConfig: { Type: 'json-file', Config: { 'max-size': '5m', 'max-file': '1' } },
+            },
+          })
+        ).id,
+      (error) => {
+        if (statusOf(error) === 409) throw new BerthError('already_exists', `A container named ${spec.name} already exists.`, { cause: error });
+        if (statusOf(error) === 404 && /image/i.test(engineMessage(error))) {
+          throw new BerthError('image_unavailable', `The image ${spec.image} is not on this computer.`, { hint: 'Berth builds it when it is first needed; try again.', cause: error });
+        }
+        return undefined;
+      },
+    );
+  }
+
+  followLogs(id: string, fromStart: boolean, onLine: (line: string, stream: 'stdout' | 'stderr') => void): Promise<{ stop(): void }> {
+    return this.call("follow a container's log", async (docker) => {
+      const stream = (await docker.getContainer(id).logs({
+        follow: true, stdout: true, stderr: true, ...(fromStart ? {} : { since: Math.floor(Date.now() / 1000) }),
+      })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+      const split = (name: 'stdout' | 'stderr'): PassThrough => {
+        const out = new PassThrough();
+        let rest = '';
+        out.on('data', (chunk: Buffer) => {
+          const lines = (rest + chunk.toString('utf8')).split('\n');
+          rest = lines.pop() ?? '';
+          for (const line of lines) onLine(line, name);
+        });
+        return out;
+      };
+      docker.modem.demuxStream(stream, split('stdout'), split('stderr'));
+      stream.on('error', () => undefined);
+      return { stop: () => stream.destroy() };
+    });
+  }
+
   async findContainers(labels: Record<string, string>): Promise<ContainerSummary[]> {
     const list = await this.call('list containers', (docker) =>
       docker.listContainers({ all: true, filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } }),
@@ -441,6 +609,7 @@ export class DockerEngine implements Engine {
         image: info.Config.Image,
         user: info.Config.User,
         networkMode: info.HostConfig.NetworkMode ?? '',
+        addresses: Object.fromEntries(Object.entries(info.NetworkSettings?.Networks ?? {}).map(([n, v]) => [n, v.IPAddress]).filter(([, ip]) => ip)),
         mounts: (info.Mounts ?? []).map((m) => ({ type: m.Type, source: m.Source, target: m.Destination, readOnly: !m.RW })),
         hostConfig: info.HostConfig as unknown as Record<string, unknown>,
       };

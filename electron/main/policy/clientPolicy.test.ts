@@ -10,7 +10,7 @@ describe('clientRequestProblem', () => {
     expect(clientRequestProblem('profiles.create', { name: 'x', sandboxUser: '1001:1001' })).toMatch(/sandboxUser/);
   });
   it('allows everything a sandboxed profile needs, and other methods', () => {
-    expect(clientRequestProblem('profiles.create', { name: 'x', backend: 'docker', image: 'alpine', network: 'none' })).toBeNull();
+    expect(clientRequestProblem('profiles.create', { name: 'x', backend: 'docker', image: 'alpine', egress: 'none' })).toBeNull();
     expect(clientRequestProblem('profiles.update', { name: 'x', settings: { limits: { memoryMb: 512, cpus: 1, pids: 64 } } })).toBeNull();
     expect(clientRequestProblem('sandbox.exec', { chatId: 'c', command: 'ls' })).toBeNull();
   });

@@ -44,6 +44,8 @@ export interface ContainerCreateBody {
   AttachStderr: true;
   Tty: false;
   HostConfig: {
+    Dns?: string[];
+    DnsOptions?: string[];
     Mounts: EngineMount[];
     CapDrop: string[];
     CapAdd: string[];
@@ -77,7 +79,8 @@ export interface ContainerSpecInput {
   homeSource: string;
   mounts: readonly PlannedMount[];
   limits: ResourceLimits;
-  network: { mode: 'isolated'; name: string } | { mode: 'none' };
+  /** 'allowlist': the sandbox's own sealed network, proxy variables set, DNS answering only the proxy's name. */
+  network: { mode: 'isolated'; name: string } | { mode: 'allowlist'; name: string; env: string[] } | { mode: 'none' };
   workingDir: string;
   /** The AppArmor profile to pin (appArmorProfileFor), or null/absent where the engine has none. */
   appArmorProfile?: string | null;
@@ -123,7 +126,7 @@ export function buildContainerSpec(input: ContainerSpecInput): ContainerCreateBo
     User: input.user,
     Hostname: 'sandbox',
     WorkingDir: input.workingDir,
-    Env: [`HOME=${SANDBOX_HOME}`, 'USER=sandbox', 'LANG=C.UTF-8', 'BERTH_SANDBOX=1'],
+    Env: [`HOME=${SANDBOX_HOME}`, 'USER=sandbox', 'LANG=C.UTF-8', 'BERTH_SANDBOX=1', ...(input.network.mode === 'allowlist' ? input.network.env : [])],
     Entrypoint: ['/bin/sh', '-c'],
     Cmd: [SHELL_BOOTSTRAP],
     Labels: {
@@ -165,6 +168,13 @@ export function buildContainerSpec(input: ContainerSpecInput): ContainerCreateBo
       LogConfig: { Type: 'none', Config: {} },
     },
   };
-  if (input.network.mode === 'isolated') body.NetworkingConfig = { EndpointsConfig: { [input.network.name]: {} } };
+  if (input.network.mode !== 'none') body.NetworkingConfig = { EndpointsConfig: { [input.network.name]: {} } };
+  // Docker's resolver in the container still answers the proxy's name; every other name it
+  // forwards to 127.0.0.1 inside the sandbox (measured: not the host's), where nothing answers,
+  // so DNS cannot carry data out; one short try makes such a lookup fail in about 2 s, not 20.
+  if (input.network.mode === 'allowlist') {
+    body.HostConfig.Dns = ['127.0.0.1'];
+    body.HostConfig.DnsOptions = ['timeout:1', 'attempts:1'];
+  }
   return body;
 }

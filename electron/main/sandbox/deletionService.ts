@@ -25,6 +25,8 @@ export interface DeletionServiceDeps {
   dropWarm(profile: string): Promise<void>;
   /** Removes the chat's Review-mode copies (review/), given the host folders they were of. */
   removeCopies(chatId: string, hostPaths: string[]): void;
+  /** Removes the profile's egress proxy (egress/egressService.ts), if it has one. */
+  removeProxy(profile: string): Promise<void>;
 }
 
 export class DeletionService {
@@ -69,7 +71,8 @@ export class DeletionService {
     for (const chat of chats) await this.removeChat(chat);
     await manager.removeForProfile(profile.name);
     store.profiles.delete(profile.name);
-    if (profile.settings.network === 'isolated') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
+    await this.deps.removeProxy(profile.name).catch(() => undefined);
+    if (profile.settings.egress === 'open') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
     fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
     return chats.length;
   }

@@ -18,6 +18,8 @@ export interface OrphanReaperDeps {
   clock: Clock;
   /** How often to sweep after the first; 0 turns the periodic sweep off. */
   intervalMs: number;
+  /** Removes this instance's per-sandbox networks whose key is not live (egress/egressService.ts). */
+  sweepNetworks?: (liveKeys: ReadonlySet<string>) => Promise<void>;
 }
 
 export class OrphanReaper {
@@ -44,6 +46,12 @@ export class OrphanReaper {
       if (orphans.includes(c) || !c.running) continue;
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
       if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
+    }
+    if (this.deps.sweepNetworks) {
+      // A sandbox being brought up has its network before its container: its key counts as live.
+      const after = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
+      const live = new Set([...after.map((c) => c.labels[LABEL.key] ?? ''), ...manager.keys()]);
+      await this.deps.sweepNetworks(live).catch(() => undefined);
     }
     return orphans.length;
   }

@@ -41,7 +41,7 @@ function request(settings: ProfileSettingsInput = {}, over: Partial<SandboxReque
   const progress: string[] = [];
   return {
     key: 'default:c1',
-    profile: { name: 'p', settings: ProfileSettings.parse({ image: IMAGE, network: 'none', ...settings }) },
+    profile: { name: 'p', settings: ProfileSettings.parse({ image: IMAGE, egress: 'none', ...settings }) },
     chatId: 'c1',
     image: IMAGE,
     mounts: [],
@@ -153,7 +153,7 @@ describe('SandboxManager on the fake engine', () => {
   it('refuses a profile network that does not keep chats apart, and starts nothing', async () => {
     const { engine, manager } = setup();
     engine.addForeignNetwork('berth-p');
-    expect(await rejectionCode(manager.acquire(request({ network: 'isolated' })))).toBe('network_failed');
+    expect(await rejectionCode(manager.acquire(request({ egress: 'open' })))).toBe('network_failed');
     expect(engine.containers.size).toBe(0);
   });
 

@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { ContainerDetails, Engine } from '../engine/dockerEngine.js';
+import type { ContainerDetails, Engine, PullProgress } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, appArmorProfileFor, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
+import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
@@ -91,6 +92,15 @@ export interface SandboxManagerDeps {
   clock: Clock;
   /** Berth's own base image, built here when a chat needs it and the engine lacks it. */
   baseImage: BaseImage;
+  /** Seals allowlist sandboxes behind their profile's proxy (egress/egressService.ts). */
+  egress?: SandboxEgress;
+}
+
+export interface SandboxEgress {
+  /** The sandbox's own sealed network with the profile's proxy on it (the proxy image may be built first: progress). */
+  prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void): Promise<string>;
+  registerSandbox(profile: string, key: string, chatId: string, containerId: string): Promise<void>;
+  releaseSandbox(key: string): Promise<void>;
 }
 
 const STOP_GRACE_SECONDS = 3;
@@ -251,9 +261,12 @@ export class SandboxManager {
 
   private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
     const user = this.deps.sandboxUser(req.profile.settings, req.mounts);
-    const network = req.profile.settings.network === 'none'
+    const egress = req.profile.settings.egress;
+    const network = egress === 'none'
       ? { mode: 'none' as const }
-      : { mode: 'isolated' as const, name: networkNameFor(req.profile.name) };
+      : egress === 'allowlist'
+        ? { mode: 'allowlist' as const, name: sandboxNetworkName(this.deps.instanceId, req.key), env: proxyEnv() }
+        : { mode: 'isolated' as const, name: networkNameFor(req.profile.name) };
     return buildContainerSpec({
       name: s.name,
       image: req.image,
@@ -329,11 +342,11 @@ export class SandboxManager {
     s.error = null;
     try {
       // Independent look-ups go out together: this is on the path of a chat's first command.
-      const network = req.profile.settings.network === 'isolated' ? networkNameFor(req.profile.name) : null;
+      const network = req.profile.settings.egress === 'none' ? null : req.profile.settings.egress;
       const [found, imagePresent] = await Promise.all([
         this.findExisting(knownId, req.key),
         engine.hasImage(req.image),
-        network ? engine.ensureNetwork(network, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name }) : undefined,
+        this.ensureNetwork(req),
       ]);
       let existing = found;
       if (knownId && !existing) {
@@ -368,13 +381,14 @@ export class SandboxManager {
         // (docker network prune), it can never start again. Recreate it on the new network.
         if (!(existing && error instanceof BerthError && error.code === 'network_failed' && network)) throw error;
         await engine.removeContainer(id);
-        await engine.ensureNetwork(network, { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+        await this.ensureNetwork(req);
         id = await this.create(s, req, spec, true, notices);
         s.containerId = id;
         expected = this.recheckMounts(req);
         session = await this.openShell(s, req, id, spec.User, false, expected);
         notices.push("The sandbox's network had been removed, so Berth recreated the network and the sandbox. Files in the home and attached folders are kept; other container state was reset.");
       }
+      if (req.profile.settings.egress === 'allowlist') await this.deps.egress?.registerSandbox(req.profile.name, req.key, req.chatId, id);
       s.session = session;
       s.settings = req.profile.settings;
       s.user = spec.User;
@@ -387,6 +401,28 @@ export class SandboxManager {
       s.phase = 'error';
       s.error = error instanceof BerthError ? error : new BerthError('internal', 'The sandbox could not be started.', { cause: error });
       throw s.error;
+    }
+  }
+
+  /** The keys this manager holds a slot for (brought up, or being brought up). */
+  keys(): string[] {
+    return [...this.slots.keys()];
+  }
+
+  /** The Docker network a key's container joins, or null for none. */
+  networkName(profile: { name: string; settings: ProfileSettings }, key: string): string | null {
+    const { egress } = profile.settings;
+    return egress === 'open' ? networkNameFor(profile.name) : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
+  }
+
+  /** The network the sandbox joins: the profile's bridge ('open'), or its own sealed one ('allowlist'). */
+  private async ensureNetwork(req: SandboxRequest): Promise<void> {
+    const { egress } = req.profile.settings;
+    if (egress === 'open') {
+      await this.deps.engine.ensureNetwork(networkNameFor(req.profile.name), { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+    } else if (egress === 'allowlist') {
+      if (!this.deps.egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
+      await this.deps.egress.prepareSandbox(req.profile.name, req.key, (p) => req.onProgress('building', p.message, p.fraction));
     }
   }
 
@@ -544,6 +580,7 @@ export class SandboxManager {
       }
     }
     await this.deps.engine.removeContainer(id);
+    if (key !== undefined) await this.deps.egress?.releaseSandbox(key).catch(() => undefined);
   }
 
   /** Running containers found at start-up get the same idle clock as ones Berth started. */

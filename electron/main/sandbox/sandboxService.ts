@@ -9,7 +9,6 @@ import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../pol
 import { planMounts, type AttachmentInput, type PlannedMount } from '../policy/mountPlan.js';
 
 type ReviewSources = ((chatId: string, hostPath: string) => AttachmentInput['review']) | null;
-import { networkNameFor } from '../policy/names.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
@@ -257,7 +256,7 @@ export class SandboxService {
     if (r.target.kind === 'local') {
       return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null };
     }
-    const networkName = r.profile.settings.network === 'isolated' ? networkNameFor(r.profile.name) : null;
+    const networkName = this.manager.networkName(r.profile, r.target.key);
     const s = await this.manager.status(r.target.key);
     return {
       ...base,

@@ -29,6 +29,8 @@ export interface WarmPoolDeps {
   warm(profile: ProfileRecord, chatId: string): Promise<Disposable>;
   /** Removes the containers made for a reserved id that will not be used. */
   discard(chatId: string, profile: string): Promise<void>;
+  /** Images a profile's sandbox needs besides its own (the egress proxy's for 'allowlist'). */
+  moreImages?: (profile: ProfileRecord) => string[];
 }
 
 /** Why a new chat does not get a warm sandbox, in words for the chat's progress line. */
@@ -121,8 +123,10 @@ export class WarmPool implements Disposable {
 
   private async fillNow(profile: ProfileRecord): Promise<void> {
     const { store, engine, clock } = this.deps;
-    // Never a pull in the background: only an image the engine already has is warmed.
-    if (!(await engine.hasImage(profile.settings.image).catch(() => false))) return;
+    // Never a pull or a build in the background: only what the engine already has is warmed.
+    for (const image of [profile.settings.image, ...(this.deps.moreImages?.(profile) ?? [])]) {
+      if (!(await engine.hasImage(image).catch(() => false))) return;
+    }
     while (!this.disposed && store.profiles.get(profile.name) && store.warmSlots.list(profile.name).length < profile.settings.warmPool) {
       const slot: Slot = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false };
       store.warmSlots.insert(slot.chatId, profile.name, clock.now());

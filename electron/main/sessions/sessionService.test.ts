@@ -29,7 +29,7 @@ describe('SessionService on the fake engine', () => {
 
   it('deleting a profile takes its chats, containers and network with it; the default profile stays', async () => {
     f = fakeCore();
-    await f.core.profiles.create({ name: 'work', image: BUSYBOX });
+    await f.core.profiles.create({ name: 'work', image: BUSYBOX, egress: 'open' });
     const chat = await f.core.chats.create({ profile: 'work' });
     await f.core.sandbox.exec({ chatId: chat.id, command: 'true' });
     expect([...f.engine.networks.keys()]).toEqual(['berth-work']);

@@ -16,9 +16,11 @@ export function boundaryText(settings: ProfileSettings): string {
   if (settings.backend === 'local') {
     return 'No sandbox: commands run directly on this computer with your permissions and can read and change anything you can.';
   }
-  const net = settings.network === 'none'
+  const net = settings.egress === 'none'
     ? 'no network at all'
-    : "its own network, where chats cannot reach each other (but can reach the internet and services listening on all of this computer's interfaces)";
+    : settings.egress === 'allowlist'
+      ? `no network of its own: only HTTP and HTTPS to the ${settings.egressAllow.length} allowed hosts, through Berth's proxy (never this computer's services)`
+      : "its own network, where chats cannot reach each other (but can reach the internet and services listening on all of this computer's interfaces)";
   const scope = settings.containerScope === 'chat' ? 'one container per chat' : 'one container shared by all chats of this profile';
   return `Docker sandbox: ${scope}, non-root with no capabilities, ${net}.`;
 }
@@ -43,7 +45,7 @@ export class SessionService {
     return {
       name: p.name,
       settings: p.settings,
-      networkName: p.settings.backend === 'docker' && p.settings.network === 'isolated' ? networkNameFor(p.name) : null,
+      networkName: p.settings.backend === 'docker' && p.settings.egress === 'open' ? networkNameFor(p.name) : null,
       boundary: boundaryText(p.settings),
       createdAt: p.createdAt,
     };

@@ -80,4 +80,12 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  `
+  -- Issue 9: 'network' became 'egress'. Existing profiles keep what they had: 'isolated' (the
+  -- internet and the host open) is 'open', 'none' stays 'none'; new profiles get 'allowlist'.
+  UPDATE profiles
+     SET settings = json_set(json_remove(settings, '$.network'), '$.egress',
+                             CASE json_extract(settings, '$.network') WHEN 'none' THEN 'none' ELSE 'open' END)
+   WHERE json_extract(settings, '$.egress') IS NULL;
+  `,
 ];

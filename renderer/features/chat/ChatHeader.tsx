@@ -3,6 +3,7 @@ import type { ChatView } from '../../../shared/contract';
 import { ChangesButton } from '../changes/ChangesPanel';
 import { Attachments } from './Attachments';
 import { SandboxPanel } from './SandboxPanel';
+import { NetworkView } from '../network/NetworkView';
 
 export interface ChangesToggle {
   open: boolean;
@@ -26,6 +27,7 @@ export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: Change
       </div>
       <Attachments chat={chat} />
       <SandboxPanel chatId={chat.id} />
+      <NetworkView chatId={chat.id} />
     </header>
   );
 }

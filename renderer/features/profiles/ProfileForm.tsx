@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
+import { EgressFields } from '../network/EgressFields';
 import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
 export interface ProfileFormProps {
@@ -97,12 +98,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
       )}
       <fieldset className="field-grid" disabled={!docker}>
         <legend>Sandbox</legend>
-        <Field label="Network">
-          <select value={values.network} onChange={(e) => set('network', e.target.value as ProfileFormValues['network'])}>
-            <option value="isolated">Own isolated network</option>
-            <option value="none">None (no network)</option>
-          </select>
-        </Field>
+        <EgressFields values={values} set={set} />
         <Field label="Container scope">
           <select value={values.containerScope} onChange={(e) => set('containerScope', e.target.value as ProfileFormValues['containerScope'])}>
             <option value="chat">One container per chat</option>

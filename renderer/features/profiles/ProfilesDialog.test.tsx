@@ -20,6 +20,11 @@ describe('ProfilesDialog', () => {
     const dialog = screen.getByRole('dialog', { name: 'Profiles' });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Name' }), { target: { value: 'offline' } });
+    // Allowlist is the default, with its hosts editable; open says plainly what it exposes.
+    expect((within(dialog).getByRole('combobox', { name: 'Network' }) as HTMLSelectElement).value).toBe('allowlist');
+    expect((within(dialog).getByRole('textbox', { name: /Allowed hosts/ }) as HTMLTextAreaElement).value).toContain('registry.npmjs.org');
+    fireEvent.change(within(dialog).getByRole('combobox', { name: 'Network' }), { target: { value: 'open' } });
+    expect(within(dialog).getByText(/can reach the whole internet and any service on your computer/)).toBeTruthy();
     fireEvent.change(within(dialog).getByRole('combobox', { name: 'Network' }), { target: { value: 'none' } });
     fireEvent.change(within(dialog).getByRole('spinbutton', { name: 'Memory (MB)' }), { target: { value: '1024' } });
     fireEvent.click(within(dialog).getByRole('checkbox', { name: /Mount attached folders/ }));
@@ -27,7 +32,7 @@ describe('ProfilesDialog', () => {
     await waitFor(() => expect(api.callsTo('profiles.create')).toHaveLength(1));
     expect(api.callsTo('profiles.create')[0]).toMatchObject({
       name: 'offline',
-      network: 'none',
+      egress: 'none',
       mountWorkspace: false,
       limits: { memoryMb: 1024, cpus: 2, pids: 512 },
     });

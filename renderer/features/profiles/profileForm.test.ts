@@ -4,12 +4,13 @@ import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm } from 
 
 describe('profile form values', () => {
   it('round-trips a profile into the settings to send', () => {
-    const p = profileView('work', { network: 'none', containerScope: 'shared', limits: { memoryMb: 1024, cpus: 1.5, pids: 256 }, retention: { idleStopMinutes: 0, onQuit: 'keep' }, warmPool: 2 });
+    const p = profileView('work', { egress: 'none', containerScope: 'shared', limits: { memoryMb: 1024, cpus: 1.5, pids: 256 }, retention: { idleStopMinutes: 0, onQuit: 'keep' }, warmPool: 2 });
     const result = settingsFromForm(formFromProfile(p));
     expect(result).toEqual({
       ok: true,
       settings: {
-        network: 'none',
+        egress: 'none',
+        egressAllow: ['registry.npmjs.org', 'github.com'],
         containerScope: 'shared',
         image: 'debian:bookworm-slim',
         mountWorkspace: true,
@@ -38,10 +39,10 @@ describe('profile form values', () => {
 describe('changedSettings', () => {
   it('names only the settings that differ, nested objects whole', () => {
     const p = profileView('work');
-    const form = { ...formFromProfile(p), cpus: '4', network: 'none' as const };
+    const form = { ...formFromProfile(p), cpus: '4', egress: 'none' as const };
     const result = settingsFromForm(form);
     if (!result.ok) throw new Error(result.message);
-    expect(changedSettings(p.settings, result.settings)).toEqual({ network: 'none', limits: { memoryMb: 2048, cpus: 4, pids: 512 } });
+    expect(changedSettings(p.settings, result.settings)).toEqual({ egress: 'none', limits: { memoryMb: 2048, cpus: 4, pids: 512 } });
     const same = settingsFromForm(formFromProfile(p));
     if (!same.ok) throw new Error(same.message);
     expect(changedSettings(p.settings, same.settings)).toEqual({});

@@ -1,11 +1,14 @@
 /** The profile form's values (as typed) and their conversion to the contract's settings. */
-import type { ProfileSettings, ProfileSettingsInput, ProfileView } from '../../../shared/contract';
+import { DEFAULT_EGRESS_ALLOW, type EgressMode, type ProfileSettings, type ProfileSettingsInput, type ProfileView } from '../../../shared/contract';
 import { BERTH_BASE_IMAGE } from '../../../shared/contract';
+import { allowFromText } from '../network/egressText';
 
 export interface ProfileFormValues {
   name: string;
   backend: 'docker' | 'local';
-  network: 'isolated' | 'none';
+  egress: EgressMode;
+  /** The allowlist as typed: one host, *.domain or host:port a line. */
+  egressAllow: string;
   containerScope: 'chat' | 'shared';
   image: string;
   memoryMb: string;
@@ -26,7 +29,8 @@ export interface ProfileFormValues {
 export const NEW_PROFILE: ProfileFormValues = {
   name: '',
   backend: 'docker',
-  network: 'isolated',
+  egress: 'allowlist',
+  egressAllow: DEFAULT_EGRESS_ALLOW.join('\n'),
   containerScope: 'chat',
   image: BERTH_BASE_IMAGE,
   memoryMb: '2048',
@@ -46,7 +50,8 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
   return {
     name: profile.name,
     backend: s.backend,
-    network: s.network,
+    egress: s.egress,
+    egressAllow: s.egressAllow.join('\n'),
     containerScope: s.containerScope,
     image: s.image,
     memoryMb: String(s.limits.memoryMb),
@@ -82,7 +87,8 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
   return {
     ok: true,
     settings: {
-      network: values.network,
+      egress: values.egress,
+      egressAllow: allowFromText(values.egressAllow),
       containerScope: values.containerScope,
       image: values.image.trim(),
       mountWorkspace: values.mountWorkspace,

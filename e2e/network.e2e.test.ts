@@ -1,0 +1,69 @@
+/**
+ * The Network view in Chromium (issue 9): an allowlist chat's requests through Berth's proxy
+ * show as allowed and refused, and "Allow this host for the profile" lets the next one through,
+ * against a pretend internet of our own (test/support/pretendInternet.ts).
+ */
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName } from '../test/support/harness.js';
+import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../test/support/pretendInternet.js';
+import { openApp, shot, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
+import * as ui from './support/ui.js';
+
+let root: string;
+let inet: PretendInternet;
+let host: RunningHost;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  root = tempRoot();
+  inet = await startPretendInternet();
+  process.env.BERTH_EGRESS_NETWORK = inet.network;
+  ({ host, browser, page } = await openApp(root));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.stop();
+  await inet?.stop();
+  fs.rmSync(root, { recursive: true, force: true });
+}, 120_000);
+
+describe('the Network view', () => {
+  it('shows allowed and refused requests, and "Allow this host for the profile" lets the next request through', async () => {
+    const profile = uniqueName('net');
+    await page.getByRole('button', { name: 'Profiles' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Create profile' }).click();
+    await dialog.getByLabel('Name').fill(profile);
+    await dialog.getByLabel('Image').fill(NET_IMAGE);
+    expect(await dialog.getByRole('combobox', { name: 'Network' }).inputValue()).toBe('allowlist');
+    await dialog.getByRole('textbox', { name: /Allowed hosts/ }).fill('allowed.test');
+    await dialog.getByRole('button', { name: 'Save profile' }).click();
+    await dialog.getByText('Saved.').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+
+    await page.getByLabel('Profile for new chats').selectOption(profile);
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await ui.waitForTerminal(page, (t) => t.includes('$'), 'the first prompt');
+    await ui.typeInTerminal(page, 'curl -s http://allowed.test/; curl -s -o /dev/null -w "blocked:%{http_code}\\n" http://blocked.test/');
+    await ui.waitForTerminal(page, (t) => t.includes('hello from allowed.test') && t.includes('blocked:403'), 'both requests');
+
+    await page.getByRole('button', { name: /^Network/ }).click();
+    const table = page.getByRole('table', { name: 'Network requests' });
+    await table.getByRole('row', { name: /allowed\.test.*allowed/ }).waitFor();
+    await table.getByRole('row', { name: /blocked\.test.*refused/ }).waitFor();
+    await shot(page, 'network-01-refused');
+    await table.getByRole('button', { name: 'Allow blocked.test for the profile' }).click();
+    await table.getByText('Allowed for the profile').waitFor();
+
+    await ui.typeInTerminal(page, 'curl -s http://blocked.test/');
+    await ui.waitForTerminal(page, (t) => t.includes('hello from blocked.test'), 'the allowed request');
+    await table.getByRole('row', { name: /blocked\.test.*allowed/ }).waitFor();
+    await shot(page, 'network-02-allowed');
+    expect(await terminalText(page)).toContain('hello from blocked.test');
+  });
+});

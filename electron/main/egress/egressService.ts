@@ -1,0 +1,326 @@
+/**
+ * Runs each allowlist profile's filtering proxy (Debian's squid in its own container) and
+ * seals each of the profile's sandboxes on a network of its own whose only peer is that proxy.
+ *
+ *   sandbox ──(own internal network, no gateway address)── proxy ──(outside network)── internet
+ *
+ * The sandbox has no route out and no address of the host to reach; its DNS answers only the
+ * proxy's name. The proxy lets through HTTP and HTTPS CONNECT to the allowlist's names and
+ * ports, never to an IP literal or to this computer's or the LAN's addresses (policy/egress.ts).
+ * A changed allowlist is applied by squid's reconfigure, and we wait until squid accepts
+ * connections again, so the next request sees it.
+ */
+import type { NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
+import { BerthError } from '../../../shared/errors.js';
+import type { Engine, PullProgress } from '../engine/dockerEngine.js';
+import { EGRESS_IMAGE } from '../policy/egressImage.js';
+import type { EventHub } from '../events.js';
+import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
+import {
+  PROXY_ALIAS, PROXY_PORT, WARM_UP_HOST, parseProxyLog, parseSniLog, proxyCertCommand, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
+} from '../policy/egress.js';
+
+export const OUTSIDE_NETWORK = 'berth-egress';
+const ROLE_LABEL = 'berth.egress';
+const CONF_DIR = '/tmp/berth';
+/** squid prints this once it listens (after a start or a reconfigure). */
+/** The inner (SNI) port opens after the outer one: the proxy is ready once both listen. */
+const READY_LINE = /Accepting SSL bumped HTTP Socket connections/;
+const READY_TIMEOUT_MS = 30_000;
+const LOG_LIMIT = 500;
+/** The Debian image's squid user. */
+const PROXY_USER = 'proxy';
+
+export interface EgressOptions {
+  image?: string;
+  /** The network the proxies reach the outside through (tests: their pretend internet). */
+  outsideNetwork?: string;
+  /** DNS servers the proxies resolve names with; by default Docker's (the host's). */
+  dns?: string[];
+}
+
+interface Proxy {
+  id: string;
+  profile: string;
+  applied: string;
+  log: { stop(): void };
+  /** Resolves on squid's next "accepting connections" line. */
+  readyWaiters: (() => void)[];
+  /** The SNI check's refusals not yet matched to their CONNECT's line, by connection port. */
+  sniRefused: Map<number, string | null>;
+}
+
+export class EgressService {
+  private readonly proxies = new Map<string, Promise<Proxy>>();
+  /** The sandbox's address on its own network → its chat; the proxy's log names addresses. */
+  private readonly clients = new Map<string, { chatId: string; profile: string }>();
+  private readonly logs = new Map<string, NetworkRequest[]>();
+  private readonly image: string;
+  private readonly outsideNetwork: string;
+  private readonly dns: string[];
+
+  constructor(
+    private readonly deps: {
+      engine: Engine;
+      instanceId: string;
+      events: EventHub;
+      settingsOf: (profile: string) => ProfileSettings | undefined;
+      /** Makes the proxy image present (built on first use, with progress); absent: it must be there. */
+      ensureImage?: (tag: string, onProgress: (p: PullProgress) => void) => Promise<void>;
+    },
+    options: EgressOptions = {},
+  ) {
+    this.image = options.image ?? EGRESS_IMAGE;
+    this.outsideNetwork = options.outsideNetwork ?? OUTSIDE_NETWORK;
+    this.dns = options.dns ?? [];
+  }
+
+  private labels(profile: string, role: string, extra: Record<string, string> = {}): Record<string, string> {
+    return { [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: this.deps.instanceId, [LABEL.profile]: profile, [ROLE_LABEL]: role, ...extra };
+  }
+
+  /** The sandbox's own sealed network, with the profile's proxy on it; returns the network's name. */
+  async prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void = () => undefined): Promise<string> {
+    const network = sandboxNetworkName(this.deps.instanceId, key);
+    const [proxy] = await Promise.all([
+      this.proxyFor(profile, onProgress),
+      this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed'),
+    ]);
+    try {
+      await this.deps.engine.connectNetwork(network, proxy.id, [PROXY_ALIAS]);
+    } catch {
+      // The proxy we knew is gone (removed by hand, Docker restarted): start it again, once.
+      proxy.log.stop();
+      if (this.proxies.get(profile)) this.proxies.delete(profile);
+      await this.deps.engine.connectNetwork(network, (await this.proxyFor(profile)).id, [PROXY_ALIAS]);
+    }
+    return network;
+  }
+
+  /** Maps the started sandbox's address to its chat, for the Network view. */
+  async registerSandbox(profile: string, key: string, chatId: string, containerId: string): Promise<void> {
+    const info = await this.deps.engine.inspectContainer(containerId);
+    const ip = info?.addresses[sandboxNetworkName(this.deps.instanceId, key)];
+    if (!ip) return;
+    for (const [addr, c] of this.clients) if (c.chatId === chatId && addr !== ip) this.clients.delete(addr);
+    this.clients.set(ip, { chatId, profile });
+  }
+
+  /** After the sandbox's container is removed: its network goes too. */
+  async releaseSandbox(key: string): Promise<void> {
+    const network = sandboxNetworkName(this.deps.instanceId, key);
+    const proxies = await this.deps.engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: this.deps.instanceId, [ROLE_LABEL]: 'proxy' });
+    for (const c of proxies) await this.deps.engine.disconnectNetwork(network, c.id).catch(() => undefined);
+    await this.deps.engine.removeNetwork(network);
+  }
+
+  private proxyFor(profile: string, onProgress: (p: PullProgress) => void = () => undefined): Promise<Proxy> {
+    let p = this.proxies.get(profile);
+    if (!p) {
+      p = this.startProxy(profile, onProgress);
+      this.proxies.set(profile, p);
+      p.catch(() => {
+        if (this.proxies.get(profile) === p) this.proxies.delete(profile);
+      });
+    }
+    return p;
+  }
+
+  private async startProxy(profile: string, onProgress: (p: PullProgress) => void): Promise<Proxy> {
+    const { engine } = this.deps;
+    await this.deps.ensureImage?.(this.image, onProgress);
+    await engine.ensureEgressNetwork(this.outsideNetwork, { [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }, 'outside');
+    const allow = squidAllowConf(this.deps.settingsOf(profile)?.egressAllow ?? []);
+    const { id, running } = await this.ensureProxyContainer(profile, allow);
+    const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [], sniRefused: new Map() };
+    const ready = running ? Promise.resolve() : this.nextReady(proxy);
+    // A created container's log cannot be followed yet: start first, then read from its start.
+    if (!running) await engine.startContainer(id);
+    proxy.log = await engine.followLogs(id, !running, (line, stream) => this.onLog(proxy, line, stream));
+    await ready;
+    await this.warmSniPort(proxy);
+    // A proxy left running by an earlier Berth may hold an older list.
+    if (proxy.applied !== allow) await this.apply(proxy, allow);
+    return proxy;
+  }
+
+  /** The profile's proxy container: the one left by an earlier start, or a new one (not started). */
+  private async ensureProxyContainer(profile: string, allow: string): Promise<{ id: string; running: boolean }> {
+    const { engine } = this.deps;
+    const name = proxyContainerName(this.deps.instanceId, profile);
+    for (let attempt = 0; ; attempt++) {
+      const found = await engine.inspectContainer(name);
+      if (found) return { id: found.id, running: found.running };
+      try {
+        const id = await engine.createServiceContainer({
+          name,
+          image: this.image,
+          labels: this.labels(profile, 'proxy'),
+          user: PROXY_USER,
+          entrypoint: [
+            '/bin/sh', '-c',
+            `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
+          ],
+          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${allow}`],
+          network: this.outsideNetwork,
+          dns: this.dns,
+          memoryMb: 512,
+          pids: 256,
+        });
+        return { id, running: false };
+      } catch (error) {
+        // Another start made it between the look-up and the create: use that one.
+        if (!(error instanceof BerthError && error.code === 'already_exists') || attempt > 0) throw error;
+      }
+    }
+  }
+
+  private nextReady(proxy: Proxy): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        proxy.readyWaiters = proxy.readyWaiters.filter((w) => w !== done);
+        reject(new BerthError('network_failed', "Berth's egress proxy did not start listening.", {
+          hint: `See its log (docker logs ${proxyContainerName(this.deps.instanceId, proxy.profile)}), or set the profile's egress to "none" or "open".`,
+        }));
+      }, READY_TIMEOUT_MS);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      proxy.readyWaiters.push(done);
+    });
+  }
+
+  private onLog(proxy: Proxy, line: string, stream: 'stdout' | 'stderr'): void {
+    if (stream === 'stderr') {
+      if (READY_LINE.test(line)) for (const w of proxy.readyWaiters.splice(0)) w();
+      return;
+    }
+    const sni = parseSniLog(line);
+    if (sni) {
+      // Logged before the outer line of the same CONNECT (squid logs the inner one first).
+      if (sni.refused) proxy.sniRefused.set(sni.port, sni.sni);
+      if (proxy.sniRefused.size > 1000) proxy.sniRefused.delete(proxy.sniRefused.keys().next().value as number);
+      return;
+    }
+    const entry = parseProxyLog(line);
+    if (!entry) return;
+    let refusedName: string | null | undefined;
+    if (entry.sniCheckPort !== undefined && proxy.sniRefused.has(entry.sniCheckPort)) {
+      refusedName = proxy.sniRefused.get(entry.sniCheckPort);
+      proxy.sniRefused.delete(entry.sniCheckPort);
+    }
+    const client = this.clients.get(entry.client);
+    if (!client) return;
+    const request: NetworkRequest = {
+      chatId: client.chatId, time: entry.time, method: entry.method, port: entry.port,
+      // A CONNECT to an allowed host whose client hello named another: that name was refused.
+      host: refusedName ?? entry.host,
+      allowed: entry.allowed && refusedName === undefined, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
+    };
+    const list = this.logs.get(client.chatId) ?? [];
+    list.push(request);
+    if (list.length > LOG_LIMIT) list.splice(0, list.length - LOG_LIMIT);
+    this.logs.set(client.chatId, list);
+    this.deps.events.emit('network.request', request);
+  }
+
+  private async apply(proxy: Proxy, allow: string): Promise<void> {
+    const ready = this.nextReady(proxy);
+    const { exitCode, output } = await this.deps.engine.execOnce(proxy.id, [
+      '/bin/sh', '-c',
+      `printf '%s' "$1" > ${CONF_DIR}/allow.conf.new && mv ${CONF_DIR}/allow.conf.new ${CONF_DIR}/allow.conf && exec /usr/sbin/squid -k reconfigure -f ${CONF_DIR}/squid.conf`,
+      'sh', allow,
+    ], PROXY_USER);
+    if (exitCode !== 0) {
+      ready.catch(() => undefined);
+      throw new BerthError('network_failed', `Berth could not apply the allowlist to the egress proxy: ${output.trim()}`, {
+        hint: 'Try again; if it keeps failing, restart Berth.',
+      });
+    }
+    await ready;
+    await this.warmSniPort(proxy);
+    proxy.applied = allow;
+  }
+
+  /**
+   * squid fails the first CONNECT its outer port passes to the inner one after each (re)start
+   * (a 500 while it first reaches its parent; measured, squid 5.7). Berth makes that CONNECT
+   * itself, from inside the proxy, until one passes, so no sandbox request is the one that fails.
+   */
+  private async warmSniPort(proxy: Proxy): Promise<void> {
+    const once = `exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT} && printf 'CONNECT ${WARM_UP_HOST}:443 HTTP/1.1\\r\\nHost: ${WARM_UP_HOST}:443\\r\\n\\r\\n' >&3 && timeout 5 head -c 12 <&3; exec 3>&-; echo`;
+    const script = `for i in $(seq 25); do case "$(${once})" in *' 200'*) exit 0;; esac; sleep 0.2; done; exit 1`;
+    await this.deps.engine.execOnce(proxy.id, ['/bin/bash', '-c', script], PROXY_USER).catch(() => undefined);
+  }
+
+  /** Applies the profile's current allowlist to its running proxy (no sandbox restarts). */
+  async allowlistChanged(profile: string): Promise<void> {
+    const p = this.proxies.get(profile);
+    if (!p) return;
+    const proxy = await p;
+    const allow = squidAllowConf(this.deps.settingsOf(profile)?.egressAllow ?? []);
+    if (allow !== proxy.applied) await this.apply(proxy, allow);
+  }
+
+  requests(chatId: string): NetworkRequest[] {
+    return [...(this.logs.get(chatId) ?? [])];
+  }
+
+  /**
+   * Refused requests of a chat since a time, as a note for the agent's tool result. The proxy's
+   * log line can trail the command's own error by a moment: when the output looks like a
+   * proxy refusal (403 from the proxy) and no line is in yet, wait for it, at most a second.
+   */
+  async refusalNote(chatId: string, profile: string, since: number, output: string): Promise<string | null> {
+    const refused = () => (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && r.time >= since - 1000);
+    if (refused().length === 0 && /\b403\b|tunnel failed|ERR_ACCESS_DENIED|ssl|tls|handshake|unexpected eof/i.test(output)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => done(), 1000);
+        const off = this.deps.events.on((event, payload) => {
+          if (event === 'network.request' && (payload as NetworkRequest).chatId === chatId && !(payload as NetworkRequest).allowed) done();
+        });
+        function done(): void {
+          clearTimeout(timer);
+          off.dispose();
+          resolve();
+        }
+      });
+    }
+    const list = refused();
+    return list.length ? refusedNote(list, profile) : null;
+  }
+
+  forgetChat(chatId: string): void {
+    this.logs.delete(chatId);
+    for (const [ip, c] of this.clients) if (c.chatId === chatId) this.clients.delete(ip);
+  }
+
+  /** Removes the profile's proxy (profile deleted, or no sandbox of it needs one). */
+  async removeProxy(profile: string): Promise<void> {
+    const p = this.proxies.get(profile);
+    this.proxies.delete(profile);
+    const proxy = await p?.catch(() => null);
+    proxy?.log.stop();
+    for (const c of await this.deps.engine.findContainers(this.labels(profile, 'proxy'))) await this.deps.engine.removeContainer(c.id).catch(() => undefined);
+  }
+
+  /**
+   * Quitting: the proxies hold no state, so they go; sandbox networks stay with their
+   * containers. The outside network goes too when Berth made it and no other Berth uses it.
+   */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.proxies.keys()].map((profile) => this.removeProxy(profile)));
+    const ours = await this.deps.engine.findNetworks({ [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }).catch(() => []);
+    for (const n of ours) if (n.name === this.outsideNetwork) await this.deps.engine.removeNetwork(n.name).catch(() => undefined);
+  }
+
+  /** This instance's sandbox networks whose key no longer has a container (after reaping). */
+  async sweepNetworks(liveKeys: ReadonlySet<string>): Promise<void> {
+    const nets = await this.deps.engine.findNetworks({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: this.deps.instanceId, [ROLE_LABEL]: 'sandbox' });
+    for (const n of nets) {
+      const key = n.labels[LABEL.key];
+      if (key && !liveKeys.has(key)) await this.releaseSandbox(key).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Network egress: a profile's `egress` mode and `egressAllow` list, and the per-chat Network
+ * view's methods and events. Imported by contract.ts; no Node or DOM APIs.
+ */
+import { z } from 'zod';
+
+/**
+ * 'none': no network at all. 'allowlist': no route out except Berth's filtering proxy, which
+ * lets through HTTP and HTTPS to the names in egressAllow only. 'open': the profile's own
+ * bridge network: the internet and services on this computer are reachable.
+ */
+export const EgressMode = z.enum(['none', 'allowlist', 'open']);
+export type EgressMode = z.infer<typeof EgressMode>;
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Why an egressAllow entry is not valid, or null: `host`, `*.domain`, either with `:port`. */
+export function egressEntryProblem(entry: string): string | null {
+  const m = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(entry);
+  if (!m) return `"${entry}" is not a host name, *.domain, or either with :port.`;
+  const host = m[2] as string;
+  if (m[3] !== undefined) {
+    const port = Number(m[3]);
+    if (port < 1 || port > 65535) return `"${entry}": a port is between 1 and 65535.`;
+  }
+  if (host.length > 253) return `"${entry}": a host name has at most 253 characters.`;
+  const labels = host.split('.');
+  if (!labels.every((l) => LABEL.test(l))) return `"${entry}" is not a host name (letters, digits, hyphens and dots, lower case).`;
+  if (/^\d+$/.test(labels[labels.length - 1] as string)) return `"${entry}" looks like an IP address; the allowlist takes host names only.`;
+  if (m[1] && labels.length < 2) return `"${entry}": a wildcard needs a domain with a dot, like *.example.com.`;
+  return null;
+}
+
+export const EgressAllowEntry = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, 'An allowlist entry cannot be empty.')
+  .max(270)
+  .superRefine((v, ctx) => {
+    const problem = egressEntryProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** What a developer needs to install things: the main package registries and source hosts. */
+export const DEFAULT_EGRESS_ALLOW: readonly string[] = [
+  'registry.npmjs.org',
+  'registry.yarnpkg.com',
+  'pypi.org',
+  'files.pythonhosted.org',
+  'crates.io',
+  'static.crates.io',
+  'index.crates.io',
+  'proxy.golang.org',
+  'sum.golang.org',
+  'rubygems.org',
+  'repo.maven.apache.org',
+  'repo1.maven.org',
+  'deb.debian.org',
+  'security.debian.org',
+  'archive.ubuntu.com',
+  'security.ubuntu.com',
+  'dl-cdn.alpinelinux.org',
+  'github.com',
+  'codeload.github.com',
+  'objects.githubusercontent.com',
+  'raw.githubusercontent.com',
+  'gitlab.com',
+  'bitbucket.org',
+];
+
+export const NetworkRequest = z.object({
+  chatId: z.string(),
+  /** Milliseconds since the epoch, when the proxy finished with the request. */
+  time: z.number(),
+  host: z.string(),
+  port: z.number().int().nullable(),
+  method: z.string(),
+  allowed: z.boolean(),
+  /** Bytes the sandbox sent and received through the proxy for this request. */
+  bytesOut: z.number().int(),
+  bytesIn: z.number().int(),
+});
+export type NetworkRequest = z.infer<typeof NetworkRequest>;
+
+const ChatIdField = z.string().min(1).max(256);
+
+export const egressMethods = {
+  /** The requests a chat's sandbox made through its profile's proxy, oldest first (the last 500). */
+  'network.log': {
+    request: z.object({ chatId: ChatIdField }).strict(),
+    response: z.object({ mode: EgressMode, requests: z.array(NetworkRequest) }),
+  },
+  /** Adds a host (and its port when not 80/443) to the chat's profile allowlist; the next request passes. */
+  'network.allow': {
+    request: z.object({ chatId: ChatIdField, host: z.string().min(1).max(270), port: z.number().int().min(1).max(65535).nullable() }).strict(),
+    response: z.object({ entry: z.string(), egressAllow: z.array(z.string()) }),
+  },
+} as const;
+
+export const egressEvents = {
+  /** A request the proxy allowed or refused, as it finished. */
+  'network.request': NetworkRequest,
+} as const;

@@ -1,0 +1,168 @@
+/**
+ * Egress (issue 9) against the real engine and a pretend internet of our own: an allowlist
+ * profile's sandbox reaches allowed hosts over HTTP and HTTPS through Berth's proxy and
+ * nothing else (not blocked hosts, IP literals, other ports, DNS, or this computer's
+ * services); 'none' has no network; "Allow this host" lets the next request through.
+ */
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
+import { Harness } from '../support/harness.js';
+import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
+import { runTurn } from '../support/agentDriver.js';
+import { byTurn, startOpenAiTestServer, type RecordedRequest } from '../support/openaiTestServer.js';
+
+const h = new Harness();
+let inet: PretendInternet;
+let core: BerthCore;
+let hostService: http.Server;
+let hostPort: number;
+let chatId: string;
+let profile: string;
+
+/** Every IPv4 address of this computer (its interfaces, Docker's bridges among them). */
+function hostAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).filter((a) => a.family === 'IPv4').map((a) => a.address));
+}
+
+async function run(command: string, id = chatId): Promise<{ exitCode: number; output: string }> {
+  const r = await core.sandbox.exec({ chatId: id, command, timeoutMs: 30_000 });
+  return { exitCode: r.exitCode, output: r.output };
+}
+
+beforeAll(async () => {
+  inet = await startPretendInternet();
+  hostService = http.createServer((_req, res) => res.end('host service reached\n'));
+  await new Promise<void>((resolve) => hostService.listen(0, '0.0.0.0', resolve));
+  hostPort = (hostService.address() as AddressInfo).port;
+  core = h.core({ egress: { outsideNetwork: inet.network } });
+  profile = (await h.profile(core, { image: NET_IMAGE, egress: 'allowlist', egressAllow: ['allowed.test'] })).name;
+  const folder = h.workspace('certs', { 'ca.pem': inet.caPem });
+  chatId = (await core.chats.create({ profile })).id;
+  await core.workspace.attach({ chatId, path: folder, readOnly: true });
+}, 120_000);
+
+afterAll(async () => {
+  await h.cleanup();
+  await inet?.stop();
+  hostService?.close();
+}, 120_000);
+
+describe("egress 'allowlist'", () => {
+  it('reaches an allowed host over HTTP and HTTPS (CONNECT, the server\'s own certificate) through the proxy variables', async () => {
+    const plain = await run('curl -sS -f http://allowed.test/');
+    expect(plain.output).toContain('hello from allowed.test on 80');
+    const tls = await run('curl -sS -f --cacert /workspace/ca.pem https://allowed.test/');
+    expect(tls.output).toContain('hello from allowed.test on 443');
+  });
+
+  it('refuses a host outside the list, an IP literal and another port, over HTTP and HTTPS', async () => {
+    for (const url of ['http://blocked.test/', 'https://blocked.test/', `http://${inet.webIp}/`, `https://${inet.webIp}/`, 'http://allowed.test:8080/']) {
+      const r = await run(`curl -sS -f --max-time 10 --cacert /workspace/ca.pem ${url}`);
+      expect(r.exitCode, url).not.toBe(0);
+      expect(r.output, url).not.toContain('hello from');
+    }
+    // Raw TCP, past the proxy variables: no route to the pretend internet at all.
+    const raw = await run(`nc -z -w 3 ${inet.webIp} 80; echo "nc=$?"; curl -sS --noproxy '*' --max-time 5 http://${inet.webIp}/; echo "curl=$?"`);
+    expect(raw.output).toContain('nc=1');
+    expect(raw.output).not.toContain('hello from');
+    // Raw TCP to the proxy, asking for an IP literal tunnel by hand.
+    const tunnel = await run(`printf 'CONNECT ${inet.webIp}:443 HTTP/1.1\\r\\nHost: ${inet.webIp}:443\\r\\n\\r\\n' | nc -w 3 berth-egress-proxy 3128 | head -1`);
+    expect(tunnel.output).toMatch(/HTTP\/1\.1 403/);
+  });
+
+  it('checks the TLS client hello too: a CONNECT to an allowed host whose SNI names a refused one is cut, no interception', async () => {
+    const hello = (sni: string) =>
+      `echo | openssl s_client -proxy berth-egress-proxy:3128 -connect allowed.test:443 -servername ${sni} -CAfile /workspace/ca.pem 2>&1 | grep -E 'Verify return code|subject=' ; echo "rc=$?"`;
+    const good = await run(hello('allowed.test'));
+    // The server's own certificate (signed by the test CA), not one the proxy made up.
+    expect(good.output).toContain('Verify return code: 0 (ok)');
+    expect(good.output).toContain('CN = allowed.test');
+    const fronted = await run(hello('blocked.test'));
+    expect(fronted.output).not.toContain('subject=');
+    // The Network view names the refused name (what "Allow this host" would allow).
+    await waitForLog((r) => r.method === 'CONNECT' && r.host === 'blocked.test' && r.port === 443 && !r.allowed && r.bytesIn < 100);
+  });
+
+  it('resolves no names but the proxy\'s, so DNS cannot carry data out', async () => {
+    const r = await run('getent hosts berth-egress-proxy >/dev/null && echo proxy-resolves; for n in allowed.test other.test example.com; do getent hosts $n || echo "no-$n"; done');
+    expect(r.output).toContain('proxy-resolves');
+    expect(r.output).toContain('no-allowed.test');
+    expect(r.output).toContain('no-other.test');
+    expect(r.output).toContain('no-example.com');
+  });
+
+  it("cannot reach a service on this computer's 0.0.0.0, by any of its addresses, directly or through the proxy", async () => {
+    const addrs = hostAddresses();
+    expect(addrs.length).toBeGreaterThan(0);
+    // All at once: each unreachable address costs a connect timeout.
+    const probes = addrs.map((a) => `(curl -sS --noproxy '*' --max-time 3 http://${a}:${hostPort}/; curl -sS --max-time 5 http://${a}:${hostPort}/) &`).join(' ');
+    const r = await run(`${probes} wait; echo done`);
+    expect(r.output).toContain('done');
+    expect(r.output).not.toContain('host service reached');
+    // Nor the Docker API: no socket in the sandbox, and its TCP ports are not reachable either.
+    const api = await run(`test -e /var/run/docker.sock && echo socket-present; ${addrs.map((a) => `(curl -sS --noproxy '*' --max-time 3 http://${a}:2375/version; curl -sS --max-time 5 http://${a}:2375/version) &`).join(' ')} wait; echo done`);
+    expect(api.output).toContain('done');
+    expect(api.output).not.toContain('socket-present');
+    expect(api.output).not.toContain('ApiVersion');
+  });
+
+  it('shows each attempt in the Network view, and "Allow this host" lets the very next request through', async () => {
+    const before = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/');
+    expect(before.exitCode).not.toBe(0);
+    await waitForLog((r) => r.host === 'blocked.test' && r.port === 443 && !r.allowed);
+    const log = await core.network.log({ chatId });
+    expect(log.mode).toBe('allowlist');
+    expect(log.requests.some((r) => r.host === 'allowed.test' && r.allowed && r.bytesIn > 0)).toBe(true);
+    expect(log.requests.some((r) => r.host === inet.webIp && !r.allowed)).toBe(true);
+
+    const allowed = await core.network.allow({ chatId, host: 'blocked.test', port: 443 });
+    expect(allowed.entry).toBe('blocked.test');
+    expect((await core.profiles.list({})).profiles.find((p) => p.name === profile)?.settings.egressAllow).toContain('blocked.test');
+    const after = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/');
+    expect(after.output).toContain('hello from blocked.test on 443');
+  });
+});
+
+describe('the agent', () => {
+  it("reads in its tool result that the network policy refused the request, and how to allow it", async () => {
+    const KEY = 'sk-test-0123456789abcdef';
+    const server = await startOpenAiTestServer({ apiKey: KEY });
+    try {
+      await core.profiles.update({ name: profile, settings: { agent: { baseUrl: server.baseUrl, model: 'm', approval: 'auto' } } });
+      await core.agent.setKey({ profile, apiKey: KEY });
+      server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: 'curl -sS -f --max-time 10 https://other.test/' } }] }, { text: 'ok' }));
+      expect((await runTurn(core, chatId, 'fetch other.test')).error).toBeNull();
+      const result = (server.requests[1] as RecordedRequest).body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)).join('\n');
+      expect(result).toContain(`The network policy of profile "${profile}" refused: `);
+      expect(result).toContain('other.test:443');
+      expect(result).toContain('Allow this host for the profile');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+async function waitForLog(match: (r: Awaited<ReturnType<BerthCore['network']['log']>>['requests'][number]) => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await core.network.log({ chatId })).requests.some(match)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('The proxy never reported the request.');
+}
+
+describe("egress 'none' and 'open'", () => {
+  it("'none' has no network interface but loopback; 'open' reaches the host service (what the form warns about)", async () => {
+    const none = (await h.profile(core, { image: NET_IMAGE, egress: 'none' })).name;
+    const noneChat = (await core.chats.create({ profile: none })).id;
+    expect((await run('ls /sys/class/net', noneChat)).output.trim()).toBe('lo');
+    const open = (await h.profile(core, { image: NET_IMAGE, egress: 'open' })).name;
+    const openChat = (await core.chats.create({ profile: open })).id;
+    const gateway = (await run("ip route 2>/dev/null | awk '/default/ {print $3}' || true", openChat)).output.trim();
+    const addrs = gateway ? [gateway] : hostAddresses();
+    const r = await run(addrs.map((a) => `curl -sS --max-time 3 http://${a}:${hostPort}/`).join('; '), openChat);
+    expect(r.output).toContain('host service reached');
+  });
+});
