@@ -29,6 +29,7 @@ export interface EgressImageOptions {
   debootstrap?: string;
 }
 
+const APT_GET = '/usr/bin/apt-get';
 const DEBOOTSTRAP_CANDIDATES = ['/usr/sbin/debootstrap', '/sbin/debootstrap', '/usr/bin/debootstrap'];
 
 export const runProgram: RunProgram = (file, args, onLine) =>
@@ -94,6 +95,7 @@ export class EgressImage {
         debianFailure = error instanceof BerthError ? error : null;
       }
     }
+    await this.installDebootstrap(onProgress);
     const why = this.offlineProblem();
     if (why) {
       throw new BerthError(
@@ -113,6 +115,24 @@ export class EgressImage {
     if (process.getuid?.() !== 0) return 'without a registry, building it needs root (debootstrap)';
     if (!this.debootstrap()) return 'without a registry, building it needs debootstrap (apt-get install debootstrap)';
     return null;
+  }
+
+  /**
+   * The quick start promises a first chat with nothing else installed: on an offline Debian
+   * computer where Berth runs as root, debootstrap comes from the same mirror the proxy's
+   * packages will, so Berth installs it with apt-get (once) rather than stopping at an error.
+   */
+  private async installDebootstrap(onProgress: (p: PullProgress) => void): Promise<void> {
+    if (this.debootstrap() || !this.options.engineIsLocal || process.platform !== 'linux' || process.getuid?.() !== 0) return;
+    if (!fs.existsSync(APT_GET)) return;
+    const run = this.options.run ?? runProgram;
+    onProgress({ message: "No registry answers: installing debootstrap from Debian's packages (first time only)…", fraction: 0 });
+    const apt = await run(APT_GET, ['install', '-y', '-q', '--no-install-recommends', 'debootstrap'], () => undefined);
+    if (apt.code !== 0 || !this.debootstrap()) {
+      throw new BerthError('image_unavailable', `Berth could not install debootstrap to make its egress proxy image (${apt.tail.split('\n').pop() ?? apt.code}).`, {
+        hint: 'Run apt-get update, then try again; or set the profile\'s egress to "open" or "none".',
+      });
+    }
   }
 
   private debootstrap(): string | null {
