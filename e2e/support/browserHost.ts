@@ -128,13 +128,14 @@ export type InitScript = Parameters<Page['addInitScript']>[0];
  */
 export async function openApp(
   root: string,
-  { initScripts = [], env = {} }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv } = {},
+  { initScripts = [], env = {}, permissions = [] }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv; permissions?: string[] } = {},
 ): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
   const host = await startHost(root, env);
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // `permissions`: what the user granted the page (for example 'notifications').
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, permissions });
     for (const script of initScripts) await page.addInitScript(script);
     await page.goto(host.url);
     await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });

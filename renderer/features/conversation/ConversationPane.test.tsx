@@ -172,6 +172,9 @@ describe('ConversationPane', () => {
     }
     const prompts = screen.getAllByRole('group', { name: 'Approval needed' });
     expect(prompts).toHaveLength(3);
+    // The turn waits for the user, and says so (not "working").
+    expect(screen.getByRole('status').textContent).toBe('Waiting for your approval');
+    expect(screen.queryByText('The agent is working…')).toBeNull();
     expect(prompts[0]?.textContent).toContain('rm -rf build-ap1');
     expect(prompts[0]?.textContent).toContain('/workspace');
     // Just shown, a prompt takes no click: one aimed at what it pushed aside cannot allow anything.
@@ -182,6 +185,7 @@ describe('ConversationPane', () => {
     fireEvent.click(within(prompts[1] as HTMLElement).getByRole('button', { name: 'Allow for this chat' }));
     fireEvent.click(within(prompts[2] as HTMLElement).getByRole('button', { name: 'Deny' }));
     await waitFor(() => expect(screen.queryAllByRole('group', { name: 'Approval needed' })).toHaveLength(0));
+    expect(screen.getByText('The agent is working…')).toBeTruthy();
     expect(api.callsTo('agent.approve')).toEqual([
       { chatId: 'c1', approvalId: 'ap1', decision: 'once' },
       { chatId: 'c1', approvalId: 'ap2', decision: 'chat' },

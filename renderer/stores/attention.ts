@@ -1,0 +1,80 @@
+/**
+ * What needs the user in chats other than the one in view: a command waiting for approval, or
+ * an agent that finished while the user was elsewhere. Fed by the `agent.*` events of every
+ * chat (the agent store keeps only opened chats), read by the sidebar's badges. Pure reducer.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { without } from './record';
+
+export type AttentionKind = 'approval' | 'finished';
+
+export interface AttentionState {
+  /** Per chat, the approvals waiting (their ids). */
+  approvals: Readonly<Record<string, readonly string[]>>;
+  /** Chats whose agent finished a turn while another chat was in view, until opened. */
+  finished: Readonly<Record<string, true>>;
+}
+
+export type AttentionAction =
+  | { type: 'approval'; chatId: string; approvalId: string }
+  | { type: 'approvalDone'; chatId: string; approvalId: string }
+  /** A turn ended; `inView` when its chat was the one shown. */
+  | { type: 'turnEnded'; chatId: string; inView: boolean }
+  /** The user opened the chat: what it finished is seen. */
+  | { type: 'seen'; chatId: string }
+  /** The approvals main reports for a chat (agent.history), replacing what was known. */
+  | { type: 'approvalsLoaded'; chatId: string; approvalIds: readonly string[] }
+  | { type: 'forget'; chatId: string };
+
+export const NO_ATTENTION: AttentionState = { approvals: {}, finished: {} };
+
+function setApprovals(state: AttentionState, chatId: string, ids: readonly string[]): AttentionState {
+  if (ids.length === 0) return chatId in state.approvals ? { ...state, approvals: without(state.approvals, chatId) } : state;
+  return { ...state, approvals: { ...state.approvals, [chatId]: ids } };
+}
+
+export function reduceAttention(state: AttentionState, action: AttentionAction): AttentionState {
+  switch (action.type) {
+    case 'approval': {
+      const ids = state.approvals[action.chatId] ?? [];
+      return ids.includes(action.approvalId) ? state : setApprovals(state, action.chatId, [...ids, action.approvalId]);
+    }
+    case 'approvalDone': {
+      const ids = state.approvals[action.chatId] ?? [];
+      return ids.includes(action.approvalId) ? setApprovals(state, action.chatId, ids.filter((id) => id !== action.approvalId)) : state;
+    }
+    case 'turnEnded': {
+      // A turn that ended leaves nothing waiting.
+      const next = setApprovals(state, action.chatId, []);
+      if (action.inView || next.finished[action.chatId]) return next;
+      return { ...next, finished: { ...next.finished, [action.chatId]: true } };
+    }
+    case 'seen':
+      return action.chatId in state.finished ? { ...state, finished: without(state.finished, action.chatId) } : state;
+    case 'approvalsLoaded':
+      return setApprovals(state, action.chatId, action.approvalIds);
+    case 'forget': {
+      const next = setApprovals(state, action.chatId, []);
+      return action.chatId in next.finished ? { ...next, finished: without(next.finished, action.chatId) } : next;
+    }
+  }
+}
+
+/** What the chat's badge says, approvals first: they block the agent. */
+export function attentionOf(state: AttentionState, chatId: string): AttentionKind | null {
+  if ((state.approvals[chatId]?.length ?? 0) > 0) return 'approval';
+  return state.finished[chatId] ? 'finished' : null;
+}
+
+export interface AttentionStoreState extends AttentionState {
+  dispatch(action: AttentionAction): void;
+}
+
+export type AttentionStore = StoreApi<AttentionStoreState>;
+
+export function createAttentionStore(): AttentionStore {
+  return createStore<AttentionStoreState>()((set) => ({
+    ...NO_ATTENTION,
+    dispatch: (action) => set((s) => reduceAttention(s, action)),
+  }));
+}
