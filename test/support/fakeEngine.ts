@@ -19,6 +19,8 @@ import type {
   Engine,
   PullProgress,
   BuildRequest,
+  StatsSample,
+  StatsStream,
   TtyOptions,
   TtyProcess,
 } from '../../electron/main/engine/dockerEngine.js';
@@ -324,6 +326,45 @@ export class FakeEngine implements Engine {
     }
     const result = await this.runCommand(c, script, c.body.WorkingDir, -1);
     return { exitCode: result.exitCode, output: result.output };
+  }
+
+  /** Readings a second apart while the container runs: memory and processes grow with what it runs. */
+  async streamStats(id: string, onSample: (sample: StatsSample) => void): Promise<StatsStream> {
+    this.enter('streamStats');
+    const c = this.container(id);
+    if (!c || !c.running) throw new BerthError('container_vanished', 'The sandbox is not there any more, so there is nothing to measure.', { hint: 'Run a command or open a terminal: Berth starts a new one.' });
+    let first = true;
+    const read = () => {
+      const busy = c.running_commands.size;
+      onSample({
+        at: Date.now(),
+        cpus: first ? null : busy > 0 ? 0.5 : 0,
+        memoryBytes: (1 + busy) * 1024 * 1024,
+        memoryLimitBytes: c.body.HostConfig.Memory,
+        pids: 1 + busy,
+        pidsLimit: c.body.HostConfig.PidsLimit,
+      });
+      first = false;
+    };
+    let finish!: () => void;
+    const ended = new Promise<void>((resolve) => (finish = resolve));
+    const timer = setInterval(read, 1000);
+    timer.unref();
+    const close = () => {
+      clearInterval(timer);
+      c.attached.delete(close);
+      finish();
+    };
+    // It ends when the container stops, as the engine's does.
+    c.attached.add(close);
+    queueMicrotask(read);
+    return { ended, close };
+  }
+
+  async writableLayerBytes(id: string): Promise<number | null> {
+    this.enter('writableLayerBytes');
+    const c = this.container(id);
+    return c ? 0 : null;
   }
 
   async execTty(id: string, options: TtyOptions): Promise<TtyProcess> {
