@@ -39,6 +39,7 @@ import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
+import { StatsService } from './sandbox/statsService.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -51,6 +52,8 @@ export interface CoreOptions {
   env?: NodeJS.ProcessEnv;
   /** How often orphaned containers are looked for; 0 turns the periodic sweep off. */
   reapIntervalMs?: number;
+  /** How often running sandboxes are checked against their limits (sandbox.pressure); 0: never. */
+  pressureEveryMs?: number;
   /** Seals provider API keys at rest: Electron's safeStorage in the app; a key file by default. */
   secrets?: () => SecretBox;
   /** The OpenAI-compatible client (tests may wrap it; it still speaks real HTTP). */
@@ -213,6 +216,22 @@ export function createCore(options: CoreOptions): BerthCore {
     if (chatId) review.touched(chatId);
   });
 
+  const stats = new StatsService({
+    engine,
+    events,
+    clock,
+    instanceId,
+    pressureEveryMs: options.pressureEveryMs,
+    runningContainer: async (chatId) => {
+      const s = await sandbox.status(chatId);
+      return s.state === 'running' ? s.containerId : null;
+    },
+    homeFolder: (chatId) => {
+      const r = sandbox.resolve(chatId);
+      return r.target.kind === 'container' ? manager.homeFor(r.profile.name, r.target.key) : null;
+    },
+  });
+
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
   const agent = new AgentService({
@@ -319,6 +338,18 @@ export function createCore(options: CoreOptions): BerthCore {
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
+    'sandbox.watchStats': async (req, ctx) => {
+      sessions.requireChat(req.chatId);
+      return { watching: await stats.watch(req.chatId, ctx.client ?? 'berth') };
+    },
+    'sandbox.unwatchStats': async (req, ctx) => {
+      stats.unwatch(req.chatId, ctx.client ?? 'berth');
+      return {};
+    },
+    'sandbox.usage': async (req) => {
+      sessions.requireChat(req.chatId);
+      return stats.usage(req.chatId);
+    },
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
@@ -460,7 +491,10 @@ export function createCore(options: CoreOptions): BerthCore {
       return {
         id,
         call: (method, params) => callFromClient(method, params, { client: id }),
-        dispose: () => terminals.removeClient(id),
+        dispose: () => {
+          terminals.removeClient(id);
+          stats.dropWatcher(id);
+        },
       };
     },
     onEvent: (listener) => events.on(listener),
@@ -473,6 +507,7 @@ export function createCore(options: CoreOptions): BerthCore {
       reaper.dispose();
       deletion.dispose();
       monitor.dispose();
+      stats.dispose();
       pool.dispose();
       terminals.dispose();
       review.dispose();

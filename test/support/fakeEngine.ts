@@ -69,6 +69,10 @@ export class FakeEngine implements Engine {
   /** Every call by method name, in order (for tests of how often the engine was asked). */
   readonly calls: string[] = [];
   hook: CommandHook | null = null;
+  /** What the stats stream reads while set (a sandbox under load), instead of its idle figures. */
+  load: { memoryBytes?: number; pids?: number } | null = null;
+  /** Stats streams open now. */
+  statsStreams = 0;
 
   constructor(images: Iterable<string> = []) {
     for (const i of images) this.images.add(i);
@@ -339,9 +343,9 @@ export class FakeEngine implements Engine {
       onSample({
         at: Date.now(),
         cpus: first ? null : busy > 0 ? 0.5 : 0,
-        memoryBytes: (1 + busy) * 1024 * 1024,
+        memoryBytes: this.load?.memoryBytes ?? (1 + busy) * 1024 * 1024,
         memoryLimitBytes: c.body.HostConfig.Memory,
-        pids: 1 + busy,
+        pids: this.load?.pids ?? 1 + busy,
         pidsLimit: c.body.HostConfig.PidsLimit,
       });
       first = false;
@@ -350,14 +354,19 @@ export class FakeEngine implements Engine {
     const ended = new Promise<void>((resolve) => (finish = resolve));
     const timer = setInterval(read, 1000);
     timer.unref();
+    this.statsStreams++;
+    let open = true;
     const close = () => {
+      if (!open) return;
+      open = false;
+      this.statsStreams--;
       clearInterval(timer);
       c.attached.delete(close);
       finish();
     };
     // It ends when the container stops, as the engine's does.
     c.attached.add(close);
-    queueMicrotask(read);
+    queueMicrotask(() => open && read());
     return { ended, close };
   }
 
