@@ -13,6 +13,8 @@ export interface AttentionState {
   approvals: Readonly<Record<string, readonly string[]>>;
   /** Chats whose agent finished a turn while another chat was in view, until opened. */
   finished: Readonly<Record<string, true>>;
+  /** Chats whose running sandbox is near its memory or process limit (`sandbox.pressure`). */
+  pressure: Readonly<Record<string, { memory: boolean; pids: boolean }>>;
 }
 
 export type AttentionAction =
@@ -24,9 +26,10 @@ export type AttentionAction =
   | { type: 'seen'; chatId: string }
   /** The approvals main reports for a chat (agent.history), replacing what was known. */
   | { type: 'approvalsLoaded'; chatId: string; approvalIds: readonly string[] }
+  | { type: 'pressure'; chatId: string; memory: boolean; pids: boolean }
   | { type: 'forget'; chatId: string };
 
-export const NO_ATTENTION: AttentionState = { approvals: {}, finished: {} };
+export const NO_ATTENTION: AttentionState = { approvals: {}, finished: {}, pressure: {} };
 
 function setApprovals(state: AttentionState, chatId: string, ids: readonly string[]): AttentionState {
   if (ids.length === 0) return chatId in state.approvals ? { ...state, approvals: without(state.approvals, chatId) } : state;
@@ -53,9 +56,15 @@ export function reduceAttention(state: AttentionState, action: AttentionAction):
       return action.chatId in state.finished ? { ...state, finished: without(state.finished, action.chatId) } : state;
     case 'approvalsLoaded':
       return setApprovals(state, action.chatId, action.approvalIds);
+    case 'pressure': {
+      const { chatId, memory, pids } = action;
+      if (memory || pids) return { ...state, pressure: { ...state.pressure, [chatId]: { memory, pids } } };
+      return chatId in state.pressure ? { ...state, pressure: without(state.pressure, chatId) } : state;
+    }
     case 'forget': {
-      const next = setApprovals(state, action.chatId, []);
-      return action.chatId in next.finished ? { ...next, finished: without(next.finished, action.chatId) } : next;
+      let next = setApprovals(state, action.chatId, []);
+      if (action.chatId in next.finished) next = { ...next, finished: without(next.finished, action.chatId) };
+      return action.chatId in next.pressure ? { ...next, pressure: without(next.pressure, action.chatId) } : next;
     }
   }
 }
@@ -77,4 +86,12 @@ export function createAttentionStore(): AttentionStore {
     ...NO_ATTENTION,
     dispatch: (action) => set((s) => reduceAttention(s, action)),
   }));
+}
+
+/** What the sidebar says of a sandbox near its limits, or null. */
+export function pressureText(state: AttentionState, chatId: string): string | null {
+  const p = state.pressure[chatId];
+  if (!p) return null;
+  if (p.memory && p.pids) return 'Sandbox near its memory and process limits';
+  return p.memory ? 'Sandbox near its memory limit' : 'Sandbox near its process limit';
 }

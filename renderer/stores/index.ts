@@ -142,6 +142,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
       options.onApproval?.(request);
     }),
     api.on('agent.approvalDone', (done) => stores.attention.getState().dispatch({ type: 'approvalDone', ...done })),
+    api.on('sandbox.pressure', (p) => stores.attention.getState().dispatch({ type: 'pressure', ...p })),
     api.on('agent.state', ({ chatId, running }) => {
       if (!running) stores.attention.getState().dispatch({ type: 'turnEnded', chatId, inView: chatId === stores.chats.getState().selectedId });
     }),

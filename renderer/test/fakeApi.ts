@@ -364,6 +364,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'sandbox.interrupt': () => ({ interrupted: false }),
     'sandbox.status': ({ chatId }) => status(chatId),
     'sandbox.stop': ({ chatId }) => ({ ...status(chatId), state: 'stopped' }),
+    'sandbox.watchStats': ({ chatId }) => ({ watching: status(chatId).state === 'running' }),
+    'sandbox.unwatchStats': () => ({}),
+    'sandbox.usage': ({ chatId }) => ({ chatId, homeBytes: 4096, homeCapped: false, writableLayerBytes: 0 }),
     'engine.status': () => fake.engine,
     'engine.images': () => ({ images: ['berth-test:busybox'], baseImage: 'berth-sandbox:1' }),
     'workspace.browse': ({ path }): DirectoryListing => {
