@@ -122,4 +122,21 @@ describe('a chat that needs the user, while they are elsewhere', () => {
     await chat1.getByRole('status').waitFor({ state: 'detached' });
     expect(await notifications()).toHaveLength(1);
   });
+
+  it("shows the open chat's sandbox use live in its details, against the profile's limits", async () => {
+    // Chat 1's sandbox ran the approved command above, so it is running.
+    await page.getByText('Sandbox:').locator('strong', { hasText: 'running' }).waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Sandbox details' }).click();
+    const use = page.getByRole('group', { name: 'Sandbox use' });
+    // The profile's defaults: 2 GiB of memory, 512 processes, 2 cores.
+    await use.getByText(/^[\d.]+ (KiB|MiB) of 2\.0 GiB \(\d+ %\)$/).waitFor({ timeout: 30_000 });
+    await use.getByText(/^\d+ of 512$/).waitFor();
+    await use.getByText(/^\d\.\d\d of 2 cores$/).waitFor({ timeout: 30_000 });
+    await use.getByRole('img', { name: /Memory over the last \d+ s/ }).waitFor();
+    // Sizes on disk: the home folder and the container's writable layer, measured.
+    await expect.poll(() => use.locator('dd').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^[\d.]+ (B|KiB|MiB)$/)]));
+    await shot(page, 'attention-03-sandbox-use');
+    await page.getByRole('button', { name: 'Sandbox details' }).click();
+    await use.waitFor({ state: 'detached' });
+  });
 });
