@@ -6,13 +6,14 @@ import { createApi } from './api';
 import { App } from './app/App';
 import { AppProvider } from './app/context';
 import { createApprovalNotifier } from './app/notifications';
+import { localSelectionMemory } from './app/selectionMemory';
 import { activeTerminalId } from './app/shortcuts';
 import { TerminalOutputHub } from './features/terminals/outputHub';
 import { installTestHook } from './features/terminals/registry';
 import { createStores, startSync } from './stores';
 
 const { api, connection, reconnectNow } = createApi(window);
-const stores = createStores(api, connection);
+const stores = createStores(api, connection, localSelectionMemory(window.localStorage));
 const output = new TerminalOutputHub(api);
 // The browser host notifies from the page; the desktop app's main process does it by itself.
 const notifier = connection.get().transport === 'ws' ? createApprovalNotifier(window, (chatId) => stores.chats.getState().select(chatId)) : null;

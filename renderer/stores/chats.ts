@@ -116,7 +116,13 @@ export interface ChatsState {
 
 export type ChatsStore = StoreApi<ChatsState>;
 
-export function createChatsStore(api: BerthApi): ChatsStore {
+/** Where the open chat is remembered between loads of the page (the browser's localStorage). */
+export interface SelectionMemory {
+  get(): string | null;
+  set(chatId: string | null): void;
+}
+
+export function createChatsStore(api: BerthApi, memory: SelectionMemory | null = null): ChatsStore {
   let generation = 0;
   return createStore<ChatsState>()((set, get) => ({
     chats: [],
@@ -137,7 +143,9 @@ export function createChatsStore(api: BerthApi): ChatsStore {
           const alive = new Set(chats.map((c) => c.id));
           nextSelected = neighbourAfterRemoval(chatOrder(groupChats(get().chats, [], '')), selectedId, alive);
         } else if (selectedId === null && !loaded) {
-          nextSelected = chatOrder(groupChats(chats, [], ''))[0] ?? null;
+          // The chat that was open before a reload, while it still exists; else the first.
+          const remembered = memory?.get() ?? null;
+          nextSelected = chats.some((c) => c.id === remembered) ? remembered : (chatOrder(groupChats(chats, [], ''))[0] ?? null);
         }
         set({ chats, loaded: true, error: null });
         if (nextSelected !== selectedId) get().select(nextSelected);
@@ -149,6 +157,7 @@ export function createChatsStore(api: BerthApi): ChatsStore {
     select(chatId) {
       const chat = chatId === null ? undefined : get().chats.find((c) => c.id === chatId);
       set(chat ? { selectedId: chat.id, newChatProfile: chat.profile } : { selectedId: null });
+      memory?.set(chat ? chat.id : null);
     },
 
     setFilter(filter) {

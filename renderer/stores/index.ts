@@ -7,7 +7,7 @@ import type { BerthApi, ConnectionInfo, ConnectionSource } from '../api/types';
 import type { ApprovalRequest } from '../../shared/contract';
 import { createAgentStore, type AgentStore } from './agent';
 import { createAttentionStore, type AttentionStore } from './attention';
-import { createChatsStore, type ChatsStore } from './chats';
+import { createChatsStore, type ChatsStore, type SelectionMemory } from './chats';
 import { createEngineStore, type EngineStore } from './engine';
 import { createProfilesStore, type ProfilesStore } from './profiles';
 import { createReviewStore, type ReviewStore } from './review';
@@ -26,9 +26,9 @@ export interface Stores {
   connection: StoreApi<ConnectionInfo>;
 }
 
-export function createStores(api: BerthApi, connection: ConnectionSource): Stores {
+export function createStores(api: BerthApi, connection: ConnectionSource, memory: SelectionMemory | null = null): Stores {
   return {
-    chats: createChatsStore(api),
+    chats: createChatsStore(api, memory),
     profiles: createProfilesStore(api),
     sandbox: createSandboxStore(api),
     engine: createEngineStore(api),
