@@ -91,21 +91,23 @@ describe('a chat that needs the user, while they are elsewhere', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => provider.requests.length, { timeout: 60_000 }).toBe(1);
 
-    // The user goes to another chat, then to another window.
+    // The user goes to another chat (numbered on: Chat 1 took its title from its first message), then to another window.
+    await nav.getByRole('button', { name: 'Build it' }).waitFor();
     await page.getByRole('button', { name: 'New chat' }).click();
     await nav.getByRole('button', { name: 'Chat 2', exact: true }).waitFor();
     await setWindowFocus(false);
     expect(await page.evaluate<boolean>('document.hasFocus()')).toBe(false);
     command.open();
 
-    await expect.poll(notifications, { timeout: 60_000 }).toEqual([{ title: 'Chat 1 is waiting for your approval', body: 'The agent wants to use terminal: echo built' }]);
+    await expect.poll(notifications, { timeout: 60_000 }).toEqual([{ title: '“Build it” is waiting for your approval', body: 'The agent wants to use terminal: echo built' }]);
 
     // Back in Berth: the sidebar says which chat waits.
     await setWindowFocus(true);
-    const chat1 = nav.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Chat 1' }) });
+    // Its first message named it.
+    const chat1 = nav.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Build it' }) });
     await chat1.getByRole('status', { name: 'Waiting for your approval' }).waitFor();
     await shot(page, 'attention-01-approval-badge');
-    await nav.getByRole('button', { name: 'Chat 1' }).click();
+    await nav.getByRole('button', { name: 'Build it' }).click();
     await conversation.getByRole('status').filter({ hasText: 'Waiting for your approval' }).waitFor();
     const approval = conversation.getByRole('group', { name: 'Approval needed' });
     await approval.getByRole('button', { name: 'Allow once' }).click();
@@ -117,7 +119,7 @@ describe('a chat that needs the user, while they are elsewhere', () => {
     answer.open();
     await chat1.getByRole('status', { name: 'The agent finished' }).waitFor({ timeout: 60_000 });
     await shot(page, 'attention-02-finished-badge');
-    await nav.getByRole('button', { name: 'Chat 1' }).click();
+    await nav.getByRole('button', { name: 'Build it' }).click();
     await conversation.getByText('Built it.').waitFor();
     await chat1.getByRole('status').waitFor({ state: 'detached' });
     expect(await notifications()).toHaveLength(1);

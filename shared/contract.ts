@@ -136,6 +136,8 @@ export const ChatView = z.object({
   title: z.string(),
   image: z.string().nullable(),
   createdAt: z.number(),
+  /** When the user last wrote in it (its creation until then): the chat list's order. */
+  lastActiveAt: z.number(),
   attachments: z.array(AttachmentView),
 });
 export type ChatView = z.infer<typeof ChatView>;

@@ -25,6 +25,7 @@ import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { WarmPool } from './sandbox/warmPool.js';
 import { qualifyTaskId } from './policy/containerKey.js';
+import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
 import { SessionService } from './sessions/sessionService.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
@@ -254,7 +255,8 @@ export function createCore(options: CoreOptions): BerthCore {
     },
   });
 
-  const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
+  const withAttachments = (chat: ChatRecord, lastActive?: Map<string, number>) =>
+    sessions.chatView(chat, workspace.views(chat), (lastActive ?? store.agentMessages.lastUserMessageAt()).get(chat.id));
 
   const deletion = new DeletionService({
     store,
@@ -318,7 +320,10 @@ export function createCore(options: CoreOptions): BerthCore {
       return changed(chat.id, chat);
     },
     'chats.rename': async (req) => changed(req.chatId, withAttachments(sessions.renameChat(req.chatId, req.title))),
-    'chats.list': async (req) => ({ chats: store.chats.list(req.profile).map(withAttachments) }),
+    'chats.list': async (req) => {
+      const lastActive = store.agentMessages.lastUserMessageAt();
+      return { chats: store.chats.list(req.profile).map((chat) => withAttachments(chat, lastActive)) };
+    },
     'chats.delete': async (req) => {
       const chat = store.chats.get(req.chatId);
       if (!chat) return { removed: false };
@@ -372,7 +377,16 @@ export function createCore(options: CoreOptions): BerthCore {
       return {};
     },
     'agent.history': async (req) => agent.history(req.chatId),
-    'agent.send': async (req) => ({ message: agent.send(req.chatId, req.text).message }),
+    'agent.send': async (req) => {
+      const chat = sessions.requireChat(req.chatId);
+      const first = !store.agentMessages.hasUserMessage(chat.id);
+      const { message } = agent.send(req.chatId, req.text);
+      // The first message names a chat the user has not named (issue 11 item 8).
+      const title = first && isAutomaticTitle(chat.title) ? titleFromMessage(req.text) : null;
+      if (title !== null) sessions.renameChat(chat.id, title);
+      // Its activity moved it up the list (and maybe renamed it).
+      return changed(chat.id, { message });
+    },
     'agent.stop': (req) => agent.stop(req.chatId),
     'agent.approve': async (req) => {
       agent.approve(req.chatId, req.approvalId, req.decision);

@@ -41,7 +41,7 @@ describe('the browser notification for an approval', () => {
     const opened: string[] = [];
     createApprovalNotifier(win, (id) => opened.push(id)).approvalNeeded(request, 'Notes');
     expect(made).toHaveLength(1);
-    expect(made[0]?.title).toBe('Notes is waiting for your approval');
+    expect(made[0]?.title).toBe('“Notes” is waiting for your approval');
     expect(made[0]?.options?.body).toBe('The agent wants to use write_file: /workspace/notes.md');
     made[0]?.onclick?.();
     expect(opened).toEqual(['c1']);

@@ -28,7 +28,7 @@ export function approvalNotice(request: ApprovalRequest, chatTitle: string | nul
   const first = request.command.split('\n')[0] ?? '';
   const what = first.length > 120 ? `${first.slice(0, 119)}…` : first;
   return {
-    title: `${chatTitle ?? 'A chat'} is waiting for your approval`,
+    title: chatTitle === null ? 'A chat is waiting for your approval' : `“${chatTitle}” is waiting for your approval`,
     body: `The agent wants to use ${request.tool}: ${what}`,
   };
 }

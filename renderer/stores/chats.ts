@@ -28,7 +28,8 @@ function compareProfiles(a: string, b: string): number {
 }
 
 /**
- * Chats grouped by profile, the default profile first and the others by name; newest chats first.
+ * Chats grouped by profile, the default profile first and the others by name; the chats by
+ * activity (the last message the user wrote, else when made), the latest first.
  * Every known profile gets a group (so a new chat can go into an empty one) unless a filter is
  * set, which hides groups with no match.
  */
@@ -49,7 +50,7 @@ export function groupChats(chats: readonly ChatView[], profiles: readonly string
     .sort(([a], [b]) => compareProfiles(a, b))
     .map(([profile, list]) => ({
       profile,
-      chats: [...list].sort((x, y) => y.createdAt - x.createdAt || x.title.localeCompare(y.title)),
+      chats: [...list].sort((x, y) => y.lastActiveAt - x.lastActiveAt || y.createdAt - x.createdAt || x.title.localeCompare(y.title)),
     }));
 }
 
@@ -77,19 +78,6 @@ export function neighbourAfterRemoval(order: readonly string[], removedId: strin
   const after = at === -1 ? order : order.slice(at + 1);
   const before = at === -1 ? [] : order.slice(0, at).reverse();
   return after.find(isAlive) ?? before.find(isAlive) ?? null;
-}
-
-/**
- * The title for a new chat: "Chat N", one past the highest N in use. (Main's own default,
- * "New chat", would share its accessible name with the "New chat" button.)
- */
-export function nextChatTitle(chats: readonly ChatView[]): string {
-  let max = 0;
-  for (const c of chats) {
-    const m = /^Chat (\d{1,9})$/.exec(c.title);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  return `Chat ${max + 1}`;
 }
 
 export interface ChatsState {
@@ -170,7 +158,8 @@ export function createChatsStore(api: BerthApi, memory: SelectionMemory | null =
 
     async create() {
       try {
-        const chat = await api.call('chats.create', { profile: get().newChatProfile, title: nextChatTitle(get().chats) });
+        // Main names it "Chat N" (a number never given twice); its first message renames it.
+        const chat = await api.call('chats.create', { profile: get().newChatProfile });
         set((s) => ({ chats: s.chats.some((c) => c.id === chat.id) ? s.chats : [...s.chats, chat], error: null }));
         get().select(chat.id);
         return chat;

@@ -59,7 +59,8 @@ export function profileView(name: string, settings: Partial<ProfileSettings> = {
 let nextId = 1;
 
 export function chatView(partial: Partial<ChatView> & { title: string }): ChatView {
-  return { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
+  const chat = { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
+  return { ...chat, lastActiveAt: partial.lastActiveAt ?? chat.createdAt };
 }
 
 export function agentMessage(partial: Partial<AgentMessage> & { chatId: string }): AgentMessage {
@@ -203,6 +204,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
   const connectionListeners = new Set<(info: ConnectionInfo) => void>();
   let connectionInfo: ConnectionInfo = { transport: 'ws', state: 'open', epoch: 1, retryAt: null };
   let terminalCount = 0;
+  /** As main: "Chat N", a number never given twice. */
+  let chatNumber = 0;
 
   const emit = <E extends EventName>(event: E, payload: EventPayload<E>) => {
     for (const l of [...(listeners.get(event) ?? [])]) l(payload);
@@ -317,7 +320,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return { removedChats: removed };
     },
     'chats.create': ({ profile, title, image }) => {
-      const c = chatView({ profile: profile ?? 'default', title: title ?? 'New chat', image: image ?? null, createdAt: Date.now() + nextId });
+      const c = chatView({ profile: profile ?? 'default', title: title ?? `Chat ${++chatNumber}`, image: image ?? null, createdAt: Date.now() + nextId });
       fake.chats = [...fake.chats, c];
       changed(c.id);
       return c;

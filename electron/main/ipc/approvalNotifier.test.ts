@@ -38,7 +38,7 @@ describe('the desktop notification for an approval', () => {
     t.emit('agent.approval', request);
     await settle();
     expect(t.shown).toHaveLength(1);
-    expect(t.shown[0]?.title).toBe('Fix the build is waiting for your approval');
+    expect(t.shown[0]?.title).toBe('“Fix the build” is waiting for your approval');
     expect(t.shown[0]?.body).toBe('The agent wants to use terminal: rm -rf build');
     t.shown[0]?.onClick();
     expect(t.focusCalls()).toBe(1);

@@ -32,12 +32,12 @@ function firstLine(command: string): string {
 
 export function notifyApprovals(options: ApprovalNotifierOptions): Disposable {
   const { core, isFocused, show, focusWindow } = options;
-  const title = async (chatId: string): Promise<string> => {
+  const title = async (chatId: string): Promise<string | null> => {
     try {
       const { chats } = (await core.call('chats.list', {})) as { chats: ChatView[] };
-      return chats.find((c) => c.id === chatId)?.title ?? 'A chat';
+      return chats.find((c) => c.id === chatId)?.title ?? null;
     } catch {
-      return 'A chat';
+      return null;
     }
   };
   return core.onEvent((event, payload) => {
@@ -47,7 +47,7 @@ export function notifyApprovals(options: ApprovalNotifierOptions): Disposable {
       // Answered meanwhile, or the user came back: nothing to say.
       if (isFocused()) return;
       show({
-        title: `${chatTitle} is waiting for your approval`,
+        title: chatTitle === null ? 'A chat is waiting for your approval' : `“${chatTitle}” is waiting for your approval`,
         body: `The agent wants to use ${request.tool}: ${firstLine(request.command)}`,
         onClick: focusWindow,
       });

@@ -46,7 +46,7 @@ describe('Sidebar', () => {
     expect((screen.getByRole('combobox', { name: 'Profile for new chats' }) as HTMLSelectElement).value).toBe('work');
     fireEvent.click(screen.getByRole('button', { name: 'New chat' }));
     const created = await screen.findByRole('button', { name: 'Chat 1' });
-    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work', title: 'Chat 1' }]);
+    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work' }]);
     expect(created.getAttribute('aria-current')).toBe('true');
   });
 
