@@ -68,6 +68,8 @@ export type AgentMessage = z.infer<typeof AgentMessage>;
 export const ApprovalRequest = z.object({
   approvalId: z.string(),
   chatId: z.string(),
+  /** Null for the chat's own agent; the subagent's task id when a subagent asks. */
+  taskId: z.string().nullable(),
   callId: z.string(),
   tool: z.string(),
   /** The command exactly as it would run (or the file it would write, resolved). */

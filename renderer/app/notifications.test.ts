@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/contract';
 import { createApprovalNotifier, type NotifyWindow } from './notifications';
 
-const request: ApprovalRequest = { approvalId: 'a1', chatId: 'c1', callId: 'k', tool: 'write_file', command: '/workspace/notes.md', cwd: null, detail: 'hi' };
+const request: ApprovalRequest = { approvalId: 'a1', chatId: 'c1', taskId: null, callId: 'k', tool: 'write_file', command: '/workspace/notes.md', cwd: null, detail: 'hi' };
 
 function fakeWindow(permission: NotificationPermission, focused: boolean) {
   const made: Array<{ title: string; options?: NotificationOptions; onclick: (() => void) | null; closed: boolean }> = [];

@@ -278,7 +278,8 @@ export class AgentService {
   }
 
   private async runTool(run: TaskRun, reply: AgentMessage, call: AgentToolCall): Promise<string> {
-    const started = this.deps.clock.now();
+    // Reset once the user allows it: Duration is how long it ran, not how long it waited (issue 11 item 8).
+    let started = this.deps.clock.now();
     const update = (fields: Partial<AgentToolCall>) => {
       Object.assign(call, fields);
       this.save(reply);
@@ -324,7 +325,16 @@ export class AgentService {
     if ((name === 'terminal' || name === 'write_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
       update({ status: 'awaiting_approval' });
       const outcome = await this.approvals.ask(
-        { chatId: run.chatId, callId: call.id, tool: name, command: call.command ?? '', cwd: call.cwd, detail: prepared ? preview(prepared.bytes) : null },
+        {
+          chatId: run.chatId,
+          // A subagent's command says so: the prompt names whose it is.
+          taskId: run.caller.taskId ?? null,
+          callId: call.id,
+          tool: name,
+          command: call.command ?? '',
+          cwd: call.cwd,
+          detail: prepared ? preview(prepared.bytes) : null,
+        },
         run.turn.controller.signal,
       );
       if (outcome !== 'allowed') {
@@ -332,6 +342,7 @@ export class AgentService {
         return outcome === 'denied' ? 'The user denied this tool call; nothing ran. Do not retry it unchanged.' : 'Stopped before it ran.';
       }
       update({ status: 'running' });
+      started = this.deps.clock.now();
     }
 
     if (name === 'delegate_task') return this.delegate(run, reply, call, args as { task: string; title?: string }, started);

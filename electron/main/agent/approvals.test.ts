@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EventHub } from '../events.js';
 import { ApprovalGate } from './approvals.js';
 
-const request = (chatId: string) => ({ chatId, callId: 'c1', tool: 'terminal', command: 'rm -rf build', cwd: '/workspace', detail: null });
+const request = (chatId: string) => ({ chatId, taskId: null, callId: 'c1', tool: 'terminal', command: 'rm -rf build', cwd: '/workspace', detail: null });
 
 function gate() {
   const events = new EventHub();

@@ -6,7 +6,7 @@ import { notifyApprovals, type ApprovalNotice } from './approvalNotifier.js';
 const request: ApprovalRequest = {
   approvalId: 'a1',
   chatId: 'c1',
-  callId: 'call-1',
+  taskId: null, callId: 'call-1',
   tool: 'terminal',
   command: 'rm -rf build\necho done',
   cwd: '/workspace',

@@ -107,7 +107,7 @@ describe('Sidebar', () => {
     fireEvent.click(await screen.findByRole('button', { name: 'Write docs' }));
     const item = (title: string) => screen.getByRole('button', { name: title }).closest('li') as HTMLElement;
 
-    api.pushAgent('agent.approval', { approvalId: 'p1', chatId: 'a', callId: 'k1', tool: 'terminal', command: 'make', cwd: null, detail: null });
+    api.pushAgent('agent.approval', { approvalId: 'p1', chatId: 'a', taskId: null, callId: 'k1', tool: 'terminal', command: 'make', cwd: null, detail: null });
     expect(await within(item('Fix the build')).findByRole('status', { name: 'Waiting for your approval' })).toBeTruthy();
     expect(within(item('Write docs')).queryByRole('status')).toBeNull();
     api.pushAgent('agent.approvalDone', { chatId: 'a', approvalId: 'p1' });
