@@ -392,6 +392,10 @@ export function createCore(options: CoreOptions): BerthCore {
       agent.approve(req.chatId, req.approvalId, req.decision);
       return {};
     },
+    'agent.revokeAllow': async (req) => {
+      agent.revokeAllow(sessions.requireChat(req.chatId).id);
+      return {};
+    },
     'agent.setKey': async (req) => {
       const profile = sessions.requireProfile(req.profile);
       return keys.set(profile.name, profile.settings.agent.baseUrl, req.apiKey);

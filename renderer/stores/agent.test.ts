@@ -96,7 +96,7 @@ describe('agent store', () => {
     api.handle('agent.history', async () => {
       const mine = ++answer;
       if (mine === 1) await new Promise((r) => setTimeout(r, 10));
-      return { messages: [agentMessage({ id: `load-${mine}`, chatId: CHAT })], running: false, approvals: [] };
+      return { messages: [agentMessage({ id: `load-${mine}`, chatId: CHAT })], running: false, approvals: [], allowedForChat: false };
     });
     await Promise.all([store.getState().load(CHAT), store.getState().load(CHAT)]);
     expect(store.getState().byChat[CHAT]?.messages.map((m) => m.id)).toEqual(['load-2']);

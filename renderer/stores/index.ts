@@ -136,6 +136,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     api.on('agent.state', (state) => stores.agent.getState().dispatch({ type: 'state', ...state })),
     api.on('agent.approval', (request) => stores.agent.getState().dispatch({ type: 'approval', request })),
     api.on('agent.approvalDone', (done) => stores.agent.getState().dispatch({ type: 'approvalDone', ...done })),
+    api.on('agent.allowed', (allowed) => stores.agent.getState().dispatch({ type: 'allowed', ...allowed })),
     // Every chat's, for the sidebar's badges and the notification.
     api.on('agent.approval', (request) => {
       stores.attention.getState().dispatch({ type: 'approval', chatId: request.chatId, approvalId: request.approvalId });

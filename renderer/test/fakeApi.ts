@@ -98,6 +98,7 @@ export interface FakeConversation {
   messages: AgentMessage[];
   running: boolean;
   approvals: ApprovalRequest[];
+  allowedForChat?: boolean;
 }
 
 type AgentEventName = Extract<EventName, `agent.${string}`>;
@@ -402,7 +403,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     'agent.history': ({ chatId }) => {
       const c = conversation(chatId);
-      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals] };
+      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals], allowedForChat: c.allowedForChat ?? false };
     },
     // Only records the user's message: tests push the agent's side with pushAgent.
     'agent.send': ({ chatId, text }) => {
@@ -412,6 +413,11 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     'agent.stop': ({ chatId }) => ({ stopped: conversation(chatId).running }),
     'agent.approve': () => ({}),
+    'agent.revokeAllow': ({ chatId }) => {
+      conversation(chatId).allowedForChat = false;
+      queueMicrotask(() => emit('agent.allowed', { chatId, allowed: false }));
+      return {};
+    },
     'agent.setKey': ({ profile }) => {
       const p = fake.profiles.find((x) => x.name === profile);
       if (!p) throw notFound('profile');

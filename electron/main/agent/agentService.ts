@@ -123,11 +123,11 @@ export class AgentService {
     this.deps.store.settings.set(OPEN_TURNS_KEY, JSON.stringify([...ids]));
   }
 
-  history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[] } {
+  history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[]; allowedForChat: boolean } {
     this.deps.sessions.requireChat(chatId);
     const turn = this.turns.get(chatId);
     const messages = this.deps.store.agentMessages.forChat(chatId).map((s) => turn?.live.get(s.message.id) ?? s.message);
-    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId) };
+    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId), allowedForChat: this.approvals.isAllowed(chatId) };
   }
 
   /** Starts a turn with the user's message; `finished` settles when the turn ends. */
@@ -180,6 +180,10 @@ export class AgentService {
       await Promise.race([turn.finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERRUPT_RETRY_MS).unref())]);
     }
     return { stopped: true };
+  }
+
+  revokeAllow(chatId: string): void {
+    this.approvals.revoke(chatId);
   }
 
   approve(chatId: string, approvalId: string, decision: ApprovalDecision): void {

@@ -194,6 +194,18 @@ describe('ConversationPane', () => {
     ]);
   });
 
+  it('says when "Allow for this chat" is on, and takes it back with Ask again', async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    expect(screen.queryByRole('note', { name: 'Allowed for this chat' })).toBeNull();
+    push(api, 'agent.allowed', { chatId: 'c1', allowed: true });
+    const note = await screen.findByRole('note', { name: 'Allowed for this chat' });
+    expect(note.textContent).toMatch(/run without asking/);
+    fireEvent.click(within(note).getByRole('button', { name: 'Ask again' }));
+    await waitFor(() => expect(screen.queryByRole('note', { name: 'Allowed for this chat' })).toBeNull());
+    expect(api.callsTo('agent.revokeAllow')).toEqual([{ chatId: 'c1' }]);
+  });
+
   it('says when the command is a subagent’s', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');

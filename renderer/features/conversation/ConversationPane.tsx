@@ -92,6 +92,14 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
               />
             ))}
         </div>
+        {conversation.allowedForChat && (
+          <div className="allow-note" role="note" aria-label="Allowed for this chat">
+            <span>Commands in this chat run without asking (you chose Allow for this chat).</span>
+            <button type="button" className="small" onClick={() => void agent().revokeAllow(chatId)}>
+              Ask again
+            </button>
+          </div>
+        )}
         {error && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
         {missing ? (
           <div className="agent-setup" role="note">
