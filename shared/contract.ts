@@ -224,6 +224,8 @@ export const DirectoryListing = z.object({
   path: z.string(),
   parent: z.string().nullable(),
   entries: z.array(z.object({ name: z.string(), path: z.string() })),
+  /** Why this folder cannot be attached (attach's own check), or null when it can. */
+  refused: z.string().nullable(),
 });
 export type DirectoryListing = z.infer<typeof DirectoryListing>;
 

@@ -338,7 +338,15 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'workspace.attach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
     'workspace.detach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
-    'workspace.browse': async (req) => browseFolders(req.path),
+    'workspace.browse': async (req) =>
+      browseFolders(req.path, (folder) => {
+        try {
+          resolveAttachableFolder(folder, hostFacts());
+          return null;
+        } catch (error) {
+          return error instanceof BerthError ? error.message : String(error);
+        }
+      }),
     'sandbox.exec': (req) => sandbox.exec(req).finally(() => review.touched(req.chatId)),
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),

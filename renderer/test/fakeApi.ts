@@ -174,6 +174,8 @@ export interface FakeApi extends BerthApi {
   pickFolderResult: PickFolderResult | Error;
   /** A folder tree for workspace.browse: path → child folder names. */
   folders: Record<string, string[]>;
+  /** Folders attach would refuse, with why (workspace.browse's `refused`). */
+  refusedFolders: Record<string, string>;
   connection: ConnectionSource & { set(info: Partial<ConnectionInfo>): void };
   /** What agent.history answers, per chat (empty when a chat has none). */
   conversations: Record<string, FakeConversation>;
@@ -226,6 +228,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     reviewCopies: {},
     checkpoints: {},
     pushAgent: (event, payload) => emit(event, payload),
+    refusedFolders: {},
     folders: { '/home/me': ['projects', 'notes'], '/home/me/projects': ['site'], '/home/me/projects/site': [], '/home/me/notes': [] },
 
     callsTo(method) {
@@ -378,7 +381,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const names = fake.folders[at];
       if (!names) throw new ApiError('not_found', `${at} is not a folder.`);
       const parent = at === '/' ? null : at.slice(0, at.lastIndexOf('/')) || '/';
-      return { path: at, parent, entries: names.map((name) => ({ name, path: `${at === '/' ? '' : at}/${name}` })) };
+      return { path: at, parent, entries: names.map((name) => ({ name, path: `${at === '/' ? '' : at}/${name}` })), refused: fake.refusedFolders[at] ?? null };
     },
     'terminal.open': ({ chatId, cols, rows }) => {
       chat(chatId);
