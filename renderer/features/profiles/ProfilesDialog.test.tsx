@@ -66,4 +66,34 @@ describe('ProfilesDialog', () => {
       { name: 'work', settings: { agent: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3', approval: 'auto' } } },
     ]);
   });
+
+  it('asks before dropping edits that are not saved, on switching profile or closing', async () => {
+    let closed = 0;
+    renderWithApp(<ProfilesDialog onClose={() => closed++} initialProfile="default" />, { profiles: [profileView('default'), profileView('work')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    const memory = () => within(dialog).getByRole('spinbutton', { name: 'Memory (MB)' }) as HTMLInputElement;
+    await within(dialog).findByRole('form', { name: 'Edit profile default' });
+    fireEvent.change(memory(), { target: { value: '4096' } });
+
+    fireEvent.click(within(dialog).getByRole('button', { name: 'work' }));
+    const ask = within(dialog).getByRole('alert');
+    expect(ask.textContent).toMatch(/changes that are not saved/);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Keep editing' }));
+    expect(memory().value).toBe('4096');
+    expect(within(dialog).getByRole('form', { name: 'Edit profile default' })).toBeTruthy();
+
+    fireEvent.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1) as HTMLElement);
+    expect(closed).toBe(0);
+    fireEvent.click(within(within(dialog).getByRole('alert')).getByRole('button', { name: 'Discard changes' }));
+    expect(closed).toBe(1);
+  });
+
+  it('closes at once when nothing was changed', async () => {
+    let closed = 0;
+    renderWithApp(<ProfilesDialog onClose={() => closed++} initialProfile="default" />, { profiles: [profileView('default')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    await within(dialog).findByRole('form', { name: 'Edit profile default' });
+    fireEvent.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1) as HTMLElement);
+    expect(closed).toBe(1);
+  });
 });
