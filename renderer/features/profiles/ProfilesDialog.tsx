@@ -1,8 +1,10 @@
 /** Profiles: the list, and a form to create one or edit the chosen one. */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { DEFAULT_PROFILE } from '../../../shared/contract';
 import { useProfiles } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { DeleteProfile } from './DeleteProfile';
 import { ProfileForm } from './ProfileForm';
 
 type Mode = { kind: 'create'; n: number } | { kind: 'edit'; name: string };
@@ -114,6 +116,18 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
           }}
         />
       </div>
+      {editing && editing.name !== DEFAULT_PROFILE && (
+        <div className="profile-delete">
+          <DeleteProfile
+            key={editing.name}
+            name={editing.name}
+            onDeleted={() => {
+              dirty.current = false;
+              setMode({ kind: 'create', n: 0 });
+            }}
+          />
+        </div>
+      )}
       <div className="dialog-buttons">
         <button type="button" onClick={() => guard(onClose)}>
           Close
