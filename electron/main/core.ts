@@ -281,6 +281,21 @@ export function createCore(options: CoreOptions): BerthCore {
       fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
     },
   });
+  /**
+   * A profile may not ask for more CPUs than the engine's machine has (Docker would refuse the
+   * container later, and the user would read Docker's words): said at save time, with the count.
+   * An engine that does not answer is not asked; the start says so then.
+   */
+  const checkCpus = async (cpus: number | undefined) => {
+    if (cpus === undefined) return;
+    const machine = await engine.resources().catch(() => null);
+    if (machine && machine.cpus > 0 && cpus > machine.cpus) {
+      throw new BerthError('invalid_request', `This Docker engine has ${machine.cpus} CPU${machine.cpus === 1 ? '' : 's'}; a sandbox cannot have ${cpus}.`, {
+        hint: `Set CPUs to ${machine.cpus} or fewer.`,
+      });
+    }
+  };
+
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
     JSON.stringify([s.backend, s.image, s.network, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
@@ -293,11 +308,13 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => {
+      await checkCpus(req.limits?.cpus);
       const view = sessions.createProfile(req);
       pool.fill(sessions.requireProfile(view.name));
       return changed(null, view);
     },
     'profiles.update': async (req) => {
+      await checkCpus(req.settings.limits?.cpus);
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const view = sessions.updateProfile(req);
       const after = sessions.requireProfile(view.name);

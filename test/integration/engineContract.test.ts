@@ -96,6 +96,9 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect((await engine.securityOptions()).some((o) => o.startsWith('name=seccomp'))).toBe(true);
     expect(await engine.listImageTags()).toContain(BUSYBOX);
     expect((await engine.platform()).os).toBe('linux');
+    const machine = await engine.resources();
+    expect(machine.cpus).toBeGreaterThanOrEqual(1);
+    expect(machine.memoryBytes).toBeGreaterThan(64 * 1024 * 1024);
   });
 
   it('fails a pull from a registry that answers nothing as registry_unreachable', async () => {

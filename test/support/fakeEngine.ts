@@ -73,6 +73,8 @@ export class FakeEngine implements Engine {
   load: { memoryBytes?: number; pids?: number } | null = null;
   /** Stats streams open now. */
   statsStreams = 0;
+  /** What the engine's machine has (docker info). */
+  machine = { cpus: 8, memoryBytes: 16 * 1024 ** 3 };
 
   constructor(images: Iterable<string> = []) {
     for (const i of images) this.images.add(i);
@@ -98,6 +100,11 @@ export class FakeEngine implements Engine {
 
   /** What `docker info` reports as SecurityOptions; the seccomp default of a Linux engine. */
   securityOpts: string[] = ['name=seccomp,profile=default'];
+
+  async resources(): Promise<{ cpus: number; memoryBytes: number }> {
+    this.enter('resources');
+    return { ...this.machine };
+  }
 
   async securityOptions(): Promise<string[]> {
     this.enter('securityOptions');

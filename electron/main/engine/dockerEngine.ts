@@ -91,6 +91,8 @@ export interface Engine {
   buildImage(request: BuildRequest, onProgress: (p: PullProgress) => void): Promise<void>;
   /** The tags of the images on the engine (`repo:tag`), sorted; dangling images left out. */
   listImageTags(): Promise<string[]>;
+  /** What the engine's machine has: CPUs and memory (`docker info`'s NCPU and MemTotal). */
+  resources(): Promise<{ cpus: number; memoryBytes: number }>;
   /** The engine's OS and CPU architecture, as it names them (linux, amd64). */
   platform(): Promise<{ os: string; arch: string }>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
@@ -241,6 +243,13 @@ export class DockerEngine implements Engine {
   async ping(): Promise<{ version: string; apiVersion: string }> {
     const v = await this.call('answer', (docker) => docker.version());
     return { version: v.Version, apiVersion: v.ApiVersion };
+  }
+
+  resources(): Promise<{ cpus: number; memoryBytes: number }> {
+    return this.call('read what the engine has', async (docker) => {
+      const info = (await docker.info()) as { NCPU?: unknown; MemTotal?: unknown };
+      return { cpus: typeof info.NCPU === 'number' ? info.NCPU : 0, memoryBytes: typeof info.MemTotal === 'number' ? info.MemTotal : 0 };
+    });
   }
 
   securityOptions(): Promise<string[]> {
