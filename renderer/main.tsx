@@ -5,15 +5,23 @@ import { createRoot } from 'react-dom/client';
 import { createApi } from './api';
 import { App } from './app/App';
 import { AppProvider } from './app/context';
+import { createApprovalNotifier } from './app/notifications';
+import { localSelectionMemory } from './app/selectionMemory';
 import { activeTerminalId } from './app/shortcuts';
 import { TerminalOutputHub } from './features/terminals/outputHub';
 import { installTestHook } from './features/terminals/registry';
 import { createStores, startSync } from './stores';
 
 const { api, connection, reconnectNow } = createApi(window);
-const stores = createStores(api, connection);
+const stores = createStores(api, connection, localSelectionMemory(window.localStorage));
 const output = new TerminalOutputHub(api);
-startSync(stores, api, connection);
+// The browser host notifies from the page; the desktop app's main process does it by itself.
+const notifier = connection.get().transport === 'ws' ? createApprovalNotifier(window, (chatId) => stores.chats.getState().select(chatId)) : null;
+startSync(stores, api, connection, {
+  onApproval: notifier
+    ? (request) => notifier.approvalNeeded(request, stores.chats.getState().chats.find((c) => c.id === request.chatId)?.title ?? null)
+    : undefined,
+});
 // Test hook (window.__berthTest): end-to-end tests read terminal text through it.
 installTestHook(window, () => activeTerminalId(stores));
 
@@ -21,7 +29,7 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <AppProvider services={{ api, stores, output, reconnectNow }}>
+    <AppProvider services={{ api, stores, output, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined }}>
       <App />
     </AppProvider>
   </StrictMode>,

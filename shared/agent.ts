@@ -68,6 +68,8 @@ export type AgentMessage = z.infer<typeof AgentMessage>;
 export const ApprovalRequest = z.object({
   approvalId: z.string(),
   chatId: z.string(),
+  /** Null for the chat's own agent; the subagent's task id when a subagent asks. */
+  taskId: z.string().nullable(),
   callId: z.string(),
   tool: z.string(),
   /** The command exactly as it would run (or the file it would write, resolved). */
@@ -93,7 +95,13 @@ export const agentMethods = {
   /** The chat's conversation, oldest first, with whether a turn is running and what waits for the user. */
   'agent.history': {
     request: z.object({ chatId: ChatIdField }).strict(),
-    response: z.object({ messages: z.array(AgentMessage), running: z.boolean(), approvals: z.array(ApprovalRequest) }),
+    response: z.object({
+      messages: z.array(AgentMessage),
+      running: z.boolean(),
+      approvals: z.array(ApprovalRequest),
+      /** "Allow for this chat" was chosen: its commands run without asking until revoked or Berth restarts. */
+      allowedForChat: z.boolean(),
+    }),
   },
   /** Sends the user's message and starts the agent; progress arrives as agent.* events. */
   'agent.send': {
@@ -106,6 +114,8 @@ export const agentMethods = {
     request: z.object({ chatId: ChatIdField, approvalId: z.string().min(1).max(128), decision: z.enum(['once', 'chat', 'deny']) }).strict(),
     response: z.object({}),
   },
+  /** Takes back "Allow for this chat": the chat's next command asks again. */
+  'agent.revokeAllow': { request: z.object({ chatId: ChatIdField }).strict(), response: z.object({}) },
   /** Saves the profile's API key, encrypted; it is bound to the profile and the provider's origin. */
   'agent.setKey': {
     request: z
@@ -138,6 +148,8 @@ export const agentEvents = {
   }),
   /** A command waits for the user (profile approval "ask"). */
   'agent.approval': ApprovalRequest,
+  /** "Allow for this chat" was chosen (true) or taken back (false). */
+  'agent.allowed': z.object({ chatId: z.string(), allowed: z.boolean() }),
   /** An approval was answered or dropped (stopped turn): hide its prompt. */
   'agent.approvalDone': z.object({ chatId: z.string(), approvalId: z.string() }),
 } as const;

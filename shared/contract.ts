@@ -146,6 +146,8 @@ export const ChatView = z.object({
   title: z.string(),
   image: z.string().nullable(),
   createdAt: z.number(),
+  /** When the user last wrote in it (its creation until then): the chat list's order. */
+  lastActiveAt: z.number(),
   attachments: z.array(AttachmentView),
 });
 export type ChatView = z.infer<typeof ChatView>;
@@ -181,6 +183,30 @@ export const ExecResult = z.object({
 });
 export type ExecResult = z.infer<typeof ExecResult>;
 
+/** One reading of a sandbox's use (engine stats stream), each figure beside its limit. */
+export const SandboxStatsSample = z.object({
+  at: z.number(),
+  /** Cores in use since the previous reading (0.5: half a core); null on the first reading. */
+  cpus: z.number().nullable(),
+  memoryBytes: z.number(),
+  memoryLimitBytes: z.number().nullable(),
+  pids: z.number().int(),
+  pidsLimit: z.number().int().nullable(),
+});
+export type SandboxStatsSample = z.infer<typeof SandboxStatsSample>;
+
+/** What a sandbox keeps on disk: the chat's home folder and the container's writable layer. */
+export const SandboxUsage = z.object({
+  chatId: z.string(),
+  /** Null when the chat has no home yet (its sandbox never started). */
+  homeBytes: z.number().nullable(),
+  /** True when the home has more files than Berth counts: homeBytes is then a lower bound. */
+  homeCapped: z.boolean(),
+  /** Null when there is no container. */
+  writableLayerBytes: z.number().nullable(),
+});
+export type SandboxUsage = z.infer<typeof SandboxUsage>;
+
 export const EngineStatus = z.object({
   state: z.enum(['checking', 'ok', 'unreachable']),
   /** The engine's version when it answers. */
@@ -208,6 +234,8 @@ export const DirectoryListing = z.object({
   path: z.string(),
   parent: z.string().nullable(),
   entries: z.array(z.object({ name: z.string(), path: z.string() })),
+  /** Why this folder cannot be attached (attach's own check), or null when it can. */
+  refused: z.string().nullable(),
 });
 export type DirectoryListing = z.infer<typeof DirectoryListing>;
 
@@ -298,6 +326,14 @@ export const methods = {
   },
   'sandbox.status': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
   'sandbox.stop': { request: z.object({ chatId: ChatId }).strict(), response: SandboxStatus },
+  /**
+   * Streams the sandbox's use to this client as `sandbox.stats` events (about once a second)
+   * until `sandbox.unwatchStats` or the client goes; `watching` is false when no container runs.
+   */
+  'sandbox.watchStats': { request: z.object({ chatId: ChatId }).strict(), response: z.object({ watching: z.boolean() }) },
+  'sandbox.unwatchStats': { request: z.object({ chatId: ChatId }).strict(), response: z.object({}) },
+  /** The size of the chat's home folder and of its container's writable layer. */
+  'sandbox.usage': { request: z.object({ chatId: ChatId }).strict(), response: SandboxUsage },
   'engine.status': { request: Empty, response: EngineStatus },
   /**
    * The images a profile's Image field offers: the engine's local images, and Berth's own base
@@ -353,6 +389,10 @@ export const events = {
   'sandbox.progress': SandboxProgressEvent,
   'sandbox.status': SandboxStatus,
   'engine.status': EngineStatus,
+  /** A reading of a watched sandbox's use (sandbox.watchStats). */
+  'sandbox.stats': z.object({ chatId: z.string(), sample: SandboxStatsSample }),
+  /** A running sandbox came near its memory or process limit, or went back below (every running sandbox, checked now and then). */
+  'sandbox.pressure': z.object({ chatId: z.string(), memory: z.boolean(), pids: z.boolean() }),
   /** Output of a terminal, in order; the client acks what it has written (terminal.ack). */
   'terminal.data': z.object({ terminalId: z.string(), data: z.string() }),
   'terminal.exit': z.object({ terminalId: z.string(), chatId: z.string(), reason: z.string() }),

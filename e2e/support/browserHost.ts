@@ -135,14 +135,15 @@ export type InitScript = Parameters<Page['addInitScript']>[0];
  */
 export async function openApp(
   root: string,
-  { initScripts = [], env = {} }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv } = {},
+  { initScripts = [], env = {}, permissions = [] }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv; permissions?: string[] } = {},
 ): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
   const host = await startHost(root, env);
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
     // A context of its own (not browser.newPage's implicit one): axe (e2e/support/axe.ts) opens a page in it.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // `permissions`: what the user granted the page (for example 'notifications').
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions });
     const page = await context.newPage();
     for (const script of initScripts) await page.addInitScript(script);
     await page.goto(host.url);

@@ -26,6 +26,7 @@ import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { WarmPool } from './sandbox/warmPool.js';
 import { qualifyTaskId } from './policy/containerKey.js';
+import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
 import { SessionService } from './sessions/sessionService.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
@@ -44,6 +45,7 @@ import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
 import { allowEntryFor } from './policy/egress.js';
+import { StatsService } from './sandbox/statsService.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -56,6 +58,8 @@ export interface CoreOptions {
   env?: NodeJS.ProcessEnv;
   /** How often orphaned containers are looked for; 0 turns the periodic sweep off. */
   reapIntervalMs?: number;
+  /** How often running sandboxes are checked against their limits (sandbox.pressure); 0: never. */
+  pressureEveryMs?: number;
   /** Seals provider API keys at rest: Electron's safeStorage in the app; a key file by default. */
   secrets?: () => SecretBox;
   /** The OpenAI-compatible client (tests may wrap it; it still speaks real HTTP). */
@@ -260,6 +264,22 @@ export function createCore(options: CoreOptions): BerthCore {
     if (chatId) review.touched(chatId);
   });
 
+  const stats = new StatsService({
+    engine,
+    events,
+    clock,
+    instanceId,
+    pressureEveryMs: options.pressureEveryMs,
+    runningContainer: async (chatId) => {
+      const s = await sandbox.status(chatId);
+      return s.state === 'running' ? s.containerId : null;
+    },
+    homeFolder: (chatId) => {
+      const r = sandbox.resolve(chatId);
+      return r.target.kind === 'container' ? manager.homeFor(r.profile.name, r.target.key) : null;
+    },
+  });
+
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
   const agent = new AgentService({
@@ -283,7 +303,8 @@ export function createCore(options: CoreOptions): BerthCore {
     },
   });
 
-  const withAttachments = (chat: ChatRecord) => sessions.chatView(chat, workspace.views(chat));
+  const withAttachments = (chat: ChatRecord, lastActive?: Map<string, number>) =>
+    sessions.chatView(chat, workspace.views(chat), (lastActive ?? store.agentMessages.lastUserMessageAt()).get(chat.id));
 
   const deletion = new DeletionService({
     store,
@@ -310,6 +331,21 @@ export function createCore(options: CoreOptions): BerthCore {
       fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
     },
   });
+  /**
+   * A profile may not ask for more CPUs than the engine's machine has (Docker would refuse the
+   * container later, and the user would read Docker's words): said at save time, with the count.
+   * An engine that does not answer is not asked; the start says so then.
+   */
+  const checkCpus = async (cpus: number | undefined) => {
+    if (cpus === undefined) return;
+    const machine = await engine.resources().catch(() => null);
+    if (machine && machine.cpus > 0 && cpus > machine.cpus) {
+      throw new BerthError('invalid_request', `This Docker engine has ${machine.cpus} CPU${machine.cpus === 1 ? '' : 's'}; a sandbox cannot have ${cpus}.`, {
+        hint: `Set CPUs to ${machine.cpus} or fewer.`,
+      });
+    }
+  };
+
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
     JSON.stringify([s.backend, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
@@ -322,11 +358,13 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => {
+      await checkCpus(req.limits?.cpus);
       const view = sessions.createProfile(req);
       pool.fill(sessions.requireProfile(view.name));
       return changed(null, view);
     },
     'profiles.update': async (req) => {
+      await checkCpus(req.settings.limits?.cpus);
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const view = sessions.updateProfile(req);
       // The running proxy takes the new list before this answers: the next request sees it.
@@ -369,7 +407,10 @@ export function createCore(options: CoreOptions): BerthCore {
       return changed(chat.id, chat);
     },
     'chats.rename': async (req) => changed(req.chatId, withAttachments(sessions.renameChat(req.chatId, req.title))),
-    'chats.list': async (req) => ({ chats: store.chats.list(req.profile).map(withAttachments) }),
+    'chats.list': async (req) => {
+      const lastActive = store.agentMessages.lastUserMessageAt();
+      return { chats: store.chats.list(req.profile).map((chat) => withAttachments(chat, lastActive)) };
+    },
     'chats.delete': async (req) => {
       const chat = store.chats.get(req.chatId);
       if (!chat) return { removed: false };
@@ -384,11 +425,31 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'workspace.attach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
     'workspace.detach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
-    'workspace.browse': async (req) => browseFolders(req.path),
+    'workspace.browse': async (req) =>
+      browseFolders(req.path, (folder) => {
+        try {
+          resolveAttachableFolder(folder, hostFacts());
+          return null;
+        } catch (error) {
+          return error instanceof BerthError ? error.message : String(error);
+        }
+      }),
     'sandbox.exec': (req) => sandbox.exec(req).finally(() => review.touched(req.chatId)),
     'sandbox.interrupt': (req) => sandbox.interrupt(req.chatId, req.taskId),
     'sandbox.status': (req) => sandbox.status(req.chatId),
     'sandbox.stop': (req) => sandbox.stop(req.chatId),
+    'sandbox.watchStats': async (req, ctx) => {
+      sessions.requireChat(req.chatId);
+      return { watching: await stats.watch(req.chatId, ctx.client ?? 'berth') };
+    },
+    'sandbox.unwatchStats': async (req, ctx) => {
+      stats.unwatch(req.chatId, ctx.client ?? 'berth');
+      return {};
+    },
+    'sandbox.usage': async (req) => {
+      sessions.requireChat(req.chatId);
+      return stats.usage(req.chatId);
+    },
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
@@ -412,10 +473,23 @@ export function createCore(options: CoreOptions): BerthCore {
       return {};
     },
     'agent.history': async (req) => agent.history(req.chatId),
-    'agent.send': async (req) => ({ message: agent.send(req.chatId, req.text).message }),
+    'agent.send': async (req) => {
+      const chat = sessions.requireChat(req.chatId);
+      const first = !store.agentMessages.hasUserMessage(chat.id);
+      const { message } = agent.send(req.chatId, req.text);
+      // The first message names a chat the user has not named (issue 11 item 8).
+      const title = first && isAutomaticTitle(chat.title) ? titleFromMessage(req.text) : null;
+      if (title !== null) sessions.renameChat(chat.id, title);
+      // Its activity moved it up the list (and maybe renamed it).
+      return changed(chat.id, { message });
+    },
     'agent.stop': (req) => agent.stop(req.chatId),
     'agent.approve': async (req) => {
       agent.approve(req.chatId, req.approvalId, req.decision);
+      return {};
+    },
+    'agent.revokeAllow': async (req) => {
+      agent.revokeAllow(sessions.requireChat(req.chatId).id);
       return {};
     },
     'agent.setKey': async (req) => {
@@ -535,7 +609,10 @@ export function createCore(options: CoreOptions): BerthCore {
       return {
         id,
         call: (method, params) => callFromClient(method, params, { client: id }),
-        dispose: () => terminals.removeClient(id),
+        dispose: () => {
+          terminals.removeClient(id);
+          stats.dropWatcher(id);
+        },
       };
     },
     onEvent: (listener) => events.on(listener),
@@ -548,6 +625,7 @@ export function createCore(options: CoreOptions): BerthCore {
       reaper.dispose();
       deletion.dispose();
       monitor.dispose();
+      stats.dispose();
       pool.dispose();
       terminals.dispose();
       review.dispose();

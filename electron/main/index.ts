@@ -9,10 +9,11 @@
  * this computer's loopback (unpackaged runs only).
  */
 import path from 'node:path';
-import { app, BrowserWindow, dialog, ipcMain, protocol, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, safeStorage, session, shell } from 'electron';
 import { keyFileBox } from './agent/secrets/secretBox.js';
 import { safeStorageBox } from './ipc/safeStorageBox.js';
 import { createCore, type BerthCore } from './core.js';
+import { notifyApprovals } from './ipc/approvalNotifier.js';
 import { createQuitGuard } from './ipc/lifecycle.js';
 import { registerIpc, type IpcRegistration } from './ipc/registerIpc.js';
 import { appStartUrl, contentSecurityPolicy, isTrustedSenderUrl, parseDevServerUrl, type UrlPolicy } from './ipc/securityPolicy.js';
@@ -32,6 +33,7 @@ protocol.registerSchemesAsPrivileged(APP_SCHEME_PRIVILEGES);
 let core: BerthCore | null = null;
 let ipc: IpcRegistration | null = null;
 let mainWindow: BrowserWindow | null = null;
+let notifier: { dispose(): void } | null = null;
 
 function openWindow(): void {
   const win = new BrowserWindow(mainWindowOptions({ preload: preloadPath, devTools: !app.isPackaged }));
@@ -54,6 +56,7 @@ async function start(): Promise<void> {
   });
   const quitGuard = createQuitGuard({
     dispose: async () => {
+      notifier?.dispose();
       ipc?.dispose();
       await core?.dispose();
     },
@@ -82,6 +85,22 @@ async function start(): Promise<void> {
     return;
   }
   ipc = registerIpc({ ipcMain, core, getWindow: () => mainWindow, dialog, isTrustedSender: (url) => isTrustedSenderUrl(url, policy) });
+  const focusWindow = () => {
+    if (!mainWindow) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  };
+  notifier = notifyApprovals({
+    core,
+    isFocused: () => mainWindow?.isFocused() ?? false,
+    show: ({ title, body, onClick }) => {
+      if (!Notification.isSupported()) return;
+      const n = new Notification({ title, body });
+      n.on('click', onClick);
+      n.show();
+    },
+    focusWindow,
+  });
   openWindow();
 }
 

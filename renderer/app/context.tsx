@@ -10,6 +10,7 @@ import type { EngineState } from '../stores/engine';
 import type { TerminalsState } from '../stores/terminals';
 import type { AgentState } from '../stores/agent';
 import type { ReviewState } from '../stores/review';
+import type { AttentionStoreState } from '../stores/attention';
 import type { ConnectionInfo } from '../api/types';
 import type { TerminalOutputHub } from '../features/terminals/outputHub';
 
@@ -19,6 +20,8 @@ export interface AppServices {
   /** Null where no terminal is shown (component tests). */
   output: TerminalOutputHub | null;
   reconnectNow(): void;
+  /** Asks once for the permission to notify (browser host); absent where main notifies. */
+  askToNotify?: () => void;
 }
 
 const ServicesContext = createContext<AppServices | null>(null);
@@ -57,4 +60,7 @@ export function useReview<T>(selector: (s: ReviewState) => T): T {
 }
 export function useConnection<T>(selector: (s: ConnectionInfo) => T): T {
   return useStore(useServices().stores.connection, selector);
+}
+export function useAttention<T>(selector: (s: AttentionStoreState) => T): T {
+  return useStore(useServices().stores.attention, selector);
 }

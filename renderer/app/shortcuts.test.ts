@@ -42,6 +42,6 @@ describe('app shortcuts', () => {
     stores.chats.getState().select('w');
     runShortcut(stores, 'newChat');
     await new Promise((r) => setTimeout(r, 0));
-    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work', title: 'Chat 1' }]);
+    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work' }]);
   });
 });

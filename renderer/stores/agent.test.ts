@@ -48,7 +48,7 @@ describe('reduceAgent', () => {
     let state = reduceAgent(opened(), { type: 'patch', chatId: CHAT, patch: { error: { code: 'x', message: 'old', hint: null } } });
     state = reduceAgent(state, { type: 'state', chatId: CHAT, running: true, error: null });
     expect(state[CHAT]).toMatchObject({ running: true, error: null });
-    const request = { approvalId: 'ap1', chatId: CHAT, callId: 'call1', tool: 'terminal', command: 'ls', cwd: '/workspace', detail: null };
+    const request = { approvalId: 'ap1', chatId: CHAT, taskId: null, callId: 'call1', tool: 'terminal', command: 'ls', cwd: '/workspace', detail: null };
     state = reduceAgent(state, { type: 'approval', request });
     state = reduceAgent(state, { type: 'approval', request });
     expect(state[CHAT]?.approvals).toEqual([request]);
@@ -66,7 +66,7 @@ describe('reduceAgent', () => {
   });
 
   it('hides an approval once it is done', () => {
-    const request = { approvalId: 'ap1', chatId: CHAT, callId: 'call1', tool: 'terminal', command: 'ls', cwd: null, detail: null };
+    const request = { approvalId: 'ap1', chatId: CHAT, taskId: null, callId: 'call1', tool: 'terminal', command: 'ls', cwd: null, detail: null };
     let state = reduceAgent(opened(), { type: 'approval', request });
     state = reduceAgent(state, { type: 'approvalDone', chatId: CHAT, approvalId: 'ap1' });
     expect(state[CHAT]?.approvals).toEqual([]);
@@ -96,7 +96,7 @@ describe('agent store', () => {
     api.handle('agent.history', async () => {
       const mine = ++answer;
       if (mine === 1) await new Promise((r) => setTimeout(r, 10));
-      return { messages: [agentMessage({ id: `load-${mine}`, chatId: CHAT })], running: false, approvals: [] };
+      return { messages: [agentMessage({ id: `load-${mine}`, chatId: CHAT })], running: false, approvals: [], allowedForChat: false };
     });
     await Promise.all([store.getState().load(CHAT), store.getState().load(CHAT)]);
     expect(store.getState().byChat[CHAT]?.messages.map((m) => m.id)).toEqual(['load-2']);
@@ -117,7 +117,7 @@ describe('agent store', () => {
 
   it('answers an approval and hides it; a failed answer keeps it', async () => {
     const { api, store } = setup();
-    const ask = (approvalId: string) => ({ approvalId, chatId: CHAT, callId: `call-${approvalId}`, tool: 'terminal', command: 'rm -rf build', cwd: '/workspace', detail: null });
+    const ask = (approvalId: string) => ({ approvalId, chatId: CHAT, taskId: null, callId: `call-${approvalId}`, tool: 'terminal', command: 'rm -rf build', cwd: '/workspace', detail: null });
     api.conversations[CHAT] = { messages: [], running: true, approvals: [ask('ap1'), ask('ap2')] };
     await store.getState().load(CHAT);
     await store.getState().approve(CHAT, 'ap1', 'deny');

@@ -24,6 +24,8 @@ export interface Conversation {
   stopping: boolean;
   /** Approvals whose answer is on its way to main (their buttons are disabled meanwhile). */
   answering: readonly string[];
+  /** "Allow for this chat" is on: its commands run without asking. */
+  allowedForChat: boolean;
 }
 
 export const EMPTY_CONVERSATION: Conversation = {
@@ -36,6 +38,7 @@ export const EMPTY_CONVERSATION: Conversation = {
   sending: false,
   stopping: false,
   answering: [],
+  allowedForChat: false,
 };
 
 export type Conversations = Readonly<Record<string, Conversation>>;
@@ -48,6 +51,7 @@ export type AgentAction =
   | ({ type: 'state' } & EventPayload<'agent.state'>)
   | { type: 'approval'; request: ApprovalRequest }
   | ({ type: 'approvalDone' } & EventPayload<'agent.approvalDone'>)
+  | ({ type: 'allowed' } & EventPayload<'agent.allowed'>)
   | { type: 'patch'; chatId: string; patch: Partial<Conversation> }
   | { type: 'forget'; chatId: string };
 
@@ -83,8 +87,8 @@ export function reduceAgent(state: Conversations, action: AgentAction): Conversa
     case 'open':
       return state[action.chatId] ? state : { ...state, [action.chatId]: EMPTY_CONVERSATION };
     case 'history': {
-      const { messages, running, approvals } = action.history;
-      return update(state, action.chatId, (c) => ({ ...c, messages, running, approvals, loaded: true, loadError: null }));
+      const { messages, running, approvals, allowedForChat } = action.history;
+      return update(state, action.chatId, (c) => ({ ...c, messages, running, approvals, allowedForChat, loaded: true, loadError: null }));
     }
     case 'message':
       return update(state, action.message.chatId, (c) => ({ ...c, messages: upsertMessage(c.messages, action.message) }));
@@ -123,6 +127,8 @@ export function reduceAgent(state: Conversations, action: AgentAction): Conversa
         approvals: c.approvals.filter((a) => a.approvalId !== action.approvalId),
         answering: c.answering.filter((id) => id !== action.approvalId),
       }));
+    case 'allowed':
+      return update(state, action.chatId, (c) => ({ ...c, allowedForChat: action.allowed }));
     case 'patch':
       return update(state, action.chatId, (c) => ({ ...c, ...action.patch }));
     case 'forget':
@@ -139,6 +145,8 @@ export interface AgentState {
   stop(chatId: string): Promise<void>;
   approve(chatId: string, approvalId: string, decision: ApprovalDecision): Promise<void>;
   dismissError(chatId: string): void;
+  /** Takes back "Allow for this chat". */
+  revokeAllow(chatId: string): Promise<void>;
 }
 
 export type AgentStore = StoreApi<AgentState>;
@@ -206,6 +214,15 @@ export function createAgentStore(api: BerthApi): AgentStore {
 
       dismissError(chatId) {
         patch(chatId, { error: null });
+      },
+
+      async revokeAllow(chatId) {
+        try {
+          await api.call('agent.revokeAllow', { chatId });
+          dispatch({ type: 'allowed', chatId, allowed: false });
+        } catch (error) {
+          patch(chatId, { error: errorInfo(error) });
+        }
       },
     };
   });

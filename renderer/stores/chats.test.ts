@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatView, createFakeApi, profileView } from '../test/fakeApi';
-import { chatOrder, createChatsStore, groupChats, neighbourAfterRemoval, nextChatTitle, stepChat } from './chats';
+import { chatOrder, createChatsStore, groupChats, neighbourAfterRemoval, stepChat } from './chats';
 
 const a = chatView({ id: 'a', title: 'Alpha', profile: 'default', createdAt: 1 });
 const b = chatView({ id: 'b', title: 'Beta', profile: 'work', createdAt: 2 });
@@ -54,9 +54,10 @@ describe('chat order and stepping', () => {
     expect(neighbourAfterRemoval(order, 'a', new Set(['c', 'b']))).toBe('b');
   });
 
-  it('titles new chats "Chat N" past the highest in use', () => {
-    expect(nextChatTitle([])).toBe('Chat 1');
-    expect(nextChatTitle([chatView({ title: 'Chat 2' }), chatView({ title: 'Chat 7' }), chatView({ title: 'Chat x' })])).toBe('Chat 8');
+  it('orders chats by activity: the one written in last comes first, however old', () => {
+    const old = chatView({ id: 'old', title: 'Old', createdAt: 1, lastActiveAt: 50 });
+    const fresh = chatView({ id: 'fresh', title: 'Fresh', createdAt: 10 });
+    expect(groupChats([fresh, old], [], '')[0]?.chats.map((x) => x.id)).toEqual(['old', 'fresh']);
   });
 });
 
@@ -76,7 +77,7 @@ describe('chats store', () => {
     store.getState().select('b');
     expect(store.getState().newChatProfile).toBe('work');
     const created = await store.getState().create();
-    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work', title: 'Chat 1' }]);
+    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work' }]);
     expect(store.getState().selectedId).toBe(created?.id);
   });
 

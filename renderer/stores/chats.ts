@@ -28,7 +28,8 @@ function compareProfiles(a: string, b: string): number {
 }
 
 /**
- * Chats grouped by profile, the default profile first and the others by name; newest chats first.
+ * Chats grouped by profile, the default profile first and the others by name; the chats by
+ * activity (the last message the user wrote, else when made), the latest first.
  * Every known profile gets a group (so a new chat can go into an empty one) unless a filter is
  * set, which hides groups with no match.
  */
@@ -49,7 +50,7 @@ export function groupChats(chats: readonly ChatView[], profiles: readonly string
     .sort(([a], [b]) => compareProfiles(a, b))
     .map(([profile, list]) => ({
       profile,
-      chats: [...list].sort((x, y) => y.createdAt - x.createdAt || x.title.localeCompare(y.title)),
+      chats: [...list].sort((x, y) => y.lastActiveAt - x.lastActiveAt || y.createdAt - x.createdAt || x.title.localeCompare(y.title)),
     }));
 }
 
@@ -79,19 +80,6 @@ export function neighbourAfterRemoval(order: readonly string[], removedId: strin
   return after.find(isAlive) ?? before.find(isAlive) ?? null;
 }
 
-/**
- * The title for a new chat: "Chat N", one past the highest N in use. (Main's own default,
- * "New chat", would share its accessible name with the "New chat" button.)
- */
-export function nextChatTitle(chats: readonly ChatView[]): string {
-  let max = 0;
-  for (const c of chats) {
-    const m = /^Chat (\d{1,9})$/.exec(c.title);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  return `Chat ${max + 1}`;
-}
-
 export interface ChatsState {
   chats: ChatView[];
   loaded: boolean;
@@ -116,7 +104,13 @@ export interface ChatsState {
 
 export type ChatsStore = StoreApi<ChatsState>;
 
-export function createChatsStore(api: BerthApi): ChatsStore {
+/** Where the open chat is remembered between loads of the page (the browser's localStorage). */
+export interface SelectionMemory {
+  get(): string | null;
+  set(chatId: string | null): void;
+}
+
+export function createChatsStore(api: BerthApi, memory: SelectionMemory | null = null): ChatsStore {
   let generation = 0;
   return createStore<ChatsState>()((set, get) => ({
     chats: [],
@@ -137,7 +131,9 @@ export function createChatsStore(api: BerthApi): ChatsStore {
           const alive = new Set(chats.map((c) => c.id));
           nextSelected = neighbourAfterRemoval(chatOrder(groupChats(get().chats, [], '')), selectedId, alive);
         } else if (selectedId === null && !loaded) {
-          nextSelected = chatOrder(groupChats(chats, [], ''))[0] ?? null;
+          // The chat that was open before a reload, while it still exists; else the first.
+          const remembered = memory?.get() ?? null;
+          nextSelected = chats.some((c) => c.id === remembered) ? remembered : (chatOrder(groupChats(chats, [], ''))[0] ?? null);
         }
         set({ chats, loaded: true, error: null });
         if (nextSelected !== selectedId) get().select(nextSelected);
@@ -149,6 +145,7 @@ export function createChatsStore(api: BerthApi): ChatsStore {
     select(chatId) {
       const chat = chatId === null ? undefined : get().chats.find((c) => c.id === chatId);
       set(chat ? { selectedId: chat.id, newChatProfile: chat.profile } : { selectedId: null });
+      memory?.set(chat ? chat.id : null);
     },
 
     setFilter(filter) {
@@ -161,7 +158,8 @@ export function createChatsStore(api: BerthApi): ChatsStore {
 
     async create() {
       try {
-        const chat = await api.call('chats.create', { profile: get().newChatProfile, title: nextChatTitle(get().chats) });
+        // Main names it "Chat N" (a number never given twice); its first message renames it.
+        const chat = await api.call('chats.create', { profile: get().newChatProfile });
         set((s) => ({ chats: s.chats.some((c) => c.id === chat.id) ? s.chats : [...s.chats, chat], error: null }));
         get().select(chat.id);
         return chat;

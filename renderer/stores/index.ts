@@ -4,8 +4,10 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { BerthApi, ConnectionInfo, ConnectionSource } from '../api/types';
+import type { ApprovalRequest } from '../../shared/contract';
 import { createAgentStore, type AgentStore } from './agent';
-import { createChatsStore, type ChatsStore } from './chats';
+import { createAttentionStore, type AttentionStore } from './attention';
+import { createChatsStore, type ChatsStore, type SelectionMemory } from './chats';
 import { createEngineStore, type EngineStore } from './engine';
 import { createProfilesStore, type ProfilesStore } from './profiles';
 import { createReviewStore, type ReviewStore } from './review';
@@ -20,18 +22,20 @@ export interface Stores {
   terminals: TerminalsStore;
   agent: AgentStore;
   review: ReviewStore;
+  attention: AttentionStore;
   connection: StoreApi<ConnectionInfo>;
 }
 
-export function createStores(api: BerthApi, connection: ConnectionSource): Stores {
+export function createStores(api: BerthApi, connection: ConnectionSource, memory: SelectionMemory | null = null): Stores {
   return {
-    chats: createChatsStore(api),
+    chats: createChatsStore(api, memory),
     profiles: createProfilesStore(api),
     sandbox: createSandboxStore(api),
     engine: createEngineStore(api),
     terminals: createTerminalsStore(api),
     agent: createAgentStore(api),
     review: createReviewStore(api),
+    attention: createAttentionStore(),
     connection: createStore<ConnectionInfo>()(() => connection.get()),
   };
 }
@@ -43,6 +47,11 @@ export interface SyncOptions {
   refetchDelayMs?: number;
   /** Coalesces bursts of `review.changed` for the selected chat. Default 250 ms. */
   reviewRefreshMs?: number;
+  /**
+   * Told of every command that starts waiting for approval, in any chat: the browser host's
+   * desktop notification (the desktop app's main process notifies by itself).
+   */
+  onApproval?: (request: ApprovalRequest) => void;
 }
 
 /** Runs `run(key)` at most once per `delayMs` per key, after the first request in a burst. */
@@ -127,6 +136,17 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     api.on('agent.state', (state) => stores.agent.getState().dispatch({ type: 'state', ...state })),
     api.on('agent.approval', (request) => stores.agent.getState().dispatch({ type: 'approval', request })),
     api.on('agent.approvalDone', (done) => stores.agent.getState().dispatch({ type: 'approvalDone', ...done })),
+    api.on('agent.allowed', (allowed) => stores.agent.getState().dispatch({ type: 'allowed', ...allowed })),
+    // Every chat's, for the sidebar's badges and the notification.
+    api.on('agent.approval', (request) => {
+      stores.attention.getState().dispatch({ type: 'approval', chatId: request.chatId, approvalId: request.approvalId });
+      options.onApproval?.(request);
+    }),
+    api.on('agent.approvalDone', (done) => stores.attention.getState().dispatch({ type: 'approvalDone', ...done })),
+    api.on('sandbox.pressure', (p) => stores.attention.getState().dispatch({ type: 'pressure', ...p })),
+    api.on('agent.state', ({ chatId, running }) => {
+      if (!running) stores.attention.getState().dispatch({ type: 'turnEnded', chatId, inView: chatId === stores.chats.getState().selectedId });
+    }),
     // A turn that starts or ends adds or completes a restore point ("Undo this turn").
     api.on('agent.state', ({ chatId }) => {
       if (chatId === stores.chats.getState().selectedId) reviewRefresh.request(chatId);
@@ -141,7 +161,10 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
   // Selection: load the chosen chat's sandbox status, conversation and terminals.
   offs.push(
     stores.chats.subscribe((s, prev) => {
-      if (s.selectedId !== prev.selectedId) refreshSelected();
+      if (s.selectedId !== prev.selectedId) {
+        refreshSelected();
+        if (s.selectedId !== null) stores.attention.getState().dispatch({ type: 'seen', chatId: s.selectedId });
+      }
       // Chats that are gone: drop what was kept about them.
       if (s.chats !== prev.chats && s.loaded) {
         const alive = new Set(s.chats.map((c) => c.id));
@@ -151,6 +174,19 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
           stores.sandbox.getState().dispatch({ type: 'forget', chatId: c.id });
           stores.agent.getState().dispatch({ type: 'forget', chatId: c.id });
           stores.review.getState().forget(c.id);
+          stores.attention.getState().dispatch({ type: 'forget', chatId: c.id });
+        }
+      }
+    }),
+  );
+
+  // A loaded conversation says what waits in it (after a reload, or approvals answered elsewhere).
+  offs.push(
+    stores.agent.subscribe((s, prev) => {
+      for (const [chatId, c] of Object.entries(s.byChat)) {
+        const before = prev.byChat[chatId];
+        if (c.loaded && (before === undefined || before.approvals !== c.approvals || !before.loaded)) {
+          stores.attention.getState().dispatch({ type: 'approvalsLoaded', chatId, approvalIds: c.approvals.map((a) => a.approvalId) });
         }
       }
     }),

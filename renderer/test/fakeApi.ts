@@ -60,7 +60,8 @@ export function profileView(name: string, settings: Partial<ProfileSettings> = {
 let nextId = 1;
 
 export function chatView(partial: Partial<ChatView> & { title: string }): ChatView {
-  return { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
+  const chat = { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
+  return { ...chat, lastActiveAt: partial.lastActiveAt ?? chat.createdAt };
 }
 
 export function agentMessage(partial: Partial<AgentMessage> & { chatId: string }): AgentMessage {
@@ -98,6 +99,7 @@ export interface FakeConversation {
   messages: AgentMessage[];
   running: boolean;
   approvals: ApprovalRequest[];
+  allowedForChat?: boolean;
 }
 
 type AgentEventName = Extract<EventName, `agent.${string}`>;
@@ -173,6 +175,8 @@ export interface FakeApi extends BerthApi {
   pickFolderResult: PickFolderResult | Error;
   /** A folder tree for workspace.browse: path → child folder names. */
   folders: Record<string, string[]>;
+  /** Folders attach would refuse, with why (workspace.browse's `refused`). */
+  refusedFolders: Record<string, string>;
   connection: ConnectionSource & { set(info: Partial<ConnectionInfo>): void };
   /** What agent.history answers, per chat (empty when a chat has none). */
   conversations: Record<string, FakeConversation>;
@@ -204,6 +208,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
   const connectionListeners = new Set<(info: ConnectionInfo) => void>();
   let connectionInfo: ConnectionInfo = { transport: 'ws', state: 'open', epoch: 1, retryAt: null };
   let terminalCount = 0;
+  /** As main: "Chat N", a number never given twice. */
+  let chatNumber = 0;
 
   const emit = <E extends EventName>(event: E, payload: EventPayload<E>) => {
     for (const l of [...(listeners.get(event) ?? [])]) l(payload);
@@ -223,6 +229,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     reviewCopies: {},
     checkpoints: {},
     pushAgent: (event, payload) => emit(event, payload),
+    refusedFolders: {},
     folders: { '/home/me': ['projects', 'notes'], '/home/me/projects': ['site'], '/home/me/projects/site': [], '/home/me/notes': [] },
 
     callsTo(method) {
@@ -318,7 +325,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return { removedChats: removed };
     },
     'chats.create': ({ profile, title, image }) => {
-      const c = chatView({ profile: profile ?? 'default', title: title ?? 'New chat', image: image ?? null, createdAt: Date.now() + nextId });
+      const c = chatView({ profile: profile ?? 'default', title: title ?? `Chat ${++chatNumber}`, image: image ?? null, createdAt: Date.now() + nextId });
       fake.chats = [...fake.chats, c];
       changed(c.id);
       return c;
@@ -366,6 +373,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'sandbox.interrupt': () => ({ interrupted: false }),
     'sandbox.status': ({ chatId }) => status(chatId),
     'sandbox.stop': ({ chatId }) => ({ ...status(chatId), state: 'stopped' }),
+    'sandbox.watchStats': ({ chatId }) => ({ watching: status(chatId).state === 'running' }),
+    'sandbox.unwatchStats': () => ({}),
+    'sandbox.usage': ({ chatId }) => ({ chatId, homeBytes: 4096, homeCapped: false, writableLayerBytes: 0 }),
     'engine.status': () => fake.engine,
     'engine.images': () => ({ images: ['berth-test:busybox'], baseImage: 'berth-sandbox:1' }),
     'workspace.browse': ({ path }): DirectoryListing => {
@@ -373,7 +383,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const names = fake.folders[at];
       if (!names) throw new ApiError('not_found', `${at} is not a folder.`);
       const parent = at === '/' ? null : at.slice(0, at.lastIndexOf('/')) || '/';
-      return { path: at, parent, entries: names.map((name) => ({ name, path: `${at === '/' ? '' : at}/${name}` })) };
+      return { path: at, parent, entries: names.map((name) => ({ name, path: `${at === '/' ? '' : at}/${name}` })), refused: fake.refusedFolders[at] ?? null };
     },
     'terminal.open': ({ chatId, cols, rows }) => {
       chat(chatId);
@@ -399,7 +409,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     'agent.history': ({ chatId }) => {
       const c = conversation(chatId);
-      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals] };
+      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals], allowedForChat: c.allowedForChat ?? false };
     },
     // Only records the user's message: tests push the agent's side with pushAgent.
     'agent.send': ({ chatId, text }) => {
@@ -409,6 +419,11 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     'agent.stop': ({ chatId }) => ({ stopped: conversation(chatId).running }),
     'agent.approve': () => ({}),
+    'agent.revokeAllow': ({ chatId }) => {
+      conversation(chatId).allowedForChat = false;
+      queueMicrotask(() => emit('agent.allowed', { chatId, allowed: false }));
+      return {};
+    },
     'agent.setKey': ({ profile }) => {
       const p = fake.profiles.find((x) => x.name === profile);
       if (!p) throw notFound('profile');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DockerEngine, type Engine } from '../../electron/main/engine/dockerEngine.js';
+import { DockerEngine, type Engine, type StatsSample } from '../../electron/main/engine/dockerEngine.js';
 import { buildContainerSpec, LABEL, SANDBOX_HOME, type ContainerCreateBody } from '../../electron/main/policy/containerSpec.js';
 import { killTreeScript } from '../../electron/main/policy/shellProtocol.js';
 import { ShellSession } from '../../electron/main/sandbox/shellSession.js';
@@ -15,6 +15,7 @@ import { BUSYBOX, docker, removeInstanceContainers } from '../support/docker.js'
 import { FakeEngine } from '../support/fakeEngine.js';
 import { SANDBOX_GID, SANDBOX_UID, uniqueName } from '../support/harness.js';
 import { rejectionCode } from '../support/tempDirs.js';
+import { waitFor } from '../support/waitFor.js';
 import { record } from '../support/testRun.js';
 
 interface Subject {
@@ -95,6 +96,9 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect((await engine.securityOptions()).some((o) => o.startsWith('name=seccomp'))).toBe(true);
     expect(await engine.listImageTags()).toContain(BUSYBOX);
     expect((await engine.platform()).os).toBe('linux');
+    const machine = await engine.resources();
+    expect(machine.cpus).toBeGreaterThanOrEqual(1);
+    expect(machine.memoryBytes).toBeGreaterThan(64 * 1024 * 1024);
   });
 
   it('fails a pull from a registry that answers nothing as registry_unreachable', async () => {
@@ -154,6 +158,32 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     await tty.ended;
     expect(out).toContain('ready\r\n');
     await engine.removeContainer(id);
+  });
+
+  it("streams a running container's use against its limits until closed, and measures its writable layer", async () => {
+    const id = await engine.createContainer(body('s'));
+    const streams = await engine.attach(id);
+    await engine.startContainer(id);
+    const samples: StatsSample[] = [];
+    const stats = await engine.streamStats(id, (s) => samples.push(s));
+    await waitFor(async () => samples.length >= 2, 'two readings', 20_000);
+    const last = samples.at(-1) as StatsSample;
+    expect(last.memoryLimitBytes).toBe(256 * 1024 * 1024);
+    expect(last.memoryBytes).toBeGreaterThan(0);
+    expect(last.memoryBytes).toBeLessThan(256 * 1024 * 1024);
+    expect(last.pids).toBeGreaterThanOrEqual(1);
+    expect(last.pidsLimit).toBe(128);
+    // A rate needs two readings: the second has one.
+    expect(typeof samples[1]?.cpus).toBe('number');
+    stats.close();
+    await stats.ended;
+    const seen = samples.length;
+    expect(await engine.writableLayerBytes(id)).toBeGreaterThanOrEqual(0);
+    streams.close();
+    await engine.removeContainer(id);
+    expect(samples.length).toBe(seen);
+    expect(await engine.writableLayerBytes(id)).toBeNull();
+    expect(await rejectionCode(engine.streamStats(id, () => undefined))).toBe('container_vanished');
   });
 
   it('answers for containers that do not exist: inspect null, stop and remove quietly, start and exec fail', async () => {

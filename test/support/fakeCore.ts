@@ -31,7 +31,7 @@ export function fakeCore(): FakeCore {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-unit-'));
   const engine = new FakeEngine([BUSYBOX]);
   const clock = new ManualClock();
-  const core = createCore({ dataDir: path.join(root, 'data'), engine, clock, reapIntervalMs: 0, env: {} });
+  const core = createCore({ dataDir: path.join(root, 'data'), engine, clock, reapIntervalMs: 0, pressureEveryMs: 0, env: {} });
   const events: FakeCore['events'] = [];
   let profiles = 0;
   core.onEvent((event, payload) => events.push({ event, payload }));

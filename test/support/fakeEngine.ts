@@ -21,6 +21,8 @@ import type {
   ServiceContainerSpec,
   PullProgress,
   BuildRequest,
+  StatsSample,
+  StatsStream,
   TtyOptions,
   TtyProcess,
 } from '../../electron/main/engine/dockerEngine.js';
@@ -78,6 +80,12 @@ export class FakeEngine implements Engine {
   /** Every call by method name, in order (for tests of how often the engine was asked). */
   readonly calls: string[] = [];
   hook: CommandHook | null = null;
+  /** What the stats stream reads while set (a sandbox under load), instead of its idle figures. */
+  load: { memoryBytes?: number; pids?: number } | null = null;
+  /** Stats streams open now. */
+  statsStreams = 0;
+  /** What the engine's machine has (docker info). */
+  machine = { cpus: 8, memoryBytes: 16 * 1024 ** 3 };
 
   constructor(images: Iterable<string> = []) {
     for (const i of images) this.images.add(i);
@@ -103,6 +111,11 @@ export class FakeEngine implements Engine {
 
   /** What `docker info` reports as SecurityOptions; the seccomp default of a Linux engine. */
   securityOpts: string[] = ['name=seccomp,profile=default'];
+
+  async resources(): Promise<{ cpus: number; memoryBytes: number }> {
+    this.enter('resources');
+    return { ...this.machine };
+  }
 
   async securityOptions(): Promise<string[]> {
     this.enter('securityOptions');
@@ -430,6 +443,50 @@ export class FakeEngine implements Engine {
     }
     const result = await this.runCommand(c, script, c.body.WorkingDir, -1);
     return { exitCode: result.exitCode, output: result.output };
+  }
+
+  /** Readings a second apart while the container runs: memory and processes grow with what it runs. */
+  async streamStats(id: string, onSample: (sample: StatsSample) => void): Promise<StatsStream> {
+    this.enter('streamStats');
+    const c = this.container(id);
+    if (!c || !c.running) throw new BerthError('container_vanished', 'The sandbox is not there any more, so there is nothing to measure.', { hint: 'Run a command or open a terminal: Berth starts a new one.' });
+    let first = true;
+    const read = () => {
+      const busy = c.running_commands.size;
+      onSample({
+        at: Date.now(),
+        cpus: first ? null : busy > 0 ? 0.5 : 0,
+        memoryBytes: this.load?.memoryBytes ?? (1 + busy) * 1024 * 1024,
+        memoryLimitBytes: c.body.HostConfig.Memory,
+        pids: this.load?.pids ?? 1 + busy,
+        pidsLimit: c.body.HostConfig.PidsLimit,
+      });
+      first = false;
+    };
+    let finish!: () => void;
+    const ended = new Promise<void>((resolve) => (finish = resolve));
+    const timer = setInterval(read, 1000);
+    timer.unref();
+    this.statsStreams++;
+    let open = true;
+    const close = () => {
+      if (!open) return;
+      open = false;
+      this.statsStreams--;
+      clearInterval(timer);
+      c.attached.delete(close);
+      finish();
+    };
+    // It ends when the container stops, as the engine's does.
+    c.attached.add(close);
+    queueMicrotask(() => open && read());
+    return { ended, close };
+  }
+
+  async writableLayerBytes(id: string): Promise<number | null> {
+    this.enter('writableLayerBytes');
+    const c = this.container(id);
+    return c ? 0 : null;
   }
 
   async execTty(id: string, options: TtyOptions): Promise<TtyProcess> {

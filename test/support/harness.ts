@@ -29,7 +29,7 @@ export class Harness {
   }
 
   core(options: Partial<CoreOptions> = {}): BerthCore {
-    const core = createCore({ dataDir: options.dataDir ?? this.dataDir(), reapIntervalMs: 0, ...options });
+    const core = createCore({ dataDir: options.dataDir ?? this.dataDir(), reapIntervalMs: 0, pressureEveryMs: 0, ...options });
     this.cores.push(core);
     record('instances', core.instanceId);
     const create = core.profiles.create;

@@ -53,4 +53,29 @@ describe('AgentService on the fake engine', () => {
     expect(end.error?.message).toMatch(/key/i);
     expect((await history(f.core, chat.id)).map((m) => [m.role, m.content])).toContainEqual(['user', 'hello']);
   });
+
+  it('times a command from when it was allowed, not from when it began to wait, and says whose command a subagent’s is', async () => {
+    f = fakeCore();
+    const chat = await agentChat('ask');
+    // The subagent's own conversation (its first message is the task) gets its own script.
+    server.setResponder((req) => {
+      const turn = req.body.messages.filter((m) => m.role === 'assistant').length;
+      const sub = req.body.messages.some((m) => m.role === 'user' && m.content === 'run the tests');
+      if (sub) return turn === 0 ? { toolCalls: [{ name: 'terminal', arguments: { command: 'echo tested' } }] } : { text: 'Tests ran.' };
+      return turn === 0 ? { toolCalls: [{ name: 'delegate_task', arguments: { task: 'run the tests' } }] } : { text: 'Done.' };
+    });
+    const asked: Array<{ taskId: string | null }> = [];
+    const end = await runTurn(f.core, chat.id, 'test it', (a) => {
+      asked.push(a);
+      // The user looks away for a minute before allowing it.
+      f.clock.advance(60_000);
+      void f.core.agent.approve({ chatId: chat.id, approvalId: a.approvalId, decision: 'once' });
+    });
+    expect(end.error).toBeNull();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.taskId).not.toBeNull();
+    const run = toolCalls(await history(f.core, chat.id)).find((c) => c.name === 'terminal');
+    expect(run?.status).toBe('done');
+    expect(run?.durationMs).toBeLessThan(60_000);
+  });
 });

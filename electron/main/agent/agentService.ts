@@ -123,11 +123,11 @@ export class AgentService {
     this.deps.store.settings.set(OPEN_TURNS_KEY, JSON.stringify([...ids]));
   }
 
-  history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[] } {
+  history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[]; allowedForChat: boolean } {
     this.deps.sessions.requireChat(chatId);
     const turn = this.turns.get(chatId);
     const messages = this.deps.store.agentMessages.forChat(chatId).map((s) => turn?.live.get(s.message.id) ?? s.message);
-    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId) };
+    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId), allowedForChat: this.approvals.isAllowed(chatId) };
   }
 
   /** Starts a turn with the user's message; `finished` settles when the turn ends. */
@@ -180,6 +180,10 @@ export class AgentService {
       await Promise.race([turn.finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, INTERRUPT_RETRY_MS).unref())]);
     }
     return { stopped: true };
+  }
+
+  revokeAllow(chatId: string): void {
+    this.approvals.revoke(chatId);
   }
 
   approve(chatId: string, approvalId: string, decision: ApprovalDecision): void {
@@ -278,7 +282,8 @@ export class AgentService {
   }
 
   private async runTool(run: TaskRun, reply: AgentMessage, call: AgentToolCall): Promise<string> {
-    const started = this.deps.clock.now();
+    // Reset once the user allows it: Duration is how long it ran, not how long it waited (issue 11 item 8).
+    let started = this.deps.clock.now();
     const update = (fields: Partial<AgentToolCall>) => {
       Object.assign(call, fields);
       this.save(reply);
@@ -324,7 +329,16 @@ export class AgentService {
     if ((name === 'terminal' || name === 'write_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
       update({ status: 'awaiting_approval' });
       const outcome = await this.approvals.ask(
-        { chatId: run.chatId, callId: call.id, tool: name, command: call.command ?? '', cwd: call.cwd, detail: prepared ? preview(prepared.bytes) : null },
+        {
+          chatId: run.chatId,
+          // A subagent's command says so: the prompt names whose it is.
+          taskId: run.caller.taskId ?? null,
+          callId: call.id,
+          tool: name,
+          command: call.command ?? '',
+          cwd: call.cwd,
+          detail: prepared ? preview(prepared.bytes) : null,
+        },
         run.turn.controller.signal,
       );
       if (outcome !== 'allowed') {
@@ -332,6 +346,7 @@ export class AgentService {
         return outcome === 'denied' ? 'The user denied this tool call; nothing ran. Do not retry it unchanged.' : 'Stopped before it ran.';
       }
       update({ status: 'running' });
+      started = this.deps.clock.now();
     }
 
     if (name === 'delegate_task') return this.delegate(run, reply, call, args as { task: string; title?: string }, started);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EventHub } from '../events.js';
 import { ApprovalGate } from './approvals.js';
 
-const request = (chatId: string) => ({ chatId, callId: 'c1', tool: 'terminal', command: 'rm -rf build', cwd: '/workspace', detail: null });
+const request = (chatId: string) => ({ chatId, taskId: null, callId: 'c1', tool: 'terminal', command: 'rm -rf build', cwd: '/workspace', detail: null });
 
 function gate() {
   const events = new EventHub();
@@ -22,6 +22,13 @@ describe('ApprovalGate', () => {
     expect(await g.ask(request('a'), new AbortController().signal)).toBe('allowed');
     expect(g.isAllowed('b')).toBe(false);
     expect(seen.filter((e) => e.event === 'agent.approval')).toHaveLength(1);
+    expect(seen.filter((e) => e.event === 'agent.allowed').map((e) => e.payload)).toEqual([{ chatId: 'a', allowed: true }]);
+    // Taken back: the next command asks again.
+    g.revoke('a');
+    expect(g.isAllowed('a')).toBe(false);
+    expect(seen.filter((e) => e.event === 'agent.allowed').map((e) => e.payload)).toEqual([{ chatId: 'a', allowed: true }, { chatId: 'a', allowed: false }]);
+    void g.ask(request('a'), new AbortController().signal);
+    expect(seen.filter((e) => e.event === 'agent.approval')).toHaveLength(2);
   });
 
   it('refuses an answer from another chat, and a stopped turn drops its approval', async () => {

@@ -50,8 +50,16 @@ export class ApprovalGate {
     if (!p || p.request.chatId !== chatId) {
       throw new BerthError('not_found', 'That approval is no longer waiting.', { hint: 'The turn may have been stopped or already answered.' });
     }
-    if (decision === 'chat') this.allowedChats.add(chatId);
+    if (decision === 'chat' && !this.allowedChats.has(chatId)) {
+      this.allowedChats.add(chatId);
+      this.events.emit('agent.allowed', { chatId, allowed: true });
+    }
     p.settle(decision === 'deny' ? 'denied' : 'allowed');
+  }
+
+  /** Takes back "for this chat": its next command asks again. */
+  revoke(chatId: string): void {
+    if (this.allowedChats.delete(chatId)) this.events.emit('agent.allowed', { chatId, allowed: false });
   }
 
   pendingFor(chatId: string): ApprovalRequest[] {

@@ -11,7 +11,10 @@ import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
 import { engineMessage, isUnreachable, pullFailed, statusOf, toBerthError, unreachableError } from './engineErrors.js';
+import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
+
+export type { StatsSample } from './statsSample.js';
 
 export interface ContainerSummary {
   id: string;
@@ -78,6 +81,13 @@ export interface TtyOptions {
   rows: number;
 }
 
+/** A container's stats stream: a reading about once a second until closed or the container stops. */
+export interface StatsStream {
+  /** Resolves when the stream ends (closed, container stopped or removed, engine gone). */
+  ended: Promise<void>;
+  close(): void;
+}
+
 export interface PullProgress {
   message: string;
   fraction: number | null;
@@ -104,6 +114,8 @@ export interface Engine {
   buildImage(request: BuildRequest, onProgress: (p: PullProgress) => void): Promise<void>;
   /** The tags of the images on the engine (`repo:tag`), sorted; dangling images left out. */
   listImageTags(): Promise<string[]>;
+  /** What the engine's machine has: CPUs and memory (`docker info`'s NCPU and MemTotal). */
+  resources(): Promise<{ cpus: number; memoryBytes: number }>;
   /** The engine's OS and CPU architecture, as it names them (linux, amd64). */
   platform(): Promise<{ os: string; arch: string }>;
   ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
@@ -137,6 +149,10 @@ export interface Engine {
   execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }>;
   /** Starts an interactive process with a TTY in a running container. */
   execTty(id: string, options: TtyOptions): Promise<TtyProcess>;
+  /** Streams a running container's use (CPU, memory, processes); a missing container rejects. */
+  streamStats(id: string, onSample: (sample: StatsSample) => void): Promise<StatsStream>;
+  /** The size of the container's writable layer in bytes (what it wrote outside its mounts); null when gone. */
+  writableLayerBytes(id: string): Promise<number | null>;
 }
 
 export interface DockerEngineOptions {
@@ -270,6 +286,13 @@ export class DockerEngine implements Engine {
   async ping(): Promise<{ version: string; apiVersion: string }> {
     const v = await this.call('answer', (docker) => docker.version());
     return { version: v.Version, apiVersion: v.ApiVersion };
+  }
+
+  resources(): Promise<{ cpus: number; memoryBytes: number }> {
+    return this.call('read what the engine has', async (docker) => {
+      const info = (await docker.info()) as { NCPU?: unknown; MemTotal?: unknown };
+      return { cpus: typeof info.NCPU === 'number' ? info.NCPU : 0, memoryBytes: typeof info.MemTotal === 'number' ? info.MemTotal : 0 };
+    });
   }
 
   securityOptions(): Promise<string[]> {
@@ -733,5 +756,51 @@ export class DockerEngine implements Engine {
       await resize(options.cols, options.rows);
       return { stream, resize, ended };
     });
+  }
+
+  streamStats(id: string, onSample: (sample: StatsSample) => void): Promise<StatsStream> {
+    return this.call(
+      'read the sandbox\'s use',
+      async (docker) => {
+        const stream = (await docker.getContainer(id).stats({ stream: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+        // Newline-delimited JSON, one object a reading; a chunk may hold part of one.
+        let buffered = '';
+        stream.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString('utf8');
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) !== -1) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (line === '') continue;
+            try {
+              onSample(statsSample(JSON.parse(line) as RawStats, Date.now()));
+            } catch {
+              // A reading the engine garbled is skipped; the next one follows within a second.
+            }
+          }
+        });
+        const ended = new Promise<void>((resolve) => {
+          stream.on('end', () => resolve());
+          stream.on('close', () => resolve());
+          stream.on('error', () => resolve());
+        });
+        return { ended, close: () => stream.destroy() };
+      },
+      (error) => {
+        if (statusOf(error) === 404) throw new BerthError('container_vanished', 'The sandbox is not there any more, so there is nothing to measure.', { hint: 'Run a command or open a terminal: Berth starts a new one.', cause: error });
+        return undefined;
+      },
+    );
+  }
+
+  writableLayerBytes(id: string): Promise<number | null> {
+    return this.call(
+      'measure the sandbox',
+      async (docker) => {
+        const info = (await docker.getContainer(id).inspect({ size: true } as Docker.ContainerInspectOptions)) as { SizeRw?: number };
+        return typeof info.SizeRw === 'number' ? info.SizeRw : 0;
+      },
+      (error) => (statusOf(error) === 404 ? { value: null } : undefined),
+    );
   }
 }

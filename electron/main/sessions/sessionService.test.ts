@@ -10,7 +10,7 @@ describe('SessionService on the fake engine', () => {
   it('creates, renames and lists chats; a deleted chat is gone for every later call', async () => {
     f = fakeCore();
     const chat = await f.chat();
-    expect(chat).toMatchObject({ title: 'New chat' });
+    expect(chat).toMatchObject({ title: 'Chat 1' });
     expect((await f.core.chats.rename({ chatId: chat.id, title: 'Site' })).title).toBe('Site');
     expect((await f.core.chats.list({ profile: chat.profile })).chats.map((c) => c.title)).toEqual(['Site']);
     expect(await f.core.chats.delete({ chatId: chat.id })).toEqual({ removed: true });

@@ -6,6 +6,7 @@ import {
 import { BerthError } from '../../../shared/errors.js';
 import { profileDefaultKey, qualifyTaskId, type TaskLookup } from '../policy/containerKey.js';
 import { overlapProblem } from '../policy/attachmentOverlap.js';
+import { nextChatNumber } from '../policy/chatTitle.js';
 import { staticMountsProblem, staticTargetProblem } from '../policy/mountPlan.js';
 import { mountedFolders } from './mountedFolders.js';
 import { networkNameFor } from '../policy/names.js';
@@ -112,13 +113,20 @@ export class SessionService {
     return chat;
   }
 
+  /** "Chat N", N never given before in this store (a deleted chat's number stays used). */
+  private nextChatTitle(): string {
+    const n = nextChatNumber(Number(this.store.settings.get('chats.last_number') ?? 0) || 0, this.store.chats.list().map((c) => c.title));
+    this.store.settings.set('chats.last_number', String(n));
+    return `Chat ${n}`;
+  }
+
   /** `id`: a chat id reserved for a warm sandbox (sandbox/warmPool.ts); a new one otherwise. */
   createChat(req: ParsedRequest<'chats.create'>, id: string = randomUUID()): ChatRecord {
     this.requireProfile(req.profile);
     const chat: ChatRecord = {
       id,
       profile: req.profile,
-      title: req.title?.trim() || 'New chat',
+      title: req.title?.trim() || this.nextChatTitle(),
       image: req.image ?? null,
       createdAt: this.clock.now(),
     };
@@ -147,8 +155,8 @@ export class SessionService {
     return { chat, created: true };
   }
 
-  chatView(chat: ChatRecord, attachments: ChatView['attachments']): ChatView {
-    return { id: chat.id, profile: chat.profile, title: chat.title, image: chat.image, createdAt: chat.createdAt, attachments };
+  chatView(chat: ChatRecord, attachments: ChatView['attachments'], lastActiveAt = chat.createdAt): ChatView {
+    return { id: chat.id, profile: chat.profile, title: chat.title, image: chat.image, createdAt: chat.createdAt, lastActiveAt: Math.max(chat.createdAt, lastActiveAt), attachments };
   }
 
   /**

@@ -31,6 +31,20 @@ export class AgentMessagesRepo {
     return (this.db.prepare('SELECT * FROM agent_messages WHERE chat_id = ? ORDER BY seq').all(chatId) as MessageRow[]).map(fromRow);
   }
 
+  /** Whether the user has written in the chat yet. */
+  hasUserMessage(chatId: string): boolean {
+    return this.db.prepare("SELECT 1 FROM agent_messages WHERE chat_id = ? AND role = 'user' LIMIT 1").get(chatId) !== undefined;
+  }
+
+  /** When the user last wrote in each chat that has messages (its activity, for the chat list's order). */
+  lastUserMessageAt(): Map<string, number> {
+    const rows = this.db.prepare("SELECT chat_id, MAX(created_at) AS at FROM agent_messages WHERE role = 'user' GROUP BY chat_id").all() as {
+      chat_id: string;
+      at: number;
+    }[];
+    return new Map(rows.map((r) => [r.chat_id, r.at]));
+  }
+
   /**
    * Adds the message, or replaces it (same id) keeping its place in the conversation. Without
    * `results`, a replaced message keeps the results it has (a new one starts with none).

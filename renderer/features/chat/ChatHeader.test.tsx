@@ -67,7 +67,7 @@ describe('ChatHeader attachments', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     api.handle('workspace.browse', async () => {
       await gate;
-      return { path: '/home/me', parent: '/home', entries: [] };
+      return { path: '/home/me', parent: '/home', entries: [], refused: null };
     });
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
@@ -81,6 +81,8 @@ describe('ChatHeader attachments', () => {
   it('shows a refused attach with main\'s message and hint, as is', async () => {
     const { api } = setup();
     api.fail('workspace.attach', 'workspace_refused', '/etc is a system folder; Berth does not mount it.', 'Attach a project folder instead.');
+    // A folder the listing could not know attach refuses (it changed meanwhile): attach's own word is shown.
+    api.folders['/etc'] = [];
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/etc' } });
@@ -90,6 +92,38 @@ describe('ChatHeader attachments', () => {
     expect(within(alert).getByText('/etc is a system folder; Berth does not mount it.')).toBeTruthy();
     expect(within(alert).getByText('Attach a project folder instead.')).toBeTruthy();
     expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', mode: 'review', contents: { ignored: false, include: [] } });
+  });
+
+  it('offers Choose only for a folder that exists and attach accepts, says why not, and starts at the last folder chosen', async () => {
+    window.localStorage.clear();
+    const { api } = setup();
+    api.refusedFolders['/home/me'] = 'Berth does not attach /home/me: it holds credentials (.ssh).';
+    await openAttach();
+    let dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    await within(dialog).findByText(/it holds credentials/);
+    const choose = within(dialog).getByRole('button', { name: 'Choose this folder' }) as HTMLButtonElement;
+    expect(choose.disabled).toBe(true);
+    // The icons are drawn, not characters a font may lack.
+    expect(dialog.textContent).not.toMatch(/\p{Extended_Pictographic}/u);
+    expect(dialog.querySelectorAll('svg.folder-icon').length).toBeGreaterThan(0);
+
+    // A typed path that is not there: said, nothing attached.
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/gone' } });
+    fireEvent.click(choose);
+    expect(await within(dialog).findByText('/home/me/gone is not a folder.')).toBeTruthy();
+    const attaches = () => api.callsTo('workspace.attach').filter((c) => !('via' in (c as object)));
+    expect(attaches()).toEqual([]);
+
+    fireEvent.click(within(dialog).getByRole('button', { name: /projects/ }));
+    await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects'));
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await waitFor(() => expect(attaches()).toHaveLength(1));
+
+    // The next picker starts there.
+    await openAttach();
+    dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects'));
+    expect(api.callsTo('workspace.browse').at(-1)).toEqual({ path: '/home/me/projects' });
   });
 
   it('on the desktop, the native picker attaches in main; its refusal is shown the same way', async () => {

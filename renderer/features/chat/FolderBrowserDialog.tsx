@@ -1,4 +1,8 @@
-/** The browser host's folder picker: folders from `workspace.browse`, go up, choose. */
+/**
+ * The browser host's folder picker: folders from `workspace.browse`, go up, choose. It starts at
+ * the last folder chosen (remembered in this browser), else where main suggests (a folder attach
+ * accepts); it offers Choose only for a folder that exists and that attach accepts.
+ */
 import { useEffect, useRef, useState } from 'react';
 import type { AttachMode, DirectoryListing } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
@@ -6,6 +10,33 @@ import { useServices } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { modeSentence } from '../changes/AttachModePicker';
+
+export const LAST_FOLDER_KEY = 'berth.lastFolder';
+
+function lastFolder(): string | null {
+  try {
+    return window.localStorage.getItem(LAST_FOLDER_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function rememberFolder(path: string): void {
+  try {
+    window.localStorage.setItem(LAST_FOLDER_KEY, path);
+  } catch {
+    // Not remembered: the next picker starts where main suggests.
+  }
+}
+
+/** A folder, drawn (an emoji may have no glyph in the system's fonts and show as a box). */
+function FolderIcon() {
+  return (
+    <svg className="folder-icon" aria-hidden="true" width="14" height="12" viewBox="0 0 14 12">
+      <path d="M1 2.5A1.5 1.5 0 0 1 2.5 1H5l1.5 1.5h5A1.5 1.5 0 0 1 13 4v5.5A1.5 1.5 0 0 1 11.5 11h-9A1.5 1.5 0 0 1 1 9.5z" fill="currentColor" />
+    </svg>
+  );
+}
 
 export interface FolderBrowserProps {
   mode: AttachMode;
@@ -22,25 +53,48 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
   // Set once the user types: the first listing, arriving late, must not overwrite what they typed.
   const typedByUser = useRef(false);
 
-  const browse = async (path?: string) => {
+  /** Lists `path` (main's start when absent); the listing, or null when it failed (the error is shown). */
+  const browse = async (path?: string, initial = false): Promise<DirectoryListing | null> => {
     setLoading(true);
-    const initial = path === undefined;
     try {
-      const next = await api.call('workspace.browse', initial ? {} : { path });
+      const next = await api.call('workspace.browse', path === undefined ? {} : { path });
       setListing(next);
       if (!(initial && typedByUser.current)) setPathInput(next.path);
       setError(null);
+      return next;
     } catch (e) {
       setError(errorInfo(e));
+      return null;
     } finally {
       setLoading(false);
     }
   };
 
-  // The first listing: main's starting folder.
+  // The first listing: the last folder chosen, while it is there; else main's starting folder.
   useEffect(() => {
-    void browse();
+    const last = lastFolder();
+    void (async () => {
+      if (last !== null) {
+        try {
+          const next = await api.call('workspace.browse', { path: last });
+          setListing(next);
+          if (!typedByUser.current) setPathInput(next.path);
+          return;
+        } catch {
+          // Gone or unreadable now: start where main suggests.
+        }
+      }
+      await browse(undefined, true);
+    })();
   }, []);
+
+  /** Choose: a typed path is listed first, so a missing or refused folder says why instead. */
+  const choose = async () => {
+    const target = typed !== '' && typed !== listing?.path ? await browse(typed) : listing;
+    if (target === null || target === undefined || target.refused !== null) return;
+    rememberFolder(target.path);
+    onChoose(target.path);
+  };
 
   // The typed path when the user edited it, else the folder shown.
   const typed = pathInput.trim();
@@ -73,13 +127,17 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
         </button>
       </form>
       {error && <ErrorAlert error={error} />}
+      {/* Attach's own reason, before the user tries: Choose stays off for this folder. */}
+      {listing && listing.refused !== null && (typed === '' || typed === listing.path) && (
+        <ErrorAlert error={{ code: 'workspace_refused', message: listing.refused, hint: 'Open a folder inside it, or another one.' }} />
+      )}
       <div className="folder-list-box" aria-busy={loading}>
         {listing && listing.entries.length > 0 && (
           <ul className="folder-list" aria-label={`Folders in ${listing.path}`}>
             {listing.entries.map((entry) => (
               <li key={entry.path}>
                 <button type="button" className="folder-entry" onClick={() => void browse(entry.path)} disabled={loading}>
-                  <span aria-hidden="true">📁 </span>
+                  <FolderIcon />
                   {entry.name}
                 </button>
               </li>
@@ -95,7 +153,12 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
         <button type="button" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" className="primary" disabled={chosen === ''} onClick={() => onChoose(chosen)}>
+        <button
+          type="button"
+          className="primary"
+          disabled={chosen === '' || loading || (listing !== null && chosen === listing.path && listing.refused !== null)}
+          onClick={() => void choose()}
+        >
           Choose this folder
         </button>
       </div>

@@ -2,9 +2,10 @@
 import { useId, useMemo, useState } from 'react';
 import type { SandboxState } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useConnection, useSandbox, useServices } from '../../app/context';
+import { useChats, useConnection, useProfiles, useSandbox, useServices } from '../../app/context';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { SandboxUse } from './SandboxUse';
 
 export const SANDBOX_LABELS: Record<SandboxState, string> = {
   none: 'not started',
@@ -47,6 +48,8 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
   const [detailsOpen, setDetailsOpen] = useState(false);
   const detailsId = useId();
   const status = view?.status ?? null;
+  const profileName = useChats((s) => s.chats.find((c) => c.id === chatId)?.profile);
+  const cpuLimit = useProfiles((s) => s.profiles.find((p) => p.name === profileName)?.settings.limits.cpus ?? null);
 
   /** Brings the sandbox up again: a no-op command, then a terminal if the chat has none running. */
   const retry = async () => {
@@ -124,18 +127,21 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
         </div>
       )}
       {detailsOpen && (
-        <dl id={detailsId} className="details">
-          <dt>Container key</dt>
-          <dd>{status?.key ?? '—'}</dd>
-          <dt>Container name</dt>
-          <dd>{status?.containerName ?? '—'}</dd>
-          <dt>Network</dt>
-          <dd>{status?.networkName ?? (status?.key ? 'none' : '—')}</dd>
-          <dt>Image</dt>
-          <dd>{status?.image ?? '—'}</dd>
-          <dt>Container ID</dt>
-          <dd>{status?.containerId ? status.containerId.slice(0, 12) : '—'}</dd>
-        </dl>
+        <div id={detailsId} className="sandbox-details">
+          <dl className="details">
+            <dt>Container key</dt>
+            <dd>{status?.key ?? '—'}</dd>
+            <dt>Container name</dt>
+            <dd>{status?.containerName ?? '—'}</dd>
+            <dt>Network</dt>
+            <dd>{status?.networkName ?? (status?.key ? 'none' : '—')}</dd>
+            <dt>Image</dt>
+            <dd>{status?.image ?? '—'}</dd>
+            <dt>Container ID</dt>
+            <dd>{status?.containerId ? status.containerId.slice(0, 12) : '—'}</dd>
+          </dl>
+          {state !== 'local' && <SandboxUse chatId={chatId} running={state === 'running'} cpuLimit={cpuLimit} />}
+        </div>
       )}
     </section>
   );

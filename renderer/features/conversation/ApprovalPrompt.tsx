@@ -33,7 +33,7 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
   return (
     <div role="group" aria-label="Approval needed" className="approval">
       <p className="approval-title">
-        The agent wants to use <strong>{request.tool}</strong>
+        {request.taskId === null ? 'The agent' : 'A subagent (a task the agent delegated)'} wants to use <strong>{request.tool}</strong>
         {request.cwd !== null && (
           <>
             {' '}

@@ -28,7 +28,7 @@ function missingSettings(agent: AgentSettings): string | null {
 }
 
 export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps) {
-  const { stores } = useServices();
+  const { stores, askToNotify } = useServices();
   const conversation = useAgent((s) => s.byChat[chat.id]) ?? EMPTY_CONVERSATION;
   const profile = useProfiles((s) => s.profiles.find((p) => p.name === chat.profile));
   const agent = stores.agent.getState;
@@ -70,7 +70,12 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
         </div>
       )}
       <div className="conversation-foot">
-        {running && (
+        {running && approvals.length > 0 && (
+          <p role="status" className="agent-working agent-waiting">
+            Waiting for your approval
+          </p>
+        )}
+        {running && approvals.length === 0 && (
           <p role="status" className="agent-working">
             <span className="spinner" aria-hidden="true" />
             The agent is working…
@@ -87,6 +92,14 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
               />
             ))}
         </div>
+        {conversation.allowedForChat && (
+          <div className="allow-note" role="note" aria-label="Allowed for this chat">
+            <span>Commands in this chat run without asking (you chose Allow for this chat).</span>
+            <button type="button" className="small" onClick={() => void agent().revokeAllow(chatId)}>
+              Ask again
+            </button>
+          </div>
+        )}
         {error && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
         {missing ? (
           <div className="agent-setup" role="note">
@@ -104,7 +117,12 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
             ready={loaded}
             sending={conversation.sending}
             stopping={conversation.stopping}
-            onSend={(text) => agent().send(chatId, text)}
+            onSend={(text) => {
+              // A command of this chat may wait for approval while the user is elsewhere: the
+              // browser asks for the permission to say so now, on the user's own action.
+              if (profile?.settings.agent.approval === 'ask') askToNotify?.();
+              return agent().send(chatId, text);
+            }}
             onStop={() => void agent().stop(chatId)}
           />
         )}

@@ -1,6 +1,6 @@
 /**
  * The assistant's text as markdown (GitHub flavour) with highlighted code. Raw HTML is never
- * rendered; links open outside the app; images become links (the CSP loads none from elsewhere).
+ * rendered, but shown as text; links open outside the app; images become links (the CSP loads none from elsewhere).
  */
 import { memo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
@@ -33,7 +33,46 @@ const components: Components = {
   },
 };
 
-const remarkPlugins = [remarkGfm];
+interface MdNode {
+  type: string;
+  value?: string;
+  children?: MdNode[];
+}
+
+const BLOCK_PARENTS = new Set(['root', 'blockquote', 'listItem', 'footnoteDefinition']);
+
+/** A block of raw HTML as the lines it was written in: a paragraph of text with line breaks. */
+function htmlAsParagraph(value: string): MdNode {
+  const children: MdNode[] = [];
+  value.split('\n').forEach((line, i) => {
+    if (i > 0) children.push({ type: 'break' });
+    children.push({ type: 'text', value: line });
+  });
+  return { type: 'paragraph', children };
+}
+
+/**
+ * Raw HTML in an answer is shown as the text it is, never dropped: CommonMark reads
+ * `<h1>Hello</h1>` and the lines after it up to a blank line as one HTML block, which
+ * `skipHtml` alone would make vanish whole (issue 11 item 8).
+ */
+export function remarkHtmlAsText() {
+  const walk = (node: MdNode) => {
+    if (!node.children) return;
+    const block = BLOCK_PARENTS.has(node.type);
+    node.children = node.children.map((child) => {
+      if (child.type !== 'html') {
+        walk(child);
+        return child;
+      }
+      const value = child.value ?? '';
+      return block ? htmlAsParagraph(value) : { type: 'text', value };
+    });
+  };
+  return (tree: MdNode) => walk(tree);
+}
+
+const remarkPlugins = [remarkGfm, remarkHtmlAsText];
 // Only fenced code that names its language: guessing on every streamed delta costs too much.
 const rehypePlugins = [rehypeHighlight];
 

@@ -1,5 +1,5 @@
 /** Create or edit one profile. The local backend's lack of any sandbox is said plainly. */
-import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
@@ -8,7 +8,7 @@ import { LOCAL_WARNING } from '../chat/SandboxPanel';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
 import { EgressFields } from '../network/EgressFields';
-import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
+import { changedSettings, formChanged, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
 export interface ProfileFormProps {
   /** The profile being edited; none: a new one. */
@@ -16,6 +16,8 @@ export interface ProfileFormProps {
   onSaved(profile: ProfileView): void;
   /** Opens saying "Saved." (the profile was just created). */
   initiallySaved?: boolean;
+  /** Told whether the form holds edits not saved yet. */
+  onDirtyChange?(dirty: boolean): void;
 }
 
 function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
@@ -28,7 +30,7 @@ function Field({ label, children, hint }: { label: string; children: ReactNode; 
   );
 }
 
-export function ProfileForm({ profile, onSaved, initiallySaved = false }: ProfileFormProps) {
+export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyChange }: ProfileFormProps) {
   const { api, stores } = useServices();
   const keyField = useRef<AgentKeyHandle>(null);
   const [values, setValues] = useState<ProfileFormValues>(() => (profile ? formFromProfile(profile) : NEW_PROFILE));
@@ -36,6 +38,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
   const [saved, setSaved] = useState(initiallySaved);
   const [busy, setBusy] = useState(false);
   const editing = profile !== null;
+  // What the form opened with, or last saved: edits are what differs from it.
+  const [baseline, setBaseline] = useState(values);
+  const dirty = formChanged(baseline, values);
+  useEffect(() => {
+    onDirtyChange?.(dirty);
+  }, [dirty, onDirtyChange]);
 
   const set = <K extends keyof ProfileFormValues>(key: K, value: ProfileFormValues[K]) => {
     setValues((v) => ({ ...v, [key]: value }));
@@ -68,10 +76,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false }: Profil
           onSaved(view);
           const info = errorInfo(e);
           setError({ ...info, message: `The settings were saved, but the API key was not: ${info.message}` });
+          setBaseline(values);
           return;
         }
       }
       setSaved(true);
+      setBaseline(values);
       onSaved(view);
     } catch (e) {
       setError(errorInfo(e));

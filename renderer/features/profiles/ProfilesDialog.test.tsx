@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { profileView } from '../../test/fakeApi';
+import { chatView, profileView } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { ProfilesDialog } from './ProfilesDialog';
 
@@ -70,5 +70,56 @@ describe('ProfilesDialog', () => {
     expect(api.callsTo('profiles.update')).toEqual([
       { name: 'work', settings: { agent: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3', approval: 'auto' } } },
     ]);
+  });
+
+  it('asks before dropping edits that are not saved, on switching profile or closing', async () => {
+    let closed = 0;
+    renderWithApp(<ProfilesDialog onClose={() => closed++} initialProfile="default" />, { profiles: [profileView('default'), profileView('work')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    const memory = () => within(dialog).getByRole('spinbutton', { name: 'Memory (MB)' }) as HTMLInputElement;
+    await within(dialog).findByRole('form', { name: 'Edit profile default' });
+    fireEvent.change(memory(), { target: { value: '4096' } });
+
+    fireEvent.click(within(dialog).getByRole('button', { name: 'work' }));
+    const ask = within(dialog).getByRole('alert');
+    expect(ask.textContent).toMatch(/changes that are not saved/);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Keep editing' }));
+    expect(memory().value).toBe('4096');
+    expect(within(dialog).getByRole('form', { name: 'Edit profile default' })).toBeTruthy();
+
+    fireEvent.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1) as HTMLElement);
+    expect(closed).toBe(0);
+    fireEvent.click(within(within(dialog).getByRole('alert')).getByRole('button', { name: 'Discard changes' }));
+    expect(closed).toBe(1);
+  });
+
+  it('closes at once when nothing was changed', async () => {
+    let closed = 0;
+    renderWithApp(<ProfilesDialog onClose={() => closed++} initialProfile="default" />, { profiles: [profileView('default')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    await within(dialog).findByRole('form', { name: 'Edit profile default' });
+    fireEvent.click(within(dialog).getAllByRole('button', { name: 'Close' }).at(-1) as HTMLElement);
+    expect(closed).toBe(1);
+  });
+
+  it('deletes a profile after saying its chats go with it; the default profile offers no delete', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, {
+      profiles: [profileView('default'), profileView('work')],
+      chats: [chatView({ title: 'A', profile: 'work' }), chatView({ title: 'B', profile: 'work' }), chatView({ title: 'C', profile: 'default' })],
+    });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    await within(dialog).findByRole('form', { name: 'Edit profile work' });
+    await waitFor(() => expect(within(dialog).getByRole('button', { name: 'Delete profile…' })).toBeTruthy());
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Delete profile…' }));
+    const ask = await within(dialog).findByRole('alert', { name: 'Delete profile work?' });
+    await waitFor(() => expect(ask.textContent).toMatch(/Its 2 chats are deleted with it, with their containers and home folders/));
+    expect(api.callsTo('profiles.delete')).toEqual([]);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Delete profile and 2 chats' }));
+    await waitFor(() => expect(api.callsTo('profiles.delete')).toEqual([{ name: 'work' }]));
+    await waitFor(() => expect(within(dialog).queryByRole('button', { name: 'work' })).toBeNull());
+
+    fireEvent.click(within(dialog).getByRole('button', { name: 'default' }));
+    await within(dialog).findByRole('form', { name: 'Edit profile default' });
+    expect(within(dialog).queryByRole('button', { name: 'Delete profile…' })).toBeNull();
   });
 });

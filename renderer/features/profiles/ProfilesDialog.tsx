@@ -1,8 +1,10 @@
 /** Profiles: the list, and a form to create one or edit the chosen one. */
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { DEFAULT_PROFILE } from '../../../shared/contract';
 import { useProfiles } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { DeleteProfile } from './DeleteProfile';
 import { ProfileForm } from './ProfileForm';
 
 type Mode = { kind: 'create'; n: number } | { kind: 'edit'; name: string };
@@ -31,10 +33,42 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
   /** The profile just created: its edit form opens saying so. */
   const [created, setCreated] = useState<string | null>(null);
   const editing = mode.kind === 'edit' ? (profiles.find((p) => p.name === mode.name) ?? null) : null;
+  // Edits not saved yet: closing or going to another profile asks first, never drops them silently.
+  const dirty = useRef(false);
+  const onDirtyChange = useCallback((d: boolean) => {
+    dirty.current = d;
+  }, []);
+  const [leaving, setLeaving] = useState<{ go: () => void } | null>(null);
+  const guard = (go: () => void) => {
+    if (dirty.current) setLeaving({ go });
+    else go();
+  };
 
   return (
-    <Dialog title="Profiles" onClose={onClose} className="profiles-dialog">
+    <Dialog title="Profiles" onClose={() => guard(onClose)} className="profiles-dialog">
       {error && <ErrorAlert error={error} />}
+      {leaving && (
+        <div className="alert alert-warn unsaved" role="alert">
+          <p>This profile has changes that are not saved.</p>
+          <div className="dialog-buttons">
+            <button type="button" onClick={() => setLeaving(null)} data-autofocus>
+              Keep editing
+            </button>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                const { go } = leaving;
+                dirty.current = false;
+                setLeaving(null);
+                go();
+              }}
+            >
+              Discard changes
+            </button>
+          </div>
+        </div>
+      )}
       <div className="profiles-layout">
         <div className="profiles-list">
           <ul aria-label="Profile list">
@@ -44,11 +78,13 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
                   type="button"
                   className="profile-button"
                   aria-current={editing?.name === p.name ? 'true' : undefined}
-                  onClick={() => {
-                    pending.current = null;
-                    setCreated(null);
-                    setMode({ kind: 'edit', name: p.name });
-                  }}
+                  onClick={() =>
+                    guard(() => {
+                      pending.current = null;
+                      setCreated(null);
+                      setMode({ kind: 'edit', name: p.name });
+                    })
+                  }
                 >
                   {p.name}
                   {p.settings.backend === 'local' && <span className="badge badge-warn">local</span>}
@@ -58,10 +94,12 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
           </ul>
           <button
             type="button"
-            onClick={() => {
-              pending.current = null;
-              setMode((m) => ({ kind: 'create', n: m.kind === 'create' ? m.n + 1 : 0 }));
-            }}
+            onClick={() =>
+              guard(() => {
+                pending.current = null;
+                setMode((m) => ({ kind: 'create', n: m.kind === 'create' ? m.n + 1 : 0 }));
+              })
+            }
           >
             Create profile
           </button>
@@ -70,6 +108,7 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
           key={mode.kind === 'edit' ? `edit:${mode.name}` : `create:${mode.n}`}
           profile={editing}
           initiallySaved={editing !== null && editing.name === created}
+          onDirtyChange={onDirtyChange}
           onSaved={(p) => {
             if (mode.kind !== 'create') return;
             setCreated(p.name);
@@ -77,8 +116,20 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
           }}
         />
       </div>
+      {editing && editing.name !== DEFAULT_PROFILE && (
+        <div className="profile-delete">
+          <DeleteProfile
+            key={editing.name}
+            name={editing.name}
+            onDeleted={() => {
+              dirty.current = false;
+              setMode({ kind: 'create', n: 0 });
+            }}
+          />
+        </div>
+      )}
       <div className="dialog-buttons">
-        <button type="button" onClick={onClose}>
+        <button type="button" onClick={() => guard(onClose)}>
           Close
         </button>
       </div>

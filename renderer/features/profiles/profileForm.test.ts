@@ -30,6 +30,11 @@ describe('profile form values', () => {
     expect(result.ok && result.settings.agent).toEqual({ baseUrl: null, model: 'llama', approval: 'auto' });
   });
 
+  it('says in words that an image is needed, instead of the schema’s text', () => {
+    const result = settingsFromForm({ ...NEW_PROFILE, image: '  ' });
+    expect(result).toEqual({ ok: false, message: expect.stringMatching(/^Choose an image for the sandbox: one of the engine's images, or Berth's own \(berth-sandbox:1\)/) });
+  });
+
   it('says which number is not one', () => {
     expect(settingsFromForm({ ...NEW_PROFILE, memoryMb: 'lots' })).toEqual({ ok: false, message: 'Memory must be a number.' });
     expect(settingsFromForm({ ...NEW_PROFILE, pids: '1.5' })).toEqual({ ok: false, message: 'Process limit must be a whole number.' });

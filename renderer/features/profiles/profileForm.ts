@@ -84,6 +84,10 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
   const idleStopMinutes = number(values.idleStopMinutes, 'Idle stop', false);
   const warmPool = number(values.warmPool, 'Warm sandboxes', true);
   for (const v of [memoryMb, cpus, pids, idleStopMinutes, warmPool]) if (typeof v === 'string') return { ok: false, message: v };
+  // Said in words here: main's schema would answer with its own terse text.
+  if (values.image.trim() === '') {
+    return { ok: false, message: `Choose an image for the sandbox: one of the engine's images, or Berth's own (${BERTH_BASE_IMAGE}), which Berth builds when the engine lacks it.` };
+  }
   return {
     ok: true,
     settings: {
@@ -119,4 +123,9 @@ export function changedSettings(original: ProfileSettings, next: Partial<Profile
     if (!sameValue(value, (original as Record<string, unknown>)[key])) patch[key] = value;
   }
   return patch as Partial<ProfileSettingsInput>;
+}
+
+/** Whether the form differs from what it opened with (the Profiles dialog asks before dropping it). */
+export function formChanged(initial: ProfileFormValues, now: ProfileFormValues): boolean {
+  return !sameValue(initial, now);
 }

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useServices } from '../../app/context';
 import { ChangedCountBadge } from '../changes/ChangedCountBadge';
+import { AttentionBadge, PressureMark } from './AttentionBadge';
 
 export function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selected: boolean; onDelete(): void }) {
   const { stores } = useServices();
@@ -23,6 +24,8 @@ export function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selecte
           {chat.title}
         </button>
       )}
+      <AttentionBadge chatId={chat.id} />
+      <PressureMark chatId={chat.id} />
       <ChangedCountBadge chat={chat} />
       {selected && !renaming && (
         <span className="chat-actions">

@@ -46,7 +46,7 @@ describe('Sidebar', () => {
     expect((screen.getByRole('combobox', { name: 'Profile for new chats' }) as HTMLSelectElement).value).toBe('work');
     fireEvent.click(screen.getByRole('button', { name: 'New chat' }));
     const created = await screen.findByRole('button', { name: 'Chat 1' });
-    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work', title: 'Chat 1' }]);
+    expect(api.callsTo('chats.create')).toEqual([{ profile: 'work' }]);
     expect(created.getAttribute('aria-current')).toBe('true');
   });
 
@@ -100,5 +100,26 @@ describe('Sidebar', () => {
     api.chats = [...api.chats, chatView({ id: 'z', title: 'From elsewhere', profile: 'default' })];
     api.emit('chats.changed', { chatId: 'z' });
     expect(await screen.findByRole('button', { name: 'From elsewhere' })).toBeTruthy();
+  });
+
+  it('marks a chat waiting for approval and one whose agent finished while another was open, until it is opened', async () => {
+    const { api } = renderWithApp(<Sidebar />, seed);
+    fireEvent.click(await screen.findByRole('button', { name: 'Write docs' }));
+    const item = (title: string) => screen.getByRole('button', { name: title }).closest('li') as HTMLElement;
+
+    api.pushAgent('agent.approval', { approvalId: 'p1', chatId: 'a', taskId: null, callId: 'k1', tool: 'terminal', command: 'make', cwd: null, detail: null });
+    expect(await within(item('Fix the build')).findByRole('status', { name: 'Waiting for your approval' })).toBeTruthy();
+    expect(within(item('Write docs')).queryByRole('status')).toBeNull();
+    api.pushAgent('agent.approvalDone', { chatId: 'a', approvalId: 'p1' });
+    await waitFor(() => expect(within(item('Fix the build')).queryByRole('status', { name: 'Waiting for your approval' })).toBeNull());
+
+    // Its turn ends while "Write docs" is open: it is marked done; the open chat's own end is not.
+    api.pushAgent('agent.state', { chatId: 'a', running: false, error: null });
+    api.pushAgent('agent.state', { chatId: 'b', running: false, error: null });
+    expect(await within(item('Fix the build')).findByRole('status', { name: 'The agent finished' })).toBeTruthy();
+    expect(within(item('Write docs')).queryByRole('status')).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Fix the build' }));
+    await waitFor(() => expect(within(item('Fix the build')).queryByRole('status', { name: 'The agent finished' })).toBeNull());
   });
 });

@@ -1,0 +1,53 @@
+/**
+ * Deleting a profile (issue 11 item 8): it asks first and says what goes with it, its chats
+ * with their containers and home folders, by count. The default profile is not offered.
+ */
+import { useState } from 'react';
+import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import { useChats, useServices } from '../../app/context';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+
+export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): void }) {
+  const { api } = useServices();
+  const chats = useChats((s) => s.chats.filter((c) => c.profile === name).length);
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiErrorInfo | null>(null);
+  const what = chats === 0 ? 'It has no chats.' : `Its ${chats === 1 ? 'chat is' : `${chats} chats are`} deleted with it, with their containers and home folders. Attached folders stay as they are.`;
+
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api.call('profiles.delete', { name });
+      onDeleted();
+    } catch (e) {
+      setError(errorInfo(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!asking) {
+    return (
+      <button type="button" className="danger" onClick={() => setAsking(true)}>
+        Delete profile…
+      </button>
+    );
+  }
+  return (
+    <div className="alert unsaved" role="alert" aria-label={`Delete profile ${name}?`}>
+      <p>
+        Delete the profile “{name}”? {what}
+      </p>
+      {error && <ErrorAlert error={error} />}
+      <div className="dialog-buttons">
+        <button type="button" onClick={() => setAsking(false)} disabled={busy} data-autofocus>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={() => void remove()} disabled={busy}>
+          {chats === 0 ? 'Delete profile' : `Delete profile and ${chats === 1 ? 'its chat' : `${chats} chats`}`}
+        </button>
+      </div>
+    </div>
+  );
+}
