@@ -372,93 +372,93 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
   });
   try {
 
-  const berthRun = async (): Promise<ProbeResult> => {
-    // Start from a clear screen and scrollback, so each run writes into the same state.
-    await typeInTerminal(page, 'clear');
-    const deadline = Date.now() + 30_000;
-    for (let s = await screenText(page); s.includes('END-') || !PROMPT_AT_END.test(s); s = await screenText(page)) {
-      if (Date.now() > deadline) throw new Error(`The screen did not clear. It shows:\n${await screenText(page)}`);
-      await page.waitForTimeout(50);
-    }
-    await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
-    await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
-    await page.keyboard.press('Enter');
-    const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
-    // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
-    const text = await terminalText(page);
-    if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
-    return r;
-  };
-  const wettyRun = async (): Promise<number> => {
-    await clearWetty(wetty);
-    await wetty.type('cat /tmp/blob; echo END-$((6*7))', false);
-    await wetty.page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'wetty' as WatchIn, text: 'END-42' });
-    await wetty.page.keyboard.press('Enter');
-    try {
-      await wetty.page.waitForFunction(() => (globalThis as unknown as PageGlobals).__berthBench?.seenAt != null, undefined, { polling: 100, timeout: 600_000 });
-    } catch {
-      throw new Error(`Timed out waiting for END-42 in wetty. It shows:\n${await wetty.screenText()}`);
-    }
-    const p = await wetty.page.evaluate(() => (globalThis as unknown as PageGlobals).__berthBench as Probe);
-    // The same untimed check as Berth's: the file's last line is in wetty's buffer too.
-    if (!(await wetty.tailText(rows + 5)).includes(lastLine)) throw new Error("wetty shows END-42 but not the file's last line.");
-    return (p.seenAt as number) - (p.startAt as number);
-  };
-  const cliRun = () => timeCliCat(container, '/tmp/blob', false);
-  const ttyRun = () => timeCliCat(container, '/tmp/blob', true);
+    const berthRun = async (): Promise<ProbeResult> => {
+      // Start from a clear screen and scrollback, so each run writes into the same state.
+      await typeInTerminal(page, 'clear');
+      const deadline = Date.now() + 30_000;
+      for (let s = await screenText(page); s.includes('END-') || !PROMPT_AT_END.test(s); s = await screenText(page)) {
+        if (Date.now() > deadline) throw new Error(`The screen did not clear. It shows:\n${await screenText(page)}`);
+        await page.waitForTimeout(50);
+      }
+      await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
+      await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
+      await page.keyboard.press('Enter');
+      const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
+      // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
+      const text = await terminalText(page);
+      if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
+      return r;
+    };
+    const wettyRun = async (): Promise<number> => {
+      await clearWetty(wetty);
+      await wetty.type('cat /tmp/blob; echo END-$((6*7))', false);
+      await wetty.page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'wetty' as WatchIn, text: 'END-42' });
+      await wetty.page.keyboard.press('Enter');
+      try {
+        await wetty.page.waitForFunction(() => (globalThis as unknown as PageGlobals).__berthBench?.seenAt != null, undefined, { polling: 100, timeout: 600_000 });
+      } catch {
+        throw new Error(`Timed out waiting for END-42 in wetty. It shows:\n${await wetty.screenText()}`);
+      }
+      const p = await wetty.page.evaluate(() => (globalThis as unknown as PageGlobals).__berthBench as Probe);
+      // The same untimed check as Berth's: the file's last line is in wetty's buffer too.
+      if (!(await wetty.tailText(rows + 5)).includes(lastLine)) throw new Error("wetty shows END-42 but not the file's last line.");
+      return (p.seenAt as number) - (p.startAt as number);
+    };
+    const cliRun = () => timeCliCat(container, '/tmp/blob', false);
+    const ttyRun = () => timeCliCat(container, '/tmp/blob', true);
 
-  opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
-  await berthRun();
-  await wettyRun();
-  await cliRun();
-  await ttyRun();
-  const berth: ProbeResult[] = [];
-  const wet: number[] = [];
-  const cli: number[] = [];
-  const tty: number[] = [];
-  const steps: Array<() => Promise<void>> = [
-    async () => void berth.push(await berthRun()),
-    async () => void wet.push(await wettyRun()),
-    async () => void cli.push(await cliRun()),
-    async () => void tty.push(await ttyRun()),
-  ];
-  for (let i = 0; i < opts.throughputRuns; i++) {
-    if (opts.interrupted()) return null;
-    // Rotate which side goes first, so drift hits all alike.
-    for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
-    opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
-  }
-  const berthMs = berth.map((r) => r.ms);
-  const mib = blobBytes / 2 ** 20;
-  const berthMiBps = mib / (summarize(berthMs).median / 1000);
-  const wettyMiBps = mib / (summarize(wet).median / 1000);
-  const cliMiBps = mib / (summarize(cli).median / 1000);
-  const cliTtyMiBps = mib / (summarize(tty).median / 1000);
-  const med = (f: (r: ProbeResult) => number) => summarize(berth.map(f)).median;
-  const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
-  return {
-    blobBytes,
-    ttySize,
-    berthMs,
-    wettyMs: wet,
-    wetty: { version: wetty.version, renderer: wetty.renderer },
-    cliMs: cli,
-    cliTtyMs: tty,
-    berthMiBps,
-    wettyMiBps,
-    cliMiBps,
-    cliTtyMiBps,
-    ratio: berthMiBps / cliTtyMiBps,
-    wettyRatio: berthMiBps / wettyMiBps,
-    split: {
-      firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
-      lastDataMs: med((r) => rel(r.wire?.lastDataAt, r)),
-      shownMs: med((r) => r.ms),
-      frames: med((r) => r.wire?.frames ?? Number.NaN),
-      frameChars: med((r) => r.wire?.frameChars ?? Number.NaN),
-      acks: med((r) => r.wire?.acks ?? Number.NaN),
-    },
-  };
+    opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
+    await berthRun();
+    await wettyRun();
+    await cliRun();
+    await ttyRun();
+    const berth: ProbeResult[] = [];
+    const wet: number[] = [];
+    const cli: number[] = [];
+    const tty: number[] = [];
+    const steps: Array<() => Promise<void>> = [
+      async () => void berth.push(await berthRun()),
+      async () => void wet.push(await wettyRun()),
+      async () => void cli.push(await cliRun()),
+      async () => void tty.push(await ttyRun()),
+    ];
+    for (let i = 0; i < opts.throughputRuns; i++) {
+      if (opts.interrupted()) return null;
+      // Rotate which side goes first, so drift hits all alike.
+      for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
+      opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
+    }
+    const berthMs = berth.map((r) => r.ms);
+    const mib = blobBytes / 2 ** 20;
+    const berthMiBps = mib / (summarize(berthMs).median / 1000);
+    const wettyMiBps = mib / (summarize(wet).median / 1000);
+    const cliMiBps = mib / (summarize(cli).median / 1000);
+    const cliTtyMiBps = mib / (summarize(tty).median / 1000);
+    const med = (f: (r: ProbeResult) => number) => summarize(berth.map(f)).median;
+    const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
+    return {
+      blobBytes,
+      ttySize,
+      berthMs,
+      wettyMs: wet,
+      wetty: { version: wetty.version, renderer: wetty.renderer },
+      cliMs: cli,
+      cliTtyMs: tty,
+      berthMiBps,
+      wettyMiBps,
+      cliMiBps,
+      cliTtyMiBps,
+      ratio: berthMiBps / cliTtyMiBps,
+      wettyRatio: berthMiBps / wettyMiBps,
+      split: {
+        firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
+        lastDataMs: med((r) => rel(r.wire?.lastDataAt, r)),
+        shownMs: med((r) => r.ms),
+        frames: med((r) => r.wire?.frames ?? Number.NaN),
+        frameChars: med((r) => r.wire?.frameChars ?? Number.NaN),
+        acks: med((r) => r.wire?.acks ?? Number.NaN),
+      },
+    };
   } finally {
     await wetty.stop();
   }
