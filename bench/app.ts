@@ -1,8 +1,9 @@
 /**
- * App benchmarks: the main process's memory with 100 live chats, and in real Chromium against
- * the browser host: terminal throughput (vs the Docker CLI), chat switch time, and the Changes
- * panel's first paint with 1,000 changed files.
- *   npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-changes]
+ * App benchmarks: the main process's memory with 100 live chats (500 for issue 14's figure:
+ * --chats 500), and in real Chromium against the browser host: terminal throughput (vs its peer
+ * wetty and `docker exec -t`), chat switch time at 100 chats, and the Changes panel's first
+ * paint with 1,000 changed files.
+ *   npm run bench:app -- [--image IMG] [--chats N] [--switch-chats N] [--blob-mib N] [--wetty-webgl] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-switch] [--skip-changes]
  * See bench/README.md.
  */
 import { wasInterrupted, watchInterrupt } from './interrupt.js';
@@ -15,12 +16,17 @@ import { commandLine, exitIfStillAlive, positiveInt, quoteArg, requireLocalImage
 import { measureMemory, type MemoryResult } from './memory.js';
 import { ms, summarize, table } from './stats.js';
 
-const USAGE = 'Usage: npm run bench:app -- [--image IMG] [--chats N] [--blob-mib N] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-changes]';
+const USAGE =
+  'Usage: npm run bench:app -- [--image IMG] [--chats N] [--switch-chats N] [--blob-mib N] [--wetty-webgl] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-switch] [--skip-changes]';
 
 const TARGET_RSS_MB = 250;
+/** Berth's terminal against `docker exec -t … cat > /dev/null` (any terminal reads through a TTY). */
 const TARGET_THROUGHPUT_RATIO = 0.5;
-const TARGET_SWITCH_P95_MS = 50;
-const SWITCH_CHATS = 5;
+/** Berth's terminal against its peer, wetty, on the same container, size, font and Chromium. */
+const TARGET_WETTY_RATIO = 1.5;
+/** One frame at 60 Hz, at SWITCH_CHATS open chats (issue 14). */
+const TARGET_SWITCH_P95_MS = 16;
+const SWITCH_CHATS = 100;
 const SWITCHES = 40;
 const THROUGHPUT_RUNS = 3;
 const TARGET_CHANGES_PAINT_MS = 1000;
@@ -36,6 +42,9 @@ async function main(): Promise<void> {
       image: { type: 'string', default: 'berth-test:busybox' },
       chats: { type: 'string' },
       'blob-mib': { type: 'string' },
+      'switch-chats': { type: 'string' },
+      'wetty-webgl': { type: 'boolean', default: false },
+      'skip-switch': { type: 'boolean', default: false },
       'skip-memory': { type: 'boolean', default: false },
       'skip-browser': { type: 'boolean', default: false },
       'changed-files': { type: 'string' },
@@ -53,6 +62,9 @@ async function main(): Promise<void> {
   const blobMib = positiveInt('blob-mib', values['blob-mib'], 16, USAGE);
   const skipMemory = values['skip-memory'] === true;
   const skipBrowser = values['skip-browser'] === true;
+  const switchChats = positiveInt('switch-chats', values['switch-chats'], SWITCH_CHATS, USAGE);
+  const skipSwitch = values['skip-switch'] === true;
+  const wettyWebgl = values['wetty-webgl'] === true;
   const changedFiles = positiveInt('changed-files', values['changed-files'], 1000, USAGE);
   const skipChanges = values['skip-changes'] === true;
 
@@ -65,7 +77,7 @@ async function main(): Promise<void> {
   console.log(`env:     ${envNotes.length ? envNotes.join(' ') : '(no DOCKER_HOST, no BERTH_CHROMIUM)'}`);
   console.log(
     `runs:    ${skipMemory ? 'memory skipped' : `memory with ${chats} chats`}; ` +
-      (skipBrowser ? 'browser skipped' : `browser: throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up), ${SWITCHES} chat switches over ${SWITCH_CHATS} chats (+1 warm-up round)`) +
+      (skipBrowser ? 'browser skipped' : `browser: throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up; Berth, wetty${wettyWebgl ? ' (WebGL)' : ''}, docker exec, docker exec -t), ${skipSwitch ? 'chat switch skipped' : `${SWITCHES} chat switches over ${switchChats} chats (+1 warm-up round)`}`) +
       `; ${skipChanges ? 'changes panel skipped' : `changes panel with ${changedFiles} changed files, ${CHANGES_RUNS} cold + ${CHANGES_RUNS} warm opens (+1 warm-up each)`}`,
   );
   const busy = await berthAppContainers();
@@ -87,8 +99,9 @@ async function main(): Promise<void> {
       image,
       blobMib,
       throughputRuns: THROUGHPUT_RUNS,
-      chats: SWITCH_CHATS,
+      chats: skipSwitch ? 0 : switchChats,
       switches: SWITCHES,
+      wettyWebgl,
       log: (line) => console.log(line),
       interrupted: () => wasInterrupted(),
     });
@@ -114,8 +127,14 @@ async function main(): Promise<void> {
   const tp = web?.throughput ?? null;
   if (tp) {
     rows.push([
-      `terminal throughput, ${(tp.blobBytes / 2 ** 20).toFixed(1)} MiB cat (Berth / CLI)`,
-      `${tp.ratio.toFixed(2)}× (Berth ${tp.berthMiBps.toFixed(1)} MiB/s, CLI ${tp.cliMiBps.toFixed(1)} MiB/s; medians)`,
+      `terminal throughput, ${(tp.blobBytes / 2 ** 20).toFixed(1)} MiB cat (Berth / wetty ${tp.wetty.version})`,
+      `${tp.wettyRatio.toFixed(2)}× (Berth ${tp.berthMiBps.toFixed(1)} MiB/s, wetty ${tp.wettyMiBps.toFixed(1)} MiB/s; medians)`,
+      `≥ ${TARGET_WETTY_RATIO}×`,
+      tp.wettyRatio >= TARGET_WETTY_RATIO ? 'PASS' : 'MISS',
+    ]);
+    rows.push([
+      `terminal throughput, ${(tp.blobBytes / 2 ** 20).toFixed(1)} MiB cat (Berth / docker exec -t … cat > /dev/null)`,
+      `${tp.ratio.toFixed(2)}× (Berth ${tp.berthMiBps.toFixed(1)} MiB/s, docker exec -t ${tp.cliTtyMiBps.toFixed(1)} MiB/s; medians)`,
       `≥ ${TARGET_THROUGHPUT_RATIO}×`,
       tp.ratio >= TARGET_THROUGHPUT_RATIO ? 'PASS' : 'MISS',
     ]);
@@ -125,8 +144,8 @@ async function main(): Promise<void> {
     rows.push([
       `chat switch, click to marker (${sw.summary.n} switches, ${sw.chats} chats)`,
       `p95 ${ms(sw.summary.p95)} (median ${ms(sw.summary.median)}, max ${ms(sw.summary.max)})`,
-      `p95 < ${TARGET_SWITCH_P95_MS} ms`,
-      sw.summary.p95 < TARGET_SWITCH_P95_MS ? 'PASS' : 'MISS',
+      `p95 ≤ ${TARGET_SWITCH_P95_MS} ms`,
+      sw.summary.p95 <= TARGET_SWITCH_P95_MS ? 'PASS' : 'MISS',
     ]);
   }
   const cp = changesPanel?.cold ?? null;
@@ -157,8 +176,9 @@ async function main(): Promise<void> {
           ['throughput', 'runs (ms)', 'median', 'MiB/s'],
           [
             ['Berth: Enter to END-42 on screen', fmt(tp.berthMs), ms(s.shownMs), tp.berthMiBps.toFixed(1)],
+            [`wetty ${tp.wetty.version} (${tp.wetty.renderer}): Enter to END-42 on screen`, fmt(tp.wettyMs), ms(summarize(tp.wettyMs).median), tp.wettyMiBps.toFixed(1)],
             ['CLI: docker exec C cat /tmp/blob > /dev/null', fmt(tp.cliMs), ms(summarize(tp.cliMs).median), tp.cliMiBps.toFixed(1)],
-            ['(reference) CLI through a TTY: docker exec -t …', fmt(tp.cliTtyMs), ms(summarize(tp.cliTtyMs).median), tp.cliTtyMiBps.toFixed(1)],
+            ['CLI through a TTY: docker exec -t C cat /tmp/blob > /dev/null', fmt(tp.cliTtyMs), ms(summarize(tp.cliTtyMs).median), tp.cliTtyMiBps.toFixed(1)],
           ],
         ),
       );

@@ -20,6 +20,8 @@ import { networkNameFor } from '../electron/main/policy/names.js';
 import { CHROMIUM, openApp, tempRoot, terminalText, type RunningHost } from '../e2e/support/browserHost.js';
 import { containersWithLabel, docker, dockerOk } from '../test/support/docker.js';
 import { summarize, type Summary } from './stats.js';
+import { TERMINAL_FONT } from '../shared/terminalFont.js';
+import { startWetty, waitFor as waitForWetty, type WettyPeer } from './wetty.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RENDERER_INDEX = path.join(REPO, 'dist', 'renderer', 'index.html');
@@ -35,6 +37,8 @@ export interface BrowserBenchOptions {
   /** Chats to switch between, and timed switches (round-robin, after one untimed round). */
   chats: number;
   switches: number;
+  /** Measure wetty through its WebGL addon (software here) instead of its DOM renderer. */
+  wettyWebgl: boolean;
   log(line: string): void;
   /** True once the user pressed Ctrl-C: stop measuring, clean up. */
   interrupted(): boolean;
@@ -59,13 +63,20 @@ export interface ThroughputResult {
   /** The terminal's size in the page, as `stty size` reports it ("rows cols"). */
   ttySize: string;
   berthMs: number[];
+  /** The peer: wetty on the same container, size, font and Chromium. */
+  wettyMs: number[];
+  wetty: { version: string; renderer: string };
   cliMs: number[];
   /** Reference only: the same `cat` through a TTY (`docker exec -t`), as any terminal gets it. */
   cliTtyMs: number[];
   berthMiBps: number;
+  wettyMiBps: number;
   cliMiBps: number;
   cliTtyMiBps: number;
+  /** Berth / `docker exec -t … cat > /dev/null`. */
   ratio: number;
+  /** Berth / wetty. */
+  wettyRatio: number;
   split: ThroughputSplit;
 }
 
@@ -124,6 +135,7 @@ interface PageGlobals {
   __berthTest: { terminalText(terminalId?: string): string; screenText(terminalId?: string): string; activeTerminalId(): string | null };
   __berthBench?: Probe;
   __berthWire?: Wire;
+  wetty_term?: { rows: number; buffer: { active: { viewportY: number; getLine(y: number): { translateToString(trim: boolean): string } | undefined } } };
   document: {
     addEventListener(type: string, fn: (ev: { key?: string }) => void, capture: boolean): void;
     removeEventListener(type: string, fn: (ev: { key?: string }) => void, capture: boolean): void;
@@ -199,8 +211,8 @@ function installWireCounter(): void {
 }
 
 type StartOn = 'click' | 'enter';
-/** 'buffer': the active terminal's buffer through the test hook; 'screen': the rows on screen. */
-type WatchIn = 'buffer' | 'screen';
+/** 'buffer': the active terminal's buffer through the test hook; 'screen': the rows on screen; 'wetty': the rows on wetty's screen. */
+type WatchIn = 'buffer' | 'screen' | 'wetty';
 
 /**
  * Arms a probe in the page: the clock starts at the next click (or Enter keydown), captured
@@ -216,6 +228,13 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
   g.__berthBench = probe;
   const shows = (): boolean => {
     if (args.watchIn === 'buffer') return g.__berthTest.terminalText().includes(args.text);
+    if (args.watchIn === 'wetty') {
+      const t = g.wetty_term;
+      if (!t) return false;
+      const b = t.buffer.active;
+      for (let y = b.viewportY; y < b.viewportY + t.rows; y++) if (b.getLine(y)?.translateToString(true).includes(args.text)) return true;
+      return false;
+    }
     // The rows in view: a few dozen, cheap to read each frame, whichever renderer draws them.
     return g.__berthTest.screenText().includes(args.text);
   };
@@ -319,7 +338,13 @@ async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: 
   return { chats: opts.chats, samples, summary: summarize(samples) };
 }
 
-async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBenchOptions, profile: string): Promise<ThroughputResult | null> {
+/** `clear`, then wait until wetty's screen shows only a prompt. */
+async function clearWetty(w: WettyPeer): Promise<void> {
+  await w.type('clear');
+  await waitForWetty(w, (s) => !s.includes('END-') && PROMPT_AT_END.test(s.trim()), 'a cleared screen');
+}
+
+async function measureThroughput(page: Page, browser: Browser, host: RunningHost, opts: BrowserBenchOptions, profile: string): Promise<ThroughputResult | null> {
   opts.log(`browser: throughput: a new chat with a ${opts.blobMib} MiB text file…`);
   const before = new Set(await containersOf(host.instanceId));
   await newChatIn(page, profile);
@@ -333,71 +358,110 @@ async function measureThroughput(page: Page, host: RunningHost, opts: BrowserBen
   await typeInTerminal(page, 'echo SIZE $(stty size)-END');
   const sized = /SIZE (\d+ \d+)-END/.exec(await waitForTerminal(page, (t) => /SIZE \d+ \d+-END/.test(t), 'stty size'));
   const ttySize = sized?.[1] ?? '?';
+  const [rows, cols] = ttySize.split(' ').map(Number);
+  if (!rows || !cols) throw new Error(`Could not read the terminal's size (stty size said ${ttySize}).`);
 
-  const berthRun = async (): Promise<ProbeResult> => {
-    // Start from a clear screen and scrollback, so each run writes into the same state.
-    await typeInTerminal(page, 'clear');
-    const deadline = Date.now() + 30_000;
-    for (let s = await screenText(page); s.includes('END-') || !PROMPT_AT_END.test(s); s = await screenText(page)) {
-      if (Date.now() > deadline) throw new Error(`The screen did not clear. It shows:\n${await screenText(page)}`);
-      await page.waitForTimeout(50);
+  opts.log(`browser: throughput: starting wetty (docker exec -it ${container.slice(0, 12)} sh) at ${rows}×${cols}…`);
+  const wetty = await startWetty({
+    browser,
+    container,
+    size: { rows, cols },
+    font: TERMINAL_FONT,
+    webgl: opts.wettyWebgl,
+    initScripts: [{ content: 'globalThis.__name ??= (fn) => fn;' }],
+  });
+  try {
+
+    const berthRun = async (): Promise<ProbeResult> => {
+      // Start from a clear screen and scrollback, so each run writes into the same state.
+      await typeInTerminal(page, 'clear');
+      const deadline = Date.now() + 30_000;
+      for (let s = await screenText(page); s.includes('END-') || !PROMPT_AT_END.test(s); s = await screenText(page)) {
+        if (Date.now() > deadline) throw new Error(`The screen did not clear. It shows:\n${await screenText(page)}`);
+        await page.waitForTimeout(50);
+      }
+      await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
+      await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
+      await page.keyboard.press('Enter');
+      const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
+      // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
+      const text = await terminalText(page);
+      if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
+      return r;
+    };
+    const wettyRun = async (): Promise<number> => {
+      await clearWetty(wetty);
+      await wetty.type('cat /tmp/blob; echo END-$((6*7))', false);
+      await wetty.page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'wetty' as WatchIn, text: 'END-42' });
+      await wetty.page.keyboard.press('Enter');
+      try {
+        await wetty.page.waitForFunction(() => (globalThis as unknown as PageGlobals).__berthBench?.seenAt != null, undefined, { polling: 100, timeout: 600_000 });
+      } catch {
+        throw new Error(`Timed out waiting for END-42 in wetty. It shows:\n${await wetty.screenText()}`);
+      }
+      const p = await wetty.page.evaluate(() => (globalThis as unknown as PageGlobals).__berthBench as Probe);
+      // The same untimed check as Berth's: the file's last line is in wetty's buffer too.
+      if (!(await wetty.tailText(rows + 5)).includes(lastLine)) throw new Error("wetty shows END-42 but not the file's last line.");
+      return (p.seenAt as number) - (p.startAt as number);
+    };
+    const cliRun = () => timeCliCat(container, '/tmp/blob', false);
+    const ttyRun = () => timeCliCat(container, '/tmp/blob', true);
+
+    opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
+    await berthRun();
+    await wettyRun();
+    await cliRun();
+    await ttyRun();
+    const berth: ProbeResult[] = [];
+    const wet: number[] = [];
+    const cli: number[] = [];
+    const tty: number[] = [];
+    const steps: Array<() => Promise<void>> = [
+      async () => void berth.push(await berthRun()),
+      async () => void wet.push(await wettyRun()),
+      async () => void cli.push(await cliRun()),
+      async () => void tty.push(await ttyRun()),
+    ];
+    for (let i = 0; i < opts.throughputRuns; i++) {
+      if (opts.interrupted()) return null;
+      // Rotate which side goes first, so drift hits all alike.
+      for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
+      opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
     }
-    await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
-    await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
-    await page.keyboard.press('Enter');
-    const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
-    // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
-    const text = await terminalText(page);
-    if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
-    return r;
-  };
-  const cliRun = () => timeCliCat(container, '/tmp/blob', false);
-  const ttyRun = () => timeCliCat(container, '/tmp/blob', true);
-
-  opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
-  await berthRun();
-  await cliRun();
-  await ttyRun();
-  const berth: ProbeResult[] = [];
-  const cli: number[] = [];
-  const tty: number[] = [];
-  const steps: Array<() => Promise<void>> = [
-    async () => void berth.push(await berthRun()),
-    async () => void cli.push(await cliRun()),
-    async () => void tty.push(await ttyRun()),
-  ];
-  for (let i = 0; i < opts.throughputRuns; i++) {
-    if (opts.interrupted()) return null;
-    // Rotate which side goes first, so drift hits all alike.
-    for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
-    opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
+    const berthMs = berth.map((r) => r.ms);
+    const mib = blobBytes / 2 ** 20;
+    const berthMiBps = mib / (summarize(berthMs).median / 1000);
+    const wettyMiBps = mib / (summarize(wet).median / 1000);
+    const cliMiBps = mib / (summarize(cli).median / 1000);
+    const cliTtyMiBps = mib / (summarize(tty).median / 1000);
+    const med = (f: (r: ProbeResult) => number) => summarize(berth.map(f)).median;
+    const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
+    return {
+      blobBytes,
+      ttySize,
+      berthMs,
+      wettyMs: wet,
+      wetty: { version: wetty.version, renderer: wetty.renderer },
+      cliMs: cli,
+      cliTtyMs: tty,
+      berthMiBps,
+      wettyMiBps,
+      cliMiBps,
+      cliTtyMiBps,
+      ratio: berthMiBps / cliTtyMiBps,
+      wettyRatio: berthMiBps / wettyMiBps,
+      split: {
+        firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
+        lastDataMs: med((r) => rel(r.wire?.lastDataAt, r)),
+        shownMs: med((r) => r.ms),
+        frames: med((r) => r.wire?.frames ?? Number.NaN),
+        frameChars: med((r) => r.wire?.frameChars ?? Number.NaN),
+        acks: med((r) => r.wire?.acks ?? Number.NaN),
+      },
+    };
+  } finally {
+    await wetty.stop();
   }
-  const berthMs = berth.map((r) => r.ms);
-  const mib = blobBytes / 2 ** 20;
-  const berthMiBps = mib / (summarize(berthMs).median / 1000);
-  const cliMiBps = mib / (summarize(cli).median / 1000);
-  const cliTtyMiBps = mib / (summarize(tty).median / 1000);
-  const med = (f: (r: ProbeResult) => number) => summarize(berth.map(f)).median;
-  const rel = (at: number | null | undefined, r: ProbeResult) => (at == null ? Number.NaN : at - r.startAt);
-  return {
-    blobBytes,
-    ttySize,
-    berthMs,
-    cliMs: cli,
-    cliTtyMs: tty,
-    berthMiBps,
-    cliMiBps,
-    cliTtyMiBps,
-    ratio: berthMiBps / cliMiBps,
-    split: {
-      firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
-      lastDataMs: med((r) => rel(r.wire?.lastDataAt, r)),
-      shownMs: med((r) => r.ms),
-      frames: med((r) => r.wire?.frames ?? Number.NaN),
-      frameChars: med((r) => r.wire?.frameChars ?? Number.NaN),
-      acks: med((r) => r.wire?.acks ?? Number.NaN),
-    },
-  };
 }
 
 export async function measureBrowser(opts: BrowserBenchOptions): Promise<BrowserBenchResult> {
@@ -416,8 +480,8 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
     result.chromium = `${CHROMIUM} (Chromium ${browser.version()}, headless)`;
     await createProfile(page, profile, opts.image);
 
-    result.switching = await measureSwitching(page, opts, profile);
-    if (!opts.interrupted()) result.throughput = await measureThroughput(page, host, opts, profile);
+    result.switching = opts.chats > 0 ? await measureSwitching(page, opts, profile) : null;
+    if (!opts.interrupted()) result.throughput = await measureThroughput(page, browser, host, opts, profile);
     return result;
   } finally {
     await browser?.close().catch((e: unknown) => cleanupNotes.push(`closing Chromium failed: ${String(e)}`));

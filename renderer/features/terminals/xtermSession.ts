@@ -9,6 +9,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import type { BerthApi } from '../../api/types';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
+import { TERMINAL_FONT } from '../../../shared/terminalFont';
 import { matchShortcut } from '../shortcuts/shortcuts';
 import type { TerminalOutputHub } from './outputHub';
 import { OutputJoiner } from '../../../shared/outputJoiner';
@@ -93,8 +94,8 @@ export class XtermSession {
       rows: deps.initialSize.rows,
       cursorBlink: true,
       scrollback: 10_000,
-      fontFamily: 'ui-monospace, "DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace',
-      fontSize: 13,
+      fontFamily: TERMINAL_FONT.family,
+      fontSize: TERMINAL_FONT.size,
       theme: TERMINAL_THEME,
     });
     this.term = term;
