@@ -191,10 +191,13 @@ describe('Review mode in the browser', () => {
   it('keeps two chats on one repository apart, and refuses the second Apply with the conflict listed', async () => {
     const repo = userRepo('shared');
 
-    const chatA = await newReviewChat(repo);
+    // A chat takes its title from its first message: afterwards the sidebar names them so.
+    await newReviewChat(repo);
     await ask('Write A');
-    const chatB = await newReviewChat(repo);
+    const chatA = 'Write A';
+    await newReviewChat(repo);
     await ask('Write B');
+    const chatB = 'Write B';
 
     // Chat B sees only its own write.
     await openChanges();
