@@ -246,6 +246,13 @@ export const NO_GATEWAY_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 /** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
 type Expected<T> = (error: unknown) => { value: T } | undefined;
 
+/** What Berth reads of a network's inspect answer to tell whether it made it. */
+interface NetworkFacts {
+  Driver?: string;
+  Internal?: boolean;
+  Options?: Record<string, string>;
+}
+
 export class DockerEngine implements Engine {
   readonly endpointLabel: string;
   private readonly docker: Docker;
@@ -420,32 +427,41 @@ export class DockerEngine implements Engine {
     });
   }
 
-  private async ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>): Promise<void> {
+  private ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>): Promise<void> {
+    return this.ensureNamedNetwork(docker, name, {
+      // A network of that name that Berth did not make isolated would let chats reach each other.
+      isBerths: (info) => info.Driver === 'bridge' && info.Options?.['com.docker.network.bridge.enable_icc'] === 'false',
+      refusal: new BerthError(
+        'network_failed',
+        `The Docker network ${name} exists but does not keep chats apart (it is not a bridge with inter-container traffic off), so Berth will not use it.`,
+        { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's egress to "none".` },
+      ),
+      // Chats on one profile's network cannot reach each other.
+      create: { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels, Options: { 'com.docker.network.bridge.enable_icc': 'false' } },
+    });
+  }
+
+  /**
+   * One way to set up a named network for both kinds: an existing one is used only when it is
+   * the kind Berth makes (else `refusal`); a missing one is created; a create that lost a race
+   * to another Berth is fine; and duplicates a race left behind are reduced to the oldest.
+   */
+  private async ensureNamedNetwork(
+    docker: Docker,
+    name: string,
+    kind: { isBerths: (info: NetworkFacts) => boolean; refusal: BerthError; create: Docker.NetworkCreateOptions },
+  ): Promise<void> {
     const failed = (error: unknown): never => this.networkFailed(name, error);
     try {
-      const info = (await docker.getNetwork(name).inspect()) as { Driver?: string; Options?: Record<string, string> };
-      // A network of that name that Berth did not make isolated would let chats reach each other.
-      if (info.Driver !== 'bridge' || info.Options?.['com.docker.network.bridge.enable_icc'] !== 'false') {
-        throw new BerthError(
-          'network_failed',
-          `The Docker network ${name} exists but does not keep chats apart (it is not a bridge with inter-container traffic off), so Berth will not use it.`,
-          { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's egress to "none".` },
-        );
-      }
+      const info = (await docker.getNetwork(name).inspect()) as NetworkFacts;
+      if (!kind.isBerths(info)) throw kind.refusal;
       return;
     } catch (error) {
       if (error instanceof BerthError) throw error;
       if (statusOf(error) !== 404) failed(error);
     }
     try {
-      await docker.createNetwork({
-        Name: name,
-        Driver: 'bridge',
-        CheckDuplicate: true,
-        Labels: labels,
-        // Chats on one profile's network cannot reach each other.
-        Options: { 'com.docker.network.bridge.enable_icc': 'false' },
-      });
+      await docker.createNetwork(kind.create);
     } catch (error) {
       // Another create won the race: that network is the one we wanted.
       if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
@@ -482,36 +498,20 @@ export class DockerEngine implements Engine {
 
   ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void> {
     const sealed = kind === 'sealed';
-    const failed = (error: unknown): never => this.networkFailed(name, error);
-    return this.call(`set up the network ${name}`, async (docker) => {
-      try {
-        const info = (await docker.getNetwork(name).inspect()) as { Driver?: string; Internal?: boolean; Options?: Record<string, string> };
-        const ok = info.Driver === 'bridge' && (!sealed || (info.Internal === true && info.Options?.[NO_GATEWAY_OPTION] === 'true'));
-        if (!ok) {
-          throw new BerthError('network_failed', `The Docker network ${name} exists but is not ${sealed ? 'sealed the way Berth makes it (internal, no gateway address)' : 'a bridge'}, so Berth will not use it.`, {
-            hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly.`,
-          });
-        }
-        return;
-      } catch (error) {
-        if (error instanceof BerthError) throw error;
-        if (statusOf(error) !== 404) failed(error);
-      }
-      try {
-        await docker.createNetwork({
-          Name: name,
-          Driver: 'bridge',
-          CheckDuplicate: true,
-          Internal: sealed,
-          Labels: labels,
-          Options: sealed ? { [NO_GATEWAY_OPTION]: 'true' } : {},
-        });
-      } catch (error) {
-        if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
-        failed(error);
-      }
-      await this.dropDuplicateNetworks(docker, name);
-    }, (error) => this.networkFailed(name, error));
+    return this.call(
+      `set up the network ${name}`,
+      (docker) =>
+        this.ensureNamedNetwork(docker, name, {
+          isBerths: (info) => info.Driver === 'bridge' && (!sealed || (info.Internal === true && info.Options?.[NO_GATEWAY_OPTION] === 'true')),
+          refusal: new BerthError(
+            'network_failed',
+            `The Docker network ${name} exists but is not ${sealed ? 'sealed the way Berth makes it (internal, no gateway address)' : 'a bridge'}, so Berth will not use it.`,
+            { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly.` },
+          ),
+          create: { Name: name, Driver: 'bridge', CheckDuplicate: true, Internal: sealed, Labels: labels, Options: sealed ? { [NO_GATEWAY_OPTION]: 'true' } : {} },
+        }),
+      (error) => this.networkFailed(name, error),
+    );
   }
 
   async findNetworks(labels: Record<string, string>): Promise<NetworkSummary[]> {
