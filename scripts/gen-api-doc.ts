@@ -46,6 +46,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'terminal.replay': "Returns a terminal's recent output, to repaint it after switching back to its chat.",
   'terminal.ack': 'Flow control: tells the server how many more characters of output the client has written to the screen.',
   'terminal.close': "Closes a terminal and ends its shell.",
+  'agent.waiting': 'Every approval waiting for the user in any chat, so that a page that just connected or reconnected can badge those chats before they are opened.',
   'agent.history': "The chat's conversation with its agent, oldest first (subagents' messages carry their task and the call that started them), whether a turn is running, and approvals waiting.",
   'agent.send': "Sends the user's message and starts the agent's turn; its progress arrives as `agent.*` events.",
   'agent.stop': 'Stops the running turn: the model stream, a waiting approval, and any command it started in the sandbox.',

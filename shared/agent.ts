@@ -103,6 +103,11 @@ export const agentMethods = {
       allowedForChat: z.boolean(),
     }),
   },
+  /**
+   * Every approval waiting in any chat of this instance: what a page that just (re)connected
+   * badges in the sidebar before the user opens those chats.
+   */
+  'agent.waiting': { request: z.object({}).strict(), response: z.object({ approvals: z.array(ApprovalRequest) }) },
   /** Sends the user's message and starts the agent; progress arrives as agent.* events. */
   'agent.send': {
     request: z.object({ chatId: ChatIdField, text: z.string().trim().min(1, 'Write a message first.').max(200_000) }).strict(),

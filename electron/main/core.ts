@@ -473,6 +473,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return {};
     },
     'agent.history': async (req) => agent.history(req.chatId),
+    'agent.waiting': async () => ({ approvals: agent.waiting() }),
     'agent.send': async (req) => {
       const chat = sessions.requireChat(req.chatId);
       const first = !store.agentMessages.hasUserMessage(chat.id);

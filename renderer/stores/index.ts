@@ -103,10 +103,19 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     void stores.profiles.getState().refresh();
   };
 
+  /** What waits in every chat (after a reload, a reconnect): the sidebar badges them unopened. */
+  const loadWaiting = async () => {
+    const { approvals } = await api.call('agent.waiting', {}).catch(() => ({ approvals: [] }));
+    const byChat = new Map<string, string[]>();
+    for (const a of approvals) byChat.set(a.chatId, [...(byChat.get(a.chatId) ?? []), a.approvalId]);
+    for (const [chatId, approvalIds] of byChat) stores.attention.getState().dispatch({ type: 'approvalsLoaded', chatId, approvalIds });
+  };
+
   const refreshAll = () => {
     refreshLists();
     void stores.engine.getState().refresh();
     refreshSelected();
+    void loadWaiting();
   };
 
   offs.push(

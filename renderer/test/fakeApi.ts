@@ -407,6 +407,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       fake.terminals = fake.terminals.filter((t) => t.terminalId !== terminalId);
       return {};
     },
+    'agent.waiting': () => ({ approvals: Object.values(fake.conversations).flatMap((c) => c.approvals) }),
     'agent.history': ({ chatId }) => {
       const c = conversation(chatId);
       return { messages: [...c.messages], running: c.running, approvals: [...c.approvals], allowedForChat: c.allowedForChat ?? false };

@@ -123,6 +123,11 @@ export class AgentService {
     this.deps.store.settings.set(OPEN_TURNS_KEY, JSON.stringify([...ids]));
   }
 
+  /** Every approval waiting for the user, in any chat. */
+  waiting(): ApprovalRequest[] {
+    return this.approvals.pendingAll();
+  }
+
   history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[]; allowedForChat: boolean } {
     this.deps.sessions.requireChat(chatId);
     const turn = this.turns.get(chatId);

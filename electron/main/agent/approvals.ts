@@ -62,6 +62,11 @@ export class ApprovalGate {
     if (this.allowedChats.delete(chatId)) this.events.emit('agent.allowed', { chatId, allowed: false });
   }
 
+  /** Every approval waiting, in any chat. */
+  pendingAll(): ApprovalRequest[] {
+    return [...this.pending.values()].map((p) => p.request);
+  }
+
   pendingFor(chatId: string): ApprovalRequest[] {
     return [...this.pending.values()].filter((p) => p.request.chatId === chatId).map((p) => p.request);
   }

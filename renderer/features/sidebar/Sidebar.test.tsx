@@ -122,4 +122,12 @@ describe('Sidebar', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Fix the build' }));
     await waitFor(() => expect(within(item('Fix the build')).queryByRole('status', { name: 'The agent finished' })).toBeNull());
   });
+
+  it('badges a chat that was already waiting for approval when the page loaded, before it is opened', async () => {
+    const waiting = { approvalId: 'p9', chatId: 'c', taskId: null, callId: 'k9', tool: 'terminal' as const, command: 'npm test', cwd: null, detail: null };
+    const { api } = renderWithApp(<Sidebar />, { ...seed, conversations: { c: { messages: [], running: true, approvals: [waiting] } } });
+    const item = (await screen.findByRole('button', { name: 'Build a site' })).closest('li') as HTMLElement;
+    expect(await within(item).findByRole('status', { name: 'Waiting for your approval' })).toBeTruthy();
+    expect(api.callsTo('agent.history')).not.toContainEqual({ chatId: 'c' });
+  });
 });
