@@ -102,10 +102,14 @@ describe('Berth killed mid-turn, mid-write_file and mid-attach', () => {
       expect(attached.length === 0 || attached[0]?.hostPath === fs.realpathSync(folders.attach)).toBe(true);
       expect(fs.readFileSync(path.join(folders.attach, 'keep.txt'), 'utf8')).toBe('keep\n');
 
-      // The next sweep: every container of this Berth has its chat, one per chat.
+      // The next sweep: every sandbox of this Berth has its chat, one per chat; besides them only
+      // the profile's egress proxy (the profile is 'allowlist', the default), at most one.
       await core.reap();
       const ids = await containersWithLabel(`berth.instance=${core.instanceId}`);
-      const chatsOf = await Promise.all(ids.map(async (id) => (await inspect<{ Config: { Labels: Record<string, string> } }>(id)).Config.Labels['berth.chat']));
+      const labels = await Promise.all(ids.map(async (id) => (await inspect<{ Config: { Labels: Record<string, string> } }>(id)).Config.Labels));
+      const proxies = labels.filter((l) => l['berth.egress'] === 'proxy');
+      expect(proxies.map((l) => l['berth.profile'])).toEqual(proxies.length ? [profile] : []);
+      const chatsOf = labels.filter((l) => l['berth.egress'] !== 'proxy').map((l) => l['berth.chat']);
       expect(chatsOf.every((c) => [streaming, writing, attaching].includes(c ?? ''))).toBe(true);
       expect(new Set(chatsOf).size).toBe(chatsOf.length);
 
