@@ -172,12 +172,10 @@ export function createCore(options: CoreOptions): BerthCore {
   const engine = options.engine ?? defaultEngine(env);
   const events = new EventHub();
   const hostFacts = () => gatherHostFacts(dataDir, env);
-  const baseImage = new BaseImage({
-    engine,
-    tag: options.baseImage ?? (env.BERTH_BASE_IMAGE || BERTH_BASE_IMAGE),
-    // A socket path: the engine runs on this computer, so the host's own busybox suits it.
-    engineIsLocal: engine.endpointLabel.startsWith('/'),
-  });
+  // A socket path: the engine runs on this computer, so images made from this computer's files
+  // (the host's busybox, a debootstrap root file system) suit it.
+  const engineIsLocal = engine.endpointLabel.startsWith('/');
+  const baseImage = new BaseImage({ engine, tag: options.baseImage ?? (env.BERTH_BASE_IMAGE || BERTH_BASE_IMAGE), engineIsLocal });
 
   // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet);
   // BERTH_EGRESS_IMAGE: the proxy image's tag (a first-run test's own, so it sees the build).
@@ -186,7 +184,7 @@ export function createCore(options: CoreOptions): BerthCore {
     ...(env.BERTH_EGRESS_IMAGE ? { image: env.BERTH_EGRESS_IMAGE } : {}),
     ...options.egress,
   };
-  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal: engine.endpointLabel.startsWith('/') });
+  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal });
   const egress = new EgressService(
     {
       engine,
@@ -304,7 +302,7 @@ export function createCore(options: CoreOptions): BerthCore {
   });
 
   const withAttachments = (chat: ChatRecord, lastActive?: Map<string, number>) =>
-    sessions.chatView(chat, workspace.views(chat), (lastActive ?? store.agentMessages.lastUserMessageAt()).get(chat.id));
+    sessions.chatView(chat, workspace.views(chat), lastActive ? lastActive.get(chat.id) : store.agentMessages.lastUserMessageOf(chat.id));
 
   const deletion = new DeletionService({
     store,

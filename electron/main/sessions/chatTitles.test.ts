@@ -49,5 +49,8 @@ describe('chat titles and order', () => {
     const byActivity = [...after].sort((x, y) => y.lastActiveAt - x.lastActiveAt).map((c) => c.id);
     expect(byActivity[0]).toBe(a.id);
     expect(after.find((c) => c.id === a.id)!.lastActiveAt).toBeGreaterThan(after.find((c) => c.id === a.id)!.createdAt);
+    // One chat's own view (a rename answers with it) says the same as the list.
+    const renamed = await f.core.chats.rename({ chatId: a.id, title: 'Build fix' });
+    expect(renamed.lastActiveAt).toBe(after.find((c) => c.id === a.id)!.lastActiveAt);
   });
 });

@@ -45,6 +45,12 @@ export class AgentMessagesRepo {
     return new Map(rows.map((r) => [r.chat_id, r.at]));
   }
 
+  /** When the user last wrote in this one chat (one chat's view needs no scan of every chat). */
+  lastUserMessageOf(chatId: string): number | undefined {
+    const row = this.db.prepare("SELECT MAX(created_at) AS at FROM agent_messages WHERE chat_id = ? AND role = 'user'").get(chatId) as { at: number | null };
+    return row.at ?? undefined;
+  }
+
   /**
    * Adds the message, or replaces it (same id) keeping its place in the conversation. Without
    * `results`, a replaced message keeps the results it has (a new one starts with none).
