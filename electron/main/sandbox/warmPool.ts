@@ -135,6 +135,9 @@ export class WarmPool implements Disposable {
       try {
         held = await this.deps.warm(profile, slot.chatId);
       } catch {
+        // Berth is shutting down (its store may be closed already): the slot's row is removed at
+        // the next start, with the earlier run's other slots.
+        if (this.disposed) return;
         // A chat that took it meanwhile gets its sandbox the ordinary way (and sees why).
         if (!slot.taken) {
           this.slots.delete(slot.chatId);
