@@ -1,0 +1,144 @@
+/**
+ * Slot folders of warm sandboxes (review/slotFolders.ts): a pooled container is created with its
+ * own empty slot folder mounted at /workspace, so a Review-mode copy made for the chat that took
+ * it appears in the running container, without recreating it. A folder that must be mounted
+ * itself (read-write, read-only, a git repository's borrowed history) still gets a container
+ * made with it, and the chat is told why. Slot folders are the chat's alone and go with it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
+import { LABEL } from '../../electron/main/policy/containerSpec.js';
+import { folderNameFor } from '../../electron/main/policy/names.js';
+import { docker, inspect } from '../support/docker.js';
+import { Harness, SANDBOX_UID } from '../support/harness.js';
+import { waitFor } from '../support/waitFor.js';
+
+const h = new Harness();
+afterAll(() => h.cleanup(), 120_000);
+
+interface Inspected {
+  Id: string;
+  Mounts: { Source: string; Destination: string; RW: boolean }[];
+}
+
+async function containersOf(core: BerthCore, profile: string): Promise<{ id: string; chat: string }[]> {
+  const out = await docker('ps', '-a', '--filter', `label=${LABEL.instance}=${core.instanceId}`, '--filter', `label=${LABEL.profile}=${profile}`,
+    '--format', `{{.ID}} {{.Label "${LABEL.chat}"}}`);
+  return out.split('\n').filter(Boolean).map((l) => {
+    const [id, chat] = l.split(' ');
+    return { id: id as string, chat: chat ?? '' };
+  });
+}
+
+const slotsOf = (dataDir: string, profile: string) => path.join(dataDir, 'profiles', folderNameFor(profile), 'slots');
+const slotOf = (dataDir: string, profile: string, chatId: string) => path.join(slotsOf(dataDir, profile), folderNameFor(chatId));
+
+async function sh(core: BerthCore, chatId: string, command: string): Promise<string> {
+  const r = await core.sandbox.exec({ chatId, command });
+  if (r.exitCode !== 0) throw new Error(`${command} exited ${r.exitCode}: ${r.output}`);
+  return r.output;
+}
+
+async function pooledChat(core: BerthCore, profile: string) {
+  const chats = new Set((await core.chats.list({})).chats.map((c) => c.id));
+  await waitFor(async () => (await containersOf(core, profile)).some((c) => c.chat && !chats.has(c.chat)), 'a warm sandbox', 60_000);
+  const warm = new Set((await containersOf(core, profile)).map((c) => c.chat));
+  const chat = await core.chats.create({ profile });
+  expect(warm.has(chat.id), 'the chat took a warm sandbox').toBe(true);
+  const status = await core.sandbox.status({ chatId: chat.id });
+  return { chat, containerId: status.containerId as string };
+}
+
+describe('slot folders of warm sandboxes', () => {
+  it('a Review-mode copy appears in the pooled chat’s running container: same container, writable, reviewed and applied; no other chat sees it', async () => {
+    const dataDir = h.dataDir();
+    const core = h.core({ dataDir });
+    const profile = (await h.profile(core, { warmPool: 1 })).name;
+    const { chat, containerId } = await pooledChat(core, profile);
+    expect(containerId).toBeTruthy();
+
+    // The warm container mounts its own (empty) slot folder at /workspace and nothing of the user's.
+    const warm = await inspect<Inspected>(containerId);
+    const slot = slotOf(dataDir, profile, chat.id);
+    expect(warm.Mounts.find((m) => m.Destination === '/workspace')?.Source).toBe(slot);
+
+    const folder = h.workspace('notes', { 'todo.txt': 'one\n' });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: folder });
+    expect(attached.attachment.mode).toBe('review');
+    expect(attached.attachment.containerPath).toBe('/workspace/notes');
+    // Nothing to recreate: the attach says nothing about a new sandbox.
+    expect(attached.notice).toBeNull();
+
+    const out = await sh(core, chat.id, 'cat /workspace/notes/todo.txt; pwd; id -u; echo two >> /workspace/notes/todo.txt; echo new > /workspace/notes/added.txt');
+    expect(out).toBe(`one\n/workspace/notes\n${SANDBOX_UID}\n`);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
+    // The container cannot put anything beside the copies: the slot's top level is Berth's.
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'mkdir /workspace/mine 2>&1; ln -s / /workspace/root 2>&1; mv /workspace/notes /workspace/n2 2>&1' })).exitCode).not.toBe(0);
+    expect(fs.readdirSync(slot)).toEqual(['notes']);
+    // The user's folder is untouched until Apply.
+    expect(fs.readFileSync(path.join(folder, 'todo.txt'), 'utf8')).toBe('one\n');
+
+    const { copies } = await core.review.changes({ chatId: chat.id });
+    expect(copies[0]!.files.map((f) => `${f.status} ${f.path}`).sort()).toEqual(['added added.txt', 'modified todo.txt']);
+    const applied = await core.review.apply({ chatId: chat.id, hostPath: attached.attachment.hostPath });
+    expect(applied).toMatchObject({ ok: true, problems: [] });
+    expect(fs.readFileSync(path.join(folder, 'todo.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(fs.readFileSync(path.join(folder, 'added.txt'), 'utf8')).toBe('new\n');
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
+
+    // The next pooled chat has a slot of its own, and sees nothing of the first chat's.
+    const other = await pooledChat(core, profile);
+    expect(other.containerId).not.toBe(containerId);
+    expect(await sh(core, other.chat.id, 'ls -A /workspace; echo end')).toBe('end\n');
+    const otherMounts = (await inspect<Inspected>(other.containerId)).Mounts;
+    expect(otherMounts.some((m) => m.Source.startsWith(slot))).toBe(false);
+
+    // Detach: the copy goes (it had no changes left after Apply), from the slot too.
+    await core.workspace.detach({ chatId: chat.id, path: folder });
+    expect(fs.readdirSync(slot)).toEqual([]);
+    expect(await sh(core, chat.id, 'ls -A /workspace; echo end')).toBe('end\n');
+    // The slot goes with the chat.
+    await core.chats.delete({ chatId: chat.id });
+    expect(fs.existsSync(slot)).toBe(false);
+  }, 180_000);
+
+  it('a read-write folder still gets a container made with it, and the chat is told why it waits', async () => {
+    const core = h.core();
+    const profile = (await h.profile(core, { warmPool: 1 })).name;
+    const { chat, containerId } = await pooledChat(core, profile);
+    const folder = h.workspace('direct', { 'theirs.txt': 't' });
+    const progress: string[] = [];
+    core.onEvent((event, payload) => {
+      const p = payload as { chatId: string; phase: string; message: string };
+      if (event === 'sandbox.progress' && p.chatId === chat.id) progress.push(p.message);
+    });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite' });
+    expect(attached.notice).toMatch(/read-write/i);
+    expect(attached.notice).toMatch(/new sandbox|recreated/i);
+    expect(await sh(core, chat.id, 'ls /workspace')).toContain('theirs.txt');
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).not.toBe(containerId);
+    expect(progress.some((m) => /Creating/.test(m) && /read-write/i.test(m)), progress.join('\n')).toBe(true);
+  }, 180_000);
+
+  it('after a crash, slot folders of slots and chats that are gone are swept; a live chat’s slot stays', async () => {
+    const dataDir = h.dataDir();
+    const first = h.core({ dataDir });
+    const profile = (await h.profile(first, { warmPool: 1 })).name;
+    const { chat } = await pooledChat(first, profile);
+    await waitFor(async () => (await containersOf(first, profile)).length === 2, 'the pool to refill', 60_000);
+    const reserved = (await containersOf(first, profile)).find((c) => c.chat !== chat.id)!.chat;
+    expect(fs.existsSync(slotOf(dataDir, profile, reserved))).toBe(true);
+    // A slot left by a run that died before it could clean up: no chat, no reservation.
+    const stray = slotOf(dataDir, profile, 'chat-that-never-was');
+    fs.mkdirSync(path.join(stray, 'left'), { recursive: true });
+    await first.dispose();
+
+    const second = h.core({ dataDir });
+    await waitFor(async () => !fs.existsSync(stray) && !fs.existsSync(slotOf(dataDir, profile, reserved)), 'the dead slots swept', 60_000);
+    expect(fs.existsSync(slotOf(dataDir, profile, chat.id))).toBe(true);
+    // Containers agree: the earlier run's reserved sandbox is gone, the chat's own is not an orphan.
+    await waitFor(async () => !(await containersOf(second, profile)).some((c) => c.chat === reserved), 'the old warm sandbox removed', 60_000);
+  }, 240_000);
+});
