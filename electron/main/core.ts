@@ -25,6 +25,7 @@ import { DeletionService } from './sandbox/deletionService.js';
 import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { WarmPool } from './sandbox/warmPool.js';
+import { hasSlot, makeSlot, removeSlot, slotDirFor, sweepSlots } from './review/slotFolders.js';
 import { qualifyTaskId } from './policy/containerKey.js';
 import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
 import { SessionService } from './sessions/sessionService.js';
@@ -208,7 +209,7 @@ export function createCore(options: CoreOptions): BerthCore {
         hostUser,
         settings.sandboxUser,
         folderOwners(mounts.filter((m) => m.origin === 'chat' && !m.readOnly).map((m) => m.source)),
-        mounts.some((m) => m.origin === 'review'),
+        mounts.some((m) => m.origin === 'review' || m.origin === 'slot'),
       ).user,
     homeOwner: (_settings, user) => {
       if (hostUser.uid !== 0) return null;
@@ -219,6 +220,16 @@ export function createCore(options: CoreOptions): BerthCore {
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile(baseImage.tag);
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
+  // Warm sandboxes' slot folders (review/slotFolders.ts): made with the reservation, gone with the chat.
+  const slots = {
+    existing: (profile: string, chatId: string) => {
+      const dir = slotDirFor(dataDir, profile, chatId);
+      return hasSlot(dir) ? dir : null;
+    },
+    make: (profile: string, chatId: string) => makeSlot(slotDirFor(dataDir, profile, chatId)),
+    remove: (profile: string, chatId: string) => removeSlot(slotDirFor(dataDir, profile, chatId)),
+  };
+  sandbox.setSlots(slots);
   const monitor = new EngineMonitor(engine, events, clock);
   const terminals = new TerminalService(engine, sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
@@ -238,6 +249,10 @@ export function createCore(options: CoreOptions): BerthCore {
       await sandbox.stop(chatId);
     },
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
+    slotOf: (chatId) => {
+      const chat = store.chats.get(chatId);
+      return chat ? slots.existing(chat.profile, chatId) : null;
+    },
   });
   const copyOwner = (profileName: string) => {
     if (hostUser.uid !== 0) return null;
@@ -256,6 +271,11 @@ export function createCore(options: CoreOptions): BerthCore {
     remove: (chatId, hostPath) => review.remove(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
+  workspace.setContainerView({
+    folderPaths: (chat) => sandbox.folderPaths(chat.id),
+    shape: (chat) => sandbox.mountShape(chat.id),
+    noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),
+  });
   events.on((event, payload) => {
     if (event !== 'terminal.data') return;
     const chatId = terminals.chatOf((payload as { terminalId: string }).terminalId);
@@ -316,6 +336,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     dropWarm: (profile) => pool.drop(profile),
     removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
+    removeSlot: (profile, chatId) => slots.remove(profile, chatId),
     removeProxy: (profile) => egress.removeProxy(profile),
   });
   const pool = new WarmPool({
@@ -327,6 +348,7 @@ export function createCore(options: CoreOptions): BerthCore {
     discard: async (chatId, profile) => {
       await manager.removeForChat(chatId);
       fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
+      slots.remove(profile, chatId);
     },
   });
   /**
@@ -564,7 +586,15 @@ export function createCore(options: CoreOptions): BerthCore {
 
   // Warm sandboxes of an earlier run go before the first sweep (it then removes their
   // containers); each profile's pool fills in the background once that sweep is done.
-  const forgotten = pool.forgetEarlierRun();
+  // Then slot folders whose chat and reservation are both gone (Berth died while removing them).
+  const forgotten = pool.forgetEarlierRun().then(() => {
+    const alive = (profile: string) => new Set([...store.chats.list(profile).map((c) => c.id), ...store.warmSlots.list(profile).map((w) => w.chatId)]);
+    try {
+      sweepSlots(dataDir, store.profiles.list().map((p) => p.name), alive);
+    } catch {
+      /* the next start sweeps again */
+    }
+  });
   const reaper = new OrphanReaper({
     engine, store, manager, instanceId, clock,
     intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS,

@@ -98,7 +98,9 @@ describe('slot folders of warm sandboxes', () => {
     // Detach: the copy goes (it had no changes left after Apply), from the slot too.
     await core.workspace.detach({ chatId: chat.id, path: folder });
     expect(fs.readdirSync(slot)).toEqual([]);
-    expect(await sh(core, chat.id, 'ls -A /workspace; echo end')).toBe('end\n');
+    // Same container still; the shell was in the copy, so it says where it starts now.
+    expect(await sh(core, chat.id, 'ls -A /workspace | wc -l')).toMatch(/starting in \/home\/berth\n0\n$/);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
     // The slot goes with the chat.
     await core.chats.delete({ chatId: chat.id });
     expect(fs.existsSync(slot)).toBe(false);

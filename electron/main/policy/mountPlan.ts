@@ -29,8 +29,16 @@ export interface PlannedMount {
   source: string;
   target: string;
   readOnly: boolean;
-  /** 'review': a chat's copy in Berth's data dir, checked as such (not as a user's folder). */
-  origin: 'chat' | 'profile' | 'review';
+  /**
+   * 'review': a chat's copy in Berth's data dir, checked as such (not as a user's folder).
+   * 'slot': a warm sandbox's slot folder (review/slotFolders.ts), Berth's own, at /workspace.
+   */
+  origin: 'chat' | 'profile' | 'review' | 'slot';
+  /**
+   * A copy inside the mounted slot folder: the container sees it at `target` through the slot's
+   * mount, so it is not a mount of its own (listed for paths and the working directory only).
+   */
+  viaSlot?: boolean;
 }
 
 export interface MountPlanInput {
@@ -39,9 +47,15 @@ export interface MountPlanInput {
   /** In the order the user attached them. */
   attachments: readonly AttachmentInput[];
   staticMounts: readonly StaticMountInput[];
+  /**
+   * The chat's slot folder, when it took a warm sandbox: mounted at /workspace as long as every
+   * folder of the chat is a copy inside it, so a new copy needs no new mount.
+   */
+  slot?: string | null;
 }
 
-function folderLabel(hostPath: string): string {
+/** The name a folder goes by under /workspace: its own, made safe for a path. */
+export function folderLabel(hostPath: string): string {
   const base = path.basename(hostPath).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
   return base || 'folder';
 }
@@ -113,9 +127,33 @@ export function staticMountsProblem(mounts: readonly { target: string }[]): stri
   return null;
 }
 
+/**
+ * Whether the chat's folders are seen through its slot folder: it has one, every folder is a
+ * Review-mode copy inside it with no mount of its own (a git copy's borrowed objects are one),
+ * and no profile mount claims /workspace (the slot would hide it).
+ */
+export function usesSlot(input: MountPlanInput): boolean {
+  const slot = input.slot;
+  if (!slot || input.backend !== 'docker' || !input.mountWorkspace) return false;
+  if (input.staticMounts.some((m) => nests(normaliseTarget(m.target), CONTAINER_WORKSPACE))) return false;
+  return input.attachments
+    .filter((a) => a.provenance === 'session')
+    .every((a) => a.review && !a.review.objects && path.dirname(a.review.workDir) === slot);
+}
+
 export function planMounts(input: MountPlanInput): PlannedMount[] {
   if (input.backend !== 'docker' || !input.mountWorkspace) return [];
   const chatFolders = input.attachments.filter((a) => a.provenance === 'session');
+  if (usesSlot(input)) {
+    // The slot is the only chat mount; each copy is at /workspace/<its folder in the slot>,
+    // one folder or several, so adding or removing a copy changes no mount of the container.
+    const slot: PlannedMount = { source: input.slot as string, target: CONTAINER_WORKSPACE, readOnly: false, origin: 'slot' };
+    const copies: PlannedMount[] = chatFolders.map((a) => {
+      const workDir = (a.review as { workDir: string }).workDir;
+      return { source: workDir, target: path.posix.join(CONTAINER_WORKSPACE, path.basename(workDir)), readOnly: false, origin: 'review', viaSlot: true };
+    });
+    return [slot, ...copies, ...profileMountsFor(input.staticMounts, [CONTAINER_WORKSPACE])];
+  }
   const targets = workspaceTargets(chatFolders.map((a) => a.hostPath));
   const chatMounts: PlannedMount[] = chatFolders.map((a, i) =>
     a.review
@@ -126,9 +164,14 @@ export function planMounts(input: MountPlanInput): PlannedMount[] {
   for (const a of chatFolders) {
     if (a.review?.objects) chatMounts.push({ source: a.review.objects.source, target: a.review.objects.target, readOnly: true, origin: 'chat' });
   }
-  const taken = chatMounts.map((m) => m.target);
+  return [...chatMounts, ...profileMountsFor(input.staticMounts, chatMounts.map((m) => m.target))];
+}
+
+/** The profile's mounts that fit beside the chat's (at `taken`). */
+function profileMountsFor(staticMounts: readonly StaticMountInput[], chatTargets: readonly string[]): PlannedMount[] {
+  const taken = [...chatTargets];
   const profileMounts: PlannedMount[] = [];
-  for (const m of input.staticMounts) {
+  for (const m of staticMounts) {
     const target = normaliseTarget(m.target);
     // Never at a path the sandbox uses, and never at, inside or around another mount: the
     // chat's own folders win over a profile mount, and the first profile mount over later ones.
@@ -136,5 +179,15 @@ export function planMounts(input: MountPlanInput): PlannedMount[] {
     taken.push(target);
     profileMounts.push({ source: m.source, target, readOnly: m.readOnly, origin: 'profile' });
   }
-  return [...chatMounts, ...profileMounts];
+  return profileMounts;
+}
+
+/** What the container is created with: a copy seen through the slot is no mount of its own. */
+export function boundMounts(mounts: readonly PlannedMount[]): PlannedMount[] {
+  return mounts.filter((m) => !m.viaSlot);
+}
+
+/** The folders as the chat sees them, for paths and working directories: the slot itself is not one. */
+export function visibleFolders(mounts: readonly PlannedMount[]): PlannedMount[] {
+  return mounts.filter((m) => m.origin !== 'slot');
 }

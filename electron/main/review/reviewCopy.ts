@@ -9,6 +9,8 @@
  *                Its objects borrow the user's (alternates, read-only use); its refs hold the
  *                base (the folder as it was copied) and the checkpoints.
  *   meta.json    what the copy is (kind, base, what was left out).
+ * A chat that took a warm sandbox keeps a folder copy's work tree in its slot folder instead
+ * (review/slotFolders.ts; meta.workDir says where), so it appears in the running container.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import { BerthError } from '../../../shared/errors.js';
 import { REVIEW_LIMITS, type CopyContents, type ReviewCopyInfo } from '../../../shared/review.js';
 import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
 import { git, gitText, gitZ, type GitOptions } from './git.js';
+import { placeInSlot, removeFromSlot } from './slotFolders.js';
 
 export interface CopyMeta {
   copyId: string;
@@ -39,6 +42,8 @@ export interface CopyMeta {
   createdAt: number;
   /** The last commit Berth put on berth/<chat> in the user's repository. */
   exportedCommit: string | null;
+  /** Where the work tree is when not work/ beside the meta: inside the chat's slot folder. */
+  workDir?: string | null;
 }
 
 export type Progress = (phase: 'scanning' | 'copying' | 'indexing' | 'done', files: number, total: number | null, message: string) => void;
@@ -57,7 +62,7 @@ export class ReviewCopy {
   constructor(readonly dir: string, public meta: CopyMeta) {}
 
   get workDir(): string {
-    return path.join(this.dir, 'work');
+    return this.meta.workDir ?? path.join(this.dir, 'work');
   }
   get trackDir(): string {
     return path.join(this.dir, 'track.git');
@@ -126,7 +131,28 @@ export class ReviewCopy {
 
   /** The copy as it is now. */
   snapshot(): Promise<{ tree: string; large: string[] }> {
+    this.assertWorkTree();
     return this.snapshotWith(this.copyGit(), this.workDir);
+  }
+
+  /**
+   * A work tree in a slot folder is reached by its path: it must still be the real folder
+   * Berth put there (the slot's top level is Berth's, so only a slot tampered with on the host
+   * could fail this), never a link git would follow elsewhere.
+   */
+  private assertWorkTree(): void {
+    if (!this.meta.workDir) return;
+    let ok = false;
+    try {
+      ok = fs.realpathSync.native(this.meta.workDir) === this.meta.workDir && fs.lstatSync(this.meta.workDir).isDirectory();
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      throw new BerthError('workspace_changed', `The chat's copy at "${this.meta.workDir}" is missing or was replaced, so Berth will not read it.`, {
+        hint: 'Detach the folder and attach it again in Review mode.',
+      });
+    }
   }
 
   /** The user's folder as it is now (secrets left out of the copy stay left out). */
@@ -214,6 +240,8 @@ export class ReviewCopy {
     progress: Progress;
     /** Files the copy may hold; more is refused before anything is copied. Default REVIEW_LIMITS.maxCopyFiles. */
     maxFiles?: number;
+    /** The chat's slot folder (it took a warm sandbox): a folder copy's work tree goes there, named `label`. */
+    slot?: { dir: string; label: string } | null;
   }): Promise<ReviewCopy> {
     const { dir, hostPath } = input;
     fs.mkdirSync(path.join(dir, 'work'), { recursive: true, mode: 0o700 });
@@ -232,10 +260,14 @@ export class ReviewCopy {
       if (userGitDir) await copy.populateFromRepo(userGitDir, input.progress);
       else await copy.populateFromFolder(input.progress);
       if (input.owner) await chownTree(copy.workDir, input.owner);
+      // Only a folder copy: a git copy borrows the user's objects through a mount of its own,
+      // which only a container created with it has (its chat gets one, as without a slot).
+      if (input.slot && meta.kind === 'folder') meta.workDir = placeInSlot(input.slot.dir, input.slot.label, copy.workDir);
       copy.saveMeta();
       input.progress('done', meta.fileCount, meta.fileCount, 'The copy is ready.');
       return copy;
     } catch (error) {
+      if (meta.workDir) removeFromSlot(meta.workDir);
       fs.rmSync(dir, { recursive: true, force: true });
       throw error;
     }

@@ -4,8 +4,12 @@ import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import type { FolderIdentity } from '../policy/mountProof.js';
 import { isSameOrInside } from '../policy/sensitivePaths.js';
+import { isSlotFolder } from './slotFolders.js';
 
-/** A copy is a real folder named work/ inside <data dir>/review/<id>/, reached without links. */
+/**
+ * A copy is a real folder named work/ inside <data dir>/review/<id>/, or a real folder at the
+ * top of the chat's slot folder (review/slotFolders.ts), reached without links.
+ */
 export function recheckReviewCopy(source: string, dataDir: string): FolderIdentity {
   const root = path.join(path.resolve(dataDir), 'review');
   let real: string | null;
@@ -14,12 +18,12 @@ export function recheckReviewCopy(source: string, dataDir: string): FolderIdenti
   } catch {
     real = null;
   }
+  const inReview = (dir: string) =>
+    path.basename(dir) === 'work' && path.dirname(path.dirname(dir)) === fs.realpathSync.native(root) && isSameOrInside(dir, root);
   const ok =
     real !== null &&
     real === source &&
-    path.basename(real) === 'work' &&
-    path.dirname(path.dirname(real)) === fs.realpathSync.native(root) &&
-    isSameOrInside(real, root) &&
+    (inReview(real) || isSlotFolder(path.dirname(real), dataDir)) &&
     fs.lstatSync(real).isDirectory();
   if (!ok) {
     throw new BerthError('workspace_changed', `The chat's copy at "${source}" is missing or was replaced, so Berth will not mount it.`, {

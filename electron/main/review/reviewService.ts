@@ -17,6 +17,8 @@ import type { Clock } from '../base/clock.js';
 import { applyWrites, type FolderWrite } from './applyToFolder.js';
 import { git, gitText } from './git.js';
 import { ReviewCopy, objectsTargetFor } from './reviewCopy.js';
+import { removeFromSlot } from './slotFolders.js';
+import { folderLabel } from '../policy/mountPlan.js';
 
 interface StoredCheckpoint {
   id: string;
@@ -43,6 +45,8 @@ export interface ReviewDeps {
   /** Stops the chat's sandbox, so nothing in it races Berth writing into its copies. */
   stopSandbox: (chatId: string) => Promise<void>;
   chatTitle: (chatId: string) => string;
+  /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its folder copies go there. */
+  slotOf?: (chatId: string) => string | null;
 }
 
 const COUNT_DEBOUNCE_MS = 400;
@@ -125,8 +129,10 @@ export class ReviewService {
     if (existing) return existing;
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    const slot = this.deps.slotOf?.(chatId) ?? null;
     return ReviewCopy.create({
       dir, chatId, hostPath, branch: branchNameFor(chatId), contents, owner, now: this.deps.clock.now(),
+      slot: slot ? { dir: slot, label: folderLabel(hostPath) } : null,
       progress: (phase, files, totalFiles, message) => this.deps.events.emit('review.progress', { chatId, hostPath, phase, files, totalFiles, message }),
     });
   }
@@ -142,6 +148,7 @@ export class ReviewService {
   remove(chatId: string, hostPath: string): void {
     const copy = this.copyFor(chatId, hostPath);
     if (copy) this.listings.delete(copy.meta.copyId);
+    if (copy?.meta.workDir) removeFromSlot(copy.meta.workDir);
     this.counts.delete(`${chatId}\0${hostPath}`);
     this.versions.delete(`${chatId}\0${hostPath}`);
     fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });

@@ -25,6 +25,8 @@ export interface DeletionServiceDeps {
   dropWarm(profile: string): Promise<void>;
   /** Removes the chat's Review-mode copies (review/), given the host folders they were of. */
   removeCopies(chatId: string, hostPaths: string[]): void;
+  /** Removes the chat's slot folder, if it took a warm sandbox (review/slotFolders.ts). */
+  removeSlot?(profile: string, chatId: string): void;
   /** Removes the profile's egress proxy (egress/egressService.ts), if it has one. */
   removeProxy(profile: string): Promise<void>;
 }
@@ -51,6 +53,7 @@ export class DeletionService {
       return ids;
     });
     this.deps.removeCopies(chat.id, reviewPaths);
+    this.deps.removeSlot?.(chat.profile, chat.id);
     const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
     const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
     for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {

@@ -17,6 +17,7 @@ import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { recheckReviewCopy } from '../review/reviewMounts.js';
+import { recheckSlotFolder } from '../review/slotFolders.js';
 import { prepareHome, type Owner } from '../workspace/homeSeeder.js';
 import type { Clock } from '../base/clock.js';
 import { toDisposable } from '../base/lifecycle.js';
@@ -288,8 +289,13 @@ export class SandboxManager {
   private recheckMounts(req: SandboxRequest): ExpectedMount[] {
     if (req.mounts.length === 0) return [];
     const facts = this.deps.hostFacts();
-    // A Review-mode copy is Berth's own folder; it is proven after the start like any other.
-    const identity = (m: PlannedMount) => (m.origin === 'review' ? recheckReviewCopy(m.source, this.deps.dataDir) : recheckAttachedFolder(m.source, facts));
+    // A Review-mode copy and a warm sandbox's slot folder are Berth's own folders; they are proven after the start like any other.
+    const identity = (m: PlannedMount) =>
+      m.origin === 'review'
+        ? recheckReviewCopy(m.source, this.deps.dataDir)
+        : m.origin === 'slot'
+          ? recheckSlotFolder(m.source, this.deps.dataDir)
+          : recheckAttachedFolder(m.source, facts);
     return req.mounts.map((m) => ({ source: m.source, target: m.target, ...identity(m) }));
   }
 

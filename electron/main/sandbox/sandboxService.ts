@@ -6,7 +6,7 @@ import { isDirectory } from '../base/isDirectory.js';
 import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
-import { planMounts, type AttachmentInput, type PlannedMount } from '../policy/mountPlan.js';
+import { boundMounts, planMounts, usesSlot, visibleFolders, type AttachmentInput, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
 
 type ReviewSources = ((chatId: string, hostPath: string) => AttachmentInput['review']) | null;
 import type { SessionService } from '../sessions/sessionService.js';
@@ -14,6 +14,14 @@ import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js'
 import type { Clock } from '../base/clock.js';
 import { runLocal } from './localRunner.js';
 import type { SandboxLease, SandboxManager, SandboxRequest } from './sandboxManager.js';
+
+/** Warm sandboxes' slot folders, as running commands needs them (review/slotFolders.ts behind core.ts). */
+export interface SlotFolders {
+  /** The chat's slot folder if it has one (it took a warm sandbox), else null. */
+  existing(profile: string, chatId: string): string | null;
+  /** Makes the slot folder for a reserved chat id. */
+  make(profile: string, chatId: string): void;
+}
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const OUTPUT_HEAD_BYTES = 32 * 1024;
@@ -42,6 +50,12 @@ export class SandboxService {
     this.reviewSources = fn;
   }
 
+  private slots: SlotFolders | null = null;
+  /** Warm sandboxes' slot folders (review/slotFolders.ts; set once by core.ts). */
+  setSlots(slots: SlotFolders): void {
+    this.slots = slots;
+  }
+
   resolve(chatId: string, taskId?: string): ResolvedTarget {
     const chat = this.sessions.requireChat(chatId);
     const profile = this.sessions.requireProfile(chat.profile);
@@ -63,7 +77,12 @@ export class SandboxService {
 
   /** The chat whose attachments a container mounts: the owner task's chat; none for a shared container. */
   private mountsFor(r: ResolvedTarget): PlannedMount[] {
-    if (r.target.kind !== 'container') return [];
+    const input = this.planInput(r);
+    return input ? planMounts(input) : [];
+  }
+
+  private planInput(r: ResolvedTarget): MountPlanInput | null {
+    if (r.target.kind !== 'container') return null;
     const owner = r.target.ownerTaskId;
     let ownerChat: ChatRecord | undefined;
     if (owner !== null) {
@@ -73,7 +92,9 @@ export class SandboxService {
         ownerChat = task ? this.store.chats.get(task.chatId) : undefined;
       }
     }
-    return planMounts({
+    // Only the chat's own container has its slot: a subagent with a runtime of its own does not.
+    const slot = owner !== null && owner === r.chat.id ? (this.slots?.existing(r.profile.name, r.chat.id) ?? null) : null;
+    return {
       backend: r.profile.settings.backend,
       mountWorkspace: r.profile.settings.mountWorkspace,
       attachments: ownerChat
@@ -83,7 +104,41 @@ export class SandboxService {
           }))
         : [],
       staticMounts: r.profile.settings.staticMounts,
-    });
+      slot,
+    };
+  }
+
+  /**
+   * The chat's folders' container paths (host folder → path inside), as its container sees them;
+   * null when the chat has no container of its own.
+   */
+  folderPaths(chatId: string): Map<string, string> | null {
+    const r = this.resolve(chatId);
+    const input = this.planInput(r);
+    if (!input) return null;
+    const mounts = planMounts(input);
+    const byWorkDir = new Map(input.attachments.flatMap((a) => (a.provenance === 'session' ? [[a.review?.workDir ?? a.hostPath, a.hostPath] as const] : [])));
+    const paths = new Map<string, string>();
+    for (const m of visibleFolders(mounts)) {
+      const host = m.origin === 'profile' ? undefined : byWorkDir.get(m.source);
+      if (host !== undefined) paths.set(host, m.target);
+    }
+    return paths;
+  }
+
+  /**
+   * What the chat's container is created with, and whether its folders are seen through its
+   * slot: a change in the first means a new container (workspace/ says so when attaching).
+   */
+  mountShape(chatId: string): { bound: string; viaSlot: boolean; pooled: boolean } | null {
+    const r = this.resolve(chatId);
+    const input = this.planInput(r);
+    if (!input) return null;
+    return {
+      bound: JSON.stringify(boundMounts(planMounts(input)).map((m) => [m.source, m.target, m.readOnly])),
+      viaSlot: usesSlot(input),
+      pooled: Boolean(input.slot),
+    };
   }
 
   private reviewCopyOf(chatId: string, hostPath: string): AttachmentInput['review'] {
@@ -138,10 +193,11 @@ export class SandboxService {
     }
 
     const mounts = this.mountsFor(r);
+    const folders = visibleFolders(mounts);
     const recorded =
       this.store.cwd.get(cwdKey) ??
-      (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, mounts) ? ('host' as const) : ('container' as const) } : null);
-    const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts, home: SANDBOX_HOME });
+      (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, folders) ? ('host' as const) : ('container' as const) } : null);
+    const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts: folders, home: SANDBOX_HOME });
     const key = r.target.key;
     const ready = await this.publishing(r.chat.id, this.manager.acquire(this.sandboxRequest(r, key, mounts)));
     try {
@@ -175,7 +231,7 @@ export class SandboxService {
     const mounts = this.mountsFor(r);
     const key = r.target.key;
     const ready = await this.publishing(r.chat.id, this.manager.hold(this.sandboxRequest(r, key, mounts)));
-    return { key, containerId: ready.containerId, user: ready.user, mounts, hold: ready };
+    return { key, containerId: ready.containerId, user: ready.user, mounts: visibleFolders(mounts), hold: ready };
   }
 
   /**
@@ -192,6 +248,8 @@ export class SandboxService {
     );
     if (target.kind !== 'container') throw new BerthError('invalid_request', 'Only a Docker profile keeps warm sandboxes.');
     const r: ResolvedTarget = { chat, profile, taskId: chatId, target };
+    // Its slot folder first: the container is created with it mounted, for the copies to come.
+    this.slots?.make(profile.name, chatId);
     // Nobody watches a chat that does not exist yet: its bring-up reports no progress.
     return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r)), onProgress: () => undefined });
   }
@@ -208,8 +266,9 @@ export class SandboxService {
       profile: r.profile,
       chatId: this.ownerChatId(r),
       image: this.imageFor(r),
-      mounts,
-      workingDir: defaultContainerCwd(mounts, SANDBOX_HOME),
+      mounts: boundMounts(mounts),
+      // Copies in a slot come and go without a new container: its working directory never names one.
+      workingDir: defaultContainerCwd(boundMounts(visibleFolders(mounts)), SANDBOX_HOME),
       onProgress: (phase, message, fraction) => {
         const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
         if (phase === 'ready') this.coldReasons.delete(r.chat.id);

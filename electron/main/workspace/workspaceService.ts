@@ -14,6 +14,23 @@ import { mountedFolders } from '../sessions/mountedFolders.js';
 export const RECREATE_NOTICE =
   "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
 
+/** How the chat's container sees its folders (sandbox/sandboxService.ts behind core.ts). */
+export interface ContainerView {
+  /** Host folder → its path inside the chat's container; null when the chat has none of its own. */
+  folderPaths(chat: ChatRecord): Map<string, string> | null;
+  /** What the container is made with (`bound`); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
+  shape(chat: ChatRecord): { bound: string; viaSlot: boolean; pooled: boolean } | null;
+  /** Tells the chat's next bring-up why it makes a new container (shown on its progress line). */
+  noteFresh(chat: ChatRecord, why: string): void;
+}
+
+/** Why a chat that took a warm sandbox leaves it for one made with its folders. */
+export function freshSandboxReason(mode: AttachMode, gitCopy: boolean): string {
+  const what =
+    mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : gitCopy ? "a git repository's copy (its history is mounted read-only)" : 'this folder';
+  return `${what} must be mounted when Docker creates the container`;
+}
+
 /** Review mode's copies, as attaching and detaching need them (core.ts wires the ReviewService in). */
 export interface ReviewCopies {
   create(chat: ChatRecord, hostPath: string, contents: CopyContents): Promise<void>;
@@ -33,6 +50,20 @@ export class WorkspaceService {
   private review: ReviewCopies | null = null;
   setReviewCopies(review: ReviewCopies): void {
     this.review = review;
+  }
+
+  private container: ContainerView | null = null;
+  setContainerView(view: ContainerView): void {
+    this.container = view;
+  }
+
+  private shapeOf(chat: ChatRecord): ReturnType<ContainerView['shape']> {
+    try {
+      return this.container?.shape(chat) ?? null;
+    } catch {
+      // A copy gone missing: the next command says so; here the shape is just unknown.
+      return null;
+    }
   }
 
   /** Per read-write folder the sandbox could not write: why and what to do (policy/writableFolders). */
@@ -55,12 +86,18 @@ export class WorkspaceService {
     const mounted = profile.settings.backend === 'docker' && profile.settings.mountWorkspace;
     const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
     const targets = workspaceTargets(session.map((a) => a.hostPath));
+    let paths: Map<string, string> | null = null;
+    try {
+      paths = mounted ? (this.container?.folderPaths(chat) ?? null) : null;
+    } catch {
+      paths = null;
+    }
     const warnings = mounted
       ? this.writeWarnings(chat, session.filter((a) => a.mode === 'readwrite').map((a) => a.hostPath), session.some((a) => a.mode === 'review'))
       : new Map<string, string>();
     return session.map((a, i) => ({
       hostPath: a.hostPath,
-      containerPath: mounted ? (targets[i] ?? null) : null,
+      containerPath: mounted ? (paths?.get(a.hostPath) ?? targets[i] ?? null) : null,
       readOnly: a.mode === 'readonly',
       mode: a.mode,
       review: a.mode === 'review' ? (this.review?.info(chat.id, a.hostPath) ?? null) : null,
@@ -85,12 +122,27 @@ export class WorkspaceService {
     }
   }
 
-  private async noticeIfRunning(chat: ChatRecord): Promise<string | null> {
+  /**
+   * What to tell the user after a change of the chat's folders: nothing when its container is
+   * made with the same mounts (a copy that appeared in its slot); else that it is recreated, and,
+   * for a chat leaving its warm sandbox, why (also on the progress line of that bring-up).
+   */
+  private async noticeFor(chat: ChatRecord, before: ReturnType<ContainerView['shape']>, why: string | null): Promise<string | null> {
+    const after = this.shapeOf(chat);
+    if (before && after && before.bound === after.bound) return null;
+    if (why && after?.pooled && !after.viaSlot) this.container?.noteFresh(chat, why);
+    let exists: boolean;
     try {
-      return (await this.containerExists(chat)) ? RECREATE_NOTICE : null;
+      exists = await this.containerExists(chat);
     } catch {
       return null;
     }
+    if (!exists) return null;
+    if (why && after?.pooled && !after.viaSlot) {
+      const reason = why.charAt(0).toUpperCase() + why.slice(1);
+      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies of plain folders appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
+    }
+    return RECREATE_NOTICE;
   }
 
   async attach(req: ParsedRequest<'workspace.attach'>): Promise<{ attachment: AttachmentView; attachments: AttachmentView[]; notice: string | null }> {
@@ -107,6 +159,7 @@ export class WorkspaceService {
       });
     }
     const before = this.store.attachments.forChat(chat.id).find((a) => a.hostPath === real);
+    const shapeBefore = this.shapeOf(chat);
     if (before?.mode === 'review' && mode !== 'review') await this.dropCopy(chat.id, real, 'switch it to another mode');
     if (mode === 'review' && before?.mode !== 'review') {
       if (!this.review) throw new BerthError('internal', 'Review mode is not available in this Berth.');
@@ -117,7 +170,8 @@ export class WorkspaceService {
     });
     const attachments = this.views(chat);
     const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;
-    return { attachment, attachments, notice: await this.noticeIfRunning(chat) };
+    const why = freshSandboxReason(mode, attachment.review?.kind === 'git');
+    return { attachment, attachments, notice: await this.noticeFor(chat, shapeBefore, why) };
   }
 
   /** A Review-mode copy goes only when nothing of the chat's work would go with it. */
@@ -142,8 +196,9 @@ export class WorkspaceService {
       }
     });
     if (!match) throw new BerthError('not_found', `"${req.path}" is not attached to this chat.`);
+    const shapeBefore = this.shapeOf(chat);
     if (match.mode === 'review') await this.dropCopy(chat.id, match.hostPath, 'detach it');
     this.store.attachments.remove(chat.id, match.hostPath);
-    return { attachments: this.views(chat), notice: await this.noticeIfRunning(chat) };
+    return { attachments: this.views(chat), notice: await this.noticeFor(chat, shapeBefore, null) };
   }
 }
