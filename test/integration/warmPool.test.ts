@@ -2,6 +2,8 @@
  * Warm sandboxes (sandbox/warmPool.ts): a new chat takes a container started before it
  * existed, and that container is the chat's alone: labels, mounts, store and reaping agree.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { LABEL } from '../../electron/main/policy/containerSpec.js';
@@ -49,8 +51,13 @@ describe('warm sandboxes', () => {
     await waitFor(async () => (await containersOf(core, profile)).length === 1, 'the warm sandbox', 60_000);
     const [warm] = await containersOf(core, profile);
     const before = await inspect<Inspected>(warm!.id);
-    // Only the sandbox's own home (in Berth's data folder) is mounted: no folder of the user's.
-    expect(before.Mounts.map((m) => m.Destination)).toEqual([before.Mounts.find((m) => m.Destination.startsWith('/home'))?.Destination]);
+    // Only the sandbox's own home and its empty slot folder (both in Berth's data folder) are
+    // mounted: no folder of the user's (test/integration/warmSlots.test.ts follows the slot).
+    const home = before.Mounts.find((m) => m.Destination.startsWith('/home'));
+    expect(before.Mounts.map((m) => m.Destination).sort()).toEqual([home?.Destination, '/workspace'].sort());
+    const slot = before.Mounts.find((m) => m.Destination === '/workspace')!.Source;
+    expect(path.basename(path.dirname(slot))).toBe('slots');
+    expect(fs.readdirSync(slot)).toEqual([]);
 
     const watched = new Set<string>();
     const cold = creatingEvents(core, watched);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planMounts, staticMountsProblem, staticTargetProblem, workspaceTargets, type AttachmentInput, type MountPlanInput } from './mountPlan.js';
+import { boundMounts, planMounts, staticMountsProblem, staticTargetProblem, usesSlot, visibleFolders, workspaceTargets, type AttachmentInput, type MountPlanInput } from './mountPlan.js';
 
 const session = (hostPath: string, readOnly = false): AttachmentInput => ({ hostPath, readOnly, provenance: 'session' });
 const processCwd = (hostPath: string): AttachmentInput => ({ hostPath, readOnly: false, provenance: 'process' });
@@ -222,5 +222,45 @@ describe('staticMountsProblem', () => {
   it("refuses a mount inside /workspace, where a chat's folder goes", () => {
     expect(staticMountsProblem([{ target: '/workspace/x' }])).toMatch(/would land inside a chat's folder at \/workspace/);
     expect(staticMountsProblem([{ target: '/workspace/../workspace/x/' }])).toMatch(/inside a chat's folder/);
+  });
+});
+
+describe('planMounts: a warm sandbox’s slot folder', () => {
+  const SLOT = '/data/profiles/p/slots/c';
+  const inSlot = (hostPath: string, name: string): AttachmentInput => ({ hostPath, readOnly: false, provenance: 'session', review: { workDir: `${SLOT}/${name}`, objects: null } });
+
+  it('mounts the empty slot at /workspace before any folder is attached, and nothing else of the chat', () => {
+    expect(plan({ slot: SLOT })).toEqual([{ source: SLOT, target: '/workspace', readOnly: false, origin: 'slot' }]);
+  });
+
+  it('lists copies in the slot at /workspace/<name> without mounts of their own: the container is made the same with one, two or none', () => {
+    const one = plan({ slot: SLOT, attachments: [inSlot('/home/u/notes', 'notes')] });
+    expect(one).toEqual([
+      { source: SLOT, target: '/workspace', readOnly: false, origin: 'slot' },
+      { source: `${SLOT}/notes`, target: '/workspace/notes', readOnly: false, origin: 'review', viaSlot: true },
+    ]);
+    const two = plan({ slot: SLOT, attachments: [inSlot('/home/u/notes', 'notes'), inSlot('/x/notes', 'notes-2')] });
+    expect(boundMounts(two)).toEqual(boundMounts(plan({ slot: SLOT })));
+    expect(visibleFolders(two).map((m) => m.target)).toEqual(['/workspace/notes', '/workspace/notes-2']);
+  });
+
+  it('leaves the slot for mounts of their own when a folder must be mounted itself: read-write, read-only, a git copy, a copy outside the slot', () => {
+    const rw = plan({ slot: SLOT, attachments: [inSlot('/home/u/notes', 'notes'), session('/home/u/app')] });
+    expect(rw.some((m) => m.origin === 'slot' || m.viaSlot)).toBe(false);
+    // The copy in the slot is then mounted by itself, at the same path.
+    expect(rw.map((m) => [m.source, m.target])).toEqual([[`${SLOT}/notes`, '/workspace/notes'], ['/home/u/app', '/workspace/app']]);
+    const git = { ...inSlot('/home/u/repo', 'repo'), review: { workDir: `${SLOT}/repo`, objects: { source: '/home/u/repo/.git/objects', target: '/.berth-git/x' } } };
+    expect(usesSlot({ backend: 'docker', mountWorkspace: true, attachments: [git], staticMounts: [], slot: SLOT })).toBe(false);
+    const elsewhere = { ...inSlot('/home/u/a', 'a'), review: { workDir: '/data/review/abc/work', objects: null } };
+    expect(usesSlot({ backend: 'docker', mountWorkspace: true, attachments: [elsewhere], staticMounts: [], slot: SLOT })).toBe(false);
+  });
+
+  it('is not used when a profile mount claims /workspace (the slot would hide it), nor without mounted folders', () => {
+    expect(plan({ slot: SLOT, staticMounts: [{ source: '/srv/ws', target: '/workspace', readOnly: true }] })).toEqual([
+      { source: '/srv/ws', target: '/workspace', readOnly: true, origin: 'profile' },
+    ]);
+    expect(plan({ slot: SLOT, mountWorkspace: false })).toEqual([]);
+    // A profile mount elsewhere stays beside the slot.
+    expect(plan({ slot: SLOT, staticMounts: [{ source: '/srv/data', target: '/data', readOnly: true }] }).map((m) => m.origin)).toEqual(['slot', 'profile']);
   });
 });

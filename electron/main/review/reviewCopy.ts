@@ -142,7 +142,7 @@ export class ReviewCopy {
    */
   private assertWorkTree(): void {
     if (!this.meta.workDir) return;
-    let ok = false;
+    let ok: boolean;
     try {
       ok = fs.realpathSync.native(this.meta.workDir) === this.meta.workDir && fs.lstatSync(this.meta.workDir).isDirectory();
     } catch {
