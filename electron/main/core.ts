@@ -272,7 +272,6 @@ export function createCore(options: CoreOptions): BerthCore {
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
   workspace.setContainerView({
-    folderPaths: (chat) => sandbox.folderPaths(chat.id),
     shape: (chat) => sandbox.mountShape(chat.id),
     noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),
   });

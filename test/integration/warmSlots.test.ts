@@ -1,9 +1,10 @@
 /**
  * Slot folders of warm sandboxes (review/slotFolders.ts): a pooled container is created with its
- * own empty slot folder mounted at /workspace, so a Review-mode copy made for the chat that took
- * it appears in the running container, without recreating it. A folder that must be mounted
- * itself (read-write, read-only, a git repository's borrowed history) still gets a container
- * made with it, and the chat is told why. Slot folders are the chat's alone and go with it.
+ * own empty slot folder mounted at /workspace, so the Review-mode copy made for the chat that
+ * took it fills the slot and appears in the running container at /workspace, without
+ * recreating it. A folder that must be mounted itself (read-write, read-only, a second folder, a
+ * git repository's borrowed history) still gets a container made with it, and the chat is told
+ * why. Slot folders are the chat's alone and go with it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,16 +68,19 @@ describe('slot folders of warm sandboxes', () => {
     const folder = h.workspace('notes', { 'todo.txt': 'one\n' });
     const attached = await core.workspace.attach({ chatId: chat.id, path: folder });
     expect(attached.attachment.mode).toBe('review');
-    expect(attached.attachment.containerPath).toBe('/workspace/notes');
+    // Where a chat's one folder always is.
+    expect(attached.attachment.containerPath).toBe('/workspace');
     // Nothing to recreate: the attach says nothing about a new sandbox.
     expect(attached.notice).toBeNull();
 
-    const out = await sh(core, chat.id, 'cat /workspace/notes/todo.txt; pwd; id -u; echo two >> /workspace/notes/todo.txt; echo new > /workspace/notes/added.txt');
-    expect(out).toBe(`one\n/workspace/notes\n${SANDBOX_UID}\n`);
+    const out = await sh(core, chat.id, 'cat todo.txt; pwd; id -u; echo two >> todo.txt; echo new > added.txt');
+    expect(out).toBe(`one\n/workspace\n${SANDBOX_UID}\n`);
     expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
-    // The container cannot put anything beside the copies: the slot's top level is Berth's.
-    expect((await core.sandbox.exec({ chatId: chat.id, command: 'mkdir /workspace/mine 2>&1; ln -s / /workspace/root 2>&1; mv /workspace/notes /workspace/n2 2>&1' })).exitCode).not.toBe(0);
-    expect(fs.readdirSync(slot)).toEqual(['notes']);
+    // A terminal opened now starts there too, in the same container.
+    const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
+    await core.terminal.close({ terminalId: term.terminalId });
+    expect(fs.readdirSync(slot).sort()).toEqual(['added.txt', 'todo.txt']);
     // The user's folder is untouched until Apply.
     expect(fs.readFileSync(path.join(folder, 'todo.txt'), 'utf8')).toBe('one\n');
 
@@ -92,14 +96,18 @@ describe('slot folders of warm sandboxes', () => {
     const other = await pooledChat(core, profile);
     expect(other.containerId).not.toBe(containerId);
     expect(await sh(core, other.chat.id, 'ls -A /workspace; echo end')).toBe('end\n');
+    // An empty slot is Berth's: the sandbox can put nothing in it (only a copy Berth made goes there).
+    const planted = await core.sandbox.exec({ chatId: other.chat.id, command: 'mkdir /workspace/mine 2>&1 || ln -s / /workspace/root 2>&1 || echo refused' });
+    expect(planted.output).toContain('refused');
+    expect(fs.readdirSync(slotOf(dataDir, profile, other.chat.id))).toEqual([]);
     const otherMounts = (await inspect<Inspected>(other.containerId)).Mounts;
     expect(otherMounts.some((m) => m.Source.startsWith(slot))).toBe(false);
 
     // Detach: the copy goes (it had no changes left after Apply), from the slot too.
     await core.workspace.detach({ chatId: chat.id, path: folder });
     expect(fs.readdirSync(slot)).toEqual([]);
-    // Same container still; the shell was in the copy, so it says where it starts now.
-    expect(await sh(core, chat.id, 'ls -A /workspace | wc -l')).toMatch(/starting in \/home\/berth\n0\n$/);
+    // Same container still, its /workspace empty again.
+    expect(await sh(core, chat.id, 'ls -A /workspace | wc -l')).toMatch(/^0\n$/);
     expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
     // The slot goes with the chat.
     await core.chats.delete({ chatId: chat.id });

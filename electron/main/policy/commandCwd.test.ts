@@ -23,11 +23,6 @@ describe('resolveCommandCwd: docker backend', () => {
     expect(inContainer({ mounts: twoFolders })).toBe('/workspace');
   });
 
-  it('starts in the one folder a warm sandbox sees through its slot, at /workspace/<name>', () => {
-    expect(inContainer({ mounts: [{ source: '/data/slots/c/notes', target: '/workspace/notes' }] })).toBe('/workspace/notes');
-    expect(inContainer({ mounts: [{ source: '/data/slots/c/notes', target: '/workspace/notes' }, { source: '/srv', target: '/data' }] })).toBe('/workspace/notes');
-  });
-
   it('starts in the sandbox home when no folder is attached', () => {
     expect(inContainer({ mounts: [] })).toBe(HOME);
   });

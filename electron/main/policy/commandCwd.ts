@@ -47,9 +47,6 @@ export function hostPathToContainer(hostPath: string, mounts: readonly MountPoin
 export function defaultContainerCwd(mounts: readonly MountPoint[], home: string): string {
   const first = mounts[0];
   if (!first) return home;
-  // One folder seen through a warm sandbox's slot is /workspace/<name>: start in it, as in /workspace for one mounted folder.
-  const underWorkspace = mounts.filter((m) => m.target === '/workspace' || m.target.startsWith('/workspace/'));
-  if (underWorkspace.length === 1 && underWorkspace[0] === first) return first.target;
   // Several folders sit side by side under /workspace; one folder is /workspace itself.
   return first.target === '/workspace' || !first.target.startsWith('/workspace/') ? first.target : '/workspace';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundMounts, planMounts, staticMountsProblem, staticTargetProblem, usesSlot, visibleFolders, workspaceTargets, type AttachmentInput, type MountPlanInput } from './mountPlan.js';
+import { planMounts, staticMountsProblem, staticTargetProblem, usesSlot, visibleFolders, workspaceTargets, type AttachmentInput, type MountPlanInput } from './mountPlan.js';
 
 const session = (hostPath: string, readOnly = false): AttachmentInput => ({ hostPath, readOnly, provenance: 'session' });
 const processCwd = (hostPath: string): AttachmentInput => ({ hostPath, readOnly: false, provenance: 'process' });
@@ -227,32 +227,30 @@ describe('staticMountsProblem', () => {
 
 describe('planMounts: a warm sandbox’s slot folder', () => {
   const SLOT = '/data/profiles/p/slots/c';
-  const inSlot = (hostPath: string, name: string): AttachmentInput => ({ hostPath, readOnly: false, provenance: 'session', review: { workDir: `${SLOT}/${name}`, objects: null } });
+  const copy = (hostPath: string, workDir: string, objects: { source: string; target: string } | null = null): AttachmentInput =>
+    ({ hostPath, readOnly: false, provenance: 'session', review: { workDir, objects } });
+  const uses = (partial: Partial<MountPlanInput>) => usesSlot({ backend: 'docker', mountWorkspace: true, attachments: [], staticMounts: [], slot: SLOT, ...partial });
 
   it('mounts the empty slot at /workspace before any folder is attached, and nothing else of the chat', () => {
     expect(plan({ slot: SLOT })).toEqual([{ source: SLOT, target: '/workspace', readOnly: false, origin: 'slot' }]);
+    expect(visibleFolders(plan({ slot: SLOT }))).toEqual([]);
   });
 
-  it('lists copies in the slot at /workspace/<name> without mounts of their own: the container is made the same with one, two or none', () => {
-    const one = plan({ slot: SLOT, attachments: [inSlot('/home/u/notes', 'notes')] });
-    expect(one).toEqual([
-      { source: SLOT, target: '/workspace', readOnly: false, origin: 'slot' },
-      { source: `${SLOT}/notes`, target: '/workspace/notes', readOnly: false, origin: 'review', viaSlot: true },
-    ]);
-    const two = plan({ slot: SLOT, attachments: [inSlot('/home/u/notes', 'notes'), inSlot('/x/notes', 'notes-2')] });
-    expect(boundMounts(two)).toEqual(boundMounts(plan({ slot: SLOT })));
-    expect(visibleFolders(two).map((m) => m.target)).toEqual(['/workspace/notes', '/workspace/notes-2']);
+  it('mounts the copy that fills the slot exactly as the empty slot was mounted: the container stays the same', () => {
+    const filled = plan({ slot: SLOT, attachments: [copy('/home/u/notes', SLOT)] });
+    expect(filled).toEqual([{ source: SLOT, target: '/workspace', readOnly: false, origin: 'review' }]);
+    const shape = (m: ReturnType<typeof plan>) => m.map((x) => [x.source, x.target, x.readOnly]);
+    expect(shape(filled)).toEqual(shape(plan({ slot: SLOT })));
+    expect(uses({ attachments: [copy('/home/u/notes', SLOT)] })).toBe(true);
   });
 
-  it('leaves the slot for mounts of their own when a folder must be mounted itself: read-write, read-only, a git copy, a copy outside the slot', () => {
-    const rw = plan({ slot: SLOT, attachments: [inSlot('/home/u/notes', 'notes'), session('/home/u/app')] });
-    expect(rw.some((m) => m.origin === 'slot' || m.viaSlot)).toBe(false);
-    // The copy in the slot is then mounted by itself, at the same path.
-    expect(rw.map((m) => [m.source, m.target])).toEqual([[`${SLOT}/notes`, '/workspace/notes'], ['/home/u/app', '/workspace/app']]);
-    const git = { ...inSlot('/home/u/repo', 'repo'), review: { workDir: `${SLOT}/repo`, objects: { source: '/home/u/repo/.git/objects', target: '/.berth-git/x' } } };
-    expect(usesSlot({ backend: 'docker', mountWorkspace: true, attachments: [git], staticMounts: [], slot: SLOT })).toBe(false);
-    const elsewhere = { ...inSlot('/home/u/a', 'a'), review: { workDir: '/data/review/abc/work', objects: null } };
-    expect(usesSlot({ backend: 'docker', mountWorkspace: true, attachments: [elsewhere], staticMounts: [], slot: SLOT })).toBe(false);
+  it('leaves the slot when a folder must be mounted itself: a second folder, read-write, read-only, a git copy', () => {
+    const two = plan({ slot: SLOT, attachments: [copy('/home/u/notes', SLOT), session('/home/u/app')] });
+    expect(two.map((m) => [m.source, m.target, m.origin])).toEqual([[SLOT, '/workspace/notes', 'review'], ['/home/u/app', '/workspace/app', 'chat']]);
+    expect(uses({ attachments: [copy('/home/u/notes', SLOT), session('/home/u/app')] })).toBe(false);
+    expect(uses({ attachments: [session('/home/u/app')] })).toBe(false);
+    expect(uses({ attachments: [copy('/home/u/repo', SLOT, { source: '/home/u/repo/.git/objects', target: '/.berth-git/x' })] })).toBe(false);
+    expect(uses({ attachments: [copy('/home/u/a', '/data/review/abc/work')] })).toBe(false);
   });
 
   it('is not used when a profile mount claims /workspace (the slot would hide it), nor without mounted folders', () => {

@@ -31,14 +31,9 @@ export interface PlannedMount {
   readOnly: boolean;
   /**
    * 'review': a chat's copy in Berth's data dir, checked as such (not as a user's folder).
-   * 'slot': a warm sandbox's slot folder (review/slotFolders.ts), Berth's own, at /workspace.
+   * 'slot': a warm sandbox's empty slot folder (review/slotFolders.ts), Berth's own, at /workspace.
    */
   origin: 'chat' | 'profile' | 'review' | 'slot';
-  /**
-   * A copy inside the mounted slot folder: the container sees it at `target` through the slot's
-   * mount, so it is not a mount of its own (listed for paths and the working directory only).
-   */
-  viaSlot?: boolean;
 }
 
 export interface MountPlanInput {
@@ -48,14 +43,13 @@ export interface MountPlanInput {
   attachments: readonly AttachmentInput[];
   staticMounts: readonly StaticMountInput[];
   /**
-   * The chat's slot folder, when it took a warm sandbox: mounted at /workspace as long as every
-   * folder of the chat is a copy inside it, so a new copy needs no new mount.
+   * The chat's slot folder, when it took a warm sandbox: mounted empty at /workspace while the
+   * chat has no folder, so that its first folder copy, made into it, needs no new mount.
    */
   slot?: string | null;
 }
 
-/** The name a folder goes by under /workspace: its own, made safe for a path. */
-export function folderLabel(hostPath: string): string {
+function folderLabel(hostPath: string): string {
   const base = path.basename(hostPath).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
   return base || 'folder';
 }
@@ -128,31 +122,24 @@ export function staticMountsProblem(mounts: readonly { target: string }[]): stri
 }
 
 /**
- * Whether the chat's folders are seen through its slot folder: it has one, every folder is a
- * Review-mode copy inside it with no mount of its own (a git copy's borrowed objects are one),
- * and no profile mount claims /workspace (the slot would hide it).
+ * Whether the chat's container is its warm sandbox's, mounts and all: it has a slot, and either
+ * no folder (the slot is mounted empty) or one, the Review-mode copy that fills the slot (mounted
+ * at /workspace like any one folder: the same mount). No profile mount may claim /workspace.
  */
 export function usesSlot(input: MountPlanInput): boolean {
   const slot = input.slot;
   if (!slot || input.backend !== 'docker' || !input.mountWorkspace) return false;
   if (input.staticMounts.some((m) => nests(normaliseTarget(m.target), CONTAINER_WORKSPACE))) return false;
-  return input.attachments
-    .filter((a) => a.provenance === 'session')
-    .every((a) => a.review && !a.review.objects && path.dirname(a.review.workDir) === slot);
+  const folders = input.attachments.filter((a) => a.provenance === 'session');
+  return folders.length === 0 || (folders.length === 1 && folders[0]?.review?.workDir === slot && !folders[0].review.objects);
 }
 
 export function planMounts(input: MountPlanInput): PlannedMount[] {
   if (input.backend !== 'docker' || !input.mountWorkspace) return [];
   const chatFolders = input.attachments.filter((a) => a.provenance === 'session');
-  if (usesSlot(input)) {
-    // The slot is the only chat mount; each copy is at /workspace/<its folder in the slot>,
-    // one folder or several, so adding or removing a copy changes no mount of the container.
+  if (usesSlot(input) && chatFolders.length === 0) {
     const slot: PlannedMount = { source: input.slot as string, target: CONTAINER_WORKSPACE, readOnly: false, origin: 'slot' };
-    const copies: PlannedMount[] = chatFolders.map((a) => {
-      const workDir = (a.review as { workDir: string }).workDir;
-      return { source: workDir, target: path.posix.join(CONTAINER_WORKSPACE, path.basename(workDir)), readOnly: false, origin: 'review', viaSlot: true };
-    });
-    return [slot, ...copies, ...profileMountsFor(input.staticMounts, [CONTAINER_WORKSPACE])];
+    return [slot, ...profileMountsFor(input.staticMounts, [CONTAINER_WORKSPACE])];
   }
   const targets = workspaceTargets(chatFolders.map((a) => a.hostPath));
   const chatMounts: PlannedMount[] = chatFolders.map((a, i) =>
@@ -182,12 +169,7 @@ function profileMountsFor(staticMounts: readonly StaticMountInput[], chatTargets
   return profileMounts;
 }
 
-/** What the container is created with: a copy seen through the slot is no mount of its own. */
-export function boundMounts(mounts: readonly PlannedMount[]): PlannedMount[] {
-  return mounts.filter((m) => !m.viaSlot);
-}
-
-/** The folders as the chat sees them, for paths and working directories: the slot itself is not one. */
+/** The folders as the chat sees them, for paths and working directories: an empty slot is not one. */
 export function visibleFolders(mounts: readonly PlannedMount[]): PlannedMount[] {
   return mounts.filter((m) => m.origin !== 'slot');
 }

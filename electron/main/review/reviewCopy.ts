@@ -9,8 +9,8 @@
  *                Its objects borrow the user's (alternates, read-only use); its refs hold the
  *                base (the folder as it was copied) and the checkpoints.
  *   meta.json    what the copy is (kind, base, what was left out).
- * A chat that took a warm sandbox keeps a folder copy's work tree in its slot folder instead
- * (review/slotFolders.ts; meta.workDir says where), so it appears in the running container.
+ * A chat that took a warm sandbox has its first folder copy's work tree in its slot folder
+ * instead (review/slotFolders.ts; meta.workDir says so), so it appears in the running container.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ import { BerthError } from '../../../shared/errors.js';
 import { REVIEW_LIMITS, type CopyContents, type ReviewCopyInfo } from '../../../shared/review.js';
 import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
 import { git, gitText, gitZ, type GitOptions } from './git.js';
-import { placeInSlot, removeFromSlot } from './slotFolders.js';
+import { emptySlot, fillSlot } from './slotFolders.js';
 
 export interface CopyMeta {
   copyId: string;
@@ -136,9 +136,9 @@ export class ReviewCopy {
   }
 
   /**
-   * A work tree in a slot folder is reached by its path: it must still be the real folder
-   * Berth put there (the slot's top level is Berth's, so only a slot tampered with on the host
-   * could fail this), never a link git would follow elsewhere.
+   * A work tree in a slot folder is reached by its path: it must still be the real folder Berth
+   * made (the container cannot rename its own mount point, so only a slot tampered with on the
+   * host could fail this), never a link git would follow elsewhere.
    */
   private assertWorkTree(): void {
     if (!this.meta.workDir) return;
@@ -240,8 +240,8 @@ export class ReviewCopy {
     progress: Progress;
     /** Files the copy may hold; more is refused before anything is copied. Default REVIEW_LIMITS.maxCopyFiles. */
     maxFiles?: number;
-    /** The chat's slot folder (it took a warm sandbox): a folder copy's work tree goes there, named `label`. */
-    slot?: { dir: string; label: string } | null;
+    /** The chat's free slot folder (it took a warm sandbox): a folder copy's work tree becomes it. */
+    slot?: string | null;
   }): Promise<ReviewCopy> {
     const { dir, hostPath } = input;
     fs.mkdirSync(path.join(dir, 'work'), { recursive: true, mode: 0o700 });
@@ -262,12 +262,12 @@ export class ReviewCopy {
       if (input.owner) await chownTree(copy.workDir, input.owner);
       // Only a folder copy: a git copy borrows the user's objects through a mount of its own,
       // which only a container created with it has (its chat gets one, as without a slot).
-      if (input.slot && meta.kind === 'folder') meta.workDir = placeInSlot(input.slot.dir, input.slot.label, copy.workDir);
+      if (input.slot && meta.kind === 'folder' && fillSlot(input.slot, copy.workDir)) meta.workDir = input.slot;
       copy.saveMeta();
       input.progress('done', meta.fileCount, meta.fileCount, 'The copy is ready.');
       return copy;
     } catch (error) {
-      if (meta.workDir) removeFromSlot(meta.workDir);
+      if (meta.workDir) emptySlot(meta.workDir);
       fs.rmSync(dir, { recursive: true, force: true });
       throw error;
     }

@@ -7,8 +7,8 @@ import { isSameOrInside } from '../policy/sensitivePaths.js';
 import { isSlotFolder } from './slotFolders.js';
 
 /**
- * A copy is a real folder named work/ inside <data dir>/review/<id>/, or a real folder at the
- * top of the chat's slot folder (review/slotFolders.ts), reached without links.
+ * A copy is a real folder named work/ inside <data dir>/review/<id>/, or the chat's slot folder
+ * it fills (review/slotFolders.ts), reached without links.
  */
 export function recheckReviewCopy(source: string, dataDir: string): FolderIdentity {
   const root = path.join(path.resolve(dataDir), 'review');
@@ -23,7 +23,7 @@ export function recheckReviewCopy(source: string, dataDir: string): FolderIdenti
   const ok =
     real !== null &&
     real === source &&
-    (inReview(real) || isSlotFolder(path.dirname(real), dataDir)) &&
+    (inReview(real) || isSlotFolder(real, dataDir)) &&
     fs.lstatSync(real).isDirectory();
   if (!ok) {
     throw new BerthError('workspace_changed', `The chat's copy at "${source}" is missing or was replaced, so Berth will not mount it.`, {

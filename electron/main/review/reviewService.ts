@@ -17,8 +17,7 @@ import type { Clock } from '../base/clock.js';
 import { applyWrites, type FolderWrite } from './applyToFolder.js';
 import { git, gitText } from './git.js';
 import { ReviewCopy, objectsTargetFor } from './reviewCopy.js';
-import { removeFromSlot } from './slotFolders.js';
-import { folderLabel } from '../policy/mountPlan.js';
+import { emptySlot } from './slotFolders.js';
 
 interface StoredCheckpoint {
   id: string;
@@ -45,7 +44,7 @@ export interface ReviewDeps {
   /** Stops the chat's sandbox, so nothing in it races Berth writing into its copies. */
   stopSandbox: (chatId: string) => Promise<void>;
   chatTitle: (chatId: string) => string;
-  /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its folder copies go there. */
+  /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its first folder copy fills it. */
   slotOf?: (chatId: string) => string | null;
 }
 
@@ -129,10 +128,12 @@ export class ReviewService {
     if (existing) return existing;
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    // The chat's slot takes its first folder copy only; one a copy of the chat holds is not free.
     const slot = this.deps.slotOf?.(chatId) ?? null;
+    const held = slot !== null && this.copies(chatId).some(({ copy }) => copy.meta.workDir === slot);
     return ReviewCopy.create({
       dir, chatId, hostPath, branch: branchNameFor(chatId), contents, owner, now: this.deps.clock.now(),
-      slot: slot ? { dir: slot, label: folderLabel(hostPath) } : null,
+      slot: held ? null : slot,
       progress: (phase, files, totalFiles, message) => this.deps.events.emit('review.progress', { chatId, hostPath, phase, files, totalFiles, message }),
     });
   }
@@ -148,7 +149,7 @@ export class ReviewService {
   remove(chatId: string, hostPath: string): void {
     const copy = this.copyFor(chatId, hostPath);
     if (copy) this.listings.delete(copy.meta.copyId);
-    if (copy?.meta.workDir) removeFromSlot(copy.meta.workDir);
+    if (copy?.meta.workDir) emptySlot(copy.meta.workDir);
     this.counts.delete(`${chatId}\0${hostPath}`);
     this.versions.delete(`${chatId}\0${hostPath}`);
     fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });

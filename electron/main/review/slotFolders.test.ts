@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TempDirs } from '../../../test/support/tempDirs.js';
 import { recheckReviewCopy } from './reviewMounts.js';
-import { hasSlot, isSlotFolder, makeSlot, placeInSlot, recheckSlotFolder, removeFromSlot, slotDirFor, sweepSlots } from './slotFolders.js';
+import { emptySlot, fillSlot, hasSlot, isSlotFolder, makeSlot, recheckSlotFolder, slotDirFor, sweepSlots } from './slotFolders.js';
 
 const temp = new TempDirs();
 afterEach(() => temp.removeAll());
@@ -14,49 +14,60 @@ function setup() {
   const slot = slotDirFor(dataDir, 'p', 'chat-1');
   makeSlot(slot);
   const work = path.join(dataDir, 'review', 'abc', 'work');
-  fs.mkdirSync(work, { recursive: true });
+  fs.mkdirSync(path.join(work, 'sub'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(work, 'a.txt'), 'a');
+  fs.chownSync(work, 1000, 1000);
   return { dataDir, slot, work };
 }
 
 describe('slot folders', () => {
-  it('are Berth’s: the top level is writable by nobody, and a copy moved in keeps its name or the next free one', () => {
+  it('start empty and Berth’s; the first copy fills the slot in place (same folder) and it is handed over as the copy’s work tree', () => {
     const { dataDir, slot, work } = setup();
     expect(fs.statSync(slot).mode & 0o777).toBe(0o555);
     expect(isSlotFolder(slot, dataDir)).toBe(true);
-    expect(placeInSlot(slot, 'notes', work)).toBe(path.join(slot, 'notes'));
-    expect(fs.readFileSync(path.join(slot, 'notes', 'a.txt'), 'utf8')).toBe('a');
+    const inode = fs.statSync(slot).ino;
+    expect(fillSlot(slot, work)).toBe(true);
+    expect(fs.statSync(slot).ino).toBe(inode);
+    expect(fs.readdirSync(slot).sort()).toEqual(['a.txt', 'sub']);
+    expect(fs.existsSync(work)).toBe(false);
+    expect(fs.statSync(slot)).toMatchObject({ uid: 1000, gid: 1000 });
+    expect(fs.statSync(slot).mode & 0o777).toBe(0o700);
+    // A slot a copy holds is not free: a second copy stays where it was made.
+    const second = path.join(dataDir, 'review', 'def', 'work');
+    fs.mkdirSync(second, { recursive: true });
+    expect(fillSlot(slot, second)).toBe(false);
+    expect(() => recheckReviewCopy(slot, dataDir)).not.toThrow();
+
+    emptySlot(slot);
+    expect(fs.readdirSync(slot)).toEqual([]);
     expect(fs.statSync(slot).mode & 0o777).toBe(0o555);
-    const again = path.join(dataDir, 'review', 'def', 'work');
-    fs.mkdirSync(again, { recursive: true });
-    expect(placeInSlot(slot, 'notes', again)).toBe(path.join(slot, 'notes-2'));
-    // A copy in the slot is mountable as a copy; something beside the slot is not.
-    expect(() => recheckReviewCopy(path.join(slot, 'notes'), dataDir)).not.toThrow();
-    removeFromSlot(path.join(slot, 'notes'));
-    expect(fs.readdirSync(slot)).toEqual(['notes-2']);
+    expect(fs.statSync(slot).uid).toBe(process.getuid?.());
+    expect(fs.statSync(slot).ino).toBe(inode);
+    expect(fs.readdirSync(path.dirname(slot))).toEqual([path.basename(slot)]);
   });
 
-  it('never moves a copy onto a link someone put in the slot, and refuses a slot that is a link', () => {
-    const { dataDir, slot, work } = setup();
+  it('refuses a slot that is a link, or a folder outside the profiles’ slots', () => {
+    const { dataDir } = setup();
     const outside = temp.make();
-    fs.chmodSync(slot, 0o755);
-    fs.symlinkSync(outside, path.join(slot, 'notes'));
-    fs.chmodSync(slot, 0o555);
-    expect(placeInSlot(slot, 'notes', work)).toBe(path.join(slot, 'notes-2'));
-    expect(fs.readdirSync(outside)).toEqual([]);
-    expect(() => recheckReviewCopy(path.join(slot, 'notes'), dataDir)).toThrow(/missing or was replaced/);
-
     const linked = slotDirFor(dataDir, 'p', 'chat-2');
     fs.symlinkSync(outside, linked);
     expect(hasSlot(linked)).toBe(false);
     expect(() => recheckSlotFolder(linked, dataDir)).toThrow(/missing or was replaced/);
     expect(() => recheckSlotFolder(outside, dataDir)).toThrow(/missing or was replaced/);
+    expect(() => recheckReviewCopy(linked, dataDir)).toThrow(/missing or was replaced/);
+    const work = path.join(dataDir, 'review', 'x', 'work');
+    fs.mkdirSync(work, { recursive: true });
+    expect(fillSlot(linked, work)).toBe(false);
+    expect(fs.readdirSync(outside)).toEqual([]);
   });
 
   it('are swept when neither a chat nor a reservation has their name; links are removed, never followed', () => {
     const { dataDir, slot } = setup();
     const gone = slotDirFor(dataDir, 'p', 'gone');
     makeSlot(gone);
+    fs.chmodSync(gone, 0o700);
+    fs.writeFileSync(path.join(gone, 'left.txt'), 'x');
+    fs.chmodSync(gone, 0o555);
     const outside = temp.make();
     fs.writeFileSync(path.join(outside, 'keep.txt'), 'k');
     fs.symlinkSync(outside, slotDirFor(dataDir, 'p', 'linked'));

@@ -1,21 +1,23 @@
 /**
  * Slot folders: the one host folder a warm (pooled) sandbox mounts besides its home, at
- * /workspace, so that a Review-mode copy made later for the chat that took it appears in the
- * running container without recreating it (Docker cannot add a mount to a container).
+ * /workspace, so that the first Review-mode copy made later for the chat that took it appears
+ * in the running container, at /workspace as a chat's one folder always is, without recreating
+ * the container (Docker cannot add a mount to a container).
  *
- * Layout: <data dir>/profiles/<profile>/slots/<chat>/<label>/ where each <label> is one copy's
- * work tree (its tracking repository and meta stay in <data dir>/review/<id>/, never mounted).
+ * Layout: <data dir>/profiles/<profile>/slots/<chat>/. Empty, it is Berth's (mode 0555, owner
+ * Berth's user: the sandbox can list it and write nothing). The chat's first folder copy fills
+ * it: the copy's entries are moved in (the mounted folder must stay the same inode), and the
+ * slot is handed to the sandbox user as a copy's work tree is; its tracking repository and meta
+ * stay in <data dir>/review/<id>/, never mounted. Emptied again when that copy goes.
  *
  * Why it is safe to mount:
- * - Berth makes it, in its own data folder, for one reserved chat id: never a user's path.
- * - Its top level belongs to Berth (mode 0555, owner Berth's user): the sandbox user can write
- *   inside each copy, but cannot add, rename or replace the copies themselves, so a copy's path
- *   on the host stays the folder Berth made (no symlink can be swapped in for it). Berth checks
- *   that again before it mounts a slot or reads a copy (recheckSlotFolder, reviewMounts).
- * - Nothing in it ever runs on the host: copies are read only through Berth's own repository
- *   (review/reviewCopy.ts), as for any copy.
- * - It follows its chat: removed with the chat, with the reservation when the slot is dropped,
- *   and swept at start-up when neither a chat nor a reservation has its name (sweepSlots).
+ * - Berth makes it, in its own data folder, for one reserved chat id: never a user's path, and
+ *   rechecked (a real folder in a profile's slots, reached without links) before every start.
+ * - It holds this chat's one copy or nothing; the container can write in it exactly as in any
+ *   copy, and nothing there ever runs on the host (copies are read only through Berth's own
+ *   repository, review/reviewCopy.ts).
+ * - It follows its chat: removed with the chat, with the reservation when a warm sandbox is
+ *   dropped, and swept at start-up when neither a chat nor a reservation has its name.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -48,47 +50,53 @@ export function makeSlot(dir: string): void {
   fs.chmodSync(dir, 0o555);
 }
 
-/**
- * Moves a finished copy's work tree (made in Berth's private review folder, owned for the
- * sandbox already) into the slot under `label`, or `label-2`… when that is taken. A rename is
- * atomic and never follows a link at its target, and only Berth writes the slot's top level.
- */
-export function placeInSlot(slot: string, label: string, workTree: string): string {
-  const real = fs.realpathSync.native(slot);
-  if (real !== slot || !hasSlot(slot)) throw slotChanged(slot);
-  fs.chmodSync(slot, 0o755);
+/** An empty slot no copy holds: Berth's, nothing in it. */
+function isFree(slot: string): boolean {
   try {
-    for (let n = 1; n < 1000; n++) {
-      const target = path.join(slot, n === 1 ? label : `${label}-${n}`);
-      if (fs.existsSync(target) || isLink(target)) continue;
-      try {
-        fs.renameSync(workTree, target);
-        return target;
-      } catch (error) {
-        if (!['EEXIST', 'ENOTEMPTY', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-      }
-    }
-    throw new BerthError('review_failed', `The chat's slot folder at "${slot}" has no free name for the copy.`, { hint: 'Detach folders you no longer need.' });
-  } finally {
-    fs.chmodSync(slot, 0o555);
+    const st = fs.lstatSync(slot);
+    return st.isDirectory() && (st.mode & 0o777) === 0o555 && fs.readdirSync(slot).length === 0;
+  } catch {
+    return false;
   }
 }
 
-/** Removes a copy's work tree from its slot (the copy itself is removed by the review service). */
-export function removeFromSlot(workTree: string): void {
-  const slot = path.dirname(workTree);
+/**
+ * Fills a free slot with a finished copy's work tree (made in Berth's private review folder,
+ * owned for the sandbox already): its entries are moved in one by one, then the slot is handed
+ * over as the work tree. Synchronous from the check to the hand-over, so two copies can never
+ * both take it. False when the slot is not free (the copy then stays where it was made).
+ */
+export function fillSlot(slot: string, workTree: string): boolean {
+  if (fs.realpathSync.native(slot) !== slot || !isFree(slot)) return false;
+  const st = fs.statSync(workTree);
+  fs.chmodSync(slot, 0o700);
+  for (const entry of fs.readdirSync(workTree)) fs.renameSync(path.join(workTree, entry), path.join(slot, entry));
+  fs.chownSync(slot, st.uid, st.gid);
+  fs.chmodSync(slot, st.mode & 0o777);
+  fs.rmdirSync(workTree);
+  return true;
+}
+
+/**
+ * Empties a slot whose copy goes: the top level is Berth's again first (the sandbox, if it
+ * runs, can add nothing more), then what was in it is moved out of the mount and removed.
+ */
+export function emptySlot(slot: string): void {
   if (!hasSlot(slot)) return;
-  fs.chmodSync(slot, 0o755);
+  fs.chownSync(slot, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+  fs.chmodSync(slot, 0o700);
+  const trash = fs.mkdtempSync(path.join(path.dirname(slot), '.emptying-'));
   try {
-    fs.rmSync(workTree, { recursive: true, force: true });
+    for (const entry of fs.readdirSync(slot)) fs.renameSync(path.join(slot, entry), path.join(trash, entry));
   } finally {
     fs.chmodSync(slot, 0o555);
+    fs.rmSync(trash, { recursive: true, force: true });
   }
 }
 
 export function removeSlot(dir: string): void {
   if (!hasSlot(dir)) return;
-  fs.chmodSync(dir, 0o755);
+  fs.chmodSync(dir, 0o700);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -6,7 +6,7 @@ import { isDirectory } from '../base/isDirectory.js';
 import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
-import { boundMounts, planMounts, usesSlot, visibleFolders, type AttachmentInput, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
+import { planMounts, usesSlot, visibleFolders, type AttachmentInput, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
 
 type ReviewSources = ((chatId: string, hostPath: string) => AttachmentInput['review']) | null;
 import type { SessionService } from '../sessions/sessionService.js';
@@ -109,24 +109,6 @@ export class SandboxService {
   }
 
   /**
-   * The chat's folders' container paths (host folder → path inside), as its container sees them;
-   * null when the chat has no container of its own.
-   */
-  folderPaths(chatId: string): Map<string, string> | null {
-    const r = this.resolve(chatId);
-    const input = this.planInput(r);
-    if (!input) return null;
-    const mounts = planMounts(input);
-    const byWorkDir = new Map(input.attachments.flatMap((a) => (a.provenance === 'session' ? [[a.review?.workDir ?? a.hostPath, a.hostPath] as const] : [])));
-    const paths = new Map<string, string>();
-    for (const m of visibleFolders(mounts)) {
-      const host = m.origin === 'profile' ? undefined : byWorkDir.get(m.source);
-      if (host !== undefined) paths.set(host, m.target);
-    }
-    return paths;
-  }
-
-  /**
    * What the chat's container is created with, and whether its folders are seen through its
    * slot: a change in the first means a new container (workspace/ says so when attaching).
    */
@@ -135,7 +117,7 @@ export class SandboxService {
     const input = this.planInput(r);
     if (!input) return null;
     return {
-      bound: JSON.stringify(boundMounts(planMounts(input)).map((m) => [m.source, m.target, m.readOnly])),
+      bound: JSON.stringify(planMounts(input).map((m) => [m.source, m.target, m.readOnly])),
       viaSlot: usesSlot(input),
       pooled: Boolean(input.slot),
     };
@@ -261,14 +243,17 @@ export class SandboxService {
   }
 
   private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
+    // A warm sandbox keeps its working directory when its slot fills: the home (commands and
+    // terminals are sent to their folder by the cwd they are given).
+    const input = this.planInput(r);
+    const inSlot = input !== null && usesSlot(input);
     return {
       key,
       profile: r.profile,
       chatId: this.ownerChatId(r),
       image: this.imageFor(r),
-      mounts: boundMounts(mounts),
-      // Copies in a slot come and go without a new container: its working directory never names one.
-      workingDir: defaultContainerCwd(boundMounts(visibleFolders(mounts)), SANDBOX_HOME),
+      mounts,
+      workingDir: inSlot ? SANDBOX_HOME : defaultContainerCwd(mounts, SANDBOX_HOME),
       onProgress: (phase, message, fraction) => {
         const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
         if (phase === 'ready') this.coldReasons.delete(r.chat.id);

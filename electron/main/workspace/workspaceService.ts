@@ -16,8 +16,6 @@ export const RECREATE_NOTICE =
 
 /** How the chat's container sees its folders (sandbox/sandboxService.ts behind core.ts). */
 export interface ContainerView {
-  /** Host folder → its path inside the chat's container; null when the chat has none of its own. */
-  folderPaths(chat: ChatRecord): Map<string, string> | null;
   /** What the container is made with (`bound`); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
   shape(chat: ChatRecord): { bound: string; viaSlot: boolean; pooled: boolean } | null;
   /** Tells the chat's next bring-up why it makes a new container (shown on its progress line). */
@@ -27,7 +25,7 @@ export interface ContainerView {
 /** Why a chat that took a warm sandbox leaves it for one made with its folders. */
 export function freshSandboxReason(mode: AttachMode, gitCopy: boolean): string {
   const what =
-    mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : gitCopy ? "a git repository's copy (its history is mounted read-only)" : 'this folder';
+    mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : gitCopy ? "a git repository's copy (its history is mounted read-only)" : 'a second folder';
   return `${what} must be mounted when Docker creates the container`;
 }
 
@@ -86,18 +84,12 @@ export class WorkspaceService {
     const mounted = profile.settings.backend === 'docker' && profile.settings.mountWorkspace;
     const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
     const targets = workspaceTargets(session.map((a) => a.hostPath));
-    let paths: Map<string, string> | null = null;
-    try {
-      paths = mounted ? (this.container?.folderPaths(chat) ?? null) : null;
-    } catch {
-      paths = null;
-    }
     const warnings = mounted
       ? this.writeWarnings(chat, session.filter((a) => a.mode === 'readwrite').map((a) => a.hostPath), session.some((a) => a.mode === 'review'))
       : new Map<string, string>();
     return session.map((a, i) => ({
       hostPath: a.hostPath,
-      containerPath: mounted ? (paths?.get(a.hostPath) ?? targets[i] ?? null) : null,
+      containerPath: mounted ? (targets[i] ?? null) : null,
       readOnly: a.mode === 'readonly',
       mode: a.mode,
       review: a.mode === 'review' ? (this.review?.info(chat.id, a.hostPath) ?? null) : null,
