@@ -7,9 +7,11 @@
  * "a reserved id is alive".
  *
  * What a warm sandbox mounts is exactly what a new chat's first command would mount: the
- * chat has no attachments yet, so only the profile's own mounts. Attaching a folder recreates
- * the container with its mounts, as for any chat: a chat's attachments stay the only host
- * folders it can see.
+ * chat has no attachments yet, so only the profile's own mounts and the reserved id's empty
+ * slot folder at /workspace (review/slotFolders.ts, made by `warm`, removed by `discard`). The
+ * chat's first Review-mode copy of a plain folder fills that slot and appears in the running
+ * container; any other folder recreates the container with its mounts, as for any chat: a
+ * chat's attachments stay the only host folders it can see.
  *
  * The pool never pulls an image (it warms only what is on the engine already), never warms a
  * local-backend or shared-scope profile, and gives up quietly on a failure: a chat then gets
@@ -27,7 +29,7 @@ export interface WarmPoolDeps {
   clock: Clock;
   /** Brings up the sandbox a chat with this id would get, and holds it until `release`. */
   warm(profile: ProfileRecord, chatId: string): Promise<Disposable>;
-  /** Removes the containers made for a reserved id that will not be used. */
+  /** Removes the containers, home and slot folder made for a reserved id that will not be used. */
   discard(chatId: string, profile: string): Promise<void>;
   /** Images a profile's sandbox needs besides its own (the egress proxy's for 'allowlist'). */
   moreImages?: (profile: ProfileRecord) => string[];
