@@ -23,6 +23,8 @@ const CHANNEL_TIMEOUT_MS = 30_000;
 /** Typed as Node's own: connection failures carry the socket's code (ECONNREFUSED…). */
 export function sshAgent(target: SshTarget): http.Agent {
   let ready: Promise<Client> | null = null;
+  /** The channels open on each connection: they end with it, so no kept-alive request waits on a dead one. */
+  const channels = new Map<Client, Set<Duplex>>();
   const connect = (): Promise<Client> => {
     ready ??= new Promise<Client>((resolve, reject) => {
       const client = new Client();
@@ -34,6 +36,8 @@ export function sshAgent(target: SshTarget): http.Agent {
       });
       client.once('close', () => {
         ready = null;
+        for (const ch of channels.get(client) ?? []) ch.destroy(Object.assign(new Error(`The SSH connection to ${target.host}:${target.port} closed.`), { code: 'ECONNRESET' }));
+        channels.delete(client);
       });
       const config: ConnectConfig = {
         host: target.host,
@@ -74,6 +78,10 @@ export function sshAgent(target: SshTarget): http.Agent {
             return;
           }
           const socket = channel as unknown as Duplex & Record<string, unknown>;
+          const open = channels.get(client) ?? new Set<Duplex>();
+          channels.set(client, open);
+          open.add(socket);
+          socket.once('close', () => open.delete(socket));
           // http may call these socket methods; a channel has no such knobs.
           for (const m of ['setKeepAlive', 'setNoDelay', 'setTimeout', 'ref', 'unref']) socket[m] ??= () => socket;
           finish(null, socket);

@@ -156,6 +156,10 @@ export class SandboxService {
       if (out.interrupted) notices.push("The command was interrupted (exit code 130). The shell's working directory and exported variables are kept.");
       const { interrupted: _interrupted, ...result } = out;
       return { ...result, cwd: out.cwd ?? where.cwd, notices };
+    } catch (error) {
+      // The shell ended with the connection to the engine (a remote one gone, Docker down): say that.
+      if (error instanceof BerthError && error.code === 'container_vanished') await this.manager.engineOf(key, r.profile.settings).ping();
+      throw error;
     } finally {
       ready.dispose();
     }
