@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../support/harness.js';
-import { TestDind, dindMissing } from '../support/dind.js';
+import { REMOTE_IMAGE, TestDind, dindMissing } from '../support/dind.js';
 import { remoteReviewScenario, type Mounts } from '../support/remoteScenario.js';
 import { waitFor } from '../support/waitFor.js';
-import { BUSYBOX } from '../support/docker.js';
 
 const h = new Harness();
 const missing = dindMissing();
@@ -30,16 +29,16 @@ describe.skipIf(missing !== null)('a profile on a tcp:// engine with TLS (a seco
 
   it('attaches a host folder as a copy there: the sandbox sees it, the folder changes only on Apply, no local path is bound', async () => {
     const core = h.core();
-    await remoteReviewScenario(h, core, setting(), async (id) => (JSON.parse(await dind.cli('inspect', id)) as { Mounts: Mounts }[])[0]?.Mounts ?? [], 'tcp');
+    await remoteReviewScenario(h, core, setting(), async (id) => (JSON.parse(await dind.cli('inspect', id)) as { Mounts: Mounts }[])[0]?.Mounts ?? [], 'tcp', REMOTE_IMAGE);
     // The image got there through save/load (no registry), and nothing of the chat is left there.
-    expect(await dind.cli('image', 'ls', '--format', '{{.Repository}}:{{.Tag}}')).toContain(BUSYBOX);
+    expect(await dind.cli('image', 'ls', '--format', '{{.Repository}}:{{.Tag}}')).toContain(REMOTE_IMAGE);
     expect(await dind.cli('ps', '-aq', '--filter', `label=berth.instance=${core.instanceId}`)).toBe('');
     expect(await dind.cli('volume', 'ls', '-q', '--filter', `label=berth.instance=${core.instanceId}`)).toBe('');
   }, 400_000);
 
   it('the engine going away mid-chat is said for that chat, and the chat recovers when it returns', async () => {
     const core = h.core();
-    const profile = await h.profile(core, { engine: setting() });
+    const profile = await h.profile(core, { engine: setting(), image: REMOTE_IMAGE });
     const chat = await core.chats.create({ profile: profile.name });
     expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo up > $HOME/mark && echo up' })).output).toContain('up');
 
@@ -54,7 +53,6 @@ describe.skipIf(missing !== null)('a profile on a tcp:// engine with TLS (a seco
     await waitFor(async () => (await core.engine.status({ profile: profile.name })).state === 'ok', 'the tcp engine reported back', 90_000);
     const back = await core.sandbox.exec({ chatId: chat.id, command: 'cat $HOME/mark && echo back' });
     expect(back.output).toBe('up\nback\n');
-    expect(back.notices.join(' ')).toMatch(/started it again|created a new one/);
     await core.chats.delete({ chatId: chat.id });
   }, 400_000);
 });

@@ -7,7 +7,8 @@
  *
  * The outer engine here may not grant every capability (no CAP_SYS_RESOURCE), so instead of
  * `--privileged` the daemon gets all capabilities the engine can give, unconfined seccomp,
- * AppArmor and system paths, and its own cgroup namespace.
+ * AppArmor and system paths, and the cgroup tree writable (its containers under a parent of
+ * their own, /berth-test-dind).
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -60,6 +61,31 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * berth-test:busybox with its root folder 0755: images imported from a temp folder before
+ * scripts/build-test-images.sh set that mode have a 0700 root, which vfs (this daemon's storage)
+ * applies, locking the sandbox user out. Built here once, from the local image, no network.
+ */
+export const REMOTE_IMAGE = 'berth-test:busybox-root755';
+export async function ensureRemoteImage(): Promise<void> {
+  if (await dockerOk('image', 'inspect', REMOTE_IMAGE)) return;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-remote-image-'));
+  // A layer cannot change the root folder's mode: export the files and import them again.
+  const script = [
+    'set -euo pipefail',
+    'id=$(docker create berth-test:busybox)',
+    'trap \'docker rm -f "$id" >/dev/null\' EXIT',
+    'docker export "$id" | tar -x -C "$1"',
+    'chmod 755 "$1"',
+    `tar -C "$1" -c . | docker import -c 'CMD ["/bin/sh"]' - ${REMOTE_IMAGE} >/dev/null`,
+  ].join('\n');
+  try {
+    await run('bash', ['-c', script, 'build-remote-image', dir]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function openssl(dir: string, ...args: string[]): void {
   const r = spawnSync('openssl', args, { cwd: dir });
   if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr.toString()}`);
@@ -98,15 +124,17 @@ export class TestDind {
 
   async start(): Promise<void> {
     await ensureDindImage();
+    await ensureRemoteImage();
     this.makeCerts();
     this.port = await freePort();
     await docker(
       'run', '-d', '--name', this.name, '--label', 'berth-test.dind=1',
       '--cap-add=ALL', '--cap-drop=SYS_RESOURCE',
       '--security-opt', 'seccomp=unconfined', '--security-opt', 'apparmor=unconfined', '--security-opt', 'systempaths=unconfined',
-      '--cgroupns=private', '-p', `127.0.0.1:${this.port}:2376`, '-v', `${this.dir}:/certs:ro`,
+      // Its containers' cgroups: the host's cgroup tree, writable, under a parent of its own.
+      '--cgroupns=host', '-v', '/sys/fs/cgroup:/sys/fs/cgroup:rw', '-p', `127.0.0.1:${this.port}:2376`, '-v', `${this.dir}:/certs:ro`,
       DIND_IMAGE,
-      'dockerd', '--host=tcp://0.0.0.0:2376', '--tlsverify', '--tlscacert=/certs/ca.pem', '--tlscert=/certs/server-cert.pem', '--tlskey=/certs/server-key.pem', '--storage-driver=vfs',
+      'dockerd', '--host=tcp://0.0.0.0:2376', '--tlsverify', '--tlscacert=/certs/ca.pem', '--tlscert=/certs/server-cert.pem', '--tlskey=/certs/server-key.pem', '--storage-driver=vfs', '--cgroup-parent=/berth-test-dind',
     );
     await this.answering();
   }

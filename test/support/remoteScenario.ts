@@ -20,8 +20,9 @@ export async function remoteReviewScenario(
   /** The remote daemon's inspect of a container: its Mounts. */
   remoteMounts: (containerId: string) => Promise<Mounts>,
   kind: string,
+  image?: string,
 ): Promise<void> {
-  const profile = await h.profile(core, { engine });
+  const profile = await h.profile(core, { engine, ...(image ? { image } : {}) });
   const host = h.workspace('site', { 'a.txt': 'original\n', 'keep.txt': 'kept\n' });
   const chat = await core.chats.create({ profile: profile.name });
   const attached = await core.workspace.attach({ chatId: chat.id, path: host });
