@@ -10,7 +10,7 @@ import local from './eslint-rules/layering.mjs';
 // forbidden direction against it.
 // Main may use Node and zod (the contract's checker) everywhere; other packages only where listed.
 const NODE_ONLY = ['node:*', 'zod'];
-const NOT_IN_PAGES = ['node:*', 'electron', 'dockerode', 'better-sqlite3', 'ws'];
+const NOT_IN_PAGES = ['node:*', 'electron', 'dockerode', 'better-sqlite3', 'ws', 'ssh2', 'tar-fs'];
 const BELOW_SANDBOX = ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
 export const LAYERS = {
   // The contract: neither Node, nor Electron, nor anything of main or the renderer.
@@ -21,9 +21,11 @@ export const LAYERS = {
   'main/policy': { files: ['electron/main/policy/'], may: ['shared'], packages: ['node:path', 'node:crypto'] },
   'main/store': { files: ['electron/main/store/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'better-sqlite3'] },
   // The only module that talks to Docker.
-  'main/engine': { files: ['electron/main/engine/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'dockerode'] },
+  // ssh2: ssh:// engines over one kept SSH connection (engine/sshTransport.ts), as docker-modem does.
+  'main/engine': { files: ['electron/main/engine/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'dockerode', 'ssh2'] },
   'main/sessions': { files: ['electron/main/sessions/'], may: ['main/store', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
-  'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
+  // tar-fs: a remote engine's folder copies go there and back as tar archives (workspace/remoteCopy.ts).
+  'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'tar-fs'] },
   // Review copies (the review branch): git and the copies' folders, below the sandbox that mounts them.
   'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Egress (issue 9): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.

@@ -21,6 +21,8 @@ if ! docker image inspect berth-test:busybox >/dev/null 2>&1; then
   # A setuid-root program: the no-new-privileges test checks it gains nothing.
   gcc -static -O2 -o "$root/bin/suid-probe" "$here/test-image/suid-probe.c"
   chmod 4755 "$root/bin/suid-probe"
+  # The root folder as in any image: 0755 (a storage driver that applies it, vfs, would lock the sandbox user out).
+  chmod 755 "$root"
   tar -C "$root" -c . | docker import -c 'CMD ["/bin/sh"]' - berth-test:busybox >/dev/null
   log "built berth-test:busybox"
 else
@@ -41,6 +43,7 @@ if ! docker image inspect berth-test:net >/dev/null 2>&1; then
   chroot "$netroot" useradd -m -u 1000 -g 1000 -s /bin/bash sandbox
   mkdir -p "$netroot/workspace" && chown 1000:1000 "$netroot/workspace"
   rm -rf "$netroot"/var/cache/apt/archives/*.deb "$netroot"/var/lib/apt/lists/* "$netroot"/usr/share/doc/* "$netroot"/usr/share/man/*
+  chmod 755 "$netroot"
   tar -C "$netroot" -c . | docker import -c 'CMD ["/bin/bash"]' - berth-test:net >/dev/null
   rm -rf "$netroot"
   log "built berth-test:net"

@@ -7,8 +7,10 @@ import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
 import { DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
+import { DEFAULT_ENGINE_SETTING, EngineRef, EngineSetting } from './engines.js';
 
 export * from './agent.js';
+export * from './engines.js';
 export * from './review.js';
 export * from './egress.js';
 
@@ -86,6 +88,8 @@ const settingFields = {
    * chat's first command answers at once. Each is an idle running container until taken.
    */
   warmPool: z.number().int().min(0).max(8),
+  /** Which container engine this profile's chats run on (shared/engines.ts). */
+  engine: EngineSetting,
 };
 
 export const ProfileSettings = z.object({
@@ -102,6 +106,7 @@ export const ProfileSettings = z.object({
   staticMounts: settingFields.staticMounts.default([]),
   agent: settingFields.agent.default(DEFAULT_AGENT_SETTINGS),
   warmPool: settingFields.warmPool.default(0),
+  engine: settingFields.engine.default(DEFAULT_ENGINE_SETTING),
 });
 /** An edit: only the settings it names change (a nested object is replaced whole). */
 export const ProfileSettingsPatch = z.object(settingFields).partial().strict();
@@ -164,6 +169,8 @@ export const SandboxStatus = z.object({
   image: z.string().nullable(),
   networkName: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  /** The engine this chat's sandbox runs on (null for the local backend). */
+  engine: EngineRef.nullable().optional(),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
@@ -215,6 +222,8 @@ export const EngineStatus = z.object({
   /** What happened and what to do, when it does not answer. */
   message: z.string().nullable(),
   hint: z.string().nullable(),
+  /** Which engine this is, when Berth talks to more than one (per-profile engines). */
+  engine: EngineRef.nullable().optional(),
 });
 export type EngineStatus = z.infer<typeof EngineStatus>;
 
@@ -334,7 +343,8 @@ export const methods = {
   'sandbox.unwatchStats': { request: z.object({ chatId: ChatId }).strict(), response: z.object({}) },
   /** The size of the chat's home folder and of its container's writable layer. */
   'sandbox.usage': { request: z.object({ chatId: ChatId }).strict(), response: SandboxUsage },
-  'engine.status': { request: Empty, response: EngineStatus },
+  /** The engine of a profile (by default the default profile's); each engine has its own health. */
+  'engine.status': { request: z.object({ profile: ProfileName.optional() }).strict(), response: EngineStatus },
   /**
    * The images a profile's Image field offers: the engine's local images, and Berth's own base
    * image (`baseImage`, built on first use when the engine lacks it).

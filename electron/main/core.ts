@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { BERTH_BASE_IMAGE, methods, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
+import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING, DEFAULT_PROFILE, methods, type EngineSetting, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { createEngine, type Engine } from './engine/dockerEngine.js';
-import { unavailableEngine } from './engine/unavailableEngine.js';
-import { currentContextHost } from './engine/dockerContext.js';
+import { contextByName, currentContextHost } from './engine/dockerContext.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
-import { resolveEngineEndpoint } from './policy/engineEndpoint.js';
+import { chooseEngine, type EngineChoice } from './policy/engineChoice.js';
+import { EngineRegistry } from './sandbox/engineRegistry.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { decideWritable, type FolderOwner } from './policy/writableFolders.js';
@@ -34,7 +34,6 @@ import { createStore, type ChatRecord, type Store } from './store/repositories.j
 import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderValidation.js';
 import { WorkspaceService } from './workspace/workspaceService.js';
 import { browseFolders } from './workspace/folderBrowser.js';
-import { EngineMonitor } from './sandbox/engineMonitor.js';
 import { TerminalService } from './terminal/terminalService.js';
 import { AgentService, type Complete } from './agent/agentService.js';
 import { createApiChats, type ApiChats } from './agent/apiChats.js';
@@ -128,15 +127,32 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** The engine the user's Docker tools use; a broken DOCKER_HOST still lets the app open and say so. */
-function defaultEngine(env: NodeJS.ProcessEnv): Engine {
-  try {
-    const home = os.homedir();
-    return createEngine(resolveEngineEndpoint(env, process.platform, home, fs.existsSync, currentContextHost(env, home)));
-  } catch (error) {
-    if (error instanceof BerthError) return unavailableEngine(error);
-    throw error;
-  }
+/**
+ * Engines as profiles name them (shared/engines.ts): the default one is the engine the user's
+ * Docker tools use, or the one a caller injected; a broken address still lets the app open and
+ * say so (the registry turns a refused setting into an engine whose calls give the reason).
+ */
+function engineRegistry(env: NodeJS.ProcessEnv, injected: Engine | undefined, events: EventHub, clock: Clock): EngineRegistry {
+  const home = os.homedir();
+  const choose = (setting: EngineSetting): EngineChoice => {
+    if (setting.kind === 'default' && injected) {
+      return { endpoint: { kind: 'socket', socketPath: '' }, ref: { id: 'default', kind: 'default', label: injected.endpointLabel, remote: false } };
+    }
+    return chooseEngine(setting, {
+      env,
+      platform: process.platform,
+      homeDir: home,
+      exists: fs.existsSync,
+      currentContextHost: currentContextHost(env, home),
+      context: (name) => contextByName(name, env, home),
+    });
+  };
+  return new EngineRegistry({
+    choose,
+    create: (choice) => (choice.ref.id === 'default' && injected ? injected : createEngine(choice.endpoint)),
+    events,
+    clock,
+  });
 }
 
 function instanceIdOf(store: Store): string {
@@ -170,8 +186,12 @@ export function createCore(options: CoreOptions): BerthCore {
   };
   const store = createStore(openDatabase(dataDir));
   const instanceId = instanceIdOf(store);
-  const engine = options.engine ?? defaultEngine(env);
   const events = new EventHub();
+  const engines = engineRegistry(env, options.engine, events, clock);
+  const engineOfProfile = (name: string) => engines.forSetting(sessions.requireProfile(name).settings.engine);
+  // This computer's engine (or the injected one): Berth's own images are built here, and the
+  // egress proxies, warm pool and use statistics run on it.
+  const engine = engines.forSetting(DEFAULT_ENGINE_SETTING).engine;
   const hostFacts = () => gatherHostFacts(dataDir, env);
   // A socket path: the engine runs on this computer, so images made from this computer's files
   // (the host's busybox, a debootstrap root file system) suit it.
@@ -198,7 +218,7 @@ export function createCore(options: CoreOptions): BerthCore {
   );
   const manager = new SandboxManager({
     egress,
-    engine,
+    engines: { forProfile: (settings) => engines.forSetting(settings.engine), all: () => engines.all(), local: () => engines.forSetting(DEFAULT_ENGINE_SETTING) },
     instanceId,
     dataDir,
     hostFacts,
@@ -230,8 +250,7 @@ export function createCore(options: CoreOptions): BerthCore {
     remove: (profile: string, chatId: string) => removeSlot(slotDirFor(dataDir, profile, chatId)),
   };
   sandbox.setSlots(slots);
-  const monitor = new EngineMonitor(engine, events, clock);
-  const terminals = new TerminalService(engine, sandbox, manager, events, clock);
+  const terminals = new TerminalService(sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
   // Review mode: per-chat copies of folders attached in that mode (review/), wired into attaching
@@ -247,7 +266,10 @@ export function createCore(options: CoreOptions): BerthCore {
     stopSandbox: async (chatId) => {
       terminals.endForChat(chatId, 'The chat’s copy was changed from outside (undo, discard or refresh). Open a new terminal.');
       await sandbox.stop(chatId);
+      // On a remote engine the copies there go too: its next start copies the rewritten ones.
+      await sandbox.dropRemoteCopies(chatId);
     },
+    pull: (chatId) => sandbox.pullRemoteCopies(chatId),
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
     slotOf: (chatId) => {
       const chat = store.chats.get(chatId);
@@ -350,14 +372,18 @@ export function createCore(options: CoreOptions): BerthCore {
       slots.remove(profile, chatId);
     },
   });
+  /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
+  const fillPool = (profile: Parameters<WarmPool['fill']>[0]) => {
+    if (profile.settings.engine.kind === 'default') pool.fill(profile);
+  };
   /**
    * A profile may not ask for more CPUs than the engine's machine has (Docker would refuse the
    * container later, and the user would read Docker's words): said at save time, with the count.
    * An engine that does not answer is not asked; the start says so then.
    */
-  const checkCpus = async (cpus: number | undefined) => {
+  const checkCpus = async (cpus: number | undefined, on: EngineSetting | undefined) => {
     if (cpus === undefined) return;
-    const machine = await engine.resources().catch(() => null);
+    const machine = await engines.forSetting(on ?? DEFAULT_ENGINE_SETTING).engine.resources().catch(() => null);
     if (machine && machine.cpus > 0 && cpus > machine.cpus) {
       throw new BerthError('invalid_request', `This Docker engine has ${machine.cpus} CPU${machine.cpus === 1 ? '' : 's'}; a sandbox cannot have ${cpus}.`, {
         hint: `Set CPUs to ${machine.cpus} or fewer.`,
@@ -367,7 +393,7 @@ export function createCore(options: CoreOptions): BerthCore {
 
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
-    JSON.stringify([s.backend, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+    JSON.stringify([s.backend, s.engine, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
 
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
@@ -377,13 +403,13 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => {
-      await checkCpus(req.limits?.cpus);
+      await checkCpus(req.limits?.cpus, req.engine);
       const view = sessions.createProfile(req);
-      pool.fill(sessions.requireProfile(view.name));
+      fillPool(sessions.requireProfile(view.name));
       return changed(null, view);
     },
     'profiles.update': async (req) => {
-      await checkCpus(req.settings.limits?.cpus);
+      await checkCpus(req.settings.limits?.cpus, req.settings.engine ?? sessions.requireProfile(req.name).settings.engine);
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const view = sessions.updateProfile(req);
       // The running proxy takes the new list before this answers: the next request sees it.
@@ -393,7 +419,7 @@ export function createCore(options: CoreOptions): BerthCore {
       for (const chat of store.chats.list(view.name)) await sandbox.forgetError(chat.id).catch(() => undefined);
       if (warmShape(after.settings) !== before) {
         await pool.drop(after.name);
-        pool.fill(after);
+        fillPool(after);
       }
       return changed(null, view);
     },
@@ -422,7 +448,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const warm = req.image === undefined ? pool.take(profile) : ({ miss: 'off' } as const);
       const chat = withAttachments(sessions.createChat(req, 'chatId' in warm ? warm.chatId : undefined));
       if ('miss' in warm && warm.miss === 'refilling') sandbox.noteCold(chat.id, 'no warm sandbox was ready yet: the profile’s pool is refilling');
-      pool.fill(profile);
+      fillPool(profile);
       return changed(chat.id, chat);
     },
     'chats.rename': async (req) => changed(req.chatId, withAttachments(sessions.renameChat(req.chatId, req.title))),
@@ -470,7 +496,10 @@ export function createCore(options: CoreOptions): BerthCore {
       return stats.usage(req.chatId);
     },
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
-    'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
+    'engine.status': async (req) => {
+      const { monitor } = engineOfProfile(req.profile ?? DEFAULT_PROFILE);
+      return monitor.current().state === 'checking' ? monitor.check() : monitor.current();
+    },
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
     'terminal.busy': async (req) => ({ terminals: await terminals.busy(sessions.requireChat(req.chatId).id) }),
@@ -567,7 +596,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return await (impl[name] as (req: unknown, ctx: CallContext) => Promise<unknown>)(parsed.data, ctx);
     } catch (error) {
       // A call that found the engine gone updates the status bar at once.
-      if (error instanceof BerthError && error.code === 'engine_unreachable') void monitor.check();
+      if (error instanceof BerthError && error.code === 'engine_unreachable') for (const h of engines.all()) void h.monitor.check();
       if (error instanceof BerthError) throw error;
       if (isDiskFull(error)) {
         throw new BerthError('internal', `Berth could not save this: the disk that holds its data (${dataDir}) is full. Nothing saved before was lost.`, {
@@ -595,19 +624,23 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   });
   const reaper = new OrphanReaper({
-    engine, store, manager, instanceId, clock,
+    store, manager, instanceId, clock,
+    // Every engine a Docker profile names gets its handle (and health) before the sweep.
+    engines: () => {
+      for (const p of store.profiles.list()) if (p.settings.backend === 'docker') engines.forSetting(p.settings.engine);
+      return engines.all();
+    },
     intervalMs: options.reapIntervalMs ?? DEFAULT_REAP_INTERVAL_MS,
     sweepNetworks: (live) => egress.sweepNetworks(live),
   });
   const ready = Promise.all([forgotten, reaper.ready]).then(() => {
-    for (const p of store.profiles.list()) pool.fill(p);
+    for (const p of store.profiles.list()) fillPool(p);
   });
-  void monitor.check();
   events.on((event, payload) => {
     if (event !== 'engine.status' || (payload as { state: string }).state !== 'ok') return;
     manager.forgetEngineErrors();
     // The engine is back (or answered for the first time): warm what could not be warmed.
-    for (const p of store.profiles.list()) pool.fill(p);
+    for (const p of store.profiles.list()) fillPool(p);
   });
 
   function callFromClient(method: string, params: unknown, ctx: CallContext): Promise<unknown> {
@@ -652,7 +685,7 @@ export function createCore(options: CoreOptions): BerthCore {
       disposed = true;
       reaper.dispose();
       deletion.dispose();
-      monitor.dispose();
+      engines.dispose();
       stats.dispose();
       pool.dispose();
       terminals.dispose();

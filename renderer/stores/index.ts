@@ -134,6 +134,9 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     api.on('sandbox.status', (status) => stores.sandbox.getState().dispatch({ type: 'status', status })),
     api.on('sandbox.progress', (progress) => stores.sandbox.getState().dispatch({ type: 'progress', progress })),
     api.on('engine.status', (status) => {
+      // Each engine reports its own health; the status bar follows the one it showed first.
+      const shown = stores.engine.getState().status?.engine?.id;
+      if (shown && status.engine?.id && status.engine.id !== shown) return;
       const wasDown = stores.engine.getState().status?.state === 'unreachable';
       stores.engine.getState().set(status);
       // The engine is back: what the selected chat showed as an error may be fine now.

@@ -44,6 +44,7 @@ export const DEFAULT_SETTINGS: ProfileSettings = {
   staticMounts: [],
   agent: { baseUrl: null, model: null, approval: 'ask' },
   warmPool: 0,
+  engine: { kind: 'default' },
 };
 
 export function profileView(name: string, settings: Partial<ProfileSettings> = {}): ProfileView {

@@ -4,6 +4,7 @@
  * cannot drift from what Docker does.
  */
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { DockerEngine, type Engine, type StatsSample } from '../../electron/main
 import { buildContainerSpec, LABEL, SANDBOX_HOME, type ContainerCreateBody } from '../../electron/main/policy/containerSpec.js';
 import { killTreeScript } from '../../electron/main/policy/shellProtocol.js';
 import { ShellSession } from '../../electron/main/sandbox/shellSession.js';
+import { fetchCopy, fillCopy } from '../../electron/main/workspace/remoteCopy.js';
 import { BUSYBOX, docker, removeInstanceContainers } from '../support/docker.js';
 import { FakeEngine } from '../support/fakeEngine.js';
 import { SANDBOX_GID, SANDBOX_UID, uniqueName } from '../support/harness.js';
@@ -250,4 +252,47 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     await engine.removeNetwork(sealed);
     await engine.removeNetwork(outside);
   });
+
+  it('remote copies: a labelled volume filled and read back through archives, removed by label; an image carried by save and load', async () => {
+    const labels = { [LABEL.app]: 'berth', [LABEL.instance]: instanceId, [LABEL.key]: 'default:vol' };
+    const volume = `${instanceId}-vol`;
+    expect(await engine.ensureVolume(volume, labels)).toBe(true);
+    expect(await engine.ensureVolume(volume, labels)).toBe(false);
+    const spec = body('vol');
+    const withVolume = {
+      ...spec,
+      HostConfig: { ...spec.HostConfig, Mounts: [...spec.HostConfig.Mounts, { Type: 'volume', Source: volume, Target: '/workspace/site', ReadOnly: false }] },
+    } as unknown as ContainerCreateBody;
+    const id = await engine.createContainer(withVolume);
+    const src = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-contract-src-'));
+    fs.mkdirSync(path.join(src, 'sub'));
+    fs.writeFileSync(path.join(src, 'sub', 'a.txt'), 'from the host\n');
+    const place = { engine, containerId: id, containerPath: '/workspace/site' };
+    await fillCopy(place, src, { uid: SANDBOX_UID, gid: SANDBOX_GID });
+    const back = await fetchCopy(place, src);
+    expect(fs.readFileSync(path.join(back, 'sub', 'a.txt'), 'utf8')).toBe('from the host\n');
+    expect(await rejectionCode(engine.getArchive(id, '/workspace/absent'))).toBe('container_failed');
+    await engine.removeContainer(id);
+    await engine.removeVolumes({ [LABEL.instance]: instanceId, [LABEL.key]: 'default:vol' });
+    expect(await engine.ensureVolume(volume, labels)).toBe(true); // it was gone
+    await engine.removeVolume(volume);
+    await engine.removeVolume(volume); // already gone: no error
+    fs.rmSync(src, { recursive: true, force: true });
+
+    // docker save | docker load through the API: the tag is there again after it was removed.
+    const tag = `berth-test:contract-${instanceId.slice(-6)}`;
+    if (engine instanceof FakeEngine) engine.images.add(tag);
+    else await docker('tag', BUSYBOX, tag);
+    const saved = await engine.exportImage(tag);
+    const chunks: Buffer[] = [];
+    for await (const c of saved as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
+    if (engine instanceof FakeEngine) engine.images.delete(tag);
+    else await docker('rmi', tag);
+    expect(await engine.hasImage(tag)).toBe(false);
+    await engine.loadImage(Readable.from([Buffer.concat(chunks)]));
+    expect(await engine.hasImage(tag)).toBe(true);
+    if (!(engine instanceof FakeEngine)) await docker('rmi', tag);
+    expect(await rejectionCode(engine.exportImage('berth-test:absent-from-contract'))).toBe('image_unavailable');
+  });
 });
+

@@ -10,7 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { Duplex, PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import tarFs from 'tar-fs';
 import { BerthError } from '../../shared/errors.js';
 import type {
   AttachedStreams,
@@ -86,6 +89,9 @@ export class FakeEngine implements Engine {
   statsStreams = 0;
   /** What the engine's machine has (docker info). */
   machine = { cpus: 8, memoryBytes: 16 * 1024 ** 3 };
+
+  /** Volumes by name: a folder on disk each, so archives in and out are real tar streams. */
+  readonly volumes = new Map<string, { labels: Record<string, string>; dir: string }>();
 
   constructor(images: Iterable<string> = []) {
     for (const i of images) this.images.add(i);
@@ -544,6 +550,107 @@ export class FakeEngine implements Engine {
   }
 
   /** Runs the command language in the container; a kill or a stop ends it with its signal's code. */
+  async ensureVolume(name: string, labels: Record<string, string>): Promise<boolean> {
+    this.enter('ensureVolume');
+    if (this.volumes.has(name)) return false;
+    this.volumes.set(name, { labels: { ...labels }, dir: fs.mkdtempSync(path.join(os.tmpdir(), 'berth-fake-volume-')) });
+    return true;
+  }
+
+  async removeVolume(name: string): Promise<void> {
+    this.enter('removeVolume');
+    const v = this.volumes.get(name);
+    if (!v) return;
+    const inUse = [...this.containers.values()].some((c) => c.body.HostConfig.Mounts.some((m) => (m as { Type: string }).Type === 'volume' && m.Source === name));
+    if (inUse) throw new BerthError('container_failed', `Docker could not remove the volume ${name}: volume is in use`, { hint: 'Check that Docker is healthy (docker info) and try again.' });
+    fs.rmSync(v.dir, { recursive: true, force: true });
+    this.volumes.delete(name);
+  }
+
+  async removeVolumes(labels: Record<string, string>): Promise<void> {
+    this.enter('removeVolumes');
+    for (const [name, v] of [...this.volumes]) {
+      if (Object.entries(labels).every(([k, val]) => v.labels[k] === val)) await this.removeVolume(name);
+    }
+  }
+
+  /** The volume folder behind a container path, and the path inside it; null when no volume holds it. */
+  private volumeAt(c: FakeContainer, containerPath: string): string | null {
+    for (const m of c.body.HostConfig.Mounts) {
+      if ((m as { Type: string }).Type !== 'volume') continue;
+      const rel = path.posix.relative(m.Target, containerPath);
+      if (rel.startsWith('..') || path.posix.isAbsolute(rel)) continue;
+      const v = this.volumes.get(m.Source);
+      if (v) return path.join(v.dir, rel);
+    }
+    return null;
+  }
+
+  async putArchive(id: string, containerPath: string, tar: NodeJS.ReadableStream): Promise<void> {
+    this.enter('putArchive');
+    const c = this.container(id);
+    if (!c) throw notFound(`copy files into the sandbox at ${containerPath}`);
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-fake-archive-'));
+    try {
+      await pipeline(tar, tarFs.extract(scratch));
+      // Each volume mounted under (or at) the path gets what the archive put there.
+      for (const m of c.body.HostConfig.Mounts) {
+        if ((m as { Type: string }).Type !== 'volume') continue;
+        const v = this.volumes.get(m.Source);
+        const rel = path.posix.relative(containerPath, m.Target);
+        if (!v || rel.startsWith('..')) continue;
+        const from = path.join(scratch, rel);
+        if (fs.existsSync(from)) fs.cpSync(from, v.dir, { recursive: true, verbatimSymlinks: true });
+      }
+      const inside = this.volumeAt(c, containerPath);
+      if (inside && !c.body.HostConfig.Mounts.some((m) => m.Target === containerPath)) fs.cpSync(scratch, inside, { recursive: true, verbatimSymlinks: true });
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  async getArchive(id: string, containerPath: string): Promise<NodeJS.ReadableStream> {
+    this.enter('getArchive');
+    const c = this.container(id);
+    if (!c) throw notFound(`copy files out of the sandbox at ${containerPath}`);
+    const dir = this.volumeAt(c, containerPath);
+    if (!dir || !fs.existsSync(dir)) {
+      throw new BerthError('container_failed', `Docker could not copy files out of the sandbox at ${containerPath}: no such file or directory`, {
+        hint: 'Check that Docker is healthy (docker info) and try again.',
+      });
+    }
+    const base = path.posix.basename(containerPath);
+    return tarFs.pack(dir, { map: (h) => ({ ...h, name: h.name === '.' ? base : `${base}/${h.name}` }) });
+  }
+
+  /** A `docker save` archive with only its manifest (the layers are not modelled). */
+  async exportImage(tag: string): Promise<NodeJS.ReadableStream> {
+    this.enter('exportImage');
+    if (!this.images.has(tag)) {
+      throw new BerthError('image_unavailable', `Docker could not export the image ${tag}: No such image: ${tag}`, { hint: 'Check the image name and try again.' });
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-fake-image-'));
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify([{ Config: 'config.json', RepoTags: [tag], Layers: [] }]));
+    const out = tarFs.pack(dir);
+    out.on('end', () => fs.rmSync(dir, { recursive: true, force: true }));
+    return out;
+  }
+
+  async loadImage(tar: NodeJS.ReadableStream): Promise<void> {
+    this.enter('loadImage');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-fake-load-'));
+    try {
+      await pipeline(tar, tarFs.extract(dir));
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { RepoTags?: string[] }[];
+      for (const entry of manifest) for (const t of entry.RepoTags ?? []) this.images.add(t);
+    } catch (error) {
+      if (error instanceof BerthError) throw error;
+      throw new BerthError('image_unavailable', `Docker could not load an image: ${(error as Error).message}`, { hint: 'Check that Docker is healthy (docker info) and try again.' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   private async runCommand(c: FakeContainer, command: string, cwd: string, serial: number): Promise<CommandResult & { cwd: string }> {
     const hooked = this.hook?.(command, c.id);
     let finish!: (rc: number) => void;

@@ -10,6 +10,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
+import { sshAgent } from './sshTransport.js';
 import { engineMessage, isUnreachable, pullFailed, statusOf, toBerthError, unreachableError } from './engineErrors.js';
 import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
@@ -153,6 +154,19 @@ export interface Engine {
   streamStats(id: string, onSample: (sample: StatsSample) => void): Promise<StatsStream>;
   /** The size of the container's writable layer in bytes (what it wrote outside its mounts); null when gone. */
   writableLayerBytes(id: string): Promise<number | null>;
+  /** Creates a named volume; false when it already existed (its content is then kept). */
+  ensureVolume(name: string, labels: Record<string, string>): Promise<boolean>;
+  removeVolume(name: string): Promise<void>;
+  /** Removes every volume carrying all these labels. */
+  removeVolumes(labels: Record<string, string>): Promise<void>;
+  /** Unpacks a tar stream at a path of a container (created or running), volumes included. */
+  putArchive(id: string, containerPath: string, tar: NodeJS.ReadableStream): Promise<void>;
+  /** A tar stream of a path in a container (created or running), volumes included. */
+  getArchive(id: string, containerPath: string): Promise<NodeJS.ReadableStream>;
+  /** The image as a `docker save` tar stream (to carry it to another engine without a registry). */
+  exportImage(tag: string): Promise<NodeJS.ReadableStream>;
+  /** Loads a `docker save` tar stream, as `docker load` does. */
+  loadImage(tar: NodeJS.ReadableStream): Promise<void>;
 }
 
 export interface DockerEngineOptions {
@@ -192,6 +206,18 @@ function readTlsFiles(certPath: string, label: string): { ca: Buffer; cert: Buff
   return { ca, cert, key };
 }
 
+/** TLS files named one by one (a profile's tcp engine, a context's own files). */
+function readNamedTlsFiles(files: { ca: string; cert: string; key: string }, label: string): { ca: Buffer; cert: Buffer; key: Buffer } | BerthError {
+  try {
+    return { ca: fs.readFileSync(files.ca), cert: fs.readFileSync(files.cert), key: fs.readFileSync(files.key) };
+  } catch (error) {
+    return new BerthError('engine_unreachable', `The Docker engine at ${label} needs TLS, but Berth cannot read its files: ${engineMessage(error)}`, {
+      hint: "Check the CA, certificate and key paths in the profile's engine settings.",
+      cause: error,
+    });
+  }
+}
+
 function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert: Buffer; key: Buffer } | null): Docker.DockerOptions {
   switch (endpoint.kind) {
     case 'socket':
@@ -199,8 +225,25 @@ function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert:
     case 'tcp':
       return { host: endpoint.host, port: endpoint.port, protocol: endpoint.tls ? 'https' : 'http', ...(tlsFiles ?? {}) };
     case 'ssh':
-      return { protocol: 'ssh', host: endpoint.host.replace(/^ssh:\/\//, '') };
+      return sshOptions(endpoint);
   }
+}
+
+/** ssh://user@host:port through ssh2 (docker-modem's SSH transport), with a key file or the agent. */
+function sshOptions(endpoint: Extract<EngineEndpoint, { kind: 'ssh' }>): Docker.DockerOptions {
+  const url = new URL(endpoint.host);
+  const agent = sshAgent({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : 22,
+    username: decodeURIComponent(url.username),
+    ...(endpoint.identityFile
+      ? { privateKey: fs.readFileSync(endpoint.identityFile) }
+      : process.env.SSH_AUTH_SOCK
+        ? { agent: process.env.SSH_AUTH_SOCK }
+        : {}),
+  });
+  // Plain HTTP over the SSH channels: the agent does the transport.
+  return { protocol: 'http', host: 'localhost', port: 80, agent } as Docker.DockerOptions;
 }
 
 export function describeEndpoint(endpoint: EngineEndpoint): string {
@@ -210,7 +253,7 @@ export function describeEndpoint(endpoint: EngineEndpoint): string {
     case 'tcp':
       return `${endpoint.tls ? 'https' : 'tcp'}://${endpoint.host}:${endpoint.port}`;
     case 'ssh':
-      return endpoint.host;
+      return endpoint.host.replace(/\/$/, '');
   }
 }
 
@@ -225,7 +268,7 @@ function certPathFor(options: DockerEngineOptions): string {
  */
 export function createEngine(endpoint: EngineEndpoint, options: DockerEngineOptions = {}): Engine {
   if (endpoint.kind === 'tcp' && endpoint.tls) {
-    const read = readTlsFiles(certPathFor(options), describeEndpoint(endpoint));
+    const read = endpoint.tlsFiles ? readNamedTlsFiles(endpoint.tlsFiles, describeEndpoint(endpoint)) : readTlsFiles(certPathFor(options), describeEndpoint(endpoint));
     if (read instanceof BerthError) return unavailableEngine(read, describeEndpoint(endpoint));
   }
   return new DockerEngine(endpoint, options);
@@ -265,12 +308,21 @@ export class DockerEngine implements Engine {
     let unusable: BerthError | null = null;
     if (endpoint.kind === 'tcp' && endpoint.tls) {
       // Not thrown here: callers build the engine at start-up and expect its calls to fail.
-      const read = readTlsFiles(certPathFor(options), this.endpointLabel);
+      const read = endpoint.tlsFiles ? readNamedTlsFiles(endpoint.tlsFiles, this.endpointLabel) : readTlsFiles(certPathFor(options), this.endpointLabel);
       if (read instanceof BerthError) unusable = read;
       else tlsFiles = read;
     }
+    let docker: Docker | null = null;
+    try {
+      docker = new Docker(endpointOptions(endpoint, tlsFiles));
+    } catch (error) {
+      unusable ??= new BerthError('engine_unreachable', `Berth cannot use the engine at ${this.endpointLabel}: ${engineMessage(error)}`, {
+        hint: "Check the engine's address and key file in the profile's settings.",
+        cause: error,
+      });
+    }
     this.unusable = unusable;
-    this.docker = new Docker(endpointOptions(endpoint, tlsFiles));
+    this.docker = docker ?? new Docker({ socketPath: '/nonexistent' });
   }
 
   /**
@@ -802,5 +854,68 @@ export class DockerEngine implements Engine {
       },
       (error) => (statusOf(error) === 404 ? { value: null } : undefined),
     );
+  }
+
+  ensureVolume(name: string, labels: Record<string, string>): Promise<boolean> {
+    return this.call(`create the volume ${name}`, async (docker) => {
+      try {
+        await docker.getVolume(name).inspect();
+        return false;
+      } catch (error) {
+        if (statusOf(error) !== 404) throw error;
+      }
+      await docker.createVolume({ Name: name, Labels: labels });
+      return true;
+    });
+  }
+
+  removeVolume(name: string): Promise<void> {
+    return this.call(
+      `remove the volume ${name}`,
+      async (docker) => {
+        await docker.getVolume(name).remove();
+      },
+      (error) => (statusOf(error) === 404 ? { value: undefined } : undefined),
+    );
+  }
+
+  async removeVolumes(labels: Record<string, string>): Promise<void> {
+    const names = await this.call('list the sandbox volumes', async (docker) => {
+      const list = await docker.listVolumes({ filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } });
+      return (list.Volumes ?? []).map((v) => v.Name);
+    });
+    for (const name of names) await this.removeVolume(name);
+  }
+
+  putArchive(id: string, containerPath: string, tar: NodeJS.ReadableStream): Promise<void> {
+    return this.call(`copy files into the sandbox at ${containerPath}`, async (docker) => {
+      await docker.getContainer(id).putArchive(tar, { path: containerPath });
+    });
+  }
+
+  getArchive(id: string, containerPath: string): Promise<NodeJS.ReadableStream> {
+    return this.call(`copy files out of the sandbox at ${containerPath}`, (docker) => docker.getContainer(id).getArchive({ path: containerPath }));
+  }
+
+  exportImage(tag: string): Promise<NodeJS.ReadableStream> {
+    return this.call(`export the image ${tag}`, (docker) => docker.getImage(tag).get(), (error) => {
+      if (statusOf(error) !== 404) return undefined;
+      throw new BerthError('image_unavailable', `Docker could not export the image ${tag}: ${engineMessage(error)}`, { hint: 'Check the image name and try again.' });
+    });
+  }
+
+  loadImage(tar: NodeJS.ReadableStream): Promise<void> {
+    return this.call('load an image', async (docker) => {
+      const answer = await docker.loadImage(tar, { quiet: true });
+      // The engine streams its progress; a failed load is an error line in it.
+      const text = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        answer.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+        answer.on('end', () => resolve(out));
+        answer.on('error', reject);
+      });
+      const failure = /"error(?:Detail)?"\s*:\s*"([^"]+)"/.exec(text);
+      if (failure) throw new Error(failure[1]);
+    });
   }
 }

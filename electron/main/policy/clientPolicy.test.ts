@@ -14,4 +14,12 @@ describe('clientRequestProblem', () => {
     expect(clientRequestProblem('profiles.update', { name: 'x', settings: { limits: { memoryMb: 512, cpus: 1, pids: 64 } } })).toBeNull();
     expect(clientRequestProblem('sandbox.exec', { chatId: 'c', command: 'ls' })).toBeNull();
   });
+
+  it('lets a page pick the default engine or a Docker context, never an endpoint with its own key files or socket', () => {
+    expect(clientRequestProblem('profiles.update', { name: 'x', settings: { engine: { kind: 'context', name: 'box' } } })).toBeNull();
+    expect(clientRequestProblem('profiles.create', { name: 'x', engine: { kind: 'default' } })).toBeNull();
+    const tcp = { kind: 'tcp', url: 'tcp://h:2376', tls: { ca: '/a', cert: '/b', key: '/home/me/.ssh/id_rsa' } };
+    expect(clientRequestProblem('profiles.update', { name: 'x', settings: { engine: tcp } })).toMatch(/cannot change engine/);
+    expect(clientRequestProblem('profiles.create', { name: 'x', engine: { kind: 'podman', socketPath: '/run/podman/podman.sock' } })).toMatch(/engine/);
+  });
 });

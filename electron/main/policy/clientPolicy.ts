@@ -10,7 +10,11 @@ export function clientRequestProblem(method: string, params: unknown): string | 
   if (method !== 'profiles.create' && method !== 'profiles.update') return null;
   const p = (params ?? {}) as Record<string, unknown>;
   const settings = (method === 'profiles.update' ? (p.settings ?? {}) : p) as Record<string, unknown>;
-  const named = HOST_LEVEL_SETTINGS.filter((key) => settings[key] !== undefined && !(key === 'backend' && settings[key] === 'docker'));
+  const named: string[] = HOST_LEVEL_SETTINGS.filter((key) => settings[key] !== undefined && !(key === 'backend' && settings[key] === 'docker'));
+  // A page may pick the default engine or a context the user set up; an endpoint with its own
+  // key files or socket path names host files and hosts, which is Berth's own configuration.
+  const engine = settings.engine as { kind?: unknown } | undefined;
+  if (engine !== undefined && engine?.kind !== 'default' && engine?.kind !== 'context') named.push('engine (other than the default or a Docker context)');
   if (named.length === 0) return null;
   return `The app cannot change ${named.join(', ')}: these settings reach past the sandbox (commands on this computer, host folders for every chat, who the sandbox runs as), so only Berth's own configuration on this computer sets them.`;
 }

@@ -3,8 +3,8 @@ import { BerthError } from '../../../shared/errors.js';
 
 export type EngineEndpoint =
   | { kind: 'socket'; socketPath: string }
-  | { kind: 'tcp'; host: string; port: number; tls: boolean }
-  | { kind: 'ssh'; host: string };
+  | { kind: 'tcp'; host: string; port: number; tls: boolean; tlsFiles?: { ca: string; cert: string; key: string } }
+  | { kind: 'ssh'; host: string; identityFile?: string | null };
 
 export interface EndpointEnv {
   DOCKER_HOST?: string | undefined;

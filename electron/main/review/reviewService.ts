@@ -46,6 +46,12 @@ export interface ReviewDeps {
   chatTitle: (chatId: string) => string;
   /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its first folder copy fills it. */
   slotOf?: (chatId: string) => string | null;
+  /**
+   * Brings the chat's copies on a remote engine into their copies here before Berth reads or
+   * writes them (sandbox/sandboxManager syncRemoteCopies); nothing for a local sandbox. A remote
+   * engine that does not answer leaves the copy here as it was last brought.
+   */
+  pull?: (chatId: string) => Promise<void>;
 }
 
 const COUNT_DEBOUNCE_MS = 400;
@@ -111,7 +117,11 @@ export class ReviewService {
   /** One review operation per chat at a time (checkpoints, applies, undos never interleave). */
   private serial<T>(chatId: string, work: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(chatId) ?? Promise.resolve();
-    const next = prev.then(work, work);
+    const pulled = async () => {
+      await this.deps.pull?.(chatId).catch(() => undefined);
+      return work();
+    };
+    const next = prev.then(pulled, pulled);
     const settled = next.then(() => undefined, () => undefined);
     this.locks.set(chatId, settled);
     void settled.then(() => {

@@ -2,7 +2,7 @@
  * Watches whether the Docker engine answers, so the app can say so and recover by itself
  * when it returns: checks often while it is down, rarely while it is up.
  */
-import type { EngineStatus } from '../../../shared/contract.js';
+import type { EngineRef, EngineStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { Engine } from '../engine/dockerEngine.js';
 import type { EventHub } from '../events.js';
@@ -21,8 +21,10 @@ export class EngineMonitor {
     private readonly engine: Engine,
     private readonly events: EventHub,
     private readonly clock: Clock,
+    /** Which engine this is, when a profile names its own (engineRegistry). */
+    private readonly ref: EngineRef | null = null,
   ) {
-    this.status = { state: 'checking', version: null, endpoint: engine.endpointLabel, message: null, hint: null };
+    this.status = { state: 'checking', version: null, endpoint: engine.endpointLabel, message: null, hint: null, engine: ref };
   }
 
   current(): EngineStatus {
@@ -34,13 +36,14 @@ export class EngineMonitor {
     this.checking ??= this.engine
       .ping()
       .then(
-        (v): EngineStatus => ({ state: 'ok', version: v.version, endpoint: this.engine.endpointLabel, message: null, hint: null }),
+        (v): EngineStatus => ({ state: 'ok', version: v.version, endpoint: this.engine.endpointLabel, message: null, hint: null, engine: this.ref }),
         (error: unknown): EngineStatus => ({
           state: 'unreachable',
           version: null,
           endpoint: this.engine.endpointLabel,
           message: error instanceof BerthError ? error.message : 'The Docker engine does not answer.',
           hint: error instanceof BerthError ? (error.hint ?? null) : 'Start Docker and try again.',
+          engine: this.ref,
         }),
       )
       .then((next) => {

@@ -4,14 +4,15 @@
  * Another Berth's containers are never touched (the instance label).
  */
 import type { Clock } from '../base/clock.js';
-import type { Engine } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import { selectOrphans } from '../policy/orphans.js';
 import type { Store } from '../store/repositories.js';
+import type { EngineHandle } from './engineRegistry.js';
 import type { SandboxManager } from './sandboxManager.js';
 
 export interface OrphanReaperDeps {
-  engine: Engine;
+  /** Every engine the profiles name (sandbox/engineRegistry): each is swept. */
+  engines: () => EngineHandle[];
   store: Store;
   manager: SandboxManager;
   instanceId: string;
@@ -33,27 +34,43 @@ export class OrphanReaper {
     this.schedule();
   }
 
-  /** Removes this instance's containers whose chat or profile no longer exists; returns how many. */
+  /**
+   * Removes this instance's containers whose chat or profile no longer exists, on every engine;
+   * returns how many. An engine that does not answer fails the sweep after the others were swept.
+   */
   async reap(): Promise<number> {
     if (this.disposed) return 0;
-    const { engine, store, manager, instanceId } = this.deps;
+    const handles = this.deps.engines();
+    const results = await Promise.allSettled(handles.map((h) => this.reapOn(h)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (this.deps.sweepNetworks) {
+      // A sandbox being brought up has its network before its container: its key counts as live.
+      const live = new Set([...results.flatMap((r) => (r.status === 'fulfilled' ? r.value.live : [])), ...this.deps.manager.keys()]);
+      if (!failed) await this.deps.sweepNetworks(live).catch(() => undefined);
+    }
+    if (failed) throw failed.reason;
+    return results.reduce((n, r) => n + (r.status === 'fulfilled' ? r.value.removed : 0), 0);
+  }
+
+  private async reapOn(handle: EngineHandle): Promise<{ removed: number; live: string[] }> {
+    const { store, manager, instanceId } = this.deps;
+    const { engine } = handle;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
     // A chat id reserved for a warm sandbox (sandbox/warmPool.ts) is alive: its container waits for its chat.
     const alive = (id: string) => store.chats.get(id) !== undefined || store.warmSlots.has(id);
     const orphans = selectOrphans(mine, instanceId, alive, (p) => store.profiles.get(p) !== undefined);
-    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key]).catch(() => undefined)));
+    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key], engine).catch(() => undefined)));
+    // A remote engine's homes and folder copies are volumes of their key: they go with it.
+    if (handle.ref.remote) {
+      await Promise.all(orphans.map((c) => engine.removeVolumes({ [LABEL.instance]: instanceId, [LABEL.key]: c.labels[LABEL.key] ?? '' }).catch(() => undefined)));
+    }
     for (const c of mine) {
       if (orphans.includes(c) || !c.running) continue;
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
-      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings);
+      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings, handle);
     }
-    if (this.deps.sweepNetworks) {
-      // A sandbox being brought up has its network before its container: its key counts as live.
-      const after = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
-      const live = new Set([...after.map((c) => c.labels[LABEL.key] ?? ''), ...manager.keys()]);
-      await this.deps.sweepNetworks(live).catch(() => undefined);
-    }
-    return orphans.length;
+    const after = this.deps.sweepNetworks ? await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId }) : [];
+    return { removed: orphans.length, live: after.map((c) => c.labels[LABEL.key] ?? '') };
   }
 
   private schedule(): void {

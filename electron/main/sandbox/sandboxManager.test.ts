@@ -11,6 +11,7 @@ import { rejectionCode, TempDirs } from '../../../test/support/tempDirs.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { BaseImage } from './baseImage.js';
 import { SandboxManager, type SandboxRequest } from './sandboxManager.js';
+import { singleEngine } from '../../../test/support/singleEngine.js';
 
 const IMAGE = 'berth-test:busybox';
 const temp = new TempDirs();
@@ -24,7 +25,7 @@ function setup(images: string[] = [IMAGE]) {
   const engine = new FakeEngine(images);
   const clock = new ManualClock();
   const manager = new SandboxManager({
-    engine,
+    engines: singleEngine(engine, clock),
     instanceId: 'unit',
     dataDir: temp.make(),
     hostFacts: () => [],
@@ -134,19 +135,19 @@ describe('SandboxManager on the fake engine', () => {
     expect(failures).toEqual(['image_unavailable', 'image_unavailable', 'image_unavailable']);
     expect(other.engine.calls.filter((c) => c === 'pullImage')).toHaveLength(1);
     expect(other.manager.leases('default:c1')).toBe(0);
-    expect((await other.manager.status('default:c1')).error?.code).toBe('image_unavailable');
+    expect((await other.manager.status('default:c1', request().profile.settings)).error?.code).toBe('image_unavailable');
   });
 
   it('reports an engine that does not answer as engine_unreachable, and forgets it once the engine is back', async () => {
     const { engine, manager } = setup();
     engine.down = true;
     expect(await rejectionCode(manager.acquire(request()))).toBe('engine_unreachable');
-    expect((await manager.status('default:c1')).state).toBe('error');
+    expect((await manager.status('default:c1', request().profile.settings)).state).toBe('error');
     engine.down = false;
     manager.forgetEngineErrors();
-    expect((await manager.status('default:c1')).state).toBe('none');
+    expect((await manager.status('default:c1', request().profile.settings)).state).toBe('none');
     const lease = await manager.acquire(request());
-    expect((await manager.status('default:c1')).state).toBe('running');
+    expect((await manager.status('default:c1', request().profile.settings)).state).toBe('running');
     lease.dispose();
   });
 

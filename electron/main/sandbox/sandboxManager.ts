@@ -9,11 +9,15 @@ import type { ProfileSettings, SandboxProgressEvent } from '../../../shared/cont
 import { BerthError } from '../../../shared/errors.js';
 import type { ContainerDetails, Engine, PullProgress } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, appArmorProfileFor, buildContainerSpec, type ContainerCreateBody } from '../policy/containerSpec.js';
+import type { EngineHandle } from './engineRegistry.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
+import { fillRemote, prepareRemoteVolumes } from './remoteFill.js';
+import { copyVolumeFor, directWritesOnRemote, specForRemoteEngine } from '../policy/remoteSpec.js';
+import { fetchCopy, mirrorCopy } from '../workspace/remoteCopy.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { recheckReviewCopy } from '../review/reviewMounts.js';
@@ -79,10 +83,20 @@ interface Slot {
   idleTimer: unknown;
   settings: ProfileSettings | null;
   user: string;
+  /** The engine the slot's container lives on: pinned, so a profile's new engine never moves it silently. */
+  engine: EngineHandle | null;
+}
+
+/** The engines profiles name (sandbox/engineRegistry). */
+export interface EngineRouter {
+  forProfile(settings: ProfileSettings): EngineHandle;
+  all(): EngineHandle[];
+  /** The engine on this computer (Berth's default): images for a remote engine are carried from it. */
+  local(): EngineHandle;
 }
 
 export interface SandboxManagerDeps {
-  engine: Engine;
+  engines: EngineRouter;
   instanceId: string;
   dataDir: string;
   hostFacts: () => readonly HostFacts[];
@@ -105,6 +119,17 @@ export interface SandboxEgress {
 }
 
 const STOP_GRACE_SECONDS = 3;
+
+/** A remote engine cannot bind a folder of this computer: a folder the chat would write into directly is refused. */
+function refuseDirectOnRemote(mounts: readonly PlannedMount[], label: string): void {
+  const direct = directWritesOnRemote(mounts);
+  if (direct.length === 0) return;
+  throw new BerthError(
+    'workspace_refused',
+    `This chat's sandbox runs on the remote engine ${label}, which cannot write into folders of this computer; ${direct.map((d) => `"${d}"`).join(', ')} ${direct.length === 1 ? 'is' : 'are'} attached read-write.`,
+    { hint: 'Attach the folder in Review mode (the chat works on a copy there and you apply its changes from the Changes panel) or read-only, or use the default engine for this profile.' },
+  );
+}
 
 export type GoneListener = (key: string, reason: string) => void;
 
@@ -133,7 +158,7 @@ export class SandboxManager {
     if (!s) {
       s = {
         key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, lock: null, lockKind: null,
-        inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '',
+        inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '', engine: null,
       };
       this.slots.set(key, s);
     }
@@ -163,7 +188,8 @@ export class SandboxManager {
     this.clearIdle(s);
     try {
       // Before the loop: nothing may await between its lock check and the bring-up taking the lock.
-      if (this.appArmor === undefined) await this.learnAppArmor();
+      const handle = this.handleFor(s, req);
+      if (!this.appArmor.has(handle.ref.id)) await this.learnAppArmor(handle);
       for (;;) {
         if (s.lock) {
           const kind = s.lockKind;
@@ -174,7 +200,7 @@ export class SandboxManager {
         const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
-          return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: [], broughtUp: false });
+          return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false });
         }
         if (healthy && s.inUse > 0) {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
@@ -188,6 +214,28 @@ export class SandboxManager {
       this.scheduleIdle(s);
       throw error;
     }
+  }
+
+  /** The engine a key's container is on: the one it was created on, else its profile's. */
+  engineOf(key: string, settings?: ProfileSettings): Engine {
+    const pinned = this.slots.get(key)?.engine;
+    if (pinned) return pinned.engine;
+    if (settings) return this.deps.engines.forProfile(settings).engine;
+    throw new BerthError('internal', `No engine is known for the sandbox ${key}.`);
+  }
+
+  /** Which engine a key's container is on (or would be created on), for the sandbox details. */
+  engineRef(key: string, settings: ProfileSettings): EngineHandle['ref'] {
+    return (this.slots.get(key)?.engine ?? this.deps.engines.forProfile(settings)).ref;
+  }
+
+  /** A running sandbox stays on its engine after its profile's engine changed, and says so. */
+  private stayNotice(s: Slot, req: SandboxRequest): string[] {
+    const want = this.deps.engines.forProfile(req.profile.settings);
+    if (!s.engine || s.engine.ref.id === want.ref.id) return [];
+    return [
+      `This chat's sandbox keeps running on ${s.engine.ref.label}, although its profile now uses ${want.ref.label}. It moves when its sandbox stops (Stop in the sandbox details, or when idle); the home folder and installed packages do not move with it.`,
+    ];
   }
 
   /** The engine answers again: errors that only said it did not are no longer true. */
@@ -252,12 +300,17 @@ export class SandboxManager {
   }
 
   /** The AppArmor profile to pin, once the engine has told (undefined until then). */
-  private appArmor: string | null | undefined = undefined;
+  private readonly appArmor = new Map<string, string | null>();
+
+  /** The engine a slot's container is on while it has one (pinned), else its profile's. */
+  private handleFor(s: Slot, req: SandboxRequest): EngineHandle {
+    return s.engine ?? this.deps.engines.forProfile(req.profile.settings);
+  }
 
   /** Asks the engine once; an engine that does not answer is asked again on the next acquire. */
-  private async learnAppArmor(): Promise<void> {
-    const options = await this.deps.engine.securityOptions().catch(() => null);
-    if (options !== null) this.appArmor = appArmorProfileFor(options);
+  private async learnAppArmor(handle: EngineHandle): Promise<void> {
+    const options = await handle.engine.securityOptions().catch(() => null);
+    if (options !== null) this.appArmor.set(handle.ref.id, appArmorProfileFor(options));
   }
 
   private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
@@ -281,7 +334,7 @@ export class SandboxManager {
       limits: req.profile.settings.limits,
       network,
       workingDir: req.workingDir,
-      appArmorProfile: this.appArmor ?? null,
+      appArmorProfile: this.appArmor.get(this.handleFor(s, req).ref.id) ?? null,
     });
   }
 
@@ -304,8 +357,9 @@ export class SandboxManager {
    * that was checked (policy/mountProof.ts). Otherwise the container goes, with its mounts.
    */
   private async proveMounts(s: Slot, req: SandboxRequest, id: string, user: string, expected: readonly ExpectedMount[]): Promise<void> {
-    if (expected.length === 0) return;
-    const { engine } = this.deps;
+    // On a remote engine nothing local is bound (volumes filled by copy): there is nothing to prove.
+    if (expected.length === 0 || s.engine?.ref.remote) return;
+    const engine = this.engineOf(s.key);
     const home = this.homeFor(req.profile.name, req.key);
     const homeStat = fs.statSync(home, { bigint: true });
     const control: ExpectedMount = { source: home, target: SANDBOX_HOME, dev: String(homeStat.dev), ino: String(homeStat.ino) };
@@ -336,8 +390,26 @@ export class SandboxManager {
   }
 
   private async bringUp(s: Slot, req: SandboxRequest, spec: ContainerCreateBody): Promise<Ready> {
-    const { engine } = this.deps;
+    const want = this.deps.engines.forProfile(req.profile.settings);
     const notices: string[] = [];
+    if (s.engine && s.engine.ref.id !== want.ref.id) {
+      // The profile's engine changed while this sandbox was stopped: it moves now, and says so.
+      const old = s.engine;
+      const ids = s.containerId
+        ? [s.containerId]
+        : (await old.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: s.key }).catch(() => [])).map((c) => c.id);
+      for (const id of ids) await old.engine.removeContainer(id).catch(() => undefined);
+      s.containerId = null;
+      s.session?.close();
+      s.session = null;
+      this.specLabels.delete(s.key);
+      notices.push(
+        `This chat's sandbox moved from ${old.ref.label} to ${want.ref.label}, the engine its profile now uses. Attached folders are kept; the old sandbox's home and installed packages stay behind${ids.length ? ' and its container was removed' : ''}.`,
+      );
+    }
+    if (want.ref.remote) refuseDirectOnRemote(req.mounts, want.ref.label);
+    s.engine = want;
+    const { engine } = want;
     const hadSession = s.session !== null;
     const knownId = s.containerId;
     // A shell abandoned after a timeout may still hold the container's stdin: restart it.
@@ -425,15 +497,20 @@ export class SandboxManager {
   private async ensureNetwork(req: SandboxRequest): Promise<void> {
     const { egress } = req.profile.settings;
     if (egress === 'open') {
-      await this.deps.engine.ensureNetwork(networkNameFor(req.profile.name), { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+      await this.engineOf(req.key, req.profile.settings).ensureNetwork(networkNameFor(req.profile.name), { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
     } else if (egress === 'allowlist') {
+      if (this.deps.engines.forProfile(req.profile.settings).ref.remote) {
+        throw new BerthError('network_failed', "An allowlist profile's egress proxy runs on this computer's engine, so its sandboxes cannot run on a remote engine yet.", {
+          hint: 'Set the profile\'s egress to "none" or "open", or use the default engine for this profile.',
+        });
+      }
       if (!this.deps.egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
       await this.deps.egress.prepareSandbox(req.profile.name, req.key, (p) => req.onProgress('building', p.message, p.fraction));
     }
   }
 
   private async findExisting(knownId: string | null, key: string): Promise<ContainerDetails | null> {
-    const { engine } = this.deps;
+    const engine = this.engineOf(key);
     const known = knownId ? await engine.inspectContainer(knownId) : null;
     if (known) return known;
     const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key });
@@ -446,7 +523,7 @@ export class SandboxManager {
    * the shell waits on its open stdin, so no output can be missed.
    */
   private async openShell(s: Slot, req: SandboxRequest, id: string, user: string, running: boolean, checked: readonly ExpectedMount[]): Promise<ShellSession> {
-    const { engine } = this.deps;
+    const engine = this.engineOf(s.key);
     let expected = checked;
     if (!running) {
       s.phase = 'starting';
@@ -481,8 +558,12 @@ export class SandboxManager {
   }
 
   private async create(s: Slot, req: SandboxRequest, spec: ContainerCreateBody, imagePresent: boolean, notices: string[]): Promise<string> {
-    const { engine, baseImage } = this.deps;
-    if (!imagePresent && req.image === baseImage.tag) {
+    const engine = this.engineOf(s.key);
+    const { baseImage } = this.deps;
+    const remote = s.engine?.ref.remote === true;
+    if (!imagePresent && remote) {
+      await this.carryImage(s, req, engine, notices);
+    } else if (!imagePresent && req.image === baseImage.tag) {
       s.phase = 'building';
       req.onProgress('building', `Building Berth's base image ${req.image} (first run only)…`, 0);
       notices.push(await baseImage.build((p) => req.onProgress('building', p.message, p.fraction)));
@@ -492,23 +573,122 @@ export class SandboxManager {
       await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));
     }
     this.checkTemplate(req.profile.settings.homeTemplate);
-    prepareHome(this.homeFor(req.profile.name, req.key), req.profile.settings.homeTemplate, this.deps.homeOwner(req.profile.settings, spec.User ?? ''));
+    // A remote sandbox's home is a volume there; nothing of this computer's home folder is used.
+    if (!remote) prepareHome(this.homeFor(req.profile.name, req.key), req.profile.settings.homeTemplate, this.deps.homeOwner(req.profile.settings, spec.User ?? ''));
     s.phase = 'creating';
     req.onProgress('creating', 'Creating the sandbox…', null);
     this.recheckMounts(req);
+    // An engine whose files are not this computer's never gets a local path: volumes, filled by copy.
+    const body = remote ? specForRemoteEngine(spec) : spec;
+    const createOnce = async () => {
+      const fresh = remote ? await prepareRemoteVolumes(engine, body) : new Set<string>();
+      const id = await engine.createContainer(body);
+      if (remote) await fillRemote(engine, id, body, fresh, req.mounts, this.deps.dataDir, spec.User);
+      return id;
+    };
     try {
-      return await engine.createContainer(spec);
+      return await createOnce();
     } catch (error) {
       // Same name: a container for this key that the label search did not see yet.
       if (error instanceof BerthError && error.code === 'already_exists') {
         const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: req.key });
         if (found[0]) {
           await engine.removeContainer(found[0].id);
-          return engine.createContainer(spec);
+          return createOnce();
         }
       }
       throw error;
     }
+  }
+
+  /**
+   * A remote engine lacking the image gets it from this computer's engine when that has it (or
+   * builds Berth's base image here first): `docker save | docker load` through the two engines'
+   * APIs, no registry. Anything else is pulled by the remote engine itself.
+   */
+  private async carryImage(s: Slot, req: SandboxRequest, engine: Engine, notices: string[]): Promise<void> {
+    const local = this.deps.engines.local().engine;
+    const { baseImage } = this.deps;
+    let here = await local.hasImage(req.image).catch(() => false);
+    if (!here && req.image === baseImage.tag) {
+      s.phase = 'building';
+      req.onProgress('building', `Building Berth's base image ${req.image} on this computer (first run only)…`, 0);
+      notices.push(await baseImage.build((p) => req.onProgress('building', p.message, p.fraction)));
+      here = true;
+    }
+    if (!here) {
+      s.phase = 'pulling';
+      req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
+      await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));
+      return;
+    }
+    s.phase = 'pulling';
+    req.onProgress('pulling', `Copying the image ${req.image} to ${s.engine?.ref.label ?? 'the remote engine'}…`, null);
+    await engine.loadImage(await local.exportImage(req.image));
+    if (!(await engine.hasImage(req.image))) {
+      throw new BerthError('image_unavailable', `The image ${req.image} was sent to ${s.engine?.ref.label ?? 'the remote engine'} but it does not have it now.`, {
+        hint: 'Check the remote engine (docker image ls there) and try again.',
+      });
+    }
+    notices.push(`The image ${req.image} was copied from this computer's engine to ${s.engine?.ref.label ?? 'the remote engine'}.`);
+  }
+
+  /** Whether the key's sandbox is (or would be) on an engine whose files are not this computer's. */
+  isRemote(key: string): boolean {
+    return this.slots.get(key)?.engine?.ref.remote === true;
+  }
+
+  private readonly syncing = new Map<string, Promise<void>>();
+
+  /**
+   * A remote sandbox's Review copies → their copies on this computer (the ones the Changes panel
+   * lists and Apply reads): files and folders only, never through a link. Calls for one key
+   * while one runs share the next run, so the last call always sees the latest content.
+   */
+  syncRemoteCopies(key: string, mounts: readonly PlannedMount[]): Promise<void> {
+    const s = this.slots.get(key);
+    if (!s?.engine?.ref.remote || !s.containerId) return Promise.resolve();
+    const running = this.syncing.get(key) ?? Promise.resolve();
+    const next = running.then(() => this.syncOnce(s, mounts));
+    const tail = next.catch(() => undefined);
+    this.syncing.set(key, tail);
+    void tail.then(() => {
+      if (this.syncing.get(key) === tail) this.syncing.delete(key);
+    });
+    return next;
+  }
+
+  private async syncOnce(s: Slot, mounts: readonly PlannedMount[]): Promise<void> {
+    const handle = s.engine;
+    const containerId = s.containerId;
+    if (!handle || !containerId) return;
+    const scratch = path.join(this.deps.dataDir, 'tmp');
+    fs.mkdirSync(scratch, { recursive: true, mode: 0o700 });
+    for (const m of mounts) {
+      if (m.origin !== 'review' || m.readOnly) continue;
+      const fetched = await fetchCopy({ engine: handle.engine, containerId, containerPath: m.target }, scratch);
+      try {
+        mirrorCopy(fetched, m.source);
+      } finally {
+        fs.rmSync(fetched, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /**
+   * Berth is about to write the Review copies on this computer (undo, discard, refresh): the
+   * remote sandbox and its copy volumes go, so its next start copies them there again. The home
+   * volume stays.
+   */
+  async dropRemoteCopies(key: string, mounts: readonly PlannedMount[]): Promise<void> {
+    const s = this.slots.get(key);
+    const handle = s?.engine;
+    if (!s || !handle?.ref.remote) return;
+    const ids = s.containerId
+      ? [s.containerId]
+      : (await handle.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
+    for (const id of ids) await this.removeContainer(id, key, handle.engine);
+    for (const m of mounts) if (m.origin !== 'profile') await handle.engine.removeVolume(copyVolumeFor(s.name, m.target, m.source));
   }
 
   /** A template is read on the host: the same deny-list as a mount applies (never ~ or ~/.ssh). */
@@ -525,17 +705,18 @@ export class SandboxManager {
     }
   }
 
-  async status(key: string): Promise<SlotStatus> {
+  async status(key: string, settings: ProfileSettings): Promise<SlotStatus> {
     const s = this.slots.get(key);
+    const engine = this.engineOf(key, settings);
     const name = s?.name ?? containerNameFor(this.deps.instanceId, key);
     if (s && ((s.lock && s.lockKind === 'bringUp') || s.phase === 'error')) {
       return { state: s.phase ?? 'starting', containerId: s.containerId, containerName: name, error: s.error };
     }
     const found = s?.containerId
-      ? await this.deps.engine.inspectContainer(s.containerId)
-      : await this.deps.engine
+      ? await engine.inspectContainer(s.containerId)
+      : await engine
           .findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })
-          .then((list) => (list[0] ? this.deps.engine.inspectContainer(list[0].id) : null));
+          .then((list) => (list[0] ? engine.inspectContainer(list[0].id) : null));
     if (!found) return { state: 'none', containerId: null, containerName: name, error: null };
     return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
   }
@@ -545,8 +726,9 @@ export class SandboxManager {
     return (await this.slots.get(key)?.session?.interrupt(owner)) ?? false;
   }
 
-  async stop(key: string, reason = 'The sandbox was stopped.'): Promise<void> {
+  async stop(key: string, settings: ProfileSettings | null, reason = 'The sandbox was stopped.'): Promise<void> {
     const s = this.slot(key);
+    const engine = this.engineOf(key, settings ?? s.settings ?? undefined);
     await this.exclusive(s, 'stop', async () => {
       this.gone(key, reason);
       this.clearIdle(s);
@@ -555,25 +737,39 @@ export class SandboxManager {
       s.stoppedByUs = true;
       const ids = s.containerId
         ? [s.containerId]
-        : (await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
-      for (const id of ids) await this.deps.engine.stopContainer(id, STOP_GRACE_SECONDS);
+        : (await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: key })).map((c) => c.id);
+      for (const id of ids) await engine.stopContainer(id, STOP_GRACE_SECONDS);
       s.phase = 'stopped';
     });
   }
 
-  /** Removes every container the chat owns, and forgets their keys. */
+  /** Removes every container the chat owns, on every engine Berth uses, and forgets their keys. */
   async removeForChat(chatId: string): Promise<string[]> {
-    const found = await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.chat]: chatId });
-    await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key])));
-    return found.map((c) => c.labels[LABEL.key] ?? '');
+    return this.removeEverywhere({ [LABEL.chat]: chatId });
   }
 
   async removeForProfile(profile: string): Promise<void> {
-    const found = await this.deps.engine.findContainers({ [LABEL.instance]: this.deps.instanceId, [LABEL.profile]: profile });
-    await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key])));
+    await this.removeEverywhere({ [LABEL.profile]: profile });
   }
 
-  async removeContainer(id: string, key: string | undefined): Promise<void> {
+  /** Tries every engine; an engine that does not answer fails the call after the others were done. */
+  private async removeEverywhere(labels: Record<string, string>): Promise<string[]> {
+    const results = await Promise.allSettled(
+      this.deps.engines.all().map(async ({ engine }) => {
+        const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, ...labels });
+        await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key], engine)));
+        // A remote engine's homes and folder copies are volumes labelled with their key.
+        await Promise.all(found.map((c) => engine.removeVolumes({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: c.labels[LABEL.key] ?? '' })));
+        return found.map((c) => c.labels[LABEL.key] ?? '');
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  }
+
+  async removeContainer(id: string, key: string | undefined, on?: Engine): Promise<void> {
+    const engine = on ?? (key !== undefined ? this.slots.get(key)?.engine?.engine : undefined);
     if (key !== undefined) {
       this.gone(key, 'The sandbox was removed.');
       const s = this.slots.get(key);
@@ -585,16 +781,18 @@ export class SandboxManager {
         this.specLabels.delete(key);
       }
     }
-    await this.deps.engine.removeContainer(id);
+    if (!engine) throw new BerthError('internal', `No engine is known for the container ${id}.`);
+    await engine.removeContainer(id);
     if (key !== undefined) await this.deps.egress?.releaseSandbox(key).catch(() => undefined);
   }
 
   /** Running containers found at start-up get the same idle clock as ones Berth started. */
-  adopt(key: string, containerId: string, settings: ProfileSettings): void {
+  adopt(key: string, containerId: string, settings: ProfileSettings, engine: EngineHandle): void {
     const s = this.slot(key);
     if (s.containerId) return;
     s.containerId = containerId;
     s.settings = settings;
+    s.engine = engine;
     this.scheduleIdle(s);
   }
 
@@ -610,7 +808,7 @@ export class SandboxManager {
     s.idleTimer = this.deps.clock.setTimeout(() => {
       s.idleTimer = null;
       if (s.busy > 0 || s.lock) return;
-      void this.stop(s.key, 'The sandbox stopped after being idle.').catch(() => undefined);
+      void this.stop(s.key, null, 'The sandbox stopped after being idle.').catch(() => undefined);
     }, minutes * 60_000);
   }
 
@@ -623,7 +821,7 @@ export class SandboxManager {
       while (s.lock) await s.lock.catch(() => undefined);
       s.session?.close();
       s.session = null;
-      if (!keep && s.containerId) work.push(this.deps.engine.stopContainer(s.containerId, STOP_GRACE_SECONDS).catch(() => undefined));
+      if (!keep && s.containerId && s.engine) work.push(s.engine.engine.stopContainer(s.containerId, STOP_GRACE_SECONDS).catch(() => undefined));
     }
     await Promise.all(work);
     this.slots.clear();

@@ -194,6 +194,10 @@ export class SandboxService {
       if (out.interrupted) notices.push("The command was interrupted (exit code 130). The shell's working directory and exported variables are kept.");
       const { interrupted: _interrupted, ...result } = out;
       return { ...result, cwd: out.cwd ?? where.cwd, notices };
+    } catch (error) {
+      // The shell ended with the connection to the engine (a remote one gone, Docker down): say that.
+      if (error instanceof BerthError && error.code === 'container_vanished') await this.manager.engineOf(key, r.profile.settings).ping();
+      throw error;
     } finally {
       ready.dispose();
     }
@@ -298,11 +302,12 @@ export class SandboxService {
     const r = this.resolve(chatId);
     const base = { chatId, image: this.imageFor(r) };
     if (r.target.kind === 'local') {
-      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null };
+      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null, engine: null };
     }
     const networkName = this.manager.networkName(r.profile, r.target.key);
-    const s = await this.manager.status(r.target.key);
+    const s = await this.manager.status(r.target.key, r.profile.settings);
     return {
+      engine: this.manager.engineRef(r.target.key, r.profile.settings),
       ...base,
       state: s.state,
       key: r.target.key,
@@ -323,9 +328,23 @@ export class SandboxService {
     this.events.emit('sandbox.status', await this.status(chatId));
   }
 
+  /** A remote sandbox's Review copies → their copies on this computer (nothing for a local one). */
+  async pullRemoteCopies(chatId: string): Promise<void> {
+    const r = this.resolve(chatId);
+    if (r.target.kind !== 'container' || !this.manager.isRemote(r.target.key)) return;
+    await this.manager.syncRemoteCopies(r.target.key, this.mountsFor(r));
+  }
+
+  /** Berth rewrites the copies here: a remote sandbox and its copy volumes go, to be filled again on its next start. */
+  async dropRemoteCopies(chatId: string): Promise<void> {
+    const r = this.resolve(chatId);
+    if (r.target.kind !== 'container' || !this.manager.isRemote(r.target.key)) return;
+    await this.manager.dropRemoteCopies(r.target.key, this.mountsFor(r));
+  }
+
   async stop(chatId: string): Promise<SandboxStatus> {
     const r = this.resolve(chatId);
-    if (r.target.kind === 'container') await this.manager.stop(r.target.key);
+    if (r.target.kind === 'container') await this.manager.stop(r.target.key, r.profile.settings);
     const status = await this.status(chatId);
     this.events.emit('sandbox.status', status);
     return status;
@@ -334,7 +353,7 @@ export class SandboxService {
   async containerExists(chat: ChatRecord): Promise<boolean> {
     const r = this.resolve(chat.id);
     if (r.target.kind !== 'container') return false;
-    return (await this.manager.status(r.target.key)).state !== 'none';
+    return (await this.manager.status(r.target.key, r.profile.settings)).state !== 'none';
   }
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { Engine, TtyProcess } from '../engine/dockerEngine.js';
+import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub } from '../events.js';
 import { defaultContainerCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
@@ -60,7 +60,6 @@ export class TerminalService {
   private readonly endings = new Map<string, { count: number; reason: string }>();
 
   constructor(
-    private readonly engine: Engine,
     private readonly sandbox: SandboxService,
     private readonly manager: SandboxManager,
     private readonly events: EventHub,
@@ -122,7 +121,7 @@ export class TerminalService {
   }
 
   private startShell(terminal: Terminal, containerId: string, user: string, workingDir: string): Promise<TtyProcess> {
-    return this.engine.execTty(containerId, {
+    return this.manager.engineOf(terminal.key).execTty(containerId, {
       cmd: SHELL,
       user,
       // The marker lets `busy` tell this terminal's processes from the rest (policy/terminalProcesses).
@@ -142,7 +141,10 @@ export class TerminalService {
     const found = new Map<string, string[]>();
     for (const containerId of new Set(running.map((t) => t.containerId))) {
       const user = running.find((t) => t.containerId === containerId)?.user ?? '';
-      const answer = await this.engine.execOnce(containerId, ['/bin/sh', '-c', PROCESS_LIST_SCRIPT], user).catch(() => null);
+      const holder = running.find((t) => t.containerId === containerId);
+      const answer = await Promise.resolve()
+        .then(() => this.manager.engineOf(holder?.key ?? '').execOnce(containerId, ['/bin/sh', '-c', PROCESS_LIST_SCRIPT], user))
+        .catch(() => null);
       for (const p of parseProcessList(answer?.output ?? '')) found.set(p.terminalId, [...(found.get(p.terminalId) ?? []), p.command]);
     }
     return running
@@ -208,7 +210,9 @@ export class TerminalService {
       output.flush();
       // A shell replaced by a restart (restartForChat) ends quietly.
       if (terminal.view.state === 'exited' || terminal.process !== proc) return;
-      const details = await this.engine.inspectContainer(terminal.containerId).catch(() => null);
+      const details = await Promise.resolve()
+        .then(() => this.manager.engineOf(terminal.key).inspectContainer(terminal.containerId))
+        .catch(() => null);
       this.finish(terminal, details?.running ? 'The shell exited.' : 'The sandbox stopped.');
     });
   }

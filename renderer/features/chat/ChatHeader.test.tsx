@@ -222,6 +222,7 @@ describe('ChatHeader sandbox', () => {
       image: 'debian:bookworm-slim',
       networkName: 'berth-default',
       error: { code: 'network_failed', message: 'The network berth-default could not be set up.' },
+      engine: { id: 'ssh://me@box', kind: 'ssh' as const, label: 'ssh://me@box', remote: true },
     };
     api.sandbox.set('c1', failed);
     api.emit('sandbox.status', failed);
@@ -234,6 +235,8 @@ describe('ChatHeader sandbox', () => {
     expect(screen.getByText('default:c1')).toBeTruthy();
     expect(screen.getByText('berth-default-c1')).toBeTruthy();
     expect(screen.getByText('berth-default')).toBeTruthy();
+    // Which engine the chat runs on, and that its folders are copies there.
+    expect(screen.getByText('ssh://me@box (remote: attached folders are copies)')).toBeTruthy();
   });
 });
 

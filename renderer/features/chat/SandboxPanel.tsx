@@ -129,6 +129,8 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
       {detailsOpen && (
         <div id={detailsId} className="sandbox-details">
           <dl className="details">
+            <dt>Engine</dt>
+            <dd>{status?.engine ? `${status.engine.label}${status.engine.remote ? ' (remote: attached folders are copies)' : ''}` : '—'}</dd>
             <dt>Container key</dt>
             <dd>{status?.key ?? '—'}</dd>
             <dt>Container name</dt>

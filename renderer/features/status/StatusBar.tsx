@@ -20,6 +20,7 @@ export function EngineStatusItem() {
     body = (
       <span title={status.endpoint}>
         <span className="state-dot state-running" aria-hidden="true" /> Docker {status.version ?? ''} <span className="muted">ok</span>
+        {status.engine && status.engine.kind !== 'default' && <span className="muted"> · {status.engine.label}</span>}
       </span>
     );
   } else {

@@ -1,0 +1,142 @@
+/**
+ * A chat on each engine kind in real Chromium, against the browser host: the default engine,
+ * ssh:// (an sshd of the test's own on 127.0.0.1, test/support/sshd.ts) and tcp:// with TLS (a
+ * second dockerd, test/support/dind.ts). Each runs a terminal command and an agent turn whose
+ * command runs in that engine's sandbox (the scripted OpenAI-compatible provider over real HTTP).
+ * The profile's engine is set in Berth's configuration on this computer before the host starts
+ * (a page may not name hosts or key files). Podman: set BERTH_E2E_PODMAN_SOCKET to a Podman
+ * API socket to add it (its support is another issue's work); otherwise it is skipped, saying so.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCore } from '../electron/main/core.js';
+import type { EngineSetting } from '../shared/contract.js';
+import { REMOTE_IMAGE, TestDind, dindMissing } from '../test/support/dind.js';
+import { BUSYBOX, docker } from '../test/support/docker.js';
+import { uniqueName } from '../test/support/harness.js';
+import { byTurn, startOpenAiTestServer } from '../test/support/openaiTestServer.js';
+import { TestSshd, sshdMissing } from '../test/support/sshd.js';
+import { launchBrowser, startHost, tempRoot, type RunningHost } from './support/browserHost.js';
+import { waitForTerminal, typeInTerminal } from './support/ui.js';
+
+const KEY = 'sk-e2e-engines-7d1e';
+const root = tempRoot();
+const sshd = new TestSshd();
+const dind = new TestDind();
+const podmanSocket = process.env.BERTH_E2E_PODMAN_SOCKET;
+if (!podmanSocket) console.warn('engines.e2e.test.ts: no Podman run: set BERTH_E2E_PODMAN_SOCKET to a Podman API socket to add it');
+
+interface Kind {
+  name: string;
+  missing: string | null;
+  setting: () => Promise<EngineSetting>;
+  image: string;
+  /** What the status bar and sandbox details call it. */
+  label: () => string;
+}
+
+const kinds: Kind[] = [
+  { name: 'default', missing: null, setting: async () => ({ kind: 'default' }), image: BUSYBOX, label: () => 'Docker' },
+  {
+    name: 'ssh',
+    missing: sshdMissing(),
+    setting: async () => {
+      await sshd.start();
+      return { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile };
+    },
+    image: BUSYBOX,
+    label: () => sshd.url,
+  },
+  {
+    name: 'tcp',
+    missing: dindMissing(),
+    setting: async () => {
+      await dind.start();
+      return { kind: 'tcp', url: dind.url, tls: dind.tls };
+    },
+    image: REMOTE_IMAGE,
+    label: () => `tcp://127.0.0.1:${dind.port}`,
+  },
+  {
+    name: 'podman',
+    missing: podmanSocket ? null : 'BERTH_E2E_PODMAN_SOCKET is not set',
+    setting: async () => ({ kind: 'podman', socketPath: podmanSocket as string }),
+    image: BUSYBOX,
+    label: () => `podman ${podmanSocket}`,
+  },
+];
+for (const k of kinds) if (k.missing) console.warn(`engines.e2e.test.ts: skipping the ${k.name} engine: ${k.missing}`);
+
+const instances: string[] = [];
+afterAll(async () => {
+  await sshd.dispose();
+  await dind.dispose();
+  // Homes and folder copies of remote chats (volumes) on this machine's engine (the ssh one).
+  for (const instance of instances) {
+    const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
+    if (names.length) await docker('volume', 'rm', '-f', ...names);
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+}, 120_000);
+
+describe.each(kinds)('a chat on the $name engine in the browser', (kind) => {
+  it.skipIf(kind.missing !== null)('runs a terminal command and an agent turn there, and names the engine', async () => {
+    const provider = await startOpenAiTestServer({ apiKey: KEY });
+    const profile = uniqueName(`eng-${kind.name}`);
+    let host: RunningHost | undefined;
+    let browser: Browser | undefined;
+    try {
+      // Berth's configuration on this computer: the profile, its engine, model and key.
+      const dataDir = fs.mkdtempSync(path.join(root, 'host-data-'));
+      const setup = createCore({ dataDir, reapIntervalMs: 0 });
+      await setup.profiles.create({
+        name: profile,
+        image: kind.image,
+        egress: 'none',
+        engine: await kind.setting(),
+        agent: { baseUrl: provider.baseUrl, model: 'test-model', approval: 'auto' },
+      });
+      await setup.agent.setKey({ profile, apiKey: KEY });
+      await setup.dispose();
+
+      host = await startHost(root, {}, { dataDir });
+      instances.push(host.instanceId);
+      browser = await launchBrowser();
+      const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      await page.goto(host.url);
+      await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+      await page.getByLabel('Profile for new chats').selectOption(profile);
+      await page.getByRole('button', { name: 'New chat' }).click();
+
+      // The terminal: a shell in that engine's sandbox.
+      await waitForTerminal(page, (t) => t.includes('$ '), 'the first prompt', 180_000);
+      await typeInTerminal(page, `echo on-${kind.name} > $HOME/where && cat $HOME/where`);
+      await waitForTerminal(page, (t) => t.split('\n').some((l) => l.trim() === `on-${kind.name}`), 'the command output', 60_000);
+
+      // The sandbox details name the engine.
+      await page.getByRole('button', { name: 'Sandbox details' }).click();
+      const details = page.locator('.sandbox-details');
+      await expect.poll(() => details.innerText(), { timeout: 30_000 }).toMatch(new RegExp(`Engine\\s+${kind.name === 'default' ? '/' : kind.label().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      if (kind.name === 'ssh' || kind.name === 'tcp') expect(await details.innerText()).toContain('remote: attached folders are copies');
+
+      // An agent turn whose command runs there too.
+      provider.setResponder(
+        byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: 'cat $HOME/where' } }] }, { text: [`It runs on ${kind.name}.`] }),
+      );
+      const conversation = page.getByRole('region', { name: 'Conversation' });
+      await conversation.getByRole('textbox', { name: 'Message' }).fill('Where do you run?');
+      await page.keyboard.press('Enter');
+      await conversation.getByRole('article', { name: 'Assistant' }).filter({ hasText: `It runs on ${kind.name}.` }).waitFor({ timeout: 120_000 });
+      const card = conversation.getByRole('group', { name: 'terminal: cat $HOME/where' });
+      await expect.poll(() => card.innerText(), { timeout: 30_000 }).toMatch(/Exit code\s+0\b/);
+      // The tool's result the provider got back is what the sandbox on that engine holds.
+      expect(JSON.stringify(provider.requests.at(-1)?.body ?? {})).toContain(`on-${kind.name}`);
+    } finally {
+      await browser?.close().catch(() => undefined);
+      await host?.stop().catch(() => undefined);
+      await provider.close();
+    }
+  }, 600_000);
+});

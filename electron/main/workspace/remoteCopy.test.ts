@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyChanges, diffCopy, mirrorCopy } from './remoteCopy.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+function tree(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-copy-'));
+  dirs.push(dir);
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+describe('a folder copy coming back', () => {
+  it('lists added, modified and deleted files, and applies only what it is given', () => {
+    const host = tree({ 'a.txt': 'a', 'keep.txt': 'k', 'gone.txt': 'g', 'sub/x': 'x' });
+    const copy = tree({ 'a.txt': 'A', 'keep.txt': 'k', 'sub/x': 'x', 'sub/new/y': 'y' });
+    const changes = diffCopy(host, copy);
+    expect(changes).toEqual([
+      { path: 'a.txt', kind: 'modified' },
+      { path: 'gone.txt', kind: 'deleted' },
+      { path: 'sub/new/y', kind: 'added' },
+    ]);
+    expect(applyChanges(host, copy, changes.filter((c) => c.kind !== 'deleted'))).toEqual({ applied: ['a.txt', 'sub/new/y'], refused: [] });
+    expect(fs.readFileSync(path.join(host, 'a.txt'), 'utf8')).toBe('A');
+    expect(fs.readFileSync(path.join(host, 'sub/new/y'), 'utf8')).toBe('y');
+    expect(fs.existsSync(path.join(host, 'gone.txt'))).toBe(true);
+  });
+
+  it('never writes through a link on the host side, and never takes a link from the copy', () => {
+    const outside = tree({ 'secret.txt': 'mine' });
+    const host = tree({});
+    fs.symlinkSync(outside, path.join(host, 'out'));
+    const copy = tree({ 'out/secret.txt': 'overwritten' });
+    fs.symlinkSync('/etc/passwd', path.join(copy, 'link'));
+    const changes = diffCopy(host, copy);
+    expect(changes).toEqual([{ path: 'out/secret.txt', kind: 'added' }]);
+    expect(applyChanges(host, copy, changes)).toEqual({ applied: [], refused: ['out/secret.txt'] });
+    expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('mine');
+    expect(applyChanges(host, copy, [{ path: '../escape', kind: 'added' }]).refused).toEqual(['../escape']);
+  });
+});
+
+describe('bringing a remote copy back into the Review copy here (mirrorCopy)', () => {
+  it('makes its files and folders the fetched ones: changed, added and removed, modes kept', () => {
+    const here = tree({ 'a.txt': 'old\n', 'gone.txt': 'x\n', 'sub/keep.txt': 'k\n', 'old/deep/f.txt': 'f\n' });
+    const fetched = tree({ 'a.txt': 'new\n', 'sub/keep.txt': 'k\n', 'sub/added.txt': 'added\n', 'run.sh': '#!/bin/sh\n' });
+    fs.chmodSync(path.join(fetched, 'run.sh'), 0o755);
+    mirrorCopy(fetched, here);
+    expect(fs.readFileSync(path.join(here, 'a.txt'), 'utf8')).toBe('new\n');
+    expect(fs.readFileSync(path.join(here, 'sub/added.txt'), 'utf8')).toBe('added\n');
+    expect(fs.existsSync(path.join(here, 'gone.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(here, 'old'))).toBe(false);
+    expect(fs.statSync(path.join(here, 'run.sh')).mode & 0o777).toBe(0o755);
+    expect(diffCopy(here, fetched)).toEqual([]);
+  });
+
+  it('never writes through a link here, and keeps links the fetched copy cannot carry', () => {
+    const outside = tree({ 'secret.txt': 'mine\n' });
+    const here = tree({ 'a.txt': 'a\n' });
+    fs.symlinkSync(outside, path.join(here, 'out'));
+    fs.symlinkSync('a.txt', path.join(here, 'alias'));
+    // The sandbox wrote a folder named like the link, with a file in it.
+    const fetched = tree({ 'a.txt': 'a\n', 'out/secret.txt': 'overwritten\n' });
+    mirrorCopy(fetched, here);
+    expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('mine\n');
+    expect(fs.lstatSync(path.join(here, 'alias')).isSymbolicLink()).toBe(true);
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * A folder's copy on an engine whose files are not this computer's: filled from the host
+ * folder through the engine's archive calls (putArchive into a volume), read back the same way
+ * (getArchive), and brought to the host only by an explicit apply. Small on purpose, so Review
+ * mode (issue 8) can use the same mechanism: copy out, let the chat work on the copy, list the
+ * changes, apply the ones the user accepts.
+ *
+ * The copy that comes back is untrusted (the sandbox wrote it): only regular files and folders
+ * are read from it, and applying never follows a link on the host.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import tarFs from 'tar-fs';
+import type { Engine } from '../engine/dockerEngine.js';
+
+export interface CopyPlace {
+  engine: Engine;
+  /** A container (created or running) that mounts the copy's volume at containerPath. */
+  containerId: string;
+  containerPath: string;
+}
+
+export interface Change {
+  /** Relative to the folder, with '/' separators. */
+  path: string;
+  kind: 'added' | 'modified' | 'deleted';
+}
+
+/** Host folder → the copy, every entry owned by the sandbox user (the volume's root too). */
+export async function fillCopy(place: CopyPlace, hostDir: string, owner: { uid: number; gid: number }): Promise<void> {
+  // Unpacked into the parent under the folder's own name: the engine then owns the volume's
+  // root to the sandbox user too (an archive's "." entry at the path itself is not chowned).
+  const base = path.posix.basename(place.containerPath);
+  const pack = tarFs.pack(hostDir, {
+    map: (header) => ({
+      ...header,
+      name: header.name === '.' ? base : `${base}/${header.name}`,
+      uid: owner.uid,
+      gid: owner.gid,
+      uname: '',
+      gname: '',
+    }),
+  });
+  await place.engine.putArchive(place.containerId, path.posix.dirname(place.containerPath), pack);
+}
+
+/** An empty folder owned by the sandbox user at containerPath (a fresh volume's root is root's). */
+export async function ownCopyRoot(place: CopyPlace, owner: { uid: number; gid: number }, scratch: string): Promise<void> {
+  const empty = fs.mkdtempSync(path.join(scratch, 'empty-'));
+  try {
+    await fillCopy(place, empty, owner);
+  } finally {
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
+}
+
+/** The copy → a fresh local folder under scratch (regular files and folders only). */
+export async function fetchCopy(place: CopyPlace, scratch: string): Promise<string> {
+  const into = path.join(scratch, `copy-${randomBytes(6).toString('hex')}`);
+  fs.mkdirSync(into, { recursive: true, mode: 0o700 });
+  const stream = await place.engine.getArchive(place.containerId, place.containerPath);
+  // The archive names entries under the path's last component: strip it.
+  const extract = tarFs.extract(into, {
+    ignore: (_name, header) => header?.type !== 'file' && header?.type !== 'directory',
+    map: (header) => ({ ...header, name: header.name.split('/').slice(1).join('/') || '.' }),
+    chown: false,
+    dmode: 0o700,
+    fmode: 0o600,
+  });
+  await pipeline(stream, extract);
+  return into;
+}
+
+function walk(root: string, rel = ''): Map<string, fs.Stats> {
+  const out = new Map<string, fs.Stats>();
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(root, rel));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = fs.lstatSync(path.join(root, r));
+    if (st.isDirectory()) for (const [k, v] of walk(root, r)) out.set(k, v);
+    else if (st.isFile()) out.set(r, st);
+  }
+  return out;
+}
+
+function digest(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** What the copy changed against the host folder, files only, sorted by path. */
+export function diffCopy(hostDir: string, copyDir: string): Change[] {
+  const host = walk(hostDir);
+  const copy = walk(copyDir);
+  const changes: Change[] = [];
+  for (const [rel, st] of copy) {
+    const h = host.get(rel);
+    if (!h) changes.push({ path: rel, kind: 'added' });
+    else if (h.size !== st.size || digest(path.join(hostDir, rel)) !== digest(path.join(copyDir, rel))) changes.push({ path: rel, kind: 'modified' });
+  }
+  for (const rel of host.keys()) if (!copy.has(rel)) changes.push({ path: rel, kind: 'deleted' });
+  return changes.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The host folder's real path must contain the file's real parent: no link leads out of it. */
+function insideHost(realHost: string, file: string): boolean {
+  const parent = fs.realpathSync(path.dirname(file));
+  return parent === realHost || parent.startsWith(realHost + path.sep);
+}
+
+/**
+ * Brings the given changes to the host folder: files written whole (temp file + rename),
+ * deletions of regular files only. A change whose host path leads through a link out of the
+ * folder is refused and reported, never followed. Returns the paths it could not apply.
+ */
+export function applyChanges(hostDir: string, copyDir: string, changes: readonly Change[]): { applied: string[]; refused: string[] } {
+  const realHost = fs.realpathSync(hostDir);
+  const applied: string[] = [];
+  const refused: string[] = [];
+  for (const change of changes) {
+    const rel = change.path;
+    const target = path.join(realHost, ...rel.split('/'));
+    if (rel.split('/').some((part) => part === '..' || part === '')) {
+      refused.push(rel);
+      continue;
+    }
+    try {
+      if (change.kind === 'deleted') {
+        if (!insideHost(realHost, target)) throw new Error('outside');
+        const st = fs.lstatSync(target, { throwIfNoEntry: false });
+        if (st?.isFile()) fs.unlinkSync(target);
+      } else {
+        // Create missing folders one level at a time, checking each is a real folder inside.
+        const parts = rel.split('/').slice(0, -1);
+        let dir = realHost;
+        for (const part of parts) {
+          dir = path.join(dir, part);
+          const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+          if (!st) fs.mkdirSync(dir);
+          else if (!st.isDirectory()) throw new Error('not a folder');
+        }
+        if (!insideHost(realHost, target)) throw new Error('outside');
+        const existing = fs.lstatSync(target, { throwIfNoEntry: false });
+        if (existing && !existing.isFile()) throw new Error('not a file');
+        const temp = path.join(path.dirname(target), `.berth-apply-${randomBytes(4).toString('hex')}`);
+        fs.copyFileSync(path.join(copyDir, ...rel.split('/')), temp);
+        if (existing) fs.chmodSync(temp, existing.mode & 0o7777);
+        fs.renameSync(temp, target);
+      }
+      applied.push(rel);
+    } catch {
+      refused.push(rel);
+    }
+  }
+  return { applied, refused };
+}
+
+/** Entries of a folder without following links: relative path → lstat, folders before their contents. */
+function entries(root: string, rel = '', out = new Map<string, fs.Stats>()): Map<string, fs.Stats> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(root, rel));
+  } catch {
+    return out;
+  }
+  for (const name of names.sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = fs.lstatSync(path.join(root, r));
+    out.set(r, st);
+    if (st.isDirectory()) entries(root, r, out);
+  }
+  return out;
+}
+
+function sameFile(a: string, b: string, sizeA: number, sizeB: number): boolean {
+  return sizeA === sizeB && fs.readFileSync(a).equals(fs.readFileSync(b));
+}
+
+/** Whether a path under root passes through a link (checked component by component, never followed). */
+function throughLink(root: string, rel: string): boolean {
+  const parts = rel.split('/');
+  let at = root;
+  for (const part of parts.slice(0, -1)) {
+    at = path.join(at, part);
+    try {
+      if (!fs.lstatSync(at).isDirectory()) return true;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/**
+ * A fetched copy (fetchCopy: files and folders only) → a folder on this computer, so that its
+ * files and folders become the fetched ones: changed files are replaced (written beside and
+ * renamed in), missing ones added, ones the copy no longer has removed. Links already in the
+ * folder are kept unless the copy has a file or folder there; nothing is written through a link.
+ * New entries get the folder's owner when Berth runs as root.
+ */
+export function mirrorCopy(fetchedDir: string, targetDir: string): void {
+  const from = entries(fetchedDir);
+  const to = entries(targetDir);
+  const root = fs.statSync(targetDir);
+  const own = (p: string) => {
+    if (process.getuid?.() === 0) fs.lchownSync(p, root.uid, root.gid);
+  };
+  for (const [rel, st] of from) {
+    if (throughLink(targetDir, rel)) continue;
+    const dest = path.join(targetDir, rel);
+    const have = to.get(rel);
+    if (st.isDirectory()) {
+      if (have?.isDirectory()) continue;
+      if (have) fs.rmSync(dest, { force: true });
+      fs.mkdirSync(dest, { mode: st.mode & 0o7777 });
+      own(dest);
+      continue;
+    }
+    const src = path.join(fetchedDir, rel);
+    if (have?.isFile() && sameFile(src, dest, st.size, have.size)) {
+      if ((have.mode & 0o777) !== (st.mode & 0o777)) fs.chmodSync(dest, st.mode & 0o777);
+      continue;
+    }
+    if (have?.isDirectory()) fs.rmSync(dest, { recursive: true, force: true });
+    const temp = `${dest}.berth-${randomBytes(4).toString('hex')}`;
+    fs.copyFileSync(src, temp);
+    fs.chmodSync(temp, st.mode & 0o777);
+    own(temp);
+    fs.renameSync(temp, dest);
+  }
+  // Deepest first, so a folder's contents go before it.
+  for (const [rel, st] of [...to].reverse()) {
+    if (from.has(rel) || st.isSymbolicLink() || throughLink(targetDir, rel)) continue;
+    const dest = path.join(targetDir, rel);
+    if (st.isDirectory()) {
+      // A folder the copy no longer has goes, unless a link the mirror keeps is still inside.
+      if (fs.readdirSync(dest).length === 0) fs.rmdirSync(dest);
+    } else fs.rmSync(dest, { force: true });
+  }
+}

@@ -1,0 +1,25 @@
+// tar-fs 2 ships no types; only what remoteCopy uses.
+declare module 'tar-fs' {
+  import type { Readable, Writable } from 'node:stream';
+  export interface TarHeader {
+    name: string;
+    type?: string;
+    uid: number;
+    gid: number;
+    uname?: string;
+    gname?: string;
+  }
+  export function pack(dir: string, options?: { map?: (header: TarHeader) => TarHeader }): Readable;
+  export function extract(
+    dir: string,
+    options?: {
+      ignore?: (name: string, header?: TarHeader) => boolean;
+      map?: (header: TarHeader) => TarHeader;
+      chown?: boolean;
+      dmode?: number;
+      fmode?: number;
+    },
+  ): Writable;
+  const tarFs: { pack: typeof pack; extract: typeof extract };
+  export default tarFs;
+}

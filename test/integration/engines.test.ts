@@ -1,0 +1,97 @@
+/**
+ * Per-profile engines against real daemons: an sshd on 127.0.0.1 in front of this machine's
+ * engine (ssh://, through ssh2 as docker-modem uses it). An ssh:// engine is treated as one
+ * whose files are not this computer's: nothing local is bound there; folders are copies.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docker, inspect } from '../support/docker.js';
+import { Harness } from '../support/harness.js';
+import { TestSshd, sshdMissing } from '../support/sshd.js';
+import { waitFor } from '../support/waitFor.js';
+import { remoteReviewScenario, type Mounts } from '../support/remoteScenario.js';
+
+const h = new Harness();
+const missing = sshdMissing();
+if (missing) console.warn(`engines.test.ts: skipping the ssh:// engine tests: ${missing}`);
+const sshd = new TestSshd();
+const instances: string[] = [];
+
+beforeAll(async () => {
+  if (!missing) await sshd.start();
+});
+afterAll(async () => {
+  // A test that failed while the engine was down: bring it back so its chats can be removed there.
+  if (!missing && !sshd.running) await sshd.start().catch(() => undefined);
+  await h.cleanup();
+  // Volumes a remote engine's chats used (homes, folder copies), should a test fail before deleting its chat.
+  for (const instance of instances) {
+    const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
+    if (names.length) await docker('volume', 'rm', '-f', ...names);
+  }
+  await sshd.dispose();
+}, 240_000);
+
+
+describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
+  it('runs its chat there, shows which engine, binds no local path, and works on a Review copy that comes back only on Apply', async () => {
+    const core = h.core();
+    instances.push(core.instanceId);
+    await remoteReviewScenario(h, core, { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile }, async (id) => (await inspect<{ Mounts: Mounts }>(id)).Mounts, 'ssh');
+    // Deleting the chat took its volumes on that engine with it.
+    expect(await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${core.instanceId}`)).toBe('');
+  }, 240_000);
+
+  it('a running chat stays on its engine when the profile changes engine, says so, and moves only once stopped', async () => {
+    const core = h.core();
+    instances.push(core.instanceId);
+    const profile = await h.profile(core);
+    const chat = await core.chats.create({ profile: profile.name });
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo one' })).output).toContain('one');
+    const before = await core.sandbox.status({ chatId: chat.id });
+    expect(before.engine?.kind).toBe('default');
+
+    await core.profiles.update({ name: profile.name, settings: { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } } });
+    const still = await core.sandbox.exec({ chatId: chat.id, command: 'echo two' });
+    expect(still.output).toContain('two');
+    expect(still.notices.join(' ')).toMatch(/keeps running on .*although its profile now uses ssh:\/\/root@127\.0\.0\.1/);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(before.containerId);
+
+    await core.sandbox.stop({ chatId: chat.id });
+    const moved = await core.sandbox.exec({ chatId: chat.id, command: 'echo three' });
+    expect(moved.output).toContain('three');
+    expect(moved.notices.join(' ')).toMatch(/moved from .* to ssh:\/\/root@127\.0\.0\.1/);
+    const after = await core.sandbox.status({ chatId: chat.id });
+    expect(after.engine?.kind).toBe('ssh');
+    expect(after.containerId).not.toBe(before.containerId);
+    // The old container is gone, not left behind on the old engine.
+    expect(await docker('ps', '-aq', '--filter', `id=${before.containerId}`)).toBe('');
+    await core.chats.delete({ chatId: chat.id });
+  }, 180_000);
+
+  it('the engine going away mid-chat is reported for that profile, and the chat recovers when it returns', async () => {
+    const core = h.core();
+    instances.push(core.instanceId);
+    const profile = await h.profile(core, { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } });
+    const chat = await core.chats.create({ profile: profile.name });
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo up' })).output).toContain('up');
+
+    await sshd.stop();
+    // The next command says the engine is gone (not that its sandbox broke), naming it.
+    const lost = await core.sandbox.exec({ chatId: chat.id, command: 'echo down' }).then(() => null, (e: { code: string; message: string }) => e);
+    expect(lost?.code).toBe('engine_unreachable');
+    expect(lost?.message).toMatch(/127\.0\.0\.1/);
+    const down = await waitFor(async () => {
+      const s = await core.engine.status({ profile: profile.name });
+      return s.state === 'unreachable' ? s : undefined;
+    }, 'the ssh engine reported unreachable', 60_000);
+    expect(down.message).toMatch(/127\.0\.0\.1/);
+    // The default engine's health is its own: still fine.
+    expect((await core.engine.status({})).state).toBe('ok');
+
+    await sshd.start();
+    await waitFor(async () => (await core.engine.status({ profile: profile.name })).state === 'ok', 'the ssh engine reported back', 60_000);
+    const back = await core.sandbox.exec({ chatId: chat.id, command: 'echo back' });
+    expect(back.output).toContain('back');
+    await core.chats.delete({ chatId: chat.id });
+  }, 180_000);
+});
