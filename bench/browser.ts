@@ -436,6 +436,8 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
   });
   try {
 
+    // What wetty's page received while Berth's ran: the two pages share one browser, so a busy peer would slow Berth.
+    const wettyDuringBerth: number[] = [];
     const berthRun = async (): Promise<ProbeResult> => {
       // Start from a clear screen and scrollback, so each run writes into the same state.
       await typeInTerminal(page, 'clear');
@@ -446,8 +448,10 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       }
       await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
       await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
+      const wettyBefore = await wetty.received();
       await page.keyboard.press('Enter');
       const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
+      wettyDuringBerth.push((await wetty.received()) - wettyBefore);
       // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
       const text = await terminalText(page);
       if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
@@ -494,7 +498,7 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       if (opts.interrupted()) return null;
       // Rotate which side goes first, so drift hits all alike.
       for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
-      opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
+      opts.log(`  run ${i + 1}: (wetty's socket received ${wettyDuringBerth.at(-1) ?? '?'} characters during Berth's run) Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
     }
     const berthMs = berth.map((r) => r.ms);
     const mib = blobBytes / 2 ** 20;
