@@ -44,8 +44,9 @@ export const TERMINAL_OUTPUT = {
  * fits in a frame. Kept screens still take their output (parsed, not drawn, acknowledged as
  * written, so flow control holds) and cost page memory, so both numbers bound it:
  * - chats: a user works in a handful of chats at once, but switching through a long sidebar
- *   should not rebuild every screen; 100 screens with a few screenfuls each measured ~0.2 MB of
- *   page heap apiece (`npm run bench:app`, bench/README.md);
+ *   should not rebuild every screen; kept screens with a few screenfuls each measured ~0.45 MB of
+ *   page JS heap apiece (55 MB after switching through 100 chats, 14 MB through 10:
+ *   `npm run bench:app`, bench/README.md);
  * - lines: what a kept screen really costs is its buffer (xterm keeps ~12 bytes per cell, about
  *   1 KB per 80-column line), so the total of kept lines caps the worst case (every chat with a
  *   full 10,000-line scrollback) at ~100 MB instead of 100 × 10 MB.
