@@ -3,11 +3,12 @@
  * --chats 500), and in real Chromium against the browser host: terminal throughput (vs its peer
  * wetty and `docker exec -t`), chat switch time at 100 chats, and the Changes panel's first
  * paint with 1,000 changed files.
- *   npm run bench:app -- [--image IMG] [--chats N] [--switch-chats N] [--blob-mib N] [--wetty-webgl] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-switch] [--skip-changes]
+ *   npm run bench:app -- [--image IMG] [--chats N] [--switch-chats N] [--blob-mib N] [--wetty-webgl] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-switch] [--skip-throughput] [--skip-changes] [--trace DIR]
  * See bench/README.md.
  */
 import { wasInterrupted, watchInterrupt } from './interrupt.js';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { containersWithLabel, docker } from '../test/support/docker.js';
 import type { BrowserBenchResult } from './browser.js';
@@ -17,7 +18,7 @@ import { measureMemory, type MemoryResult } from './memory.js';
 import { ms, summarize, table } from './stats.js';
 
 const USAGE =
-  'Usage: npm run bench:app -- [--image IMG] [--chats N] [--switch-chats N] [--blob-mib N] [--wetty-webgl] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-switch] [--skip-changes]';
+  'Usage: npm run bench:app -- [--image IMG] [--chats N] [--switch-chats N] [--blob-mib N] [--wetty-webgl] [--changed-files N] [--skip-memory] [--skip-browser] [--skip-switch] [--skip-throughput] [--skip-changes] [--trace DIR]';
 
 const TARGET_RSS_MB = 250;
 /** Berth's terminal against `docker exec -t … cat > /dev/null` (any terminal reads through a TTY). */
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
       'switch-chats': { type: 'string' },
       'wetty-webgl': { type: 'boolean', default: false },
       'skip-switch': { type: 'boolean', default: false },
+      'skip-throughput': { type: 'boolean', default: false },
+      trace: { type: 'string' },
       'skip-memory': { type: 'boolean', default: false },
       'skip-browser': { type: 'boolean', default: false },
       'changed-files': { type: 'string' },
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
   const skipBrowser = values['skip-browser'] === true;
   const switchChats = positiveInt('switch-chats', values['switch-chats'], SWITCH_CHATS, USAGE);
   const skipSwitch = values['skip-switch'] === true;
+  const skipThroughput = values['skip-throughput'] === true;
   const wettyWebgl = values['wetty-webgl'] === true;
   const changedFiles = positiveInt('changed-files', values['changed-files'], 1000, USAGE);
   const skipChanges = values['skip-changes'] === true;
@@ -77,9 +81,12 @@ async function main(): Promise<void> {
   console.log(`env:     ${envNotes.length ? envNotes.join(' ') : '(no DOCKER_HOST, no BERTH_CHROMIUM)'}`);
   console.log(
     `runs:    ${skipMemory ? 'memory skipped' : `memory with ${chats} chats`}; ` +
-      (skipBrowser ? 'browser skipped' : `browser: throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up; Berth, wetty${wettyWebgl ? ' (WebGL)' : ''}, docker exec, docker exec -t), ${skipSwitch ? 'chat switch skipped' : `${SWITCHES} chat switches over ${switchChats} chats (+1 warm-up round)`}`) +
+      (skipBrowser ? 'browser skipped' : `browser: ${skipThroughput ? 'throughput skipped' : `throughput ${blobMib} MiB x ${THROUGHPUT_RUNS} per side (+1 warm-up; Berth, wetty${wettyWebgl ? ' (WebGL)' : ''}, docker exec, docker exec -t)`}, ${skipSwitch ? 'chat switch skipped' : `${SWITCHES} chat switches over ${switchChats} chats (+1 warm-up round)`}`) +
       `; ${skipChanges ? 'changes panel skipped' : `changes panel with ${changedFiles} changed files, ${CHANGES_RUNS} cold + ${CHANGES_RUNS} warm opens (+1 warm-up each)`}`,
   );
+  // Other processes share the CPUs: every figure here is a ratio within this run, and the load says how quiet it was.
+  const load = () => os.loadavg().map((x) => x.toFixed(1)).join(', ');
+  console.log(`load:    ${load()} (1, 5, 15 min) at start`);
   const busy = await berthAppContainers();
   if (busy) console.log(`note:    ${busy} berth.app container(s) from other processes exist now; concurrent engine load makes timings noisier`);
   console.log('');
@@ -100,6 +107,8 @@ async function main(): Promise<void> {
       blobMib,
       throughputRuns: THROUGHPUT_RUNS,
       chats: skipSwitch ? 0 : switchChats,
+      throughput: !skipThroughput,
+      traceDir: typeof values.trace === 'string' ? path.resolve(values.trace) : null,
       switches: SWITCHES,
       wettyWebgl,
       log: (line) => console.log(line),
@@ -142,8 +151,8 @@ async function main(): Promise<void> {
   const sw = web?.switching ?? null;
   if (sw) {
     rows.push([
-      `chat switch, click to marker (${sw.summary.n} switches, ${sw.chats} chats)`,
-      `p95 ${ms(sw.summary.p95)} (median ${ms(sw.summary.median)}, max ${ms(sw.summary.max)})`,
+      `chat switch, click to the chat's terminal painted (${sw.summary.n} switches, ${sw.chats} chats)`,
+      `p95 ${ms(sw.summary.p95)} (median ${ms(sw.summary.median)}, max ${ms(sw.summary.max)}; frames p95 ${sw.frames.p95.toFixed(0)})`,
       `p95 ≤ ${TARGET_SWITCH_P95_MS} ms`,
       sw.summary.p95 <= TARGET_SWITCH_P95_MS ? 'PASS' : 'MISS',
     ]);
@@ -193,11 +202,15 @@ async function main(): Promise<void> {
     }
     if (sw) {
       const s = sw.summary;
-      console.log(`chat switch: median ${ms(s.median)}, p95 ${ms(s.p95)}, min ${ms(s.min)}, max ${ms(s.max)} (in-page clock: click to the marker in the new terminal's buffer)`);
+      console.log(
+        `chat switch: median ${ms(s.median)}, p95 ${ms(s.p95)}, min ${ms(s.min)}, max ${ms(s.max)} (in-page clock: click to the end of the first frame that draws the chat's terminal with its marker); ` +
+          `frames after the click: median ${sw.frames.median.toFixed(0)}, p95 ${sw.frames.p95.toFixed(0)}, max ${sw.frames.max.toFixed(0)} (1: the next frame); page JS heap after the switches ${sw.pageHeapMb === null ? 'n/a' : `${sw.pageHeapMb.toFixed(0)} MB`}`,
+      );
     }
     for (const note of web.cleanupNotes) console.error(`cleanup: ${note}`);
   }
 
+  console.log(`\nload: ${load()} (1, 5, 15 min) at the end`);
   const left = await berthAppContainers();
   console.log(`\ncleanup: ${left === 0 ? 'no berth.app containers on the engine' : `${left} berth.app container(s) on the engine (${busy} existed before this run)`}`);
   if (wasInterrupted()) console.log('interrupted: results above are partial');

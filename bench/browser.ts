@@ -4,7 +4,8 @@
  *
  *   terminal throughput: `cat` of an N MiB text file in a chat's terminal, from the Enter key to
  *     the `END-42` line after it on screen, against `docker exec C cat FILE > /dev/null`.
- *   chat switch: clicking a chat in the sidebar until its terminal's buffer holds its marker.
+ *   chat switch: clicking a chat in the sidebar until its terminal, drawn on screen, shows its
+ *     marker, taken after that frame's paint (and counted in frames).
  *
  * Everything it starts (host, browser, containers, network, temp folders) it removes.
  */
@@ -37,6 +38,10 @@ export interface BrowserBenchOptions {
   /** Chats to switch between, and timed switches (round-robin, after one untimed round). */
   chats: number;
   switches: number;
+  /** Measure terminal throughput (false: only the switch). */
+  throughput: boolean;
+  /** A folder for Chromium performance traces (JS samples, layout, paint) of the switches and of one Berth run; null: none. */
+  traceDir: string | null;
   /** Measure wetty through its WebGL addon (software here) instead of its DOM renderer. */
   wettyWebgl: boolean;
   log(line: string): void;
@@ -84,6 +89,10 @@ export interface SwitchResult {
   chats: number;
   samples: number[];
   summary: Summary;
+  /** Animation frames from the click to the first that showed the chat (1: the next frame). */
+  frames: Summary;
+  /** The page's JS heap (used) after the switches, in MB, with every chat's screen kept or not. */
+  pageHeapMb: number | null;
 }
 
 export interface BrowserBenchResult {
@@ -136,6 +145,7 @@ interface PageGlobals {
   __berthBench?: Probe;
   __berthWire?: Wire;
   wetty_term?: { rows: number; buffer: { active: { viewportY: number; getLine(y: number): { translateToString(trim: boolean): string } | undefined } } };
+  MessageChannel: new () => { port1: { onmessage: (() => void) | null }; port2: { postMessage(m: unknown): void } };
   document: {
     addEventListener(type: string, fn: (ev: { key?: string }) => void, capture: boolean): void;
     removeEventListener(type: string, fn: (ev: { key?: string }) => void, capture: boolean): void;
@@ -152,6 +162,8 @@ interface Probe {
   seenAt: number | null;
   /** The wire counters (reset at the start) when the text showed. */
   wireAtSeen: WireCounts | null;
+  /** Animation frames from the start to the one that showed the text (1: the first frame after the click). */
+  frames: number;
 }
 
 interface WireCounts {
@@ -211,8 +223,12 @@ function installWireCounter(): void {
 }
 
 type StartOn = 'click' | 'enter';
-/** 'buffer': the active terminal's buffer through the test hook; 'screen': the rows on screen; 'wetty': the rows on wetty's screen. */
-type WatchIn = 'buffer' | 'screen' | 'wetty';
+/**
+ * 'buffer': the active terminal's buffer through the test hook; 'screen': the rows in view;
+ * 'painted': the shown terminal's drawn rows (the DOM renderer's text), timed after that frame's
+ * paint; 'wetty': the rows on wetty's screen.
+ */
+type WatchIn = 'buffer' | 'screen' | 'painted' | 'wetty';
 
 /**
  * Arms a probe in the page: the clock starts at the next click (or Enter keydown), captured
@@ -224,7 +240,7 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
     const w = g.__berthWire;
     return w ? { frames: w.frames, frameChars: w.frameChars, acks: w.acks, firstDataAt: w.firstDataAt, lastDataAt: w.lastDataAt } : null;
   };
-  const probe: Probe = { startAt: null, seenAt: null, wireAtSeen: null };
+  const probe: Probe = { startAt: null, seenAt: null, wireAtSeen: null, frames: 0 };
   g.__berthBench = probe;
   const shows = (): boolean => {
     if (args.watchIn === 'buffer') return g.__berthTest.terminalText().includes(args.text);
@@ -235,15 +251,30 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
       for (let y = b.viewportY; y < b.viewportY + t.rows; y++) if (b.getLine(y)?.translateToString(true).includes(args.text)) return true;
       return false;
     }
+    if (args.watchIn === 'painted') {
+      // What the user sees: the drawn rows of the terminal tab on screen, not xterm's buffer.
+      const rows = g.document.querySelector('.terminal-panel:not([hidden]) .xterm-rows');
+      return rows?.textContent?.includes(args.text) === true;
+    }
     // The rows in view: a few dozen, cheap to read each frame, whichever renderer draws them.
     return g.__berthTest.screenText().includes(args.text);
   };
   const poll = () => {
     if (g.__berthBench !== probe) return;
-    if (shows()) {
+    probe.frames++;
+    if (!shows()) {
+      g.requestAnimationFrame(poll);
+      return;
+    }
+    probe.wireAtSeen = snapshot();
+    if (args.watchIn !== 'painted') {
       probe.seenAt = g.performance.now();
-      probe.wireAtSeen = snapshot();
-    } else g.requestAnimationFrame(poll);
+      return;
+    }
+    // A task posted from an animation frame runs after that frame's style, layout and paint.
+    const channel = new g.MessageChannel();
+    channel.port1.onmessage = () => (probe.seenAt = g.performance.now());
+    channel.port2.postMessage(0);
   };
   const type = args.startOn === 'click' ? 'click' : 'keydown';
   const onEvent = (ev: { key?: string }) => {
@@ -260,6 +291,7 @@ interface ProbeResult {
   ms: number;
   wire: WireCounts | null;
   startAt: number;
+  frames: number;
 }
 
 async function probeResult(page: Page, timeoutMs: number, what: string): Promise<ProbeResult> {
@@ -269,7 +301,7 @@ async function probeResult(page: Page, timeoutMs: number, what: string): Promise
     throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}. The terminal shows (tail):\n${(await terminalText(page).catch(() => '')).slice(-1500)}`);
   }
   const p = await page.evaluate(() => (globalThis as unknown as PageGlobals).__berthBench as Probe);
-  return { ms: (p.seenAt as number) - (p.startAt as number), wire: p.wireAtSeen, startAt: p.startAt as number };
+  return { ms: (p.seenAt as number) - (p.startAt as number), wire: p.wireAtSeen, startAt: p.startAt as number, frames: p.frames };
 }
 
 // ---------- driving the UI (e2e/support/ui.ts) ----------
@@ -314,6 +346,26 @@ function timeCliCat(containerId: string, file: string, tty: boolean): Promise<nu
 
 // ---------- the measurements ----------
 
+/** Records a Chromium trace (open it in DevTools' Performance panel) until stop(); null without --trace. */
+async function startTrace(page: Page, opts: BrowserBenchOptions, name: string): Promise<{ stop(): Promise<void> } | null> {
+  if (opts.traceDir === null) return null;
+  const browser = page.context().browser();
+  if (!browser) return null;
+  fs.mkdirSync(opts.traceDir, { recursive: true });
+  const file = path.join(opts.traceDir, `${name}.json`);
+  await browser.startTracing(page, {
+    path: file,
+    screenshots: false,
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-v8.cpu_profiler', 'v8.execute', 'blink.user_timing'],
+  });
+  return {
+    async stop() {
+      await browser.stopTracing();
+      opts.log(`browser: trace written to ${file}`);
+    },
+  };
+}
+
 async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: string): Promise<SwitchResult | null> {
   opts.log(`browser: chat switch: opening ${opts.chats} chats in ${profile}…`);
   for (let i = 1; i <= opts.chats; i++) {
@@ -325,17 +377,29 @@ async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: 
   const nav = page.getByRole('navigation', { name: 'Chats' });
   const buttons = Array.from({ length: opts.chats }, (_, i) => nav.getByRole('button', { name: `Chat ${i + 1}`, exact: true }));
   const samples: number[] = [];
+  const frames: number[] = [];
   const total = opts.chats + opts.switches; // the first round is a warm-up
+  const trace = await startTrace(page, opts, 'switch');
   for (let n = 0; n < total; n++) {
     if (opts.interrupted()) return null;
     const i = n % opts.chats; // the newest chat (the last) is selected now: start at the first
     const marker = `chat-${i + 1}-marker`;
-    await page.evaluate(armProbe, { startOn: 'click' as StartOn, watchIn: 'buffer' as WatchIn, text: marker });
+    await page.evaluate(armProbe, { startOn: 'click' as StartOn, watchIn: 'painted' as WatchIn, text: marker });
     await (buttons[i] as ReturnType<typeof nav.getByRole>).click();
     const r = await probeResult(page, 15_000, `${marker} after clicking Chat ${i + 1}`);
-    if (n >= opts.chats) samples.push(r.ms);
+    if (n >= opts.chats) {
+      samples.push(r.ms);
+      frames.push(r.frames);
+    }
   }
-  return { chats: opts.chats, samples, summary: summarize(samples) };
+  await trace?.stop();
+  const pageHeapMb = await page
+    .evaluate(() => {
+      const m = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
+      return m ? m.usedJSHeapSize / 1e6 : null;
+    })
+    .catch(() => null);
+  return { chats: opts.chats, samples, summary: summarize(samples), frames: summarize(frames), pageHeapMb };
 }
 
 /** `clear`, then wait until wetty's screen shows only a prompt. */
@@ -372,6 +436,8 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
   });
   try {
 
+    // What wetty's page received while Berth's ran: the two pages share one browser, so a busy peer would slow Berth.
+    const wettyDuringBerth: number[] = [];
     const berthRun = async (): Promise<ProbeResult> => {
       // Start from a clear screen and scrollback, so each run writes into the same state.
       await typeInTerminal(page, 'clear');
@@ -382,8 +448,10 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       }
       await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
       await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
+      const wettyBefore = await wetty.received();
       await page.keyboard.press('Enter');
       const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
+      wettyDuringBerth.push((await wetty.received()) - wettyBefore);
       // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
       const text = await terminalText(page);
       if (!text.includes(lastLine) || !text.includes('END-42')) throw new Error("The terminal shows END-42 but not the file's last line: output was lost.");
@@ -408,8 +476,12 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
     const ttyRun = () => timeCliCat(container, '/tmp/blob', true);
 
     opts.log(`browser: throughput: ${blobBytes} bytes; 1 warm-up + ${opts.throughputRuns} timed runs per side, alternating…`);
+    const trace = await startTrace(page, opts, 'throughput-berth');
     await berthRun();
+    await trace?.stop();
+    const wettyTrace = await startTrace(wetty.page, opts, 'throughput-wetty');
     await wettyRun();
+    await wettyTrace?.stop();
     await cliRun();
     await ttyRun();
     const berth: ProbeResult[] = [];
@@ -426,7 +498,7 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       if (opts.interrupted()) return null;
       // Rotate which side goes first, so drift hits all alike.
       for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<void>)();
-      opts.log(`  run ${i + 1}: Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
+      opts.log(`  run ${i + 1}: (wetty's socket received ${wettyDuringBerth.at(-1) ?? '?'} characters during Berth's run) Berth ${(berth[i] as ProbeResult).ms.toFixed(0)} ms, wetty ${(wet[i] as number).toFixed(0)} ms, CLI ${(cli[i] as number).toFixed(0)} ms, CLI -t ${(tty[i] as number).toFixed(0)} ms`);
     }
     const berthMs = berth.map((r) => r.ms);
     const mib = blobBytes / 2 ** 20;
@@ -481,7 +553,7 @@ export async function measureBrowser(opts: BrowserBenchOptions): Promise<Browser
     await createProfile(page, profile, opts.image);
 
     result.switching = opts.chats > 0 ? await measureSwitching(page, opts, profile) : null;
-    if (!opts.interrupted()) result.throughput = await measureThroughput(page, browser, host, opts, profile);
+    if (opts.throughput && !opts.interrupted()) result.throughput = await measureThroughput(page, browser, host, opts, profile);
     return result;
   } finally {
     await browser?.close().catch((e: unknown) => cleanupNotes.push(`closing Chromium failed: ${String(e)}`));

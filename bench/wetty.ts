@@ -35,6 +35,8 @@ export interface WettyPeer {
   renderer: string;
   /** The rows in view, joined by newlines. */
   screenText(): Promise<string>;
+  /** Characters (or bytes) wetty's socket has received so far. */
+  received(): Promise<number>;
   /** The last `lines` lines of the buffer. */
   tailText(lines: number): Promise<string>;
   /** Focuses the terminal and types a line (Enter unless told not to). */
@@ -129,6 +131,22 @@ export async function startWetty(opts: {
       },
       { options: JSON.stringify(options), webgl: opts.webgl },
     );
+    // Counts what wetty's socket receives, so the bench can tell that wetty sat idle while Berth ran.
+    await page.addInitScript(() => {
+      type Ws = new (...args: unknown[]) => { addEventListener(t: string, fn: (ev: { data: unknown }) => void): void };
+      const g = globalThis as unknown as { WebSocket: Ws; __wettyRx: number };
+      g.__wettyRx = 0;
+      const Original = g.WebSocket;
+      g.WebSocket = class extends Original {
+        constructor(...args: unknown[]) {
+          super(...args);
+          this.addEventListener('message', (ev) => {
+            const d = ev.data as { length?: number; byteLength?: number; size?: number };
+            g.__wettyRx += typeof ev.data === 'string' ? ev.data.length : (d.byteLength ?? d.size ?? 0);
+          });
+        }
+      };
+    });
     await page.goto(url);
     await page.waitForFunction(() => (globalThis as unknown as WettyGlobals).wetty_term !== undefined, undefined, { timeout: 30_000 });
     const p = page;
@@ -137,6 +155,7 @@ export async function startWetty(opts: {
       version,
       renderer: opts.webgl ? 'WebGL addon (software, no GPU)' : 'DOM renderer (WebGL off, as Berth)',
       screenText: () => p.evaluate(wettyText, null),
+      received: () => p.evaluate(() => (globalThis as unknown as { __wettyRx: number }).__wettyRx),
       tailText: (lines) => p.evaluate(wettyText, lines),
       type: async (line, enter = true) => {
         await p.evaluate(() => (globalThis as unknown as WettyGlobals).wetty_term?.focus());

@@ -10,11 +10,20 @@ import { localSelectionMemory } from './app/selectionMemory';
 import { activeTerminalId } from './app/shortcuts';
 import { TerminalOutputHub } from './features/terminals/outputHub';
 import { installTestHook } from './features/terminals/registry';
+import { TerminalSessions } from './features/terminals/sessions';
+import { XtermSession } from './features/terminals/xtermSession';
 import { createStores, startSync } from './stores';
 
 const { api, connection, reconnectNow } = createApi(window);
 const stores = createStores(api, connection, localSelectionMemory(window.localStorage));
 const output = new TerminalOutputHub(api);
+const terminalSessions = new TerminalSessions<XtermSession>({
+  terminals: stores.terminals,
+  epoch: { get: () => stores.connection.getState().epoch, subscribe: (fn) => stores.connection.subscribe(fn) },
+  document,
+  create: (element, terminalId, initialSize) =>
+    new XtermSession(element, { api, output, terminalId, initialSize, onSize: (size) => stores.terminals.getState().setLastSize(size) }),
+});
 // The browser host notifies from the page; the desktop app's main process does it by itself.
 const notifier = connection.get().transport === 'ws' ? createApprovalNotifier(window, (chatId) => stores.chats.getState().select(chatId)) : null;
 startSync(stores, api, connection, {
@@ -29,7 +38,7 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <AppProvider services={{ api, stores, output, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined }}>
+    <AppProvider services={{ api, stores, output, terminalSessions, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined }}>
       <App />
     </AppProvider>
   </StrictMode>,

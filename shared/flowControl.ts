@@ -36,3 +36,23 @@ export const TERMINAL_OUTPUT = {
   /** The page: write at once when this many characters are waiting. */
   writeMaxChars: 1024 * 1024,
 } as const;
+
+/**
+ * The page keeps the xterm screens of recently shown chats alive while the user is in another
+ * chat (renderer/features/terminals/sessions.ts): coming back then shows the screen as it is,
+ * with no new xterm, no `terminal.replay` round trip and no re-parse of the replay, so a switch
+ * fits in a frame. Kept screens still take their output (parsed, not drawn, acknowledged as
+ * written, so flow control holds) and cost page memory, so both numbers bound it:
+ * - chats: a user works in a handful of chats at once, but switching through a long sidebar
+ *   should not rebuild every screen; kept screens with a few screenfuls each measured ~0.45 MB of
+ *   page JS heap apiece (55 MB after switching through 100 chats, 14 MB through 10:
+ *   `npm run bench:app`, bench/README.md);
+ * - lines: what a kept screen really costs is its buffer (xterm keeps ~12 bytes per cell, about
+ *   1 KB per 80-column line), so the total of kept lines caps the worst case (every chat with a
+ *   full 10,000-line scrollback) at ~100 MB instead of 100 × 10 MB.
+ * The chat on screen is never let go; the least recently shown goes first.
+ */
+export const TERMINAL_KEEP_ALIVE = {
+  maxChats: 100,
+  maxLines: 100_000,
+} as const;

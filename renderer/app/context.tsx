@@ -13,12 +13,16 @@ import type { ReviewState } from '../stores/review';
 import type { AttentionStoreState } from '../stores/attention';
 import type { ConnectionInfo } from '../api/types';
 import type { TerminalOutputHub } from '../features/terminals/outputHub';
+import type { TerminalSessions } from '../features/terminals/sessions';
+import type { XtermSession } from '../features/terminals/xtermSession';
 
 export interface AppServices {
   api: BerthApi;
   stores: Stores;
   /** Null where no terminal is shown (component tests). */
   output: TerminalOutputHub | null;
+  /** The xterm screens, kept across chat switches; absent where no terminal is shown (component tests). */
+  terminalSessions?: TerminalSessions<XtermSession> | null;
   reconnectNow(): void;
   /** Asks once for the permission to notify (browser host); absent where main notifies. */
   askToNotify?: () => void;

@@ -1,6 +1,7 @@
 /**
  * The selected chat's terminals: one tab each and "New terminal". Main keeps them running while
- * the user is in another chat; coming back mounts fresh screens that repaint from main's copy.
+ * the user is in another chat, and the page keeps their screens (sessions.ts): coming back puts
+ * the same screens back, as they are.
  */
 import { useId, useMemo, type KeyboardEvent } from 'react';
 import type { TerminalView } from '../../../shared/contract';

@@ -1,63 +1,49 @@
 /** One terminal tab's screen (xterm.js), with its find bar and, once it has ended, Restart. */
 import '@xterm/xterm/css/xterm.css';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { TerminalView } from '../../../shared/contract';
-import { useConnection, useServices } from '../../app/context';
-import { registerTerminal } from './registry';
-import { XtermSession } from './xtermSession';
+import { useServices } from '../../app/context';
+import type { XtermSession } from './xtermSession';
 
 export function TerminalPane({ terminal, visible }: { terminal: TerminalView; visible: boolean }) {
-  const { api, stores, output } = useServices();
+  const { stores, terminalSessions: sessions } = useServices();
   const hostRef = useRef<HTMLDivElement>(null);
   const [session, setSession] = useState<XtermSession | null>(null);
   const [findOpen, setFindOpen] = useState(false);
-  const epoch = useConnection((s) => s.epoch);
-  const epochSeen = useRef(epoch);
-  const { terminalId } = terminal;
+  const { terminalId, chatId } = terminal;
   const exited = terminal.state === 'exited';
   const initialSize = useRef({ cols: terminal.cols, rows: terminal.rows });
 
-  useEffect(() => {
-    const host = hostRef.current;
-    if (!host || !output) return;
-    const s = new XtermSession(host, {
-      api,
-      output,
-      terminalId,
-      initialSize: initialSize.current,
-      onFind: () => setFindOpen(true),
-      onSize: (size) => stores.terminals.getState().setLastSize(size),
-    });
-    const unregister = registerTerminal(terminalId, s.term);
-    setSession(s);
+  // Borrow the terminal's screen (kept from the last visit, or new) before the browser paints,
+  // so coming back to a chat shows its terminal in the first frame; give it back on the way out.
+  useLayoutEffect(() => {
+    const slot = hostRef.current;
+    if (!slot || !sessions) return;
+    const { screen } = sessions.show(terminalId, chatId, slot, initialSize.current);
+    screen.onFind = () => setFindOpen(true);
+    setSession(screen);
     return () => {
-      unregister();
-      s.dispose();
+      screen.onFind = null;
+      sessions.hide(terminalId, screen);
       setSession(null);
     };
-  }, [api, stores, output, terminalId]);
+  }, [sessions, terminalId, chatId]);
 
   useEffect(() => {
     if (session && exited) session.setExited(terminal.exitReason);
   }, [session, exited, terminal.exitReason]);
 
-  // Back on screen: fit to the box. Take the focus only when it was in the terminal area (New
-  // terminal, Restart, the terminal before): a chat opens with the message box focused, since a
-  // terminal keeps Tab and Esc (Ctrl+Shift+` leaves it).
+  // Back on screen: the screen's ResizeObserver fits it to the box after the frame's layout (a
+  // fit here would force a layout inside the click that switched chats: measured 40% of a switch).
+  // Take the focus only when it was in the terminal area (New terminal, Restart, the terminal
+  // before): a chat opens with the message box focused, since a terminal keeps Tab and Esc
+  // (Ctrl+Shift+` leaves it).
   useEffect(() => {
     if (!session || !visible) return;
-    session.fit();
     const focused = document.activeElement;
     const inArea = focused !== null && hostRef.current?.closest('.terminals')?.contains(focused) === true;
     if (inArea && focused.getAttribute('role') !== 'tab') session.focus();
   }, [session, visible]);
-
-  // After a reconnect, output may have been missed: repaint from main's copy.
-  useEffect(() => {
-    if (!session || epoch === epochSeen.current) return;
-    epochSeen.current = epoch;
-    session.replay();
-  }, [session, epoch]);
 
   return (
     <div className="terminal-pane">

@@ -1,7 +1,7 @@
 /**
- * Routes `terminal.data` to the xterm showing that terminal. Output of a terminal nobody is
- * showing (its chat is in the background) is acknowledged at once and dropped, so main keeps
- * reading it; the pane repaints from `terminal.replay` when the user comes back.
+ * Routes `terminal.data` to the xterm screen of that terminal, shown or kept (sessions.ts).
+ * Output of a terminal with no screen (its chat was let go of, or never shown) is acknowledged at
+ * once and dropped, so main keeps reading it; a new screen repaints from `terminal.replay`.
  */
 import type { BerthApi } from '../../api/types';
 import { AckBatcher, type AckPolicy, ACK_POLICY } from './ackBatcher';

@@ -1,5 +1,5 @@
 /**
- * The xterm instances on screen, by terminal id, and the test hook that reads them
+ * The xterm instances alive (shown, or kept while their chat is in the background), by terminal id, and the test hook that reads them
  * (`window.__berthTest`, used by end-to-end tests; harmless otherwise: it only reads text
  * already on the screen).
  */
@@ -51,7 +51,7 @@ export function screenText(buffer: BufferLike, rows: number): string {
 }
 
 export interface BerthTestHook {
-  /** The text of a terminal's buffer (the active one when no id is given); '' when not on screen. */
+  /** The text of a terminal's buffer (the active one when no id is given); '' when it has no screen. */
   terminalText(terminalId?: string): string;
   /** The rows in view of a terminal (the active one when no id is given): cheap to read often. */
   screenText(terminalId?: string): string;

@@ -43,6 +43,34 @@ export const TERMINAL_THEME: ITheme = {
   brightWhite: '#ffffff',
 };
 
+/** How often xterm's scrollbar may reveal itself while output scrolls (see throttleScrollbarReveal). */
+const SCROLLBAR_REVEAL_MS = 100;
+let warnedScrollbar = false;
+
+/**
+ * xterm 6.0's scrollbar reveals itself on every scroll event, and a flood scrolls once per line:
+ * each reveal re-arms its hide timer (clearTimeout + setTimeout), which measured ~45% of the
+ * page's main thread during a 4 MiB `cat` (Chromium trace, `npm run bench:app -- --trace DIR`;
+ * upstream: xtermjs/xterm.js#6123, no option for it in 6.0). Revealing at most every
+ * SCROLLBAR_REVEAL_MS looks the same (the bar stays up while output scrolls and fades after) and
+ * costs a few timers per second. Reaches into xterm's internals, so it checks their shape and
+ * does nothing when they differ (a later xterm): returns whether it applied.
+ */
+export function throttleScrollbarReveal(term: Terminal, now: () => number = () => performance.now()): boolean {
+  type Scrollable = { _reveal?: () => void };
+  const scrollable = (term as unknown as { _core?: { _viewport?: { _scrollableElement?: Scrollable } } })._core?._viewport?._scrollableElement;
+  const reveal = scrollable?._reveal;
+  if (!scrollable || typeof reveal !== 'function') return false;
+  let last = Number.NEGATIVE_INFINITY;
+  scrollable._reveal = function throttledReveal(this: Scrollable) {
+    const t = now();
+    if (t - last < SCROLLBAR_REVEAL_MS) return;
+    last = t;
+    reveal.call(scrollable);
+  };
+  return true;
+}
+
 /** The line written when a terminal ends, e.g. "[sandbox stopped — press Restart]". */
 export function exitLine(reason: string | null): string {
   const why = (reason ?? '').trim().replace(/\.+$/, '') || 'The terminal ended';
@@ -55,12 +83,13 @@ export interface XtermSessionDeps {
   terminalId: string;
   /** The size main opened the terminal at: a resize is sent when the fitted size differs. */
   initialSize: TerminalSize;
-  onFind(): void;
   onSize(size: TerminalSize): void;
 }
 
 export class XtermSession {
   readonly term: Terminal;
+  /** Ctrl+Shift+F in the terminal: the pane showing it opens its find bar (null while kept off screen). */
+  onFind: (() => void) | null = null;
   private readonly fitAddon = new FitAddon();
   private readonly searchAddon = new SearchAddon();
   private readonly offs: Array<() => void> = [];
@@ -83,6 +112,8 @@ export class XtermSession {
   private sentSize: TerminalSize;
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
+  /** Whether xterm's scrollbar reveal is throttled (false: xterm's internals changed shape). */
+  readonly scrollbarThrottled: boolean;
 
   constructor(
     private readonly host: HTMLElement,
@@ -106,6 +137,12 @@ export class XtermSession {
     term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
     term.attachCustomKeyEventHandler((ev) => this.onKey(ev));
     term.open(host);
+    this.scrollbarThrottled = throttleScrollbarReveal(term);
+    // Said once per page: floods are slower until the throttle is ported to the new xterm.
+    if (!this.scrollbarThrottled && !warnedScrollbar) {
+      warnedScrollbar = true;
+      console.warn("xterm's scrollbar internals changed: the reveal throttle is off (see throttleScrollbarReveal)");
+    }
 
     const input = term.onData((data) => this.sendInput(data));
     const binary = term.onBinary((data) => this.sendInput(data));
@@ -120,7 +157,14 @@ export class XtermSession {
 
     if (typeof ResizeObserver !== 'undefined') {
       let frame = 0;
-      const observer = new ResizeObserver(() => {
+      let fitted = '';
+      const observer = new ResizeObserver((entries) => {
+        // Taken out of the document (its chat in the background) and put back at the size it had:
+        // nothing to fit, and no layout forced in the frame that shows it again.
+        const box = entries[entries.length - 1]?.contentRect;
+        const size = box ? `${box.width}x${box.height}` : '';
+        if (box && (box.width === 0 || box.height === 0 || size === fitted)) return;
+        fitted = size;
         cancelAnimationFrame(frame);
         frame = requestAnimationFrame(() => this.fit());
       });
@@ -173,6 +217,11 @@ export class XtermSession {
 
   focus(): void {
     this.term.focus();
+  }
+
+  /** Buffer lines held (scrollback and screen): what keeping this screen costs. */
+  lines(): number {
+    return this.term.buffer.normal.length;
   }
 
   findNext(query: string, incremental = false): boolean {
@@ -251,7 +300,7 @@ export class XtermSession {
     if (shortcut === 'findInTerminal') {
       if (ev.type === 'keydown') {
         ev.preventDefault();
-        this.deps.onFind();
+        this.onFind?.();
       }
       return false;
     }

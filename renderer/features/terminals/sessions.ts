@@ -1,0 +1,171 @@
+/**
+ * The xterm screens alive in the page, by terminal id. A chat's terminal panes borrow their
+ * screens from here: shown, the screen's element sits in the pane; when the user goes to another
+ * chat, the element is only taken out of the document ("kept"), and coming back puts the same
+ * screen back, as it was, without a new xterm or a `terminal.replay` round trip. A kept screen
+ * still takes its terminal's output (xterm parses it, draws nothing while out of the document,
+ * and acknowledges it as written, so main's flow control is the same as for a shown screen).
+ *
+ * Bounded by TERMINAL_KEEP_ALIVE (shared/flowControl.ts): the least recently shown chats' screens
+ * are disposed first. A screen also goes when its terminal is closed or its chat deleted (it
+ * leaves the terminals store), and when its terminal has ended while kept (nothing flows any
+ * more; coming back repaints from main's copy).
+ */
+import type { TerminalsStore } from '../../stores/terminals';
+import { TERMINAL_KEEP_ALIVE } from '../../../shared/flowControl';
+import type { TerminalSize } from '../../stores/terminals';
+import { registerTerminal } from './registry';
+
+export interface KeepPolicy {
+  maxChats: number;
+  maxLines: number;
+}
+
+export interface KeptChat {
+  chatId: string;
+  /** Larger: shown more recently. */
+  lastShown: number;
+  /** Buffer lines of its screens (scrollback and screen). */
+  lines: number;
+  /** On screen now: never let go. */
+  shown: boolean;
+}
+
+/** Pure: the chats whose screens to dispose, least recently shown first, until both bounds hold. */
+export function chatsToEvict(chats: readonly KeptChat[], policy: KeepPolicy = TERMINAL_KEEP_ALIVE): string[] {
+  let count = chats.length;
+  let lines = chats.reduce((n, c) => n + c.lines, 0);
+  const evict: string[] = [];
+  for (const c of [...chats].sort((a, b) => a.lastShown - b.lastShown)) {
+    if (count <= policy.maxChats && lines <= policy.maxLines) break;
+    if (c.shown) continue;
+    evict.push(c.chatId);
+    count--;
+    lines -= c.lines;
+  }
+  return evict;
+}
+
+/** What the cache needs of a screen (XtermSession in the app, a fake in tests). */
+export interface KeptScreen {
+  readonly term: import('@xterm/xterm').Terminal;
+  /** Buffer lines held (scrollback and screen). */
+  lines(): number;
+  /** Clears the screen and repaints it from main's copy (after a reconnect). */
+  replay(): void;
+  dispose(): void;
+}
+
+export type ScreenFactory<S extends KeptScreen> = (element: HTMLElement, terminalId: string, initialSize: TerminalSize) => S;
+
+interface Entry<S> {
+  screen: S;
+  element: HTMLElement;
+  chatId: string;
+  shown: boolean;
+  unregister(): void;
+}
+
+export interface SessionsDeps<S extends KeptScreen> {
+  terminals: TerminalsStore;
+  /** The connection's epoch: a new one (a reconnect) may have missed output, so every screen repaints. */
+  epoch: { get(): number; subscribe(fn: () => void): () => void };
+  create: ScreenFactory<S>;
+  document: Document;
+  policy?: KeepPolicy;
+}
+
+export class TerminalSessions<S extends KeptScreen = KeptScreen> {
+  private readonly entries = new Map<string, Entry<S>>();
+  private readonly lastShown = new Map<string, number>();
+  private clock = 0;
+  private epoch: number;
+  private readonly offs: Array<() => void> = [];
+
+  constructor(private readonly deps: SessionsDeps<S>) {
+    this.epoch = deps.epoch.get();
+    this.offs.push(
+      deps.terminals.subscribe(() => this.sweep()),
+      deps.epoch.subscribe(() => {
+        const epoch = deps.epoch.get();
+        if (epoch === this.epoch) return;
+        this.epoch = epoch;
+        for (const e of this.entries.values()) e.screen.replay();
+      }),
+    );
+  }
+
+  /**
+   * Puts the terminal's screen into `slot` (the one kept, or a new one) and returns it, with
+   * `fresh` true when it was just made (it repaints from main's copy by itself).
+   */
+  show(terminalId: string, chatId: string, slot: HTMLElement, initialSize: TerminalSize): { screen: S; fresh: boolean } {
+    this.lastShown.set(chatId, ++this.clock);
+    const kept = this.entries.get(terminalId);
+    if (kept) {
+      kept.shown = true;
+      slot.appendChild(kept.element);
+      return { screen: kept.screen, fresh: false };
+    }
+    const element = this.deps.document.createElement('div');
+    element.className = 'xterm-screen';
+    // In the document before xterm opens in it, so xterm measures its font at once.
+    slot.appendChild(element);
+    const screen = this.deps.create(element, terminalId, initialSize);
+    this.entries.set(terminalId, { screen, element, chatId, shown: true, unregister: registerTerminal(terminalId, screen.term) });
+    return { screen, fresh: true };
+  }
+
+  /** The pane let go of the screen: keep it out of the document (or dispose it, past the bounds). */
+  hide(terminalId: string, screen: S): void {
+    const e = this.entries.get(terminalId);
+    if (!e || e.screen !== screen) return;
+    e.shown = false;
+    e.element.remove();
+    this.sweep();
+  }
+
+  /** Screens alive (shown or kept). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(terminalId: string): boolean {
+    return this.entries.has(terminalId);
+  }
+
+  dispose(): void {
+    for (const off of this.offs.splice(0)) off();
+    for (const id of [...this.entries.keys()]) this.drop(id);
+  }
+
+  /** Disposes kept screens whose terminal is gone or ended, then the least recently shown past the bounds. */
+  private sweep(): void {
+    const { byChat } = this.deps.terminals.getState();
+    for (const [id, e] of this.entries) {
+      const view = byChat[e.chatId]?.find((t) => t.terminalId === id);
+      // A pane only shows a listed terminal: unlisted now means closed, replaced or its chat deleted.
+      if (view === undefined || (!e.shown && view.state === 'exited')) this.drop(id);
+    }
+    const chats = new Map<string, KeptChat>();
+    for (const e of this.entries.values()) {
+      const c = chats.get(e.chatId) ?? { chatId: e.chatId, lastShown: this.lastShown.get(e.chatId) ?? 0, lines: 0, shown: false };
+      c.lines += e.screen.lines();
+      c.shown ||= e.shown;
+      chats.set(e.chatId, c);
+    }
+    for (const chatId of chatsToEvict([...chats.values()], this.deps.policy)) {
+      for (const [id, e] of this.entries) if (e.chatId === chatId) this.drop(id);
+      this.lastShown.delete(chatId);
+    }
+  }
+
+  private drop(terminalId: string): void {
+    const e = this.entries.get(terminalId);
+    if (!e) return;
+    this.entries.delete(terminalId);
+    e.unregister();
+    e.element.remove();
+    e.screen.dispose();
+  }
+}
