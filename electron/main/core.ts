@@ -449,6 +449,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return stats.usage(req.chatId);
     },
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
+    'engine.resources': () => engine.resources(),
     'engine.status': async () => (monitor.current().state === 'checking' ? monitor.check() : monitor.current()),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
