@@ -239,14 +239,16 @@ export class SandboxService {
   }
 
   /**
-   * After a bring-up that had something to say (it started a container, or failed), tells
-   * clients the chat's new sandbox state. A warm command stays quiet.
+   * After a bring-up that had something to say (it started a container, joined one in progress,
+   * or failed), tells clients the chat's new sandbox state. A warm command stays quiet. A joined
+   * bring-up may be the warm pool's, which tells nobody: without this a chat that took a sandbox
+   * still warming kept showing "Sandbox: starting" beside a working terminal.
    */
   private async publishing(chatId: string, work: Promise<SandboxLease>): Promise<SandboxLease> {
     const publish = () => void this.status(chatId).then((s) => this.events.emit('sandbox.status', s), () => undefined);
     try {
       const ready = await work;
-      if (ready.broughtUp) publish();
+      if (ready.broughtUp || ready.joined) publish();
       return ready;
     } catch (error) {
       publish();
