@@ -37,6 +37,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'sandbox.usage': "The size of the chat's home folder and of its container's writable layer.",
   'engine.status': 'Reports whether the Docker engine answers, its version, and what to do when it does not.',
   'engine.images': "Lists the engine's local images (repo:tag) and Berth's own base image, for a profile's Image field.",
+  'engine.resources': "The engine's CPUs and memory (docker info), shown beside a profile's limits: a sandbox cannot have more.",
   'workspace.browse': 'Lists the folders under a path of this computer (never files), for the browser folder picker.',
   'terminal.open': "Opens an interactive shell with a TTY in the chat's container; output arrives as `terminal.data` events.",
   'terminal.list': "Lists a chat's terminals, running and ended.",

@@ -350,6 +350,8 @@ export const methods = {
    * image (`baseImage`, built on first use when the engine lacks it).
    */
   'engine.images': { request: Empty, response: z.object({ images: z.array(z.string()), baseImage: z.string() }) },
+  /** What the engine's machine has (docker info: NCPU, MemTotal): the most a profile's limits can ask for. */
+  'engine.resources': { request: z.object({ profile: ProfileName.optional() }).strict(), response: z.object({ cpus: z.number(), memoryBytes: z.number() }) },
   /** Folders under a host path, for the browser host's folder picker (never files). */
   'workspace.browse': {
     request: z.object({ path: z.string().max(4096).optional() }).strict(),

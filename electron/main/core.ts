@@ -496,6 +496,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return stats.usage(req.chatId);
     },
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
+    'engine.resources': (req) => engineOfProfile(req.profile ?? DEFAULT_PROFILE).engine.resources(),
     'engine.status': async (req) => {
       const { monitor } = engineOfProfile(req.profile ?? DEFAULT_PROFILE);
       return monitor.current().state === 'checking' ? monitor.check() : monitor.current();

@@ -178,6 +178,8 @@ export interface FakeApi extends BerthApi {
   folders: Record<string, string[]>;
   /** Folders attach would refuse, with why (workspace.browse's `refused`). */
   refusedFolders: Record<string, string>;
+  /** What engine.resources answers: the engine's CPUs and memory. */
+  resources: { cpus: number; memoryBytes: number };
   connection: ConnectionSource & { set(info: Partial<ConnectionInfo>): void };
   /** What agent.history answers, per chat (empty when a chat has none). */
   conversations: Record<string, FakeConversation>;
@@ -231,6 +233,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     checkpoints: {},
     pushAgent: (event, payload) => emit(event, payload),
     refusedFolders: {},
+    resources: { cpus: 8, memoryBytes: 16 * 1024 ** 3 },
     folders: { '/home/me': ['projects', 'notes'], '/home/me/projects': ['site'], '/home/me/projects/site': [], '/home/me/notes': [] },
 
     callsTo(method) {
@@ -379,6 +382,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'sandbox.usage': ({ chatId }) => ({ chatId, homeBytes: 4096, homeCapped: false, writableLayerBytes: 0 }),
     'engine.status': () => fake.engine,
     'engine.images': () => ({ images: ['berth-test:busybox'], baseImage: 'berth-sandbox:1' }),
+    'engine.resources': () => fake.resources,
     'workspace.browse': ({ path }): DirectoryListing => {
       const at = path ?? '/home/me';
       const names = fake.folders[at];

@@ -61,6 +61,8 @@ describe('SandboxManager on the fake engine', () => {
     expect(engine.calls.filter((c) => c === 'createContainer')).toHaveLength(1);
     expect(new Set(leases.map((l) => l.containerId)).size).toBe(1);
     expect(leases.filter((l) => l.broughtUp)).toHaveLength(1);
+    // The others waited for that bring-up: each says so (its caller tells the chat the new state).
+    expect(leases.filter((l) => l.joined)).toHaveLength(4);
     const out = await leases[0]!.session.run({ command: 'echo hi', cwd: SANDBOX_HOME, fallback: SANDBOX_HOME, timeoutMs: 5000, headBytes: 1024, tailBytes: 1024 });
     expect(out).toMatchObject({ output: 'hi\n', exitCode: 0 });
     expect(manager.leases('default:c1')).toBe(5);

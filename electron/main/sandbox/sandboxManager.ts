@@ -48,6 +48,11 @@ export interface Ready {
   notices: string[];
   /** True when this use started the container (created or started it), not the warm path. */
   broughtUp: boolean;
+  /**
+   * True when this use waited for a bring-up someone else began (the warm pool's, say): the
+   * sandbox's state changed meanwhile, and that someone may have nobody to tell.
+   */
+  joined: boolean;
 }
 
 /**
@@ -190,17 +195,19 @@ export class SandboxManager {
       // Before the loop: nothing may await between its lock check and the bring-up taking the lock.
       const handle = this.handleFor(s, req);
       if (!this.appArmor.has(handle.ref.id)) await this.learnAppArmor(handle);
+      let joined = false;
       for (;;) {
         if (s.lock) {
           const kind = s.lockKind;
           const failure = await s.lock.then(() => null, (error: unknown) => error);
           if (failure && kind === 'bringUp') throw failure;
+          if (kind === 'bringUp') joined = true;
           continue;
         }
         const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
-          return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false });
+          return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false, joined });
         }
         if (healthy && s.inUse > 0) {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
@@ -474,7 +481,7 @@ export class SandboxManager {
       s.phase = 'running';
       this.specLabels.set(s.key, spec.Labels[LABEL.spec] as string);
       req.onProgress('ready', 'Sandbox ready', null);
-      return { session, containerId: id, user: spec.User, notices, broughtUp: true };
+      return { session, containerId: id, user: spec.User, notices, broughtUp: true, joined: false };
     } catch (error) {
       s.phase = 'error';
       s.error = error instanceof BerthError ? error : new BerthError('internal', 'The sandbox could not be started.', { cause: error });

@@ -204,10 +204,16 @@ export class SandboxService {
   }
 
   /**
-   * Brings the chat's container up for a terminal and holds it (no idle stop) until the
-   * terminal's owner disposes `hold`.
+   * Brings the chat's container up for a terminal, runs `start` (the terminal's exec) in it and
+   * holds it (no idle stop) until the terminal's owner disposes `hold`. While `start` runs the
+   * container is leased like a command's: a recreate (a folder attached meanwhile) waits for it,
+   * so nothing ever execs into a container being removed; once started, the hold never delays
+   * a recreate (the terminal starts again in the new container: TerminalService.restartForChat).
    */
-  async acquireForTerminal(chatId: string): Promise<{ key: string; containerId: string; user: string; mounts: PlannedMount[]; hold: Disposable }> {
+  async startForTerminal<T>(
+    chatId: string,
+    start: (where: { key: string; containerId: string; user: string; workingDir: string }) => Promise<T>,
+  ): Promise<{ key: string; containerId: string; user: string; hold: Disposable; started: T }> {
     const r = this.resolve(chatId);
     if (r.target.kind !== 'container') {
       throw new BerthError('invalid_request', `The profile "${r.profile.name}" runs commands directly on this computer (no sandbox), so Berth opens no terminal for it.`, {
@@ -216,8 +222,21 @@ export class SandboxService {
     }
     const mounts = this.mountsFor(r);
     const key = r.target.key;
-    const ready = await this.publishing(r.chat.id, this.manager.hold(this.sandboxRequest(r, key, mounts)));
-    return { key, containerId: ready.containerId, user: ready.user, mounts: visibleFolders(mounts), hold: ready };
+    const request = this.sandboxRequest(r, key, mounts);
+    const pin = await this.publishing(r.chat.id, this.manager.acquire(request));
+    try {
+      // Joins the pinned container (same request, nothing can recreate it while pinned).
+      const hold = await this.manager.hold(request);
+      try {
+        const started = await start({ key, containerId: hold.containerId, user: hold.user, workingDir: defaultContainerCwd(mounts, SANDBOX_HOME) });
+        return { key, containerId: hold.containerId, user: hold.user, hold, started };
+      } catch (error) {
+        hold.dispose();
+        throw error;
+      }
+    } finally {
+      pin.dispose();
+    }
   }
 
   /**
@@ -268,14 +287,16 @@ export class SandboxService {
   }
 
   /**
-   * After a bring-up that had something to say (it started a container, or failed), tells
-   * clients the chat's new sandbox state. A warm command stays quiet.
+   * After a bring-up that had something to say (it started a container, joined one in progress,
+   * or failed), tells clients the chat's new sandbox state. A warm command stays quiet. A joined
+   * bring-up may be the warm pool's, which tells nobody: without this a chat that took a sandbox
+   * still warming kept showing "Sandbox: starting" beside a working terminal.
    */
   private async publishing(chatId: string, work: Promise<SandboxLease>): Promise<SandboxLease> {
     const publish = () => void this.status(chatId).then((s) => this.events.emit('sandbox.status', s), () => undefined);
     try {
       const ready = await work;
-      if (ready.broughtUp) publish();
+      if (ready.broughtUp || ready.joined) publish();
       return ready;
     } catch (error) {
       publish();

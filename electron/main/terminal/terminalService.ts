@@ -9,8 +9,6 @@ import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub } from '../events.js';
-import { defaultContainerCwd } from '../policy/commandCwd.js';
-import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from '../policy/terminalProcesses.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
@@ -56,8 +54,13 @@ export class TerminalService {
   private readonly clients = new Set<string>();
   private unwatchedTimer: unknown = null;
   private readonly counters = new Map<string, number>();
-  /** Bumped whenever a chat's terminals are ended, so one still opening then ends too. */
-  private readonly endings = new Map<string, { count: number; reason: string }>();
+  /**
+   * Per chat: a sequence bumped whenever its terminals are ended or restarted, with the last of
+   * each, so a terminal still opening then follows the others.
+   */
+  private readonly changes = new Map<string, { seq: number; ended: { seq: number; reason: string } | null; restarted: { seq: number; note: string } | null }>();
+  /** Per chat: the terminals waiting to start again in its recreated sandbox, one at a time. */
+  private readonly restartQueues = new Map<string, { pending: Set<Terminal>; note: string; done: Promise<void> }>();
 
   constructor(
     private readonly sandbox: SandboxService,
@@ -81,18 +84,14 @@ export class TerminalService {
   }
 
   async open(chatId: string, cols: number, rows: number): Promise<TerminalView> {
-    const endingsBefore = this.endings.get(chatId)?.count ?? 0;
-    const { key, containerId, user, mounts, hold } = await this.sandbox.acquireForTerminal(chatId);
-    // Ended tabs do not pile up: a new terminal replaces the chat's ended ones.
-    for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId && t.view.state === 'exited') this.terminals.delete(t.view.terminalId);
-    const number = (this.counters.get(chatId) ?? 0) + 1;
-    this.counters.set(chatId, number);
+    const seqBefore = this.changes.get(chatId)?.seq ?? 0;
     const terminal: Terminal = {
-      view: { terminalId: randomUUID(), chatId, title: `Terminal ${number}`, state: 'starting', exitReason: null, cols, rows },
-      key,
-      containerId,
-      user,
-      hold,
+      view: { terminalId: randomUUID(), chatId, title: '', state: 'starting', exitReason: null, cols, rows },
+      key: '',
+      containerId: '',
+      user: '',
+      // Until it has started, a terminal holds nothing: ending it then lets go of nothing.
+      hold: { dispose: () => undefined },
       process: null,
       replay: new ReplayBuffer(REPLAY_CHARS),
       output: null,
@@ -101,27 +100,33 @@ export class TerminalService {
       restarting: false,
       typedAhead: '',
     };
+    const started = await this.sandbox.startForTerminal(chatId, (where) => this.startShell(terminal, where.key, where.containerId, where.user, where.workingDir));
+    const proc = started.started;
+    const number = (this.counters.get(chatId) ?? 0) + 1;
+    this.counters.set(chatId, number);
+    terminal.view.title = `Terminal ${number}`;
+    // Ended tabs do not pile up: a new terminal replaces the chat's ended ones.
+    for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId && t.view.state === 'exited') this.terminals.delete(t.view.terminalId);
+    Object.assign(terminal, { key: started.key, containerId: started.containerId, user: started.user, hold: started.hold, process: proc });
     this.terminals.set(terminal.view.terminalId, terminal);
-    try {
-      terminal.process = await this.startShell(terminal, containerId, user, defaultContainerCwd(mounts, SANDBOX_HOME));
-    } catch (error) {
-      this.terminals.delete(terminal.view.terminalId);
-      hold.dispose();
-      throw error;
-    }
     terminal.view.state = 'running';
-    this.pipe(terminal, terminal.process);
-    const ending = this.endings.get(chatId);
-    if (ending && ending.count !== endingsBefore) {
-      // The chat changed (say, a folder was attached) while this terminal was starting.
-      this.finish(terminal, ending.reason);
-      terminal.process.stream.destroy();
+    this.pipe(terminal, proc);
+    const change = this.changes.get(chatId);
+    if (change?.ended && change.ended.seq > seqBefore) {
+      // The chat's terminals were ended (endForChat) while this one was starting: it ends too.
+      this.finish(terminal, change.ended.reason);
+      proc.stream.destroy();
+    } else if (change?.restarted && change.restarted.seq > seqBefore) {
+      // The chat's folders changed while it was starting, maybe in the sandbox being replaced:
+      // it starts again in the new one, in place, like the chat's other terminals.
+      void this.restart(chatId, change.restarted.note, [terminal]);
     }
     return { ...terminal.view };
   }
 
-  private startShell(terminal: Terminal, containerId: string, user: string, workingDir: string): Promise<TtyProcess> {
-    return this.manager.engineOf(terminal.key).execTty(containerId, {
+  private startShell(terminal: Terminal, key: string, containerId: string, user: string, workingDir: string): Promise<TtyProcess> {
+    // The key names the chat's engine (a new terminal has none of its own yet).
+    return this.manager.engineOf(key).execTty(containerId, {
       cmd: SHELL,
       user,
       // The marker lets `busy` tell this terminal's processes from the rest (policy/terminalProcesses).
@@ -152,46 +157,92 @@ export class TerminalService {
       .map((t) => ({ terminalId: t.view.terminalId, title: t.view.title, processes: found.get(t.view.terminalId) ?? [] }));
   }
 
+  private change(chatId: string) {
+    let c = this.changes.get(chatId);
+    if (!c) this.changes.set(chatId, (c = { seq: 0, ended: null, restarted: null }));
+    c.seq++;
+    return c;
+  }
+
   /**
    * The chat's sandbox is being recreated (its folders changed): each running terminal starts a
    * new shell in the new container, in the same tab with the same name, after a line saying why.
-   * One that cannot start again ends, saying why.
+   * One that cannot start again ends, saying why. Restarts of a chat run one after another and
+   * join: folders changed again while terminals restart start them (once more) in the newest
+   * sandbox, never in one being removed.
    */
-  async restartForChat(chatId: string, note: string): Promise<void> {
-    this.endings.set(chatId, { count: (this.endings.get(chatId)?.count ?? 0) + 1, reason: note });
+  restartForChat(chatId: string, note: string): Promise<void> {
+    const c = this.change(chatId);
+    c.restarted = { seq: c.seq, note };
     const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running');
-    // Let go of the old container first: the recreate waits for every hold on it.
-    for (const t of running) {
-      const old = t.process;
-      t.restarting = true;
-      t.process = null;
-      t.output?.flush();
-      old?.stream.destroy();
-      t.hold.dispose();
+    return this.restart(chatId, note, running);
+  }
+
+  private restart(chatId: string, note: string, terminals: Terminal[]): Promise<void> {
+    // Let go of the old container at once: its going is expected now, and typing waits for the new shell.
+    for (const t of terminals) this.detach(t);
+    const queued = this.restartQueues.get(chatId);
+    if (queued) {
+      for (const t of terminals) queued.pending.add(t);
+      queued.note = note;
+      return queued.done;
     }
-    for (const t of running) {
+    const q = { pending: new Set(terminals), note, done: Promise.resolve() };
+    this.restartQueues.set(chatId, q);
+    q.done = (async () => {
       try {
-        const { key, containerId, user, mounts, hold } = await this.sandbox.acquireForTerminal(chatId);
-        if (this.terminals.get(t.view.terminalId) !== t) {
-          hold.dispose(); // closed meanwhile
-          continue;
+        for (let next = first(q.pending); next; next = first(q.pending)) {
+          q.pending.delete(next);
+          await this.restartOne(chatId, next, q);
         }
-        Object.assign(t, { key, containerId, user, hold });
-        const proc = await this.startShell(t, containerId, user, defaultContainerCwd(mounts, SANDBOX_HOME));
-        // Said before anything the new shell prints (its output is joined and sent after this).
-        t.output?.push(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
-        t.output?.flush();
-        t.process = proc;
-        this.pipe(t, proc);
-        if (t.typedAhead !== '') proc.stream.write(t.typedAhead);
-        t.typedAhead = '';
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        this.finish(t, `${note} It could not start again: ${why}`);
       } finally {
-        t.restarting = false;
-        t.typedAhead = '';
+        this.restartQueues.delete(chatId);
       }
+    })();
+    return q.done;
+  }
+
+  /** Still open and not ended (it may have been closed while something awaited). */
+  private alive(t: Terminal): boolean {
+    return this.terminals.get(t.view.terminalId) === t && t.view.state !== 'exited';
+  }
+
+  private detach(t: Terminal): void {
+    t.restarting = true;
+    const old = t.process;
+    t.process = null;
+    t.output?.flush();
+    old?.stream.destroy();
+    t.hold.dispose();
+  }
+
+  private async restartOne(chatId: string, t: Terminal, q: { pending: Set<Terminal>; note: string }): Promise<void> {
+    if (!this.alive(t)) return;
+    const note = q.note;
+    try {
+      const started = await this.sandbox.startForTerminal(chatId, (where) => this.startShell(t, where.key, where.containerId, where.user, where.workingDir));
+      const proc = started.started;
+      // Closed or ended meanwhile; or queued again (the folders changed again): the next turn starts it in the newest sandbox.
+      if (!this.alive(t) || q.pending.has(t)) {
+        started.hold.dispose();
+        proc.stream.destroy();
+        return;
+      }
+      Object.assign(t, { key: started.key, containerId: started.containerId, user: started.user, hold: started.hold });
+      // Said before anything the new shell prints (its output is joined and sent after this).
+      t.output?.push(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
+      t.output?.flush();
+      t.process = proc;
+      t.restarting = false;
+      this.pipe(t, proc);
+      if (t.typedAhead !== '') proc.stream.write(t.typedAhead);
+      t.typedAhead = '';
+    } catch (error) {
+      if (q.pending.has(t)) return;
+      const why = error instanceof Error ? error.message : String(error);
+      t.restarting = false;
+      t.typedAhead = '';
+      this.finish(t, `${note} It could not start again: ${why}`);
     }
   }
 
@@ -341,7 +392,8 @@ export class TerminalService {
    * gets the sandbox recreated with them (a running container cannot gain a mount).
    */
   endForChat(chatId: string, reason: string): void {
-    this.endings.set(chatId, { count: (this.endings.get(chatId)?.count ?? 0) + 1, reason });
+    const c = this.change(chatId);
+    c.ended = { seq: c.seq, reason };
     for (const t of [...this.terminals.values()]) {
       if (t.view.chatId !== chatId || t.view.state === 'exited') continue;
       this.finish(t, reason);
@@ -351,7 +403,9 @@ export class TerminalService {
 
   /** Closes a chat's terminals (the chat is being deleted). */
   closeForChat(chatId: string): void {
-    this.endings.delete(chatId);
+    // Kept (a few numbers): a terminal still opening for the deleted chat ends when it has started.
+    const c = this.change(chatId);
+    c.ended = { seq: c.seq, reason: 'The chat was deleted.' };
     this.counters.delete(chatId);
     for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId) this.close(t.view.terminalId);
   }
@@ -360,4 +414,9 @@ export class TerminalService {
     if (this.unwatchedTimer !== null) this.clock.clearTimeout(this.unwatchedTimer);
     for (const id of [...this.terminals.keys()]) this.close(id);
   }
+}
+
+function first<T>(set: Set<T>): T | undefined {
+  for (const item of set) return item;
+  return undefined;
 }

@@ -126,6 +126,25 @@ describe('ChatHeader attachments', () => {
     expect(api.callsTo('workspace.browse').at(-1)).toEqual({ path: '/home/me/projects' });
   });
 
+  it('under a refused folder says only the refusal and what to do, never what the chat would see of it', async () => {
+    window.localStorage.clear();
+    const { api } = setup();
+    api.folders['/etc'] = ['apt'];
+    api.refusedFolders['/etc'] = 'Berth does not attach /etc: it is a system folder.';
+    await openAttach();
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    // The copy sentence is there for a folder attach accepts…
+    await waitFor(() => expect(dialog.textContent).toContain('through its own copy'));
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/etc' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Go' }));
+    const alert = await within(dialog).findByRole('alert');
+    expect(alert.textContent).toContain('Berth does not attach /etc: it is a system folder.');
+    expect(alert.textContent).toContain('Pick another folder');
+    // …and gone under /etc: no "will see /etc through its own copy".
+    expect(dialog.textContent).not.toMatch(/will see|through its own copy/);
+    expect((within(dialog).getByRole('button', { name: 'Choose this folder' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
   it('on the desktop, the native picker attaches in main; its refusal is shown the same way', async () => {
     const { api } = setup();
     api.pickFolderResult = new ApiError('workspace_refused', 'Your home folder itself cannot be attached.', 'Pick a folder inside it.');

@@ -99,6 +99,8 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
   // The typed path when the user edited it, else the folder shown.
   const typed = pathInput.trim();
   const chosen = typed !== '' ? typed : (listing?.path ?? '');
+  // The folder shown is one attach refuses, and the path field still names it.
+  const refusal = listing !== null && (typed === '' || typed === listing.path) ? listing.refused : null;
 
   return (
     <Dialog title="Choose a folder to attach" onClose={onClose} className="folder-browser">
@@ -128,8 +130,10 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
       </form>
       {error && <ErrorAlert error={error} />}
       {/* Attach's own reason, before the user tries: Choose stays off for this folder. */}
-      {listing && listing.refused !== null && (typed === '' || typed === listing.path) && (
-        <ErrorAlert error={{ code: 'workspace_refused', message: listing.refused, hint: 'Open a folder inside it, or another one.' }} />
+      {refusal !== null && (
+        <ErrorAlert
+          error={{ code: 'workspace_refused', message: refusal, hint: 'Pick another folder: a project folder, for example one inside your home folder.' }}
+        />
       )}
       <div className="folder-list-box" aria-busy={loading}>
         {listing && listing.entries.length > 0 && (
@@ -146,9 +150,12 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
         )}
         {listing && listing.entries.length === 0 && <p className="muted">No folders in here.</p>}
       </div>
-      <p className="muted">
-        The chat will see <strong>{chosen || 'the folder'}</strong> {modeSentence(mode)}.
-      </p>
+      {/* Only for a folder it could have: under a refused one, the refusal alone says what happens. */}
+      {refusal === null && (
+        <p className="muted">
+          The chat will see <strong>{chosen || 'the folder'}</strong> {modeSentence(mode)}.
+        </p>
+      )}
       <div className="dialog-buttons">
         <button type="button" onClick={onClose}>
           Cancel
@@ -156,7 +163,7 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
         <button
           type="button"
           className="primary"
-          disabled={chosen === '' || loading || (listing !== null && chosen === listing.path && listing.refused !== null)}
+          disabled={chosen === '' || loading || refusal !== null}
           onClick={() => void choose()}
         >
           Choose this folder

@@ -8,6 +8,8 @@ export interface ComposerProps {
   /** The chat the draft belongs to. */
   chatId: string;
   running: boolean;
+  /** The running turn waits for the user's answer to an approval (not for the agent). */
+  waiting?: boolean;
   /** Until the chat's history has loaded, whether a turn runs is not known: nothing is sent. */
   ready?: boolean;
   sending: boolean;
@@ -17,7 +19,7 @@ export interface ComposerProps {
   onStop(): void;
 }
 
-export function Composer({ chatId, running, ready = true, sending, stopping, onSend, onStop }: ComposerProps) {
+export function Composer({ chatId, running, waiting = false, ready = true, sending, stopping, onSend, onStop }: ComposerProps) {
   const [text, setTextState] = useState(() => drafts.get(chatId) ?? '');
   const setText = (update: string | ((now: string) => string)) =>
     setTextState((now) => {
@@ -52,7 +54,13 @@ export function Composer({ chatId, running, ready = true, sending, stopping, onS
       <textarea
         aria-label="Message"
         className="composer-input"
-        placeholder={running ? 'The agent is working… (Stop to interrupt it)' : 'Ask the agent (Enter sends, Shift+Enter for a new line)'}
+        placeholder={
+          running
+            ? waiting
+              ? 'Waiting for your approval above (Stop ends the turn)'
+              : 'The agent is working… (Stop to interrupt it)'
+            : 'Ask the agent (Enter sends, Shift+Enter for a new line)'
+        }
         rows={3}
         value={text}
         onChange={(e) => setText(e.target.value)}

@@ -176,6 +176,8 @@ describe('ConversationPane', () => {
     // The turn waits for the user, and says so (not "working").
     expect(screen.getByRole('status').textContent).toBe('Waiting for your approval');
     expect(screen.queryByText('The agent is working…')).toBeNull();
+    // The message box says the same, not "The agent is working…".
+    expect(screen.getByRole('textbox', { name: 'Message' }).getAttribute('placeholder')).toBe('Waiting for your approval above (Stop ends the turn)');
     expect(prompts[0]?.textContent).toContain('rm -rf build-ap1');
     expect(prompts[0]?.textContent).toContain('/workspace');
     // Just shown, a prompt takes no click: one aimed at what it pushed aside cannot allow anything.

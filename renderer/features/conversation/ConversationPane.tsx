@@ -114,6 +114,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
           <Composer
             chatId={chatId}
             running={running}
+            waiting={approvals.length > 0}
             ready={loaded}
             sending={conversation.sending}
             stopping={conversation.stopping}

@@ -1,10 +1,11 @@
 /** Create or edit one profile. The local backend's lack of any sandbox is said plainly. */
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { cloneElement, isValidElement, useEffect, useId, useRef, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';
+import { formatBytes } from '../chat/SandboxUse';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
 import { EgressFields } from '../network/EgressFields';
@@ -20,14 +21,41 @@ export interface ProfileFormProps {
   onDirtyChange?(dirty: boolean): void;
 }
 
+/** A labelled control; its hint describes the control (aria-describedby) without joining its name. */
 function Field({ label, children, hint }: { label: string; children: ReactNode; hint?: string }) {
+  const hintId = useId();
+  const described = hint !== undefined && isValidElement(children) && typeof children.type === 'string';
   return (
-    <label className="field">
-      <span className="field-label">{label}</span>
-      {children}
-      {hint !== undefined && <span className="field-hint">{hint}</span>}
-    </label>
+    <div className="field">
+      <label className="field-control">
+        <span className="field-label">{label}</span>
+        {described ? cloneElement(children as ReactElement<{ 'aria-describedby'?: string }>, { 'aria-describedby': hintId }) : children}
+      </label>
+      {hint !== undefined && (
+        <span className="field-hint" id={hintId}>
+          {hint}
+        </span>
+      )}
+    </div>
   );
+}
+
+/** The engine's CPUs and memory (null until known, or when it does not answer): a profile cannot ask for more. */
+function useEngineResources(): { cpus: number; memoryBytes: number } | null {
+  const { api } = useServices();
+  const [resources, setResources] = useState<{ cpus: number; memoryBytes: number } | null>(null);
+  useEffect(() => {
+    let live = true;
+    api.call('engine.resources', {}).then(
+      (r) => live && setResources(r),
+      // The engine is down: the status bar says so; saving checks again in main.
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  return resources;
 }
 
 export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyChange }: ProfileFormProps) {
@@ -38,6 +66,8 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const [saved, setSaved] = useState(initiallySaved);
   const [busy, setBusy] = useState(false);
   const editing = profile !== null;
+  const engine = useEngineResources();
+  const engineCpus = engine && engine.cpus > 0 ? engine.cpus : null;
   // What the form opened with, or last saved: edits are what differs from it.
   const [baseline, setBaseline] = useState(values);
   const dirty = formChanged(baseline, values);
@@ -118,11 +148,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
         <Field label="Image" hint="Choose one this computer has, or any image a registry serves.">
           <ImageField value={values.image} onChange={(image) => set('image', image)} />
         </Field>
-        <Field label="Memory (MB)">
+        {/* Memory has no max: Docker takes a limit above the machine's memory; CPUs it refuses. */}
+        <Field label="Memory (MB)" hint={engine && engine.memoryBytes > 0 ? `This engine has ${formatBytes(engine.memoryBytes)} of memory.` : undefined}>
           <input type="number" min={64} step={64} value={values.memoryMb} onChange={(e) => set('memoryMb', e.target.value)} />
         </Field>
-        <Field label="CPUs">
-          <input type="number" min={0.1} step={0.1} value={values.cpus} onChange={(e) => set('cpus', e.target.value)} />
+        <Field label="CPUs" hint={engineCpus !== null ? `This engine has ${engineCpus} CPU${engineCpus === 1 ? '' : 's'}.` : undefined}>
+          <input type="number" min={0.1} max={engineCpus ?? undefined} step={0.1} value={values.cpus} onChange={(e) => set('cpus', e.target.value)} />
         </Field>
         <Field label="Process limit">
           <input type="number" min={16} step={1} value={values.pids} onChange={(e) => set('pids', e.target.value)} />

@@ -53,6 +53,21 @@ describe('ProfilesDialog', () => {
     expect(api.callsTo('profiles.update')).toEqual([{ name: 'work', settings: { limits: { memoryMb: 2048, cpus: 4, pids: 512 } } }]);
   });
 
+  it("shows the engine's CPUs and memory beside the limits before saving; the CPUs input's maximum follows the engine", async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('work')] });
+    api.resources = { cpus: 2, memoryBytes: 3.8 * 1024 ** 3 };
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'work' }));
+    const cpus = within(dialog).getByRole('spinbutton', { name: 'CPUs' }) as HTMLInputElement;
+    const memory = within(dialog).getByRole('spinbutton', { name: 'Memory (MB)' }) as HTMLInputElement;
+    await waitFor(() => expect(cpus.max).toBe('2'));
+    expect(within(dialog).getByText('This engine has 2 CPUs.')).toBeTruthy();
+    expect(cpus.getAttribute('aria-describedby')).toBeTruthy();
+    expect(document.getElementById(cpus.getAttribute('aria-describedby') as string)?.textContent).toBe('This engine has 2 CPUs.');
+    expect(memory.getAttribute('aria-describedby')).toBeTruthy();
+    expect(within(dialog).getByText('This engine has 3.8 GiB of memory.')).toBeTruthy();
+  });
+
   it("saves the agent's provider, model and approval with the profile", async () => {
     const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('work')] });
     const dialog = screen.getByRole('dialog', { name: 'Profiles' });
