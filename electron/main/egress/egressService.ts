@@ -16,6 +16,7 @@ import type { Engine, PullProgress } from '../engine/dockerEngine.js';
 import { EGRESS_IMAGE } from '../policy/egressImage.js';
 import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
+import { DEFAULT_SUBNET_POOL, type SubnetPool } from '../policy/subnets.js';
 import {
   PROXY_ALIAS, PROXY_PORT, WARM_UP_HOST, parseProxyLog, parseSniLog, proxyCertCommand, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
 } from '../policy/egress.js';
@@ -37,6 +38,11 @@ export interface EgressOptions {
   outsideNetwork?: string;
   /** DNS servers the proxies resolve names with; by default Docker's (the host's). */
   dns?: string[];
+  /**
+   * Where the sandboxes' sealed networks take their subnets from (policy/subnets.ts); an error
+   * (a bad BERTH_EGRESS_POOL) fails each allowlist start with it rather than Berth's start.
+   */
+  subnetPool?: SubnetPool | BerthError;
 }
 
 interface Proxy {
@@ -58,6 +64,7 @@ export class EgressService {
   private readonly image: string;
   private readonly outsideNetwork: string;
   private readonly dns: string[];
+  private readonly subnetPool: SubnetPool | BerthError;
 
   constructor(
     private readonly deps: {
@@ -73,6 +80,7 @@ export class EgressService {
     this.image = options.image ?? EGRESS_IMAGE;
     this.outsideNetwork = options.outsideNetwork ?? OUTSIDE_NETWORK;
     this.dns = options.dns ?? [];
+    this.subnetPool = options.subnetPool ?? DEFAULT_SUBNET_POOL;
   }
 
   private labels(profile: string, role: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -82,9 +90,11 @@ export class EgressService {
   /** The sandbox's own sealed network, with the profile's proxy on it; returns the network's name. */
   async prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void = () => undefined): Promise<string> {
     const network = sandboxNetworkName(this.deps.instanceId, key);
+    if (this.subnetPool instanceof BerthError) throw this.subnetPool;
+    const pool = this.subnetPool;
     const [proxy] = await Promise.all([
       this.proxyFor(profile, onProgress),
-      this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed'),
+      this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed', pool),
     ]);
     try {
       await this.deps.engine.connectNetwork(network, proxy.id, [PROXY_ALIAS]);
