@@ -51,5 +51,5 @@ else
   log "berth-test:net already present"
 fi
 
-# berth-egress:2  Berth's own egress proxy (squid), which allowlist profiles need.
-bash "$here/build-egress-image.sh" berth-egress:2
+# berth-egress:3  Berth's own egress proxy (squid), which allowlist profiles need.
+bash "$here/build-egress-image.sh" berth-egress:3

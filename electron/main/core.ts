@@ -44,6 +44,7 @@ import { ReviewService } from './review/reviewService.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
+import { parseSubnetPool, type SubnetPool } from './policy/subnets.js';
 import { allowEntryFor } from './policy/egress.js';
 import { StatsService } from './sandbox/statsService.js';
 
@@ -199,8 +200,10 @@ export function createCore(options: CoreOptions): BerthCore {
   const baseImage = new BaseImage({ engine, tag: options.baseImage ?? (env.BERTH_BASE_IMAGE || BERTH_BASE_IMAGE), engineIsLocal });
 
   // BERTH_EGRESS_NETWORK: the network the proxies reach out through (a test's pretend internet);
-  // BERTH_EGRESS_IMAGE: the proxy image's tag (a first-run test's own, so it sees the build).
+  // BERTH_EGRESS_IMAGE: the proxy image's tag (a first-run test's own, so it sees the build);
+  // BERTH_EGRESS_POOL / _SIZE: the range the sandboxes' sealed networks take subnets from.
   const egressOptions: EgressOptions = {
+    subnetPool: subnetPoolFrom(env),
     ...(env.BERTH_EGRESS_NETWORK ? { outsideNetwork: env.BERTH_EGRESS_NETWORK } : {}),
     ...(env.BERTH_EGRESS_IMAGE ? { image: env.BERTH_EGRESS_IMAGE } : {}),
     ...options.egress,
@@ -699,4 +702,13 @@ export function createCore(options: CoreOptions): BerthCore {
       store.close();
     },
   };
+}
+
+/** The sealed networks' range from the environment; a bad setting fails allowlist starts, not Berth's. */
+function subnetPoolFrom(env: NodeJS.ProcessEnv): SubnetPool | BerthError {
+  try {
+    return parseSubnetPool(env.BERTH_EGRESS_POOL, env.BERTH_EGRESS_POOL_SIZE);
+  } catch (error) {
+    return error as BerthError;
+  }
 }

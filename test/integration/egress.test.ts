@@ -71,6 +71,13 @@ describe("egress 'allowlist'", () => {
     // Raw TCP to the proxy, asking for an IP literal tunnel by hand.
     const tunnel = await run(`printf 'CONNECT ${inet.webIp}:443 HTTP/1.1\\r\\nHost: ${inet.webIp}:443\\r\\n\\r\\n' | nc -w 3 berth-egress-proxy 3128 | head -1`);
     expect(tunnel.output).toMatch(/HTTP\/1\.1 403/);
+    // Plain HTTP (HAProxy's port) by hand: an absolute URI naming a refused host behind an
+    // allowed Host header is refused, as are a CONNECT and an IP literal Host.
+    const plain = (req: string) => run(`printf '${req}Connection: close\\r\\n\\r\\n' | nc -w 5 berth-egress-proxy 3130 | head -1`);
+    expect((await plain('GET http://blocked.test/ HTTP/1.1\\r\\nHost: allowed.test\\r\\n')).output).toMatch(/HTTP\/1\.1 40[03]/);
+    expect((await plain('CONNECT allowed.test:443 HTTP/1.1\\r\\nHost: allowed.test:443\\r\\n')).output).toMatch(/HTTP\/1\.1 403/);
+    expect((await plain(`GET / HTTP/1.1\\r\\nHost: ${inet.webIp}\\r\\n`)).output).toMatch(/HTTP\/1\.1 403/);
+    expect((await plain('GET / HTTP/1.1\\r\\nHost: allowed.test\\r\\n')).output).toMatch(/HTTP\/1\.1 200/);
   });
 
   it('checks the TLS client hello too: a CONNECT to an allowed host whose SNI names a refused one is cut, no interception', async () => {
@@ -110,19 +117,24 @@ describe("egress 'allowlist'", () => {
   });
 
   it('shows each attempt in the Network view, and "Allow this host" lets the very next request through', async () => {
-    const before = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/');
-    expect(before.exitCode).not.toBe(0);
+    const before = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/; curl -sS -f --max-time 10 http://blocked.test/');
+    expect(before.output).not.toContain('hello from');
     await waitForLog((r) => r.host === 'blocked.test' && r.port === 443 && !r.allowed);
+    await waitForLog((r) => r.method === 'GET' && r.host === 'blocked.test' && r.port === 80 && !r.allowed);
     const log = await core.network.log({ chatId });
     expect(log.mode).toBe('allowlist');
     expect(log.requests.some((r) => r.host === 'allowed.test' && r.allowed && r.bytesIn > 0)).toBe(true);
     expect(log.requests.some((r) => r.host === inet.webIp && !r.allowed)).toBe(true);
+    // Plain HTTP goes through HAProxy: its rows carry method, port and bytes like squid's.
+    expect(log.requests.some((r) => r.method === 'GET' && r.host === 'allowed.test' && r.port === 80 && r.allowed && r.bytesIn > 0)).toBe(true);
 
     const allowed = await core.network.allow({ chatId, host: 'blocked.test', port: 443 });
     expect(allowed.entry).toBe('blocked.test');
     expect((await core.profiles.list({})).profiles.find((p) => p.name === profile)?.settings.egressAllow).toContain('blocked.test');
     const after = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/');
     expect(after.output).toContain('hello from blocked.test on 443');
+    // Both proxies took the change: plain HTTP's next request passes too.
+    expect((await run('curl -sS -f --max-time 10 http://blocked.test/')).output).toContain('hello from blocked.test on 80');
   });
 });
 

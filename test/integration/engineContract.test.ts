@@ -22,8 +22,8 @@ import { record } from '../support/testRun.js';
 
 interface Subject {
   engine: Engine;
-  /** A network of that name that someone else made, not isolated. */
-  foreignNetwork(name: string): Promise<void>;
+  /** A network of that name that someone else made, not isolated (on that subnet if given). */
+  foreignNetwork(name: string, subnet?: string): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -32,7 +32,7 @@ const subjects: [string, () => Subject][] = [
     'the fake engine',
     () => {
       const engine = new FakeEngine([BUSYBOX]);
-      return { engine, foreignNetwork: async (name) => engine.addForeignNetwork(name), cleanup: async () => undefined };
+      return { engine, foreignNetwork: async (name, subnet) => engine.addForeignNetwork(name, subnet), cleanup: async () => undefined };
     },
   ],
   [
@@ -41,9 +41,9 @@ const subjects: [string, () => Subject][] = [
       const networks: string[] = [];
       return {
         engine: new DockerEngine({ kind: 'socket', socketPath: '/var/run/docker.sock' }),
-        foreignNetwork: async (name) => {
+        foreignNetwork: async (name, subnet) => {
           networks.push(name);
-          await docker('network', 'create', '--label', 'berth.app=berth', name);
+          await docker('network', 'create', '--label', 'berth.app=berth', ...(subnet ? ['--subnet', subnet] : []), name);
         },
         cleanup: async () => {
           for (const n of networks) await docker('network', 'rm', n).catch(() => undefined);
@@ -293,6 +293,33 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect(await engine.hasImage(tag)).toBe(true);
     if (!(engine instanceof FakeEngine)) await docker('rmi', tag);
     expect(await rejectionCode(engine.exportImage('berth-test:absent-from-contract'))).toBe('image_unavailable');
+  });
+
+  it('egress: sealed networks take free subnets from a pool, skip one in use, say when it is used up, and free them when removed', async () => {
+    // A four-network pool of this test's own (random, so parallel runs rarely meet).
+    const third = 100 + Math.floor(Math.random() * 100);
+    const pool = { range: `10.213.${third}.0/26`, prefix: 28 };
+    const names = [0, 1, 2, 3].map(() => uniqueName('berth-contract-pool'));
+    const foreign = uniqueName('berth-foreign-pool');
+    for (const n of [...names, foreign]) record('networks', n);
+    const labels = { [LABEL.app]: 'berth', [LABEL.instance]: instanceId, 'berth.egress': 'pool' };
+    const subnetOf = async (name: string) => (await engine.findNetworks(labels)).find((n) => n.name === name)?.subnets;
+    // Someone else's network on the pool's second subnet.
+    await subject.foreignNetwork(foreign, `10.213.${third}.16/28`);
+    await engine.ensureEgressNetwork(names[0] as string, labels, 'sealed', pool);
+    await engine.ensureEgressNetwork(names[1] as string, labels, 'sealed', pool);
+    await engine.ensureEgressNetwork(names[1] as string, labels, 'sealed', pool); // already there: no error, same subnet
+    await engine.ensureEgressNetwork(names[2] as string, labels, 'sealed', pool);
+    expect(await subnetOf(names[0] as string)).toEqual([`10.213.${third}.0/28`]);
+    expect(await subnetOf(names[1] as string)).toEqual([`10.213.${third}.32/28`]);
+    expect(await subnetOf(names[2] as string)).toEqual([`10.213.${third}.48/28`]);
+    const full = engine.ensureEgressNetwork(names[3] as string, labels, 'sealed', pool);
+    expect(await rejectionCode(full)).toBe('network_failed');
+    await expect(full).rejects.toThrow(/used up/);
+    await engine.removeNetwork(names[1] as string);
+    await engine.ensureEgressNetwork(names[3] as string, labels, 'sealed', pool);
+    expect(await subnetOf(names[3] as string)).toEqual([`10.213.${third}.32/28`]);
+    for (const n of names) await engine.removeNetwork(n);
   });
 });
 

@@ -31,12 +31,15 @@ import type {
 } from '../../electron/main/engine/dockerEngine.js';
 import type { ContainerCreateBody } from '../../electron/main/policy/containerSpec.js';
 import { SHELL_STATE_DIR } from '../../electron/main/policy/shellProtocol.js';
+import { pickSubnet, poolCapacity, type SubnetPool } from '../../electron/main/policy/subnets.js';
 
 interface FakeNetwork {
   isolated: boolean;
   /** Internal with no gateway address (ensureEgressNetwork 'sealed'). */
   sealed?: boolean;
   labels: Record<string, string>;
+  /** Its IPv4 subnet, when it was given one (a sealed network from a pool; a foreign one). */
+  subnet?: string;
 }
 
 interface FakeContainer {
@@ -186,9 +189,9 @@ export class FakeEngine implements Engine {
     if (!existing) this.networks.set(name, { isolated: true, labels });
   }
 
-  /** A network someone else made, not isolated: what ensureNetwork must refuse. */
-  addForeignNetwork(name: string): void {
-    this.networks.set(name, { isolated: false, labels: {} });
+  /** A network someone else made, not isolated (on that subnet if given): what ensureNetwork must refuse. */
+  addForeignNetwork(name: string, subnet?: string): void {
+    this.networks.set(name, { isolated: false, labels: {}, ...(subnet ? { subnet } : {}) });
   }
 
   async removeNetwork(name: string): Promise<void> {
@@ -242,7 +245,7 @@ export class FakeEngine implements Engine {
     return id;
   }
 
-  async ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void> {
+  async ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside', pool?: SubnetPool): Promise<void> {
     this.enter('ensureEgressNetwork');
     const existing = this.networks.get(name);
     if (existing && kind === 'sealed' && !existing.sealed) {
@@ -250,14 +253,26 @@ export class FakeEngine implements Engine {
         hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly.`,
       });
     }
-    if (!existing) this.networks.set(name, { isolated: false, sealed: kind === 'sealed', labels });
+    if (existing) return;
+    let subnet: string | undefined;
+    if (kind === 'sealed' && pool) {
+      subnet = pickSubnet(pool, [...this.networks.values()].flatMap((n) => (n.subnet ? [n.subnet] : []))) ?? undefined;
+      if (!subnet) {
+        throw new BerthError(
+          'network_failed',
+          `The sandbox network ${name} could not be made: Berth's address range for sandbox networks (${pool.range}, ${poolCapacity(pool)} networks of /${pool.prefix}) is used up.`,
+          { hint: 'Each allowlist chat whose sandbox exists holds one: stop or delete chats you no longer need, remove other networks in that range (docker network ls), or give Berth another range with BERTH_EGRESS_POOL (e.g. 10.214.0.0/16) and restart it.' },
+        );
+      }
+    }
+    this.networks.set(name, { isolated: false, sealed: kind === 'sealed', labels, ...(subnet ? { subnet } : {}) });
   }
 
   async findNetworks(labels: Record<string, string>): Promise<NetworkSummary[]> {
     this.enter('findNetworks');
     return [...this.networks.entries()]
       .filter(([, n]) => Object.entries(labels).every(([k, v]) => n.labels[k] === v))
-      .map(([name, n]) => ({ name, labels: { ...n.labels } }));
+      .map(([name, n]) => ({ name, labels: { ...n.labels }, subnets: n.subnet ? [n.subnet] : [] }));
   }
 
   private nextAddress = 2;

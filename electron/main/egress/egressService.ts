@@ -7,8 +7,10 @@
  * The sandbox has no route out and no address of the host to reach; its DNS answers only the
  * proxy's name. The proxy lets through HTTP and HTTPS CONNECT to the allowlist's names and
  * ports, never to an IP literal or to this computer's or the LAN's addresses (policy/egress.ts).
- * A changed allowlist is applied by squid's reconfigure, and we wait until squid accepts
- * connections again, so the next request sees it.
+ * Two proxies share the container and the list: squid for HTTPS (CONNECT, name and SNI) and
+ * HAProxy for plain HTTP (squid copies bodies 4 KB at a time; policy/egress.ts says more).
+ * A changed allowlist is applied by squid's reconfigure and HAProxy's reload, and we wait until
+ * both accept connections again, so the next request sees it.
  */
 import type { NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
@@ -16,16 +18,22 @@ import type { Engine, PullProgress } from '../engine/dockerEngine.js';
 import { EGRESS_IMAGE } from '../policy/egressImage.js';
 import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
+import { DEFAULT_SUBNET_POOL, type SubnetPool } from '../policy/subnets.js';
 import {
-  PROXY_ALIAS, PROXY_PORT, WARM_UP_HOST, parseProxyLog, parseSniLog, proxyCertCommand, proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
+  HTTP_ALLOW_FILE, HTTP_READY_LINE, PROXY_ALIAS, PROXY_PORT, WARM_UP_HOST, haproxyConf, httpAllowList, parseHttpLog, parseProxyLog, parseSniLog, proxyCertCommand,
+  proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
 } from '../policy/egress.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
 const CONF_DIR = '/tmp/berth';
-/** squid prints this once it listens (after a start or a reconfigure). */
-/** The inner (SNI) port opens after the outer one: the proxy is ready once both listen. */
+/**
+ * squid prints this once it listens (after a start or a reconfigure); its inner (SNI) port
+ * opens after the outer one, so this line means both listen. HAProxy (plain HTTP) prints
+ * HTTP_READY_LINE. The proxy is ready once both have, since the start or the last change.
+ */
 const READY_LINE = /Accepting SSL bumped HTTP Socket connections/;
+const HAPROXY_PID = '/tmp/haproxy.pid';
 const READY_TIMEOUT_MS = 30_000;
 const LOG_LIMIT = 500;
 /** The Debian image's squid user. */
@@ -37,6 +45,11 @@ export interface EgressOptions {
   outsideNetwork?: string;
   /** DNS servers the proxies resolve names with; by default Docker's (the host's). */
   dns?: string[];
+  /**
+   * Where the sandboxes' sealed networks take their subnets from (policy/subnets.ts); an error
+   * (a bad BERTH_EGRESS_POOL) fails each allowlist start with it rather than Berth's start.
+   */
+  subnetPool?: SubnetPool | BerthError;
 }
 
 interface Proxy {
@@ -44,8 +57,8 @@ interface Proxy {
   profile: string;
   applied: string;
   log: { stop(): void };
-  /** Resolves on squid's next "accepting connections" line. */
-  readyWaiters: (() => void)[];
+  /** Each waits for squid's and HAProxy's next ready lines. */
+  readyWaiters: { squid: boolean; http: boolean; done: () => void }[];
   /** The SNI check's refusals not yet matched to their CONNECT's line, by connection port. */
   sniRefused: Map<number, string | null>;
 }
@@ -58,6 +71,7 @@ export class EgressService {
   private readonly image: string;
   private readonly outsideNetwork: string;
   private readonly dns: string[];
+  private readonly subnetPool: SubnetPool | BerthError;
 
   constructor(
     private readonly deps: {
@@ -73,6 +87,7 @@ export class EgressService {
     this.image = options.image ?? EGRESS_IMAGE;
     this.outsideNetwork = options.outsideNetwork ?? OUTSIDE_NETWORK;
     this.dns = options.dns ?? [];
+    this.subnetPool = options.subnetPool ?? DEFAULT_SUBNET_POOL;
   }
 
   private labels(profile: string, role: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -82,9 +97,11 @@ export class EgressService {
   /** The sandbox's own sealed network, with the profile's proxy on it; returns the network's name. */
   async prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void = () => undefined): Promise<string> {
     const network = sandboxNetworkName(this.deps.instanceId, key);
+    if (this.subnetPool instanceof BerthError) throw this.subnetPool;
+    const pool = this.subnetPool;
     const [proxy] = await Promise.all([
       this.proxyFor(profile, onProgress),
-      this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed'),
+      this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed', pool),
     ]);
     try {
       await this.deps.engine.connectNetwork(network, proxy.id, [PROXY_ALIAS]);
@@ -130,7 +147,7 @@ export class EgressService {
     const { engine } = this.deps;
     await this.deps.ensureImage?.(this.image, onProgress);
     await engine.ensureEgressNetwork(this.outsideNetwork, { [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }, 'outside');
-    const allow = squidAllowConf(this.deps.settingsOf(profile)?.egressAllow ?? []);
+    const allow = this.allowFiles(profile);
     const { id, running } = await this.ensureProxyContainer(profile, allow);
     const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [], sniRefused: new Map() };
     const ready = running ? Promise.resolve() : this.nextReady(proxy);
@@ -144,24 +161,36 @@ export class EgressService {
     return proxy;
   }
 
+  /** The profile's allowlist as squid's include file and HAProxy's pattern file (one string: what was applied). */
+  private allowFiles(profile: string): string {
+    const entries = this.deps.settingsOf(profile)?.egressAllow ?? [];
+    return JSON.stringify({ squid: squidAllowConf(entries), http: httpAllowList(entries) });
+  }
+
   /** The profile's proxy container: the one left by an earlier start, or a new one (not started). */
   private async ensureProxyContainer(profile: string, allow: string): Promise<{ id: string; running: boolean }> {
+    const files = JSON.parse(allow) as { squid: string; http: string };
     const { engine } = this.deps;
     const name = proxyContainerName(this.deps.instanceId, profile);
     for (let attempt = 0; ; attempt++) {
       const found = await engine.inspectContainer(name);
-      if (found) return { id: found.id, running: found.running };
+      // One made from another proxy image (an earlier Berth's) lacks what this one runs: replaced.
+      if (found && found.image !== this.image) await engine.removeContainer(found.id);
+      else if (found) return { id: found.id, running: found.running };
       try {
         const id = await engine.createServiceContainer({
           name,
           image: this.image,
           labels: this.labels(profile, 'proxy'),
           user: PROXY_USER,
+          // HAProxy (plain HTTP) runs beside squid; its master process reloads on SIGUSR2.
           entrypoint: [
             '/bin/sh', '-c',
-            `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
+            `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf`
+              + ` && printf '%s' "$BERTH_HAPROXY_CONF" > ${CONF_DIR}/haproxy.cfg && printf '%s' "$BERTH_HTTP_ALLOW" > ${CONF_DIR}/${HTTP_ALLOW_FILE}`
+              + ` && { /usr/sbin/haproxy -W -db -p ${HAPROXY_PID} -f ${CONF_DIR}/haproxy.cfg & } && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
           ],
-          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${allow}`],
+          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR)}`, `BERTH_HTTP_ALLOW=${files.http}`],
           network: this.outsideNetwork,
           dns: this.dns,
           memoryMb: 512,
@@ -183,19 +212,24 @@ export class EgressService {
           hint: `See its log (docker logs ${proxyContainerName(this.deps.instanceId, proxy.profile)}), or set the profile's egress to "none" or "open".`,
         }));
       }, READY_TIMEOUT_MS);
-      const done = (): void => {
+      const done = { squid: false, http: false, done: (): void => {
         clearTimeout(timer);
         resolve();
-      };
+      } };
       proxy.readyWaiters.push(done);
     });
   }
 
   private onLog(proxy: Proxy, line: string, stream: 'stdout' | 'stderr'): void {
-    if (stream === 'stderr') {
-      if (READY_LINE.test(line)) for (const w of proxy.readyWaiters.splice(0)) w();
+    const which = READY_LINE.test(line) ? 'squid' : HTTP_READY_LINE.test(line) ? 'http' : null;
+    if (which) {
+      for (const w of proxy.readyWaiters) w[which] = true;
+      const ready = proxy.readyWaiters.filter((w) => w.squid && w.http);
+      proxy.readyWaiters = proxy.readyWaiters.filter((w) => !(w.squid && w.http));
+      for (const w of ready) w.done();
       return;
     }
+    if (stream === 'stderr') return;
     const sni = parseSniLog(line);
     if (sni) {
       // Logged before the outer line of the same CONNECT (squid logs the inner one first).
@@ -203,7 +237,7 @@ export class EgressService {
       if (proxy.sniRefused.size > 1000) proxy.sniRefused.delete(proxy.sniRefused.keys().next().value as number);
       return;
     }
-    const entry = parseProxyLog(line);
+    const entry = parseProxyLog(line) ?? parseHttpLog(line);
     if (!entry) return;
     let refusedName: string | null | undefined;
     if (entry.sniCheckPort !== undefined && proxy.sniRefused.has(entry.sniCheckPort)) {
@@ -227,10 +261,13 @@ export class EgressService {
 
   private async apply(proxy: Proxy, allow: string): Promise<void> {
     const ready = this.nextReady(proxy);
+    const files = JSON.parse(allow) as { squid: string; http: string };
     const { exitCode, output } = await this.deps.engine.execOnce(proxy.id, [
       '/bin/sh', '-c',
-      `printf '%s' "$1" > ${CONF_DIR}/allow.conf.new && mv ${CONF_DIR}/allow.conf.new ${CONF_DIR}/allow.conf && exec /usr/sbin/squid -k reconfigure -f ${CONF_DIR}/squid.conf`,
-      'sh', allow,
+      `printf '%s' "$1" > ${CONF_DIR}/allow.conf.new && mv ${CONF_DIR}/allow.conf.new ${CONF_DIR}/allow.conf`
+        + ` && printf '%s' "$2" > ${CONF_DIR}/${HTTP_ALLOW_FILE}.new && mv ${CONF_DIR}/${HTTP_ALLOW_FILE}.new ${CONF_DIR}/${HTTP_ALLOW_FILE}`
+        + ` && kill -USR2 "$(cat ${HAPROXY_PID})" && exec /usr/sbin/squid -k reconfigure -f ${CONF_DIR}/squid.conf`,
+      'sh', files.squid, files.http,
     ], PROXY_USER);
     if (exitCode !== 0) {
       ready.catch(() => undefined);
@@ -259,7 +296,7 @@ export class EgressService {
     const p = this.proxies.get(profile);
     if (!p) return;
     const proxy = await p;
-    const allow = squidAllowConf(this.deps.settingsOf(profile)?.egressAllow ?? []);
+    const allow = this.allowFiles(profile);
     if (allow !== proxy.applied) await this.apply(proxy, allow);
   }
 

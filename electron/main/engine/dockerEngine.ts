@@ -11,6 +11,7 @@ import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
 import { sshAgent } from './sshTransport.js';
+import { pickSubnet, poolCapacity, type SubnetPool } from '../policy/subnets.js';
 import { engineMessage, isUnreachable, pullFailed, statusOf, toBerthError, unreachableError } from './engineErrors.js';
 import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
@@ -27,6 +28,8 @@ export interface ContainerSummary {
 export interface NetworkSummary {
   name: string;
   labels: Record<string, string>;
+  /** Its IPv4 subnets (what its address management holds). */
+  subnets: string[];
 }
 
 /** A container Berth runs for itself, not a sandbox: read-only root, no capabilities, one network. */
@@ -124,9 +127,11 @@ export interface Engine {
    * Egress networks (egress/): 'sealed' is a sandbox's own network, internal (no route out) and
    * with no address on the bridge, so neither the internet nor the host is a peer, only the
    * containers on it; 'outside' a plain bridge the proxies reach out through. A network of that
-   * name made otherwise is refused (network_failed).
+   * name made otherwise is refused (network_failed). A sealed network made now takes the first
+   * subnet of `pool` that no network on the engine uses (not one of the daemon's default pools,
+   * which run out after ~30 networks); a used-up pool is network_failed.
    */
-  ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void>;
+  ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside', pool?: SubnetPool): Promise<void>;
   removeNetwork(name: string): Promise<void>;
   /** Networks carrying all these labels. */
   findNetworks(labels: Record<string, string>): Promise<NetworkSummary[]>;
@@ -288,6 +293,11 @@ export const NO_GATEWAY_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 
 /** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
 type Expected<T> = (error: unknown) => { value: T } | undefined;
+
+/** Another create of the same name won the race: that network is the one we wanted. */
+function lostNameRace(error: unknown): boolean {
+  return statusOf(error) === 409 || /already exists/i.test(engineMessage(error));
+}
 
 /** What Berth reads of a network's inspect answer to tell whether it made it. */
 interface NetworkFacts {
@@ -501,7 +511,7 @@ export class DockerEngine implements Engine {
   private async ensureNamedNetwork(
     docker: Docker,
     name: string,
-    kind: { isBerths: (info: NetworkFacts) => boolean; refusal: BerthError; create: Docker.NetworkCreateOptions },
+    kind: { isBerths: (info: NetworkFacts) => boolean; refusal: BerthError; create: Docker.NetworkCreateOptions; pool?: SubnetPool },
   ): Promise<void> {
     const failed = (error: unknown): never => this.networkFailed(name, error);
     try {
@@ -512,14 +522,61 @@ export class DockerEngine implements Engine {
       if (error instanceof BerthError) throw error;
       if (statusOf(error) !== 404) failed(error);
     }
-    try {
-      await docker.createNetwork(kind.create);
-    } catch (error) {
-      // Another create won the race: that network is the one we wanted.
-      if (statusOf(error) === 409 || /already exists/i.test(engineMessage(error))) return;
-      failed(error);
+    if (kind.pool) {
+      if ((await this.createInPool(docker, name, kind.create, kind.pool)) === 'exists') return;
+    } else {
+      try {
+        await docker.createNetwork(kind.create);
+      } catch (error) {
+        if (lostNameRace(error)) return;
+        failed(error);
+      }
     }
     await this.dropDuplicateNetworks(docker, name);
+  }
+
+  /** Subnets being created by this process right now (not yet in the engine's list). */
+  private readonly subnetsInFlight = new Set<string>();
+
+  /**
+   * Creates the network on the first subnet of the pool that no network on the engine uses.
+   * Another Berth (or anyone) may take that subnet between our listing and our create: the
+   * engine refuses the overlap and we take the next free one.
+   */
+  private async createInPool(docker: Docker, name: string, create: Docker.NetworkCreateOptions, pool: SubnetPool): Promise<'created' | 'exists'> {
+    const lost = new Set<string>();
+    for (let attempt = 0; attempt < 20; attempt++) {
+      let taken: string[] = [];
+      try {
+        taken = (await docker.listNetworks()).flatMap((n) => (n.IPAM?.Config ?? []).map((c) => c.Subnet ?? ''));
+      } catch (error) {
+        this.networkFailed(name, error);
+      }
+      const subnet = pickSubnet(pool, [...taken, ...this.subnetsInFlight, ...lost]);
+      if (!subnet) {
+        throw new BerthError(
+          'network_failed',
+          `The sandbox network ${name} could not be made: Berth's address range for sandbox networks (${pool.range}, ${poolCapacity(pool)} networks of /${pool.prefix}) is used up.`,
+          {
+            hint: 'Each allowlist chat whose sandbox exists holds one: stop or delete chats you no longer need, remove other networks in that range (docker network ls), or give Berth another range with BERTH_EGRESS_POOL (e.g. 10.214.0.0/16) and restart it.',
+          },
+        );
+      }
+      this.subnetsInFlight.add(subnet);
+      try {
+        await docker.createNetwork({ ...create, IPAM: { Driver: 'default', Config: [{ Subnet: subnet }] } });
+        return 'created';
+      } catch (error) {
+        if (lostNameRace(error)) return 'exists';
+        if (!/overlaps/i.test(engineMessage(error))) this.networkFailed(name, error);
+        lost.add(subnet);
+      } finally {
+        this.subnetsInFlight.delete(subnet);
+      }
+    }
+    throw new BerthError('network_failed', `The sandbox network ${name} could not be made: every free subnet Berth tried was taken by another network at the same moment.`, {
+      hint: 'Try again; if it keeps failing, check which programs create Docker networks (docker network ls).',
+    });
   }
 
   /**
@@ -548,7 +605,7 @@ export class DockerEngine implements Engine {
     );
   }
 
-  ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside'): Promise<void> {
+  ensureEgressNetwork(name: string, labels: Record<string, string>, kind: 'sealed' | 'outside', pool?: SubnetPool): Promise<void> {
     const sealed = kind === 'sealed';
     return this.call(
       `set up the network ${name}`,
@@ -561,6 +618,7 @@ export class DockerEngine implements Engine {
             { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly.` },
           ),
           create: { Name: name, Driver: 'bridge', CheckDuplicate: true, Internal: sealed, Labels: labels, Options: sealed ? { [NO_GATEWAY_OPTION]: 'true' } : {} },
+          ...(sealed && pool ? { pool } : {}),
         }),
       (error) => this.networkFailed(name, error),
     );
@@ -570,7 +628,7 @@ export class DockerEngine implements Engine {
     const list = await this.call('list networks', (docker) =>
       docker.listNetworks({ filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } }),
     );
-    return list.map((n) => ({ name: n.Name, labels: n.Labels ?? {} }));
+    return list.map((n) => ({ name: n.Name, labels: n.Labels ?? {}, subnets: (n.IPAM?.Config ?? []).map((c) => c.Subnet ?? '').filter((x) => x.includes('.')) }));
   }
 
   connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void> {

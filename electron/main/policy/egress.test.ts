@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EgressAllowEntry, egressEntryProblem } from '../../../shared/egress.js';
-import { allowEntryFor, parseProxyLog, proxyEnv, squidAllowConf, squidConf } from './egress.js';
+import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseProxyLog, proxyEnv, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {
@@ -68,6 +68,48 @@ describe('the proxy log', () => {
   });
 });
 
+describe('plain HTTP (HAProxy)', () => {
+  const patterns = (entries: string[]) => httpAllowList(entries).split('\n').filter((l) => l && !l.startsWith('#')).map((l) => new RegExp(l));
+  const allows = (entries: string[], hostHeader: string) => patterns(entries).some((re) => re.test(hostHeader));
+
+  it('allows each entry by name and port, like squid: 80 and 443 by default, a wildcard\'s domain and names under it', () => {
+    expect(allows(['allowed.test'], 'allowed.test')).toBe(true);
+    expect(allows(['allowed.test'], 'allowed.test:80')).toBe(true);
+    expect(allows(['allowed.test'], 'allowed.test:8080')).toBe(false);
+    expect(allows(['allowed.test'], 'xallowed.test')).toBe(false);
+    expect(allows(['allowed.test'], 'allowed.test.evil')).toBe(false);
+    expect(allows(['allowed.test'], 'allowedxtest')).toBe(false);
+    expect(allows(['reg.test:8080'], 'reg.test:8080')).toBe(true);
+    expect(allows(['reg.test:8080'], 'reg.test')).toBe(false);
+    expect(allows(['*.example.com'], 'example.com')).toBe(true);
+    expect(allows(['*.example.com'], 'a.b.example.com')).toBe(true);
+    expect(allows(['*.example.com'], 'badexample.com')).toBe(false);
+    expect(allows([], 'allowed.test')).toBe(false);
+  });
+
+  it('refuses IP literals, CONNECT and this computer\'s and the LAN\'s addresses before connecting; reads the list from its file', () => {
+    const conf = haproxyConf('/tmp/berth');
+    expect(conf).toContain('bind :3130');
+    expect(conf).toMatch(/deny deny_status 403 if METH_CONNECT/);
+    expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.host\) -m reg \^\[0-9\.\]\+\$ \}/);
+    expect(conf).toContain('-m reg -f /tmp/berth/http-allow.lst');
+    expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.dstip\) -m ip 0\.0\.0\.0\/8 127\.0\.0\.0\/8 10\.0\.0\.0\/8 172\.16\.0\.0\/12 192\.168\.0\.0\/16 169\.254/);
+    // The decision comes before the address is set: nothing is connected to before it.
+    expect(conf.indexOf('-f /tmp/berth/http-allow.lst')).toBeLessThan(conf.indexOf('set-dst var'));
+    expect(conf.indexOf('-m ip')).toBeLessThan(conf.indexOf('set-dst var'));
+  });
+
+  it('reads its log lines with bytes, a 403 as refused, and skips unreadable requests', () => {
+    expect(parseHttpLog('BERTHHTTP 1796104729.809 10.213.0.2 GET allowed.test 80 200 209715322 139')).toEqual({
+      time: 1796104729809, client: '10.213.0.2', method: 'GET', host: 'allowed.test', port: 80, allowed: true, bytesIn: 209715322, bytesOut: 139,
+    });
+    expect(parseHttpLog('BERTHHTTP 1796104730.000 10.213.0.2 GET blocked.test 8080 403 192 134')?.allowed).toBe(false);
+    expect(parseHttpLog('BERTHHTTP 1796104730.000 10.213.0.2 <BADREQ> - - 400 0 0')).toBeNull();
+    expect(parseHttpLog('BERTH 1764536400.123 172.30.0.2 CONNECT allowed.test 443 TCP_TUNNEL 200 5120 610')).toBeNull();
+    expect(parseProxyLog('BERTHHTTP 1796104729.809 10.213.0.2 GET allowed.test 80 200 209715322 139')).toBeNull();
+  });
+});
+
 describe('Allow this host', () => {
   it('adds the bare host for 80 and 443, host:port otherwise, and never an IP', () => {
     expect(allowEntryFor('Blocked.Test', 443)).toBe('blocked.test');
@@ -93,7 +135,8 @@ it("gives an allowlist sandbox its own network only, the proxy variables, and DN
   });
   expect(spec.HostConfig.NetworkMode).toBe('berth-sbx-x');
   expect(Object.keys(spec.NetworkingConfig?.EndpointsConfig ?? {})).toEqual(['berth-sbx-x']);
-  expect(spec.Env).toContain('HTTP_PROXY=http://berth-egress-proxy:3128');
+  expect(spec.Env).toContain('HTTP_PROXY=http://berth-egress-proxy:3130');
+  expect(spec.Env).toContain('HTTPS_PROXY=http://berth-egress-proxy:3128');
   expect(spec.HostConfig.Dns).toEqual(['127.0.0.1']);
   expect(spec.HostConfig.CapDrop).toEqual(['ALL']);
 });

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { egressEntryProblem } from '../../../shared/egress.js';
 
 export const PROXY_PORT = 3128;
+/** The plain-HTTP port (HAProxy): HTTP_PROXY points here, HTTPS_PROXY at squid's PROXY_PORT. */
+export const HTTP_PORT = 3130;
 /** The proxy's name on every sandbox network: HTTP(S)_PROXY points here. */
 export const PROXY_ALIAS = 'berth-egress-proxy';
 /** The default ports of an entry without one: HTTP and HTTPS. */
@@ -209,12 +211,17 @@ export function sandboxNetworkName(instanceId: string, key: string): string {
   return `berth-sbx-${instanceId.slice(0, 8)}-${slug(key)}`;
 }
 
-/** Environment for tools that honour proxy variables (both spellings: curl reads lower case). */
+/**
+ * Environment for tools that honour proxy variables (both spellings: curl reads lower case).
+ * Plain HTTP goes to HAProxy (fast bodies), HTTPS to squid (the SNI check); squid's port also
+ * takes plain HTTP, with the same list, for tools given a single proxy.
+ */
 export function proxyEnv(): string[] {
   const url = `http://${PROXY_ALIAS}:${PROXY_PORT}`;
+  const plain = `http://${PROXY_ALIAS}:${HTTP_PORT}`;
   const noProxy = 'localhost,127.0.0.1,::1';
   return [
-    `HTTP_PROXY=${url}`, `HTTPS_PROXY=${url}`, `http_proxy=${url}`, `https_proxy=${url}`,
+    `HTTP_PROXY=${plain}`, `HTTPS_PROXY=${url}`, `http_proxy=${plain}`, `https_proxy=${url}`,
     `NO_PROXY=${noProxy}`, `no_proxy=${noProxy}`, 'BERTH_EGRESS=allowlist',
   ];
 }
@@ -223,4 +230,106 @@ export function proxyEnv(): string[] {
 export function refusedNote(refused: readonly { host: string; port: number | null }[], profile: string): string {
   const list = [...new Set(refused.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)))].slice(0, 10).join(', ');
   return `[Berth] The network policy of profile "${profile}" refused: ${list}. This sandbox reaches only the hosts in the profile's allowlist, through Berth's proxy. To allow one, the user clicks "Allow this host for the profile" in the chat's Network view, or adds it under Profiles → Network (egressAllow).`;
+}
+
+/*
+ * Plain HTTP: HAProxy (Debian's), beside squid in the proxy container. Why a second proxy:
+ * squid copies a response body to its client 4 KB at a time (HTTP_REQBUF_SZ, fixed when squid
+ * is compiled), which held plain-HTTP downloads to ~0.34× of a direct one here; HAProxy
+ * forwards bodies in large buffers with splice(2). HTTPS stays on squid (CONNECT + SNI).
+ * The same allowlist, written as one anchored pattern per entry, decides both.
+ */
+
+/** The file HAProxy reads its allowlist patterns from (rewritten on each change, then reloaded). */
+export const HTTP_ALLOW_FILE = 'http-allow.lst';
+
+const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * One regular expression per entry, matched against the request's `host[:port]` (lower case):
+ * `host` for an entry, any name under and including the domain for `*.domain`, and the entry's
+ * ports (an entry without one: 80 and 443, like squid's). A name never matches an IP literal.
+ */
+export function httpAllowList(entries: readonly string[]): string {
+  const lines = ['# Written by Berth from the profile setting egressAllow: host[:port] patterns.'];
+  for (const rule of allowRules(entries)) {
+    const wildcard = rule.domain.startsWith('.');
+    const name = escapeRegex(wildcard ? rule.domain.slice(1) : rule.domain);
+    const ports = rule.ports.map((p) => `:${p}`);
+    // No port in the Host header means 80: allowed only when 80 is one of the entry's ports.
+    const port = rule.ports.includes(80) ? `(${ports.join('|')})?` : `(${ports.join('|')})`;
+    lines.push(`^${wildcard ? '([a-z0-9-]+\\.)*' : ''}${name}${port}$`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * HAProxy's configuration: a forward proxy for plain HTTP only. A request's host and port come
+ * from its Host header (HAProxy refuses, with 400, an absolute URI whose authority differs from
+ * it); refused: anything not in the list (403), an IP literal, a CONNECT (HTTPS goes to squid),
+ * and a name that resolves to this computer or the LAN (NEVER_REACHED). Resolved with the
+ * container's resolver (Docker's), connected to that address and port only.
+ */
+export function haproxyConf(confDir: string): string {
+  const never = NEVER_REACHED.filter((a) => a.includes('.')).join(' ');
+  return `# Berth's egress proxy for plain HTTP (HTTPS: squid on ${PROXY_PORT}).
+global
+  log stdout format raw local0
+  maxconn 1024
+  tune.bufsize 65536
+defaults
+  mode http
+  log global
+  option splice-response
+  option http-server-close
+  timeout connect 10s
+  timeout client 1h
+  timeout server 1h
+  timeout http-request 30s
+  log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U"
+resolvers docker
+  parse-resolv-conf
+  hold valid 10s
+frontend berth_plain
+  bind :${HTTP_PORT}
+  http-request set-var(txn.host) req.hdr(host),lower,field(1,:)
+  http-request set-var(txn.port) req.hdr(host),field(2,:)
+  http-request set-var(txn.port) int(80) if !{ var(txn.port) -m found } || { var(txn.port) -m len 0 }
+  http-request deny deny_status 403 if METH_CONNECT
+  http-request deny deny_status 403 if { var(txn.host) -m reg ^[0-9.]+$ } || { var(txn.host) -m beg [ }
+  http-request deny deny_status 403 unless { req.hdr(host),lower -m reg -f ${confDir}/${HTTP_ALLOW_FILE} }
+  http-request do-resolve(txn.dstip,docker,ipv4) var(txn.host)
+  http-request deny deny_status 502 unless { var(txn.dstip) -m found }
+  http-request deny deny_status 403 if { var(txn.dstip) -m ip ${never} }
+  http-request set-dst var(txn.dstip)
+  http-request set-dst-port var(txn.port)
+  http-request set-uri %[pathq]
+  default_backend berth_out
+backend berth_out
+  server any 0.0.0.0:0
+`;
+}
+
+/** HAProxy prints this (on stderr) once its worker listens, after a start or a reload. */
+export const HTTP_READY_LINE = /Loading success/;
+
+/** One line of HAProxy's access log as a ProxyLogLine (client's address, host, port, bytes). */
+export function parseHttpLog(line: string): ProxyLogLine | null {
+  const m = /^BERTHHTTP (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$/.exec(line.trim());
+  if (!m) return null;
+  const [, sec, ms, client, method, host, port, status, sent, received] = m as unknown as string[];
+  // A request HAProxy could not read (<BADREQ>, no host): nothing a user could allow.
+  if (host === '-' || method === '<BADREQ>') return null;
+  const portNum = Number(port);
+  return {
+    time: Number(sec) * 1000 + Number(ms),
+    client: client as string,
+    method: method as string,
+    host: host as string,
+    port: Number.isInteger(portNum) && portNum > 0 ? portNum : null,
+    // 403: the policy refused it; anything else was let through (a 502 is a name that did not resolve).
+    allowed: status !== '403',
+    bytesIn: Number(sent),
+    bytesOut: Number(received),
+  };
 }

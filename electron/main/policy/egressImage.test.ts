@@ -12,7 +12,7 @@ describe('the egress proxy image recipes', () => {
   });
 
   it('debootstraps the same packages from the mirror apt uses (deb822 or one-line sources), never the security mirror', () => {
-    expect(debootstrapArgs('/r', 'http://m/debian')).toEqual(['--variant=minbase', '--include=squid-openssl,openssl,ca-certificates', 'bookworm', '/r', 'http://m/debian']);
+    expect(debootstrapArgs('/r', 'http://m/debian')).toEqual(['--variant=minbase', '--include=squid-openssl,haproxy,openssl,ca-certificates', 'bookworm', '/r', 'http://m/debian']);
     expect(debianMirror('Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\n')).toBe('http://mirror.example/debian');
     expect(debianMirror('Types: deb\nURIs: http://deb.debian.org/debian-security\n')).toBe('http://deb.debian.org/debian');
     expect(debianMirror('deb [arch=amd64] http://ftp.example/debian bookworm main\n')).toBe('http://ftp.example/debian');

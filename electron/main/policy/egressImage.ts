@@ -12,15 +12,16 @@
  * and splice, no interception); openssl makes the throwaway certificate such a port needs.
  */
 
-export const EGRESS_IMAGE = 'berth-egress:2';
+export const EGRESS_IMAGE = 'berth-egress:3';
 
-export const EGRESS_PACKAGES = ['squid-openssl', 'openssl', 'ca-certificates'] as const;
+export const EGRESS_PACKAGES = ['squid-openssl', 'haproxy', 'openssl', 'ca-certificates'] as const;
 
 /** Kept identical to build/egress/Dockerfile (a unit test compares them). */
-export const EGRESS_DEBIAN_RECIPE = `# Berth's egress proxy (Debian's squid with OpenSSL, for the SNI check). Berth builds it by
-# itself (as berth-egress:2) the first time an allowlist profile needs it; by hand:
-#   docker build -t berth-egress:2 build/egress
-# Berth supplies squid's configuration and command when it creates the container.
+export const EGRESS_DEBIAN_RECIPE = `# Berth's egress proxy: Debian's squid with OpenSSL (HTTPS, the SNI check) and HAProxy (plain
+# HTTP). Berth builds it by itself (as berth-egress:3) the first time an allowlist profile
+# needs it; by hand:
+#   docker build -t berth-egress:3 build/egress
+# Berth supplies both configurations and the command when it creates the container.
 FROM debian:bookworm-slim
 RUN apt-get update \\
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${EGRESS_PACKAGES.join(' ')} \\
