@@ -13,6 +13,7 @@ import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
+import { podmanChatNetwork, podmanNoAllowlist } from '../engine/podmanNetworks.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
@@ -162,7 +163,7 @@ export class SandboxManager {
     this.clearIdle(s);
     try {
       // Before the loop: nothing may await between its lock check and the bring-up taking the lock.
-      if (this.appArmor === undefined) await this.learnAppArmor();
+      if (this.appArmor === undefined || this.podman === undefined) await this.learnEngine();
       for (;;) {
         if (s.lock) {
           const kind = s.lockKind;
@@ -253,10 +254,23 @@ export class SandboxManager {
   /** The AppArmor profile to pin, once the engine has told (undefined until then). */
   private appArmor: string | null | undefined = undefined;
 
+  /** Whether the engine is Podman, once it has told (undefined until then). */
+  private podman: boolean | undefined = undefined;
+
   /** Asks the engine once; an engine that does not answer is asked again on the next acquire. */
-  private async learnAppArmor(): Promise<void> {
-    const options = await this.deps.engine.securityOptions().catch(() => null);
+  private async learnEngine(): Promise<void> {
+    const [options, kind] = await Promise.all([this.deps.engine.securityOptions().catch(() => null), this.deps.engine.kind().catch(() => null)]);
     if (options !== null) this.appArmor = appArmorProfileFor(options);
+    if (kind !== null) this.podman = kind.name === 'podman';
+  }
+
+  /**
+   * The network an 'open' sandbox joins: the profile's, with inter-container traffic off, on
+   * Docker; on Podman, which cannot turn that off, the chat's own isolated one (podmanNetworks.ts).
+   */
+  private openNetwork(profile: string, key: string): { name: string; labels: Record<string, string> } {
+    if (this.podman) return podmanChatNetwork(this.deps.instanceId, profile, key);
+    return { name: networkNameFor(profile), labels: { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: profile } };
   }
 
   private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
@@ -266,7 +280,7 @@ export class SandboxManager {
       ? { mode: 'none' as const }
       : egress === 'allowlist'
         ? { mode: 'allowlist' as const, name: sandboxNetworkName(this.deps.instanceId, req.key), env: proxyEnv() }
-        : { mode: 'isolated' as const, name: networkNameFor(req.profile.name) };
+        : { mode: 'isolated' as const, name: this.openNetwork(req.profile.name, req.key).name };
     return buildContainerSpec({
       name: s.name,
       image: req.image,
@@ -412,16 +426,19 @@ export class SandboxManager {
   /** The Docker network a key's container joins, or null for none. */
   networkName(profile: { name: string; settings: ProfileSettings }, key: string): string | null {
     const { egress } = profile.settings;
-    return egress === 'open' ? networkNameFor(profile.name) : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
+    return egress === 'open' ? this.openNetwork(profile.name, key).name : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
   }
 
   /** The network the sandbox joins: the profile's bridge ('open'), or its own sealed one ('allowlist'). */
   private async ensureNetwork(req: SandboxRequest): Promise<void> {
     const { egress } = req.profile.settings;
     if (egress === 'open') {
-      await this.deps.engine.ensureNetwork(networkNameFor(req.profile.name), { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+      const { name, labels } = this.openNetwork(req.profile.name, req.key);
+      await this.deps.engine.ensureNetwork(name, labels);
     } else if (egress === 'allowlist') {
       if (!this.deps.egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
+      // Fails closed: Podman's networks cannot be sealed the way the allowlist needs (README, Podman).
+      if (this.podman) throw podmanNoAllowlist();
       await this.deps.egress.prepareSandbox(req.profile.name, req.key, (p) => req.onProgress('building', p.message, p.fraction));
     }
   }
@@ -581,6 +598,8 @@ export class SandboxManager {
     }
     await this.deps.engine.removeContainer(id);
     if (key !== undefined) await this.deps.egress?.releaseSandbox(key).catch(() => undefined);
+    // On Podman the chat's network is its own: it goes with the container.
+    if (key !== undefined && this.podman) await this.deps.engine.removeNetwork(podmanChatNetwork(this.deps.instanceId, '', key).name).catch(() => undefined);
   }
 
   /** Running containers found at start-up get the same idle clock as ones Berth started. */
