@@ -252,6 +252,9 @@ function networkJoinError(error: unknown): BerthError | null {
 /** Docker's bridge option that leaves the bridge without an address: the host is not a peer on it. */
 export const NO_GATEWAY_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 
+/** Podman's seccomp profile files, by profile text (DockerEngine.seccompFile). */
+const seccompFiles = new Map<string, string>();
+
 /** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
 type Expected<T> = (error: unknown) => { value: T } | undefined;
 
@@ -319,20 +322,19 @@ export class DockerEngine implements Engine {
     return this.kindAnswer;
   }
 
-  private seccompFiles = new Map<string, string>();
-
   /**
-   * A seccomp profile as a file for Podman (podmanSandbox.ts): one per profile text, in a
-   * folder of its own that only this process can write, readable by a rootless Podman's user.
+   * A seccomp profile as a file for Podman (podmanSandbox.ts): one per profile text and process
+   * (shared by its engines), in a folder only this process can write, readable by a rootless
+   * Podman's user.
    */
   private seccompFile(profile: string): string {
-    let file = this.seccompFiles.get(profile);
+    let file = seccompFiles.get(profile);
     if (!file) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-seccomp-'));
       fs.chmodSync(dir, 0o755);
       file = path.join(dir, 'profile.json');
       fs.writeFileSync(file, profile, { mode: 0o644 });
-      this.seccompFiles.set(profile, file);
+      seccompFiles.set(profile, file);
     }
     return file;
   }
