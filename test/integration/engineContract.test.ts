@@ -98,6 +98,8 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect((await engine.securityOptions()).some((o) => o.startsWith('name=seccomp'))).toBe(true);
     expect(await engine.listImageTags()).toContain(BUSYBOX);
     expect((await engine.platform()).os).toBe('linux');
+    // This machine's engine is Docker (Podman has its own suite: podman.test.ts).
+    expect(await engine.kind()).toEqual({ name: 'docker' });
     const machine = await engine.resources();
     expect(machine.cpus).toBeGreaterThanOrEqual(1);
     expect(machine.memoryBytes).toBeGreaterThan(64 * 1024 * 1024);

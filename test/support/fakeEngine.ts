@@ -24,6 +24,7 @@ import type {
   ServiceContainerSpec,
   PullProgress,
   BuildRequest,
+  EngineKind,
   StatsSample,
   StatsStream,
   TtyOptions,
@@ -116,6 +117,12 @@ export class FakeEngine implements Engine {
   async ping(): Promise<{ version: string; apiVersion: string }> {
     this.enter('ping');
     return { version: 'fake', apiVersion: '1.41' };
+  }
+
+  /** The engine the fake stands in for: Docker, as the real engine the contract test compares it with. */
+  async kind(): Promise<EngineKind> {
+    this.enter('kind');
+    return { name: 'docker' };
   }
 
   /** What `docker info` reports as SecurityOptions; the seccomp default of a Linux engine. */

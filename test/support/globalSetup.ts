@@ -25,7 +25,20 @@ export async function setup(): Promise<void> {
   runDir = await shared.berthTestRun.ready;
 }
 
+/** BERTH_TEST_ENGINE: run the integration tests against another engine (scripts/podman-setup.sh starts these). */
+const TEST_ENGINES: Record<string, string> = {
+  'podman-rootful': 'unix:///run/podman/podman.sock',
+  'podman-rootless': 'unix:///run/berthpod/podman/podman.sock',
+};
+
 async function prepare(): Promise<string> {
+  const chosen = process.env.BERTH_TEST_ENGINE;
+  if (chosen && chosen !== 'docker') {
+    const host = TEST_ENGINES[chosen];
+    if (!host) throw new Error(`BERTH_TEST_ENGINE=${chosen} is not one of docker, ${Object.keys(TEST_ENGINES).join(', ')}.`);
+    // The test workers, their cores and the docker CLI they run all inherit it.
+    process.env.DOCKER_HOST = host;
+  }
   if (!(await dockerOk('version', '--format', '{{.Server.Version}}'))) {
     throw new Error('The integration tests need a running Docker engine: run `bash ../shared/engine/ensure-docker.sh` (or start Docker).');
   }

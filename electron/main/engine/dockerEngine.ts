@@ -13,10 +13,14 @@ import type { ContainerCreateBody } from '../policy/containerSpec.js';
 import { sshAgent } from './sshTransport.js';
 import { pickSubnet, poolCapacity, type SubnetPool } from '../policy/subnets.js';
 import { engineMessage, isUnreachable, pullFailed, statusOf, toBerthError, unreachableError } from './engineErrors.js';
+import { isPodmanVersion, podmanKind, type EngineKind, type LibpodInfo } from './engineKind.js';
+import { ensureIsolatedNetwork, LIBPOD_PREFIX, type LibpodDial } from './podmanNetworks.js';
+import { checkPodmanContainer, podmanCannotLimit, withSeccompFile } from './podmanSandbox.js';
 import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
 
 export type { StatsSample } from './statsSample.js';
+export type { EngineKind } from './engineKind.js';
 
 export interface ContainerSummary {
   id: string;
@@ -107,6 +111,11 @@ export interface BuildRequest {
 export interface Engine {
   readonly endpointLabel: string;
   ping(): Promise<{ version: string; apiVersion: string }>;
+  /**
+   * Which engine this is: Docker, or Podman (rootful or rootless) behind its Docker-compatible
+   * API. Asked once; the shared paths take Podman's own way where its hardening differs.
+   */
+  kind(): Promise<EngineKind>;
   /** The engine's security options (`docker info`), such as `name=apparmor` where it has AppArmor. */
   securityOptions(): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
@@ -291,6 +300,9 @@ function networkJoinError(error: unknown): BerthError | null {
 /** Docker's bridge option that leaves the bridge without an address: the host is not a peer on it. */
 export const NO_GATEWAY_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 
+/** Podman's seccomp profile files, by profile text (DockerEngine.seccompFile). */
+const seccompFiles = new Map<string, string>();
+
 /** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
 type Expected<T> = (error: unknown) => { value: T } | undefined;
 
@@ -355,6 +367,49 @@ export class DockerEngine implements Engine {
   async ping(): Promise<{ version: string; apiVersion: string }> {
     const v = await this.call('answer', (docker) => docker.version());
     return { version: v.Version, apiVersion: v.ApiVersion };
+  }
+
+  private kindAnswer: Promise<EngineKind> | null = null;
+
+  kind(): Promise<EngineKind> {
+    // One question per engine; a failed one (engine down) is asked again next time.
+    this.kindAnswer ??= this.call('tell which engine it is', async (docker) => {
+      const version = (await docker.version()) as { Components?: { Name?: unknown }[] | null };
+      if (!isPodmanVersion(version)) return { name: 'docker' } as const;
+      return podmanKind((await this.libpod(docker)('GET', `${LIBPOD_PREFIX}/info`)) as LibpodInfo);
+    }).catch((error: unknown) => {
+      this.kindAnswer = null;
+      throw error;
+    });
+    return this.kindAnswer;
+  }
+
+  /**
+   * A seccomp profile as a file for Podman (podmanSandbox.ts): one per profile text and process
+   * (shared by its engines), in a folder only this process can write, readable by a rootless
+   * Podman's user.
+   */
+  private seccompFile(profile: string): string {
+    let file = seccompFiles.get(profile);
+    if (!file) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-seccomp-'));
+      fs.chmodSync(dir, 0o755);
+      file = path.join(dir, 'profile.json');
+      fs.writeFileSync(file, profile, { mode: 0o644 });
+      seccompFiles.set(profile, file);
+    }
+    return file;
+  }
+
+  /** Podman's own API (libpod), for what its Docker-compatible one does not carry. */
+  private libpod(docker: Docker): LibpodDial {
+    return (method, path, body) =>
+      new Promise((resolve, reject) => {
+        docker.modem.dial(
+          { path, method, options: body ?? {}, statusCodes: { 200: true, 201: true, 204: true, 400: 'bad request', 404: 'not found', 409: 'conflict', 500: 'server error' } },
+          (error: unknown, data: unknown) => (error ? reject(error) : resolve(data)),
+        );
+      });
   }
 
   resources(): Promise<{ cpus: number; memoryBytes: number }> {
@@ -489,7 +544,9 @@ export class DockerEngine implements Engine {
     });
   }
 
-  private ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>): Promise<void> {
+  private async ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>): Promise<void> {
+    // Podman's bridge cannot turn inter-container traffic off: its chats get an isolated network each (podmanNetworks.ts).
+    if ((await this.kind()).name === 'podman') return ensureIsolatedNetwork(this.libpod(docker), name, labels);
     return this.ensureNamedNetwork(docker, name, {
       // A network of that name that Berth did not make isolated would let chats reach each other.
       isBerths: (info) => info.Driver === 'bridge' && info.Options?.['com.docker.network.bridge.enable_icc'] === 'false',
@@ -751,7 +808,23 @@ export class DockerEngine implements Engine {
   createContainer(body: ContainerCreateBody): Promise<string> {
     return this.call(
       'create the sandbox container',
-      async (docker) => (await docker.createContainer(body as unknown as Docker.ContainerCreateOptions)).id,
+      async (docker) => {
+        const kind = await this.kind();
+        // A Podman that cannot enforce the limits would drop them silently: refuse before creating.
+        const cannot = podmanCannotLimit(kind);
+        if (cannot) throw cannot;
+        const sent = kind.name === 'podman' ? withSeccompFile(body, (profile) => this.seccompFile(profile)) : body;
+        const id = (await docker.createContainer(sent as unknown as Docker.ContainerCreateOptions)).id;
+        if (kind.name === 'podman') {
+          // What Podman made, not what was asked: a dropped setting removes the container.
+          const refused = checkPodmanContainer(body, (await docker.getContainer(id).inspect()).HostConfig as unknown as Record<string, unknown>);
+          if (refused) {
+            await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+            throw refused;
+          }
+        }
+        return id;
+      },
       (error) => {
         if (statusOf(error) === 409) throw new BerthError('already_exists', `A container named ${body.name} already exists.`, { cause: error });
         const network = networkJoinError(error);

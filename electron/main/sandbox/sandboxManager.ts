@@ -14,6 +14,7 @@ import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
+import { podmanChatNetwork, podmanNoAllowlist } from '../engine/podmanNetworks.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import { fillRemote, prepareRemoteVolumes } from './remoteFill.js';
 import { copyVolumeFor, directWritesOnRemote, specForRemoteEngine } from '../policy/remoteSpec.js';
@@ -194,7 +195,7 @@ export class SandboxManager {
     try {
       // Before the loop: nothing may await between its lock check and the bring-up taking the lock.
       const handle = this.handleFor(s, req);
-      if (!this.appArmor.has(handle.ref.id)) await this.learnAppArmor(handle);
+      if (!this.appArmor.has(handle.ref.id) || !this.podman.has(handle.engine)) await this.learnEngine(handle);
       let joined = false;
       for (;;) {
         if (s.lock) {
@@ -314,10 +315,23 @@ export class SandboxManager {
     return s.engine ?? this.deps.engines.forProfile(req.profile.settings);
   }
 
+  /** Whether each engine is Podman, once it has told (absent until then). */
+  private readonly podman = new WeakMap<Engine, boolean>();
+
   /** Asks the engine once; an engine that does not answer is asked again on the next acquire. */
-  private async learnAppArmor(handle: EngineHandle): Promise<void> {
-    const options = await handle.engine.securityOptions().catch(() => null);
+  private async learnEngine(handle: EngineHandle): Promise<void> {
+    const [options, kind] = await Promise.all([handle.engine.securityOptions().catch(() => null), handle.engine.kind().catch(() => null)]);
     if (options !== null) this.appArmor.set(handle.ref.id, appArmorProfileFor(options));
+    if (kind !== null) this.podman.set(handle.engine, kind.name === 'podman');
+  }
+
+  /**
+   * The network an 'open' sandbox joins: the profile's, with inter-container traffic off, on
+   * Docker; on Podman, which cannot turn that off, the chat's own isolated one (podmanNetworks.ts).
+   */
+  private openNetwork(engine: Engine, profile: string, key: string): { name: string; labels: Record<string, string> } {
+    if (this.podman.get(engine)) return podmanChatNetwork(this.deps.instanceId, profile, key);
+    return { name: networkNameFor(profile), labels: { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: profile } };
   }
 
   private specFor(req: SandboxRequest, s: Slot): ContainerCreateBody {
@@ -327,7 +341,7 @@ export class SandboxManager {
       ? { mode: 'none' as const }
       : egress === 'allowlist'
         ? { mode: 'allowlist' as const, name: sandboxNetworkName(this.deps.instanceId, req.key), env: proxyEnv() }
-        : { mode: 'isolated' as const, name: networkNameFor(req.profile.name) };
+        : { mode: 'isolated' as const, name: this.openNetwork(req.profile.name, req.key).name };
     return buildContainerSpec({
       name: s.name,
       image: req.image,
@@ -497,14 +511,16 @@ export class SandboxManager {
   /** The Docker network a key's container joins, or null for none. */
   networkName(profile: { name: string; settings: ProfileSettings }, key: string): string | null {
     const { egress } = profile.settings;
-    return egress === 'open' ? networkNameFor(profile.name) : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
+    return egress === 'open' ? this.openNetwork(profile.name, key).name : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
   }
 
   /** The network the sandbox joins: the profile's bridge ('open'), or its own sealed one ('allowlist'). */
   private async ensureNetwork(req: SandboxRequest): Promise<void> {
     const { egress } = req.profile.settings;
     if (egress === 'open') {
-      await this.engineOf(req.key, req.profile.settings).ensureNetwork(networkNameFor(req.profile.name), { [LABEL.app]: APP_LABEL_VALUE, [LABEL.profile]: req.profile.name });
+      const engine = this.engineOf(req.key, req.profile.settings);
+      const { name, labels } = this.openNetwork(engine, req.profile.name, req.key);
+      await engine.ensureNetwork(name, labels);
     } else if (egress === 'allowlist') {
       if (this.deps.engines.forProfile(req.profile.settings).ref.remote) {
         throw new BerthError('network_failed', "An allowlist profile's egress proxy runs on this computer's engine, so its sandboxes cannot run on a remote engine yet.", {
@@ -512,6 +528,8 @@ export class SandboxManager {
         });
       }
       if (!this.deps.egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
+      // Fails closed: Podman's networks cannot be sealed the way the allowlist needs (README, Podman).
+      if (this.podman.get(this.engineOf(req.key, req.profile.settings))) throw podmanNoAllowlist();
       await this.deps.egress.prepareSandbox(req.profile.name, req.key, (p) => req.onProgress('building', p.message, p.fraction));
     }
   }
@@ -791,6 +809,8 @@ export class SandboxManager {
     if (!engine) throw new BerthError('internal', `No engine is known for the container ${id}.`);
     await engine.removeContainer(id);
     if (key !== undefined) await this.deps.egress?.releaseSandbox(key).catch(() => undefined);
+    // On Podman the chat's network is its own: it goes with the container.
+    if (key !== undefined && this.podman.get(engine)) await engine.removeNetwork(podmanChatNetwork(this.deps.instanceId, '', key).name).catch(() => undefined);
   }
 
   /** Running containers found at start-up get the same idle clock as ones Berth started. */
