@@ -341,7 +341,7 @@ export class SandboxManager {
       ? { mode: 'none' as const }
       : egress === 'allowlist'
         ? { mode: 'allowlist' as const, name: sandboxNetworkName(this.deps.instanceId, req.key), env: proxyEnv() }
-        : { mode: 'isolated' as const, name: this.openNetwork(req.profile.name, req.key).name };
+        : { mode: 'isolated' as const, name: this.openNetwork(this.handleFor(s, req).engine, req.profile.name, req.key).name };
     return buildContainerSpec({
       name: s.name,
       image: req.image,
@@ -511,7 +511,7 @@ export class SandboxManager {
   /** The Docker network a key's container joins, or null for none. */
   networkName(profile: { name: string; settings: ProfileSettings }, key: string): string | null {
     const { egress } = profile.settings;
-    return egress === 'open' ? this.openNetwork(profile.name, key).name : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
+    return egress === 'open' ? this.openNetwork(this.engineOf(key, profile.settings), profile.name, key).name : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
   }
 
   /** The network the sandbox joins: the profile's bridge ('open'), or its own sealed one ('allowlist'). */
