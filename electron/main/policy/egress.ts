@@ -277,6 +277,7 @@ global
   log stdout format raw local0
   maxconn 1024
   tune.bufsize 65536
+  tune.pipesize 1048576
 defaults
   mode http
   log global
