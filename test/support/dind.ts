@@ -12,11 +12,11 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { docker, dockerOk } from './docker.js';
+import { freePort } from './freePort.js';
 
 const run = promisify(execFile);
 
@@ -49,17 +49,6 @@ export async function ensureDindImage(): Promise<void> {
   }
 }
 
-/** A port free on 127.0.0.1 now: published fixed, so the engine's address survives a restart. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * berth-test:busybox with its root folder 0755: images imported from a temp folder before

@@ -4,26 +4,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { docker } from './docker.js';
 import { waitFor } from './waitFor.js';
+import { freePort } from './freePort.js';
 
 export interface LocalRegistry {
   host: string;
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 export const REGISTRY_BINARY = '/usr/bin/docker-registry';
 

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './freePort.js';
 
 export const SSHD = '/usr/sbin/sshd';
 
@@ -17,16 +18,6 @@ export function sshdMissing(): string | null {
   return null;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
