@@ -78,6 +78,18 @@ afterAll(async () => {
     const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
     if (names.length) await docker('volume', 'rm', '-f', ...names);
   }
+  // A Podman chat's container stays after its Berth stops (kept for the next start, as on Docker):
+  // it goes here, through the same socket, with its network if one is left.
+  if (podmanSocket) {
+    const on = ['-H', `unix://${podmanSocket}`];
+    for (const instance of instances) {
+      const filter = `label=berth.instance=${instance}`;
+      const ids = (await docker(...on, 'ps', '-aq', '--filter', filter)).split('\n').filter(Boolean);
+      if (ids.length) await docker(...on, 'rm', '-f', ...ids);
+      const nets = (await docker(...on, 'network', 'ls', '-q', '--filter', filter)).split('\n').filter(Boolean);
+      if (nets.length) await docker(...on, 'network', 'rm', ...nets);
+    }
+  }
   fs.rmSync(root, { recursive: true, force: true });
 }, 120_000);
 
