@@ -3,6 +3,9 @@
  * the same download in 'open' mode (the sandbox straight on the test host's network), in one run.
  * Target: proxy throughput ≥ 0.8× open, for HTTPS (squid: CONNECT, SNI peeked, spliced) and
  * plain HTTP (HAProxy). Proxied and open runs alternate; the load average is printed with each.
+ * Because the machine is shared, it also prints a figure load does not move much: the CPU time
+ * (cgroup cpuacct) each container spent per GB moved: the proxy's, the sandbox's (curl) and the
+ * test server's, on each path. The proxy's CPU per GB is the cost the proxied path adds.
  *
  *   npm run bench:egress -- [--runs N] [--mb N] [--scheme https|http|both]
  */
@@ -23,6 +26,30 @@ const bytes = Math.max(1, Number(values.mb)) * 1024 * 1024;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/**
+ * A container's CPU time so far, in ns, from its cgroup: v1's cpuacct.usage (this machine) or
+ * v2's cpu.stat; null where neither is readable (a remote engine, a VM's Docker).
+ */
+function cpuNs(containerId: string): number | null {
+  const v1 = [`/sys/fs/cgroup/cpuacct/docker/${containerId}/cpuacct.usage`, `/sys/fs/cgroup/cpu,cpuacct/docker/${containerId}/cpuacct.usage`];
+  for (const file of v1) {
+    try {
+      return Number(fs.readFileSync(file, 'utf8').trim());
+    } catch {
+      // next layout
+    }
+  }
+  for (const file of [`/sys/fs/cgroup/system.slice/docker-${containerId}.scope/cpu.stat`, `/sys/fs/cgroup/docker/${containerId}/cpu.stat`]) {
+    try {
+      const m = /usage_usec (\d+)/.exec(fs.readFileSync(file, 'utf8'));
+      if (m) return Number(m[1]) * 1000;
+    } catch {
+      // next layout
+    }
+  }
+  return null;
+}
+
 async function main(): Promise<void> {
   const inet = await startPretendInternet();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-bench-egress-'));
@@ -39,10 +66,23 @@ async function main(): Promise<void> {
     // 'open' reaches the internet through its bridge; here the internet is the test network.
     await docker('network', 'connect', inet.network, (await core.sandbox.status({ chatId: open })).containerId as string);
 
-    const fetch = async (chatId: string, url: string, extra: string): Promise<number> => {
+    const idOf = async (chatId: string) => (await core.sandbox.status({ chatId })).containerId as string;
+    const proxyId = (await docker('ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy')).split('\n')[0] as string;
+    const ids = { proxy: proxyId, proxiedSandbox: await idOf(proxied), openSandbox: await idOf(open), server: inet.webId };
+    type Cpu = { proxy: number; client: number; server: number };
+    const cpuPerGb = { proxy: [] as Cpu[], open: [] as Cpu[] };
+    const fetch = async (chatId: string, url: string, extra: string, cpu?: Cpu[]): Promise<number> => {
+      const sandboxId = chatId === proxied ? ids.proxiedSandbox : ids.openSandbox;
+      const before = [cpuNs(ids.proxy), cpuNs(sandboxId), cpuNs(ids.server)];
       const r = await core.sandbox.exec({ chatId, command: `curl -sS -f ${extra} -o /dev/null -w '%{size_download} %{time_total}' ${url}`, timeoutMs: 600_000 });
+      const after = [cpuNs(ids.proxy), cpuNs(sandboxId), cpuNs(ids.server)];
       const [size, seconds] = r.output.trim().split(' ').map(Number) as [number, number];
       if (r.exitCode !== 0 || size !== bytes) throw new Error(`download failed: ${r.output}`);
+      if (cpu && before.every((x) => x !== null) && after.every((x) => x !== null)) {
+        // ms of CPU per GB (1e9 bytes) moved; the proxy's counts only on its own path.
+        const perGb = (i: number) => ((after[i] as number) - (before[i] as number)) / 1e6 / (size / 1e9);
+        cpu.push({ proxy: chatId === proxied ? perGb(0) : 0, client: perGb(1), server: perGb(2) });
+      }
       return size / seconds / 1024 / 1024;
     };
     let failed = false;
@@ -53,14 +93,16 @@ async function main(): Promise<void> {
       const openUrl = `${scheme}://allowed.test/bytes/${bytes}`;
       const flags = scheme === 'https' ? '-k' : '';
       const via = { proxy: [] as number[], open: [] as number[] };
+      cpuPerGb.proxy.length = 0;
+      cpuPerGb.open.length = 0;
       const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
       const loadBefore = load();
       // Warm-up, untimed; then alternate so both see the same machine.
       await fetch(proxied, proxiedUrl, flags);
       await fetch(open, openUrl, `${flags} --noproxy '*'`);
       for (let i = 0; i < runs; i++) {
-        via.proxy.push(await fetch(proxied, proxiedUrl, flags));
-        via.open.push(await fetch(open, openUrl, `${flags} --noproxy '*'`));
+        via.proxy.push(await fetch(proxied, proxiedUrl, flags, cpuPerGb.proxy));
+        via.open.push(await fetch(open, openUrl, `${flags} --noproxy '*'`, cpuPerGb.open));
       }
       const p = median(via.proxy);
       const o = median(via.open);
@@ -70,6 +112,17 @@ async function main(): Promise<void> {
       console.log(`| allowlist, through the profile's proxy | ${p.toFixed(0)} | ${via.proxy.map((x) => x.toFixed(0)).join(', ')} |`);
       console.log(`| open, straight to the host | ${o.toFixed(0)} | ${via.open.map((x) => x.toFixed(0)).join(', ')} |`);
       console.log(`ratio proxy/open (${scheme}): ${(p / o).toFixed(2)}× (target ≥ 0.8×${p / o >= 0.8 ? ', met' : ', missed'})`);
+      if (cpuPerGb.proxy.length && cpuPerGb.open.length) {
+        const m = (list: Cpu[], k: keyof Cpu) => median(list.map((c) => c[k]));
+        const row = (list: Cpu[]) => `${m(list, 'proxy').toFixed(0)} | ${m(list, 'client').toFixed(0)} | ${m(list, 'server').toFixed(0)} | ${(m(list, 'proxy') + m(list, 'client') + m(list, 'server')).toFixed(0)}`;
+        console.log(`CPU time per GB moved (cgroup cpuacct, ms/GB, median of ${runs}; load-independent, unlike MB/s):`);
+        console.log('| path | proxy container | sandbox (curl) | test server | sum |');
+        console.log('|---|---|---|---|---|');
+        console.log(`| allowlist | ${row(cpuPerGb.proxy)} |`);
+        console.log(`| open | ${row(cpuPerGb.open)} |`);
+      } else {
+        console.log('CPU per GB: the containers\' cgroups are not readable here (cgroup v1 cpuacct or v2 cpu.stat under /sys/fs/cgroup).');
+      }
       failed ||= p / o < 0.8;
     }
     if (failed) process.exitCode = 1;

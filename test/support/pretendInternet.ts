@@ -44,6 +44,8 @@ threading.Event().wait()
 export interface PretendInternet {
   network: string;
   webIp: string;
+  /** The web server container's full id (the bench reads its CPU time). */
+  webId: string;
   /** The test CA's certificate (PEM), for curl --cacert in the sandbox. */
   caPem: string;
   stop(): Promise<void>;
@@ -81,9 +83,11 @@ export async function startPretendInternet(): Promise<PretendInternet> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const webIp = (await docker('inspect', '-f', `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`, web)).trim();
+  const webId = (await docker('inspect', '-f', '{{.Id}}', web)).trim();
   return {
     network,
     webIp,
+    webId,
     caPem: fs.readFileSync(path.join(certs, 'ca.pem'), 'utf8'),
     async stop() {
       await dockerOk('rm', '-f', web);
