@@ -221,6 +221,7 @@ export function createCore(options: CoreOptions): BerthCore {
   );
   const manager = new SandboxManager({
     egress,
+    ...(egressOptions.subnetPool ? { subnetPool: egressOptions.subnetPool } : {}),
     engines: { forProfile: (settings) => engines.forSetting(settings.engine), all: () => engines.all(), local: () => engines.forSetting(DEFAULT_ENGINE_SETTING) },
     instanceId,
     dataDir,

@@ -323,5 +323,25 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect(await subnetOf(names[3] as string)).toEqual([`10.213.${third}.32/28`]);
     for (const n of names) await engine.removeNetwork(n);
   });
+
+  it("an open profile's isolated network takes a free subnet from the pool too, past one in use, and says when it is used up", async () => {
+    const third = 100 + Math.floor(Math.random() * 100);
+    const pool = { range: `10.213.${third}.0/27`, prefix: 28 };
+    const [first, second, third3] = [0, 1, 2].map(() => uniqueName('berth-contract-openpool')) as [string, string, string];
+    const foreign = uniqueName('berth-foreign-openpool');
+    for (const n of [first, second, third3, foreign]) record('networks', n);
+    const labels = { [LABEL.app]: 'berth', [LABEL.instance]: instanceId, 'berth.test': 'openpool' };
+    const subnetOf = async (name: string) => (await engine.findNetworks(labels)).find((n) => n.name === name)?.subnets;
+    await subject.foreignNetwork(foreign, `10.213.${third}.0/28`);
+    await engine.ensureNetwork(first, labels, pool);
+    await engine.ensureNetwork(first, labels, pool); // already there: no error, same subnet
+    expect(await subnetOf(first)).toEqual([`10.213.${third}.16/28`]);
+    const full = engine.ensureNetwork(second, labels, pool);
+    expect(await rejectionCode(full)).toBe('network_failed');
+    await expect(full).rejects.toThrow(/used up/);
+    // Without a pool, the engine picks (Docker's default pools).
+    await engine.ensureNetwork(third3, labels);
+    for (const n of [first, third3]) await engine.removeNetwork(n);
+  });
 });
 

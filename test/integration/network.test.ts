@@ -40,9 +40,11 @@ describe('network isolation', () => {
     const statusB = await core.sandbox.status({ chatId: b1.id });
     expect(statusA.networkName).toBe(`berth-${a}`);
     expect(statusB.networkName).toBe(`berth-${b}`);
-    const net = await inspect<{ Options: Record<string, string>; Labels: Record<string, string> }>(statusA.networkName as string);
+    const net = await inspect<{ Options: Record<string, string>; Labels: Record<string, string>; IPAM: { Config: { Subnet: string }[] } }>(statusA.networkName as string);
     expect(net.Options['com.docker.network.bridge.enable_icc']).toBe('false');
     expect(net.Labels['berth.app']).toBe('berth');
+    // Its subnet comes from Berth's own range, not from Docker's default pools (~30 networks for everyone).
+    expect(net.IPAM.Config.map((c) => c.Subnet)).toEqual([expect.stringMatching(/^10\.213\.\d+\.\d+\/22$/)]);
   });
 
   it("a profile with network 'none' has no network interface but loopback", async () => {

@@ -183,7 +183,7 @@ export class FakeEngine implements Engine {
     onProgress({ message: `Downloaded ${ref}`, fraction: 1 });
   }
 
-  async ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+  async ensureNetwork(name: string, labels: Record<string, string>, pool?: SubnetPool): Promise<void> {
     this.enter('ensureNetwork');
     const existing = this.networks.get(name);
     if (existing && !existing.isolated) {
@@ -193,7 +193,20 @@ export class FakeEngine implements Engine {
         { hint: `Remove it (docker network rm ${name}) and try again; Berth creates it correctly. Or set the profile's egress to "none".` },
       );
     }
-    if (!existing) this.networks.set(name, { isolated: true, labels });
+    if (existing) return;
+    const subnet = pool ? this.subnetFrom(name, pool) : undefined;
+    this.networks.set(name, { isolated: true, labels, ...(subnet ? { subnet } : {}) });
+  }
+
+  /** The pool's first subnet no network here uses, as DockerEngine picks it; used up: its error. */
+  private subnetFrom(name: string, pool: SubnetPool): string {
+    const subnet = pickSubnet(pool, [...this.networks.values()].flatMap((n) => (n.subnet ? [n.subnet] : [])));
+    if (subnet) return subnet;
+    throw new BerthError(
+      'network_failed',
+      `The sandbox network ${name} could not be made: Berth's address range for sandbox networks (${pool.range}, ${poolCapacity(pool)} networks of /${pool.prefix}) is used up.`,
+      { hint: 'Each allowlist chat whose sandbox exists holds a /28 of it and each open profile a /22: stop or delete chats you no longer need, remove other networks in that range (docker network ls), or give Berth another range with BERTH_EGRESS_POOL (e.g. 10.214.0.0/16) and restart it.' },
+    );
   }
 
   /** A network someone else made, not isolated (on that subnet if given): what ensureNetwork must refuse. */
@@ -261,17 +274,7 @@ export class FakeEngine implements Engine {
       });
     }
     if (existing) return;
-    let subnet: string | undefined;
-    if (kind === 'sealed' && pool) {
-      subnet = pickSubnet(pool, [...this.networks.values()].flatMap((n) => (n.subnet ? [n.subnet] : []))) ?? undefined;
-      if (!subnet) {
-        throw new BerthError(
-          'network_failed',
-          `The sandbox network ${name} could not be made: Berth's address range for sandbox networks (${pool.range}, ${poolCapacity(pool)} networks of /${pool.prefix}) is used up.`,
-          { hint: 'Each allowlist chat whose sandbox exists holds one: stop or delete chats you no longer need, remove other networks in that range (docker network ls), or give Berth another range with BERTH_EGRESS_POOL (e.g. 10.214.0.0/16) and restart it.' },
-        );
-      }
-    }
+    const subnet = kind === 'sealed' && pool ? this.subnetFrom(name, pool) : undefined;
     this.networks.set(name, { isolated: false, sealed: kind === 'sealed', labels, ...(subnet ? { subnet } : {}) });
   }
 

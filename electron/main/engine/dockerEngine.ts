@@ -131,7 +131,11 @@ export interface Engine {
   resources(): Promise<{ cpus: number; memoryBytes: number }>;
   /** The engine's OS and CPU architecture, as it names them (linux, amd64). */
   platform(): Promise<{ os: string; arch: string }>;
-  ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  /**
+   * A profile's bridge with inter-container traffic off. Made now with `pool`, it takes the
+   * first subnet of it no network on the engine uses (Podman: its own chat networks, no pool).
+   */
+  ensureNetwork(name: string, labels: Record<string, string>, pool?: SubnetPool): Promise<void>;
   /**
    * Egress networks (egress/): 'sealed' is a sandbox's own network, internal (no route out) and
    * with no address on the bridge, so neither the internet nor the host is a peer, only the
@@ -524,10 +528,10 @@ export class DockerEngine implements Engine {
   private readonly networksInFlight = new Map<string, Promise<void>>();
 
   /** Concurrent calls for one name share one attempt. */
-  ensureNetwork(name: string, labels: Record<string, string>): Promise<void> {
+  ensureNetwork(name: string, labels: Record<string, string>, pool?: SubnetPool): Promise<void> {
     const inFlight = this.networksInFlight.get(name);
     if (inFlight) return inFlight;
-    const attempt = this.call(`set up the network ${name}`, (docker) => this.ensureNetworkOnce(docker, name, labels), (error) =>
+    const attempt = this.call(`set up the network ${name}`, (docker) => this.ensureNetworkOnce(docker, name, labels, pool), (error) =>
       this.networkFailed(name, error),
     ).finally(() => this.networksInFlight.delete(name));
     this.networksInFlight.set(name, attempt);
@@ -544,7 +548,7 @@ export class DockerEngine implements Engine {
     });
   }
 
-  private async ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>): Promise<void> {
+  private async ensureNetworkOnce(docker: Docker, name: string, labels: Record<string, string>, pool: SubnetPool | undefined): Promise<void> {
     // Podman's bridge cannot turn inter-container traffic off: its chats get an isolated network each (podmanNetworks.ts).
     if ((await this.kind()).name === 'podman') return ensureIsolatedNetwork(this.libpod(docker), name, labels);
     return this.ensureNamedNetwork(docker, name, {
@@ -557,6 +561,7 @@ export class DockerEngine implements Engine {
       ),
       // Chats on one profile's network cannot reach each other.
       create: { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: labels, Options: { 'com.docker.network.bridge.enable_icc': 'false' } },
+      ...(pool ? { pool } : {}),
     });
   }
 
@@ -615,7 +620,7 @@ export class DockerEngine implements Engine {
           'network_failed',
           `The sandbox network ${name} could not be made: Berth's address range for sandbox networks (${pool.range}, ${poolCapacity(pool)} networks of /${pool.prefix}) is used up.`,
           {
-            hint: 'Each allowlist chat whose sandbox exists holds one: stop or delete chats you no longer need, remove other networks in that range (docker network ls), or give Berth another range with BERTH_EGRESS_POOL (e.g. 10.214.0.0/16) and restart it.',
+            hint: 'Each allowlist chat whose sandbox exists holds a /28 of it and each open profile a /22: stop or delete chats you no longer need, remove other networks in that range (docker network ls), or give Berth another range with BERTH_EGRESS_POOL (e.g. 10.214.0.0/16) and restart it.',
           },
         );
       }

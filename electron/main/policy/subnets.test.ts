@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SUBNET_POOL, parseSubnetPool, pickSubnet, poolCapacity } from './subnets.js';
+import { DEFAULT_SUBNET_POOL, openNetworkPool, parseSubnetPool, pickSubnet, poolCapacity } from './subnets.js';
 
 describe('sealed-network subnets', () => {
   const pool = { range: '10.213.0.0/16', prefix: 28 };
@@ -32,5 +32,17 @@ describe('sealed-network subnets', () => {
     expect(() => parseSubnetPool('10.50.0.0', undefined)).toThrow(/BERTH_EGRESS_POOL must be/);
     expect(() => parseSubnetPool('10.50.0.0/16', '30')).toThrow(/BERTH_EGRESS_POOL_SIZE/);
     expect(() => parseSubnetPool('10.50.0.0/24', '20')).toThrow(/BERTH_EGRESS_POOL_SIZE/);
+  });
+
+  it("gives an open profile's network a /22 of the same range, past the sealed /28s already taken", () => {
+    const open = openNetworkPool(DEFAULT_SUBNET_POOL);
+    expect(open).toEqual({ range: '10.213.0.0/16', prefix: 22 });
+    expect(poolCapacity(open)).toBe(64);
+    expect(pickSubnet(open, [])).toBe('10.213.0.0/22');
+    // A sealed /28 anywhere in the first /22 moves the open network to the next one, and back.
+    expect(pickSubnet(open, ['10.213.0.16/28'])).toBe('10.213.4.0/22');
+    expect(pickSubnet(DEFAULT_SUBNET_POOL, ['10.213.0.0/22'])).toBe('10.213.4.0/28');
+    // A smaller range than a /22: the whole range, once.
+    expect(openNetworkPool({ range: '10.9.9.0/24', prefix: 28 })).toEqual({ range: '10.9.9.0/24', prefix: 24 });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Addresses for the sandboxes' sealed networks. Pure: DockerEngine asks the engine which
+ * Addresses for the sandboxes' networks (allowlist sandboxes' sealed ones, open profiles'
+ * bridges). Pure: DockerEngine asks the engine which
  * subnets are taken and creates the network with the one chosen here.
  *
  * Why Berth picks them: without a subnet, every network takes one of the daemon's default
@@ -62,12 +63,26 @@ function overlaps(a: Cidr, b: Cidr): boolean {
 export function parseSubnetPool(range: string | undefined, prefix: string | undefined): SubnetPool {
   const pool = { range: range?.trim() || DEFAULT_SUBNET_POOL.range, prefix: prefix?.trim() ? Number(prefix) : DEFAULT_SUBNET_POOL.prefix };
   const cidr = parseCidr(pool.range);
-  const hint = 'Fix or unset it and restart Berth; until then allowlist sandboxes cannot start.';
+  const hint = 'Fix or unset it and restart Berth; until then sandboxes of allowlist and open profiles cannot start.';
   if (!cidr) throw new BerthError('network_failed', `BERTH_EGRESS_POOL must be an IPv4 range such as 10.213.0.0/16, not "${pool.range}".`, { hint });
   if (!Number.isInteger(pool.prefix) || pool.prefix < cidr.bits || pool.prefix > SMALLEST_PREFIX) {
     throw new BerthError('network_failed', `BERTH_EGRESS_POOL_SIZE must be a prefix length from ${cidr.bits} to ${SMALLEST_PREFIX} (28 by default), not "${prefix}".`, { hint });
   }
   return { range: format(cidr), prefix: pool.prefix };
+}
+
+/**
+ * An open profile's network (its bridge `berth-<profile>`, shared by all its sandboxes) takes
+ * a /22 from the same range: 1021 sandboxes per profile (more than the 500 live chats
+ * bench:app runs), and 64 of them in a /16 still leave room for thousands of sealed /28s. Like
+ * the sealed networks, it then never takes one of Docker's default pools (~30 networks shared
+ * by everything on the engine). A range smaller than a /22 gives its whole self.
+ */
+export const OPEN_NETWORK_PREFIX = 22;
+
+export function openNetworkPool(pool: SubnetPool): SubnetPool {
+  const range = parseCidr(pool.range);
+  return { range: pool.range, prefix: Math.max(OPEN_NETWORK_PREFIX, range ? range.bits : OPEN_NETWORK_PREFIX) };
 }
 
 /** How many networks the pool holds. */

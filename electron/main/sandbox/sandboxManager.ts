@@ -15,6 +15,7 @@ import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../polic
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
 import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
 import { podmanChatNetwork, podmanNoAllowlist } from '../engine/podmanNetworks.js';
+import { openNetworkPool, type SubnetPool } from '../policy/subnets.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import { fillRemote, prepareRemoteVolumes } from './remoteFill.js';
 import { copyVolumeFor, directWritesOnRemote, specForRemoteEngine } from '../policy/remoteSpec.js';
@@ -115,6 +116,12 @@ export interface SandboxManagerDeps {
   baseImage: BaseImage;
   /** Seals allowlist sandboxes behind their profile's proxy (egress/egressService.ts). */
   egress?: SandboxEgress;
+  /**
+   * Berth's address range (policy/subnets.ts): an open profile's bridge takes a /22 of it, not
+   * one of Docker's default pools; an error (a bad BERTH_EGRESS_POOL) fails the start with it.
+   * Absent: Docker picks.
+   */
+  subnetPool?: SubnetPool | BerthError;
 }
 
 export interface SandboxEgress {
@@ -520,7 +527,9 @@ export class SandboxManager {
     if (egress === 'open') {
       const engine = this.engineOf(req.key, req.profile.settings);
       const { name, labels } = this.openNetwork(engine, req.profile.name, req.key);
-      await engine.ensureNetwork(name, labels);
+      const pool = this.deps.subnetPool;
+      if (pool instanceof BerthError) throw pool;
+      await engine.ensureNetwork(name, labels, pool && openNetworkPool(pool));
     } else if (egress === 'allowlist') {
       if (this.deps.engines.forProfile(req.profile.settings).ref.remote) {
         throw new BerthError('network_failed', "An allowlist profile's egress proxy runs on this computer's engine, so its sandboxes cannot run on a remote engine yet.", {
