@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { Harness } from '../support/harness.js';
+import { docker } from '../support/docker.js';
 import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 import { runTurn } from '../support/agentDriver.js';
 import { byTurn, startOpenAiTestServer, type RecordedRequest } from '../support/openaiTestServer.js';
@@ -38,7 +39,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => hostService.listen(0, '0.0.0.0', resolve));
   hostPort = (hostService.address() as AddressInfo).port;
   core = h.core({ egress: { outsideNetwork: inet.network } });
-  profile = (await h.profile(core, { image: NET_IMAGE, egress: 'allowlist', egressAllow: ['allowed.test'] })).name;
+  // berth-egress-proxy: an allowed name that resolves (in the proxy) to a private address.
+  profile = (await h.profile(core, { image: NET_IMAGE, egress: 'allowlist', egressAllow: ['allowed.test', 'berth-egress-proxy'] })).name;
   const folder = h.workspace('certs', { 'ca.pem': inet.caPem });
   chatId = (await core.chats.create({ profile })).id;
   await core.workspace.attach({ chatId, path: folder, readOnly: true });
@@ -78,6 +80,23 @@ describe("egress 'allowlist'", () => {
     expect((await plain('CONNECT allowed.test:443 HTTP/1.1\\r\\nHost: allowed.test:443\\r\\n')).output).toMatch(/HTTP\/1\.1 403/);
     expect((await plain(`GET / HTTP/1.1\\r\\nHost: ${inet.webIp}\\r\\n`)).output).toMatch(/HTTP\/1\.1 403/);
     expect((await plain('GET / HTTP/1.1\\r\\nHost: allowed.test\\r\\n')).output).toMatch(/HTTP\/1\.1 200/);
+    // CONNECT by hand (HAProxy's port 3128): an allowed name on another port, an IPv6 literal,
+    // and an allowed name that resolves to a private address are plain 403s; one with no port a 400.
+    const connect = (authority: string) => run(`printf 'CONNECT ${authority} HTTP/1.1\\r\\nHost: ${authority}\\r\\n\\r\\n' | nc -w 5 berth-egress-proxy 3128 | head -1`);
+    for (const authority of ['allowed.test:8080', '[::1]:443', 'berth-egress-proxy:443', 'berth-egress-proxy:80']) {
+      expect((await connect(authority)).output, authority).toMatch(/HTTP\/1\.1 403/);
+    }
+    expect((await connect('allowed.test')).output).toMatch(/HTTP\/1\.1 40[03]/);
+    expect((await connect('allowed.test:443')).output).toMatch(/HTTP\/1\.1 200/);
+    expect((await run('curl -sS -f --max-time 10 http://berth-egress-proxy/; echo "rc=$?"')).output).toMatch(/403[\s\S]*rc=22/);
+    // The control: inside the proxy that name does resolve, to its own private address.
+    const proxyId = await docker('ps', '-q', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy');
+    expect(await docker('exec', proxyId, 'getent', 'hosts', 'berth-egress-proxy')).toMatch(/^(10|172|192)\./);
+    // squid, behind HAProxy, refuses on its own a CONNECT the list does not name, even with an
+    // allowed SNI (from inside the proxy; squid's own certificate, never the server's); control: an allowed one.
+    const viaSquid = (target: string) => docker('exec', proxyId, 'bash', '-c', `echo | timeout 10 openssl s_client -proxy 127.0.0.1:3129 -connect ${target} -servername allowed.test 2>&1 | grep subject= ; true`);
+    expect(await viaSquid('allowed.test:443')).toContain('CN = allowed.test');
+    expect(await viaSquid('blocked.test:443')).not.toContain('CN = allowed.test');
   });
 
   it('checks the TLS client hello too: a CONNECT to an allowed host whose SNI names a refused one is cut, no interception', async () => {

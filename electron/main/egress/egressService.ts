@@ -1,5 +1,5 @@
 /**
- * Runs each allowlist profile's filtering proxy (Debian's squid in its own container) and
+ * Runs each allowlist profile's filtering proxy (Debian's HAProxy and squid in its own container) and
  * seals each of the profile's sandboxes on a network of its own whose only peer is that proxy.
  *
  *   sandbox ──(own internal network, no gateway address)── proxy ──(outside network)── internet
@@ -7,8 +7,9 @@
  * The sandbox has no route out and no address of the host to reach; its DNS answers only the
  * proxy's name. The proxy lets through HTTP and HTTPS CONNECT to the allowlist's names and
  * ports, never to an IP literal or to this computer's or the LAN's addresses (policy/egress.ts).
- * Two proxies share the container and the list: squid for HTTPS (CONNECT, name and SNI) and
- * HAProxy for plain HTTP (squid copies bodies 4 KB at a time; policy/egress.ts says more).
+ * Two proxies share the container and the list: HAProxy takes every request on the sandboxes'
+ * ports and decides it by host and port; it passes an allowed HTTPS CONNECT to squid on the
+ * container's loopback, which checks the client hello's SNI and splices (policy/egress.ts).
  * A changed allowlist is applied by squid's reconfigure and HAProxy's reload, and we wait until
  * both accept connections again, so the next request sees it.
  */
@@ -20,16 +21,19 @@ import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import { DEFAULT_SUBNET_POOL, type SubnetPool } from '../policy/subnets.js';
 import {
-  HTTP_ALLOW_FILE, HTTP_READY_LINE, PROXY_ALIAS, PROXY_PORT, WARM_UP_HOST, haproxyConf, httpAllowList, parseHttpLog, parseProxyLog, parseSniLog, proxyCertCommand,
-  proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf,
+  HTTP_ALLOW_FILE, HTTP_READY_LINE, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyCertCommand,
+  proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
 } from '../policy/egress.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
+/** The proxy container's layout (PROXY_LAYOUT): one left by a Berth with another is replaced. */
+const LAYOUT_LABEL = 'berth.egress.layout';
+/** How long a CONNECT's line waits for squid's SNI verdict on it (both are logged as the tunnel closes). */
+const SNI_WAIT_MS = 1000;
 const CONF_DIR = '/tmp/berth';
 /**
- * squid prints this once it listens (after a start or a reconfigure); its inner (SNI) port
- * opens after the outer one, so this line means both listen. HAProxy (plain HTTP) prints
+ * squid prints this once its (SNI check) port listens, after a start or a reconfigure. HAProxy prints
  * HTTP_READY_LINE. The proxy is ready once both have, since the start or the last change.
  */
 const READY_LINE = /Accepting SSL bumped HTTP Socket connections/;
@@ -59,8 +63,10 @@ interface Proxy {
   log: { stop(): void };
   /** Each waits for squid's and HAProxy's next ready lines. */
   readyWaiters: { squid: boolean; http: boolean; done: () => void }[];
-  /** The SNI check's refusals not yet matched to their CONNECT's line, by connection port. */
-  sniRefused: Map<number, string | null>;
+  /** squid's SNI verdicts not yet matched to HAProxy's CONNECT line, by HAProxy's port to squid. */
+  sniVerdicts: Map<number, { verdict: SniVerdict; at: number }>;
+  /** HAProxy's CONNECT lines waiting for their verdict (the two programs log in either order). */
+  sniPending: Map<number, { entry: ProxyLogLine; timer: NodeJS.Timeout }>;
 }
 
 export class EgressService {
@@ -149,13 +155,12 @@ export class EgressService {
     await engine.ensureEgressNetwork(this.outsideNetwork, { [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }, 'outside');
     const allow = this.allowFiles(profile);
     const { id, running } = await this.ensureProxyContainer(profile, allow);
-    const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [], sniRefused: new Map() };
+    const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [], sniVerdicts: new Map(), sniPending: new Map() };
     const ready = running ? Promise.resolve() : this.nextReady(proxy);
     // A created container's log cannot be followed yet: start first, then read from its start.
     if (!running) await engine.startContainer(id);
     proxy.log = await engine.followLogs(id, !running, (line, stream) => this.onLog(proxy, line, stream));
     await ready;
-    await this.warmSniPort(proxy);
     // A proxy left running by an earlier Berth may hold an older list.
     if (proxy.applied !== allow) await this.apply(proxy, allow);
     return proxy;
@@ -174,16 +179,16 @@ export class EgressService {
     const name = proxyContainerName(this.deps.instanceId, profile);
     for (let attempt = 0; ; attempt++) {
       const found = await engine.inspectContainer(name);
-      // One made from another proxy image (an earlier Berth's) lacks what this one runs: replaced.
-      if (found && found.image !== this.image) await engine.removeContainer(found.id);
+      // One made from another proxy image or layout (an earlier Berth's) lacks what this one runs: replaced.
+      if (found && (found.image !== this.image || found.labels[LAYOUT_LABEL] !== PROXY_LAYOUT)) await engine.removeContainer(found.id);
       else if (found) return { id: found.id, running: found.running };
       try {
         const id = await engine.createServiceContainer({
           name,
           image: this.image,
-          labels: this.labels(profile, 'proxy'),
+          labels: this.labels(profile, 'proxy', { [LAYOUT_LABEL]: PROXY_LAYOUT }),
           user: PROXY_USER,
-          // HAProxy (plain HTTP) runs beside squid; its master process reloads on SIGUSR2.
+          // HAProxy (the sandboxes' ports) runs beside squid (the SNI check); its master process reloads on SIGUSR2.
           entrypoint: [
             '/bin/sh', '-c',
             `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf`
@@ -232,25 +237,44 @@ export class EgressService {
     if (stream === 'stderr') return;
     const sni = parseSniLog(line);
     if (sni) {
-      // Logged before the outer line of the same CONNECT (squid logs the inner one first).
-      if (sni.refused) proxy.sniRefused.set(sni.port, sni.sni);
-      if (proxy.sniRefused.size > 1000) proxy.sniRefused.delete(proxy.sniRefused.keys().next().value as number);
+      const pending = proxy.sniPending.get(sni.port);
+      if (pending) {
+        clearTimeout(pending.timer);
+        proxy.sniPending.delete(sni.port);
+        this.record(pending.entry, sni);
+        return;
+      }
+      proxy.sniVerdicts.set(sni.port, { verdict: sni, at: Date.now() });
+      if (proxy.sniVerdicts.size > 1000) proxy.sniVerdicts.delete(proxy.sniVerdicts.keys().next().value as number);
       return;
     }
-    const entry = parseProxyLog(line) ?? parseHttpLog(line);
+    const entry = parseHttpLog(line);
     if (!entry) return;
-    let refusedName: string | null | undefined;
-    if (entry.sniCheckPort !== undefined && proxy.sniRefused.has(entry.sniCheckPort)) {
-      refusedName = proxy.sniRefused.get(entry.sniCheckPort);
-      proxy.sniRefused.delete(entry.sniCheckPort);
-    }
+    const port = entry.sniCheckPort;
+    if (port === undefined) return this.record(entry, null);
+    const known = proxy.sniVerdicts.get(port);
+    proxy.sniVerdicts.delete(port);
+    // A verdict from long ago belongs to an earlier connection from the same port.
+    if (known && Date.now() - known.at < 3000) return this.record(entry, known.verdict);
+    proxy.sniPending.get(port)?.timer.refresh();
+    const timer = setTimeout(() => {
+      proxy.sniPending.delete(port);
+      this.record(entry, null);
+    }, SNI_WAIT_MS);
+    timer.unref?.();
+    proxy.sniPending.set(port, { entry, timer });
+  }
+
+  /** One request in its chat's Network view; `sni`: squid's verdict on its client hello (CONNECT). */
+  private record(entry: ProxyLogLine, sni: SniVerdict | null): void {
+    // A CONNECT to an allowed host whose client hello named another: that name was refused.
+    const refusedName = sni?.refused ? sni.sni : undefined;
     const client = this.clients.get(entry.client);
     if (!client) return;
     const request: NetworkRequest = {
       chatId: client.chatId, time: entry.time, method: entry.method, port: entry.port,
-      // A CONNECT to an allowed host whose client hello named another: that name was refused.
       host: refusedName ?? entry.host,
-      allowed: entry.allowed && refusedName === undefined, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
+      allowed: entry.allowed && !sni?.refused, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
     };
     const list = this.logs.get(client.chatId) ?? [];
     list.push(request);
@@ -276,19 +300,7 @@ export class EgressService {
       });
     }
     await ready;
-    await this.warmSniPort(proxy);
     proxy.applied = allow;
-  }
-
-  /**
-   * squid fails the first CONNECT its outer port passes to the inner one after each (re)start
-   * (a 500 while it first reaches its parent; measured, squid 5.7). Berth makes that CONNECT
-   * itself, from inside the proxy, until one passes, so no sandbox request is the one that fails.
-   */
-  private async warmSniPort(proxy: Proxy): Promise<void> {
-    const once = `exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT} && printf 'CONNECT ${WARM_UP_HOST}:443 HTTP/1.1\\r\\nHost: ${WARM_UP_HOST}:443\\r\\n\\r\\n' >&3 && timeout 5 head -c 12 <&3; exec 3>&-; echo`;
-    const script = `for i in $(seq 25); do case "$(${once})" in *' 200'*) exit 0;; esac; sleep 0.2; done; exit 1`;
-    await this.deps.engine.execOnce(proxy.id, ['/bin/bash', '-c', script], PROXY_USER).catch(() => undefined);
   }
 
   /** Applies the profile's current allowlist to its running proxy (no sandbox restarts). */
@@ -339,6 +351,7 @@ export class EgressService {
     this.proxies.delete(profile);
     const proxy = await p?.catch(() => null);
     proxy?.log.stop();
+    for (const pending of proxy?.sniPending.values() ?? []) clearTimeout(pending.timer);
     for (const c of await this.deps.engine.findContainers(this.labels(profile, 'proxy'))) await this.deps.engine.removeContainer(c.id).catch(() => undefined);
   }
 

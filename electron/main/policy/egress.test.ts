@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EgressAllowEntry, egressEntryProblem } from '../../../shared/egress.js';
-import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseProxyLog, proxyEnv, squidAllowConf, squidConf } from './egress.js';
+import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {
@@ -31,11 +31,11 @@ describe('squid configuration', () => {
     // An empty list still defines the acl (squid refuses an unknown one), matching nothing real.
     expect(squidAllowConf([])).toContain('acl berth_sni ssl::server_name berth.invalid');
     const conf = squidConf('/tmp/berth');
-    // Sandboxes reach a plain port (refusals are plain 403s); allowed CONNECTs go on to the
-    // loopback-only ssl-bump port, which peeks and splices.
-    expect(conf).toContain('http_port 3128\n');
-    expect(conf).toMatch(/http_port 127\.0\.0\.1:3129 ssl-bump .*generate-host-certificates=off/);
-    expect(conf).toContain('never_direct allow CONNECT !berth_inner');
+    // squid listens only on the proxy's loopback (HAProxy passes it the allowed CONNECTs), and
+    // only for CONNECTs from there; it peeks and splices.
+    expect(conf.match(/^http_port .*/gm)).toEqual([expect.stringMatching(/^http_port 127\.0\.0\.1:3129 ssl-bump .*generate-host-certificates=off$/)]);
+    expect(conf.indexOf('http_access deny !berth_haproxy')).toBeLessThan(conf.indexOf('include /tmp/berth/allow.conf'));
+    expect(conf.indexOf('http_access deny !CONNECT')).toBeLessThan(conf.indexOf('include /tmp/berth/allow.conf'));
     const peek = conf.indexOf('ssl_bump peek berth_step1');
     const splice = conf.indexOf('ssl_bump splice berth_sni');
     const terminate = conf.indexOf('ssl_bump terminate all');
@@ -58,13 +58,12 @@ describe('squid configuration', () => {
   });
 });
 
-describe('the proxy log', () => {
-  it('reads allowed and refused lines, and ignores anything else', () => {
-    expect(parseProxyLog('BERTH 1764536400.123 172.30.0.2 CONNECT allowed.test 443 TCP_TUNNEL 200 5120 610')).toEqual({
-      time: 1764536400123, client: '172.30.0.2', method: 'CONNECT', host: 'allowed.test', port: 443, allowed: true, bytesIn: 5120, bytesOut: 610,
-    });
-    expect(parseProxyLog('BERTH 1764536400.000 172.30.0.2 GET blocked.test 80 TCP_DENIED 403 3900 80')?.allowed).toBe(false);
-    expect(parseProxyLog('2026/11/30 21:02:06| Accepting HTTP Socket connections')).toBeNull();
+describe("squid's SNI verdicts", () => {
+  it('reads the splice or the cut of each tunnel, by HAProxy\'s port to squid, and ignores anything else', () => {
+    expect(parseSniLog('BERTHSNI 43566 splice allowed.test')).toEqual({ port: 43566, refused: false, sni: 'allowed.test' });
+    expect(parseSniLog('BERTHSNI 43570 terminate blocked.test')).toEqual({ port: 43570, refused: true, sni: 'blocked.test' });
+    expect(parseSniLog('BERTHSNI 43571 terminate -')).toEqual({ port: 43571, refused: true, sni: null });
+    expect(parseSniLog('2026/11/30 21:02:06| Accepting SSL bumped HTTP Socket connections')).toBeNull();
   });
 });
 
@@ -87,10 +86,13 @@ describe('plain HTTP (HAProxy)', () => {
     expect(allows([], 'allowed.test')).toBe(false);
   });
 
-  it('refuses IP literals, CONNECT and this computer\'s and the LAN\'s addresses before connecting; reads the list from its file', () => {
+  it('refuses IP literals, CONNECT on the plain port and this computer\'s and the LAN\'s addresses before connecting; reads the list from its file', () => {
     const conf = haproxyConf('/tmp/berth');
-    expect(conf).toContain('bind :3130');
-    expect(conf).toMatch(/deny deny_status 403 if METH_CONNECT/);
+    expect(conf).toContain('bind :3128\n');
+    expect(conf).toContain('bind :3130\n');
+    expect(conf).toContain('http-request deny deny_status 403 if METH_CONNECT { dst_port 3130 }');
+    // A CONNECT names host:port, a port required; IPv6 literals never match.
+    expect(conf).toContain('http-request deny deny_status 403 if METH_CONNECT !{ url -m reg ^[^:/]+:[0-9]+$ }');
     expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.host\) -m reg \^\[0-9\.\]\+\$ \}/);
     expect(conf).toContain('-m reg -f /tmp/berth/http-allow.lst');
     expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.dstip\) -m ip 0\.0\.0\.0\/8 127\.0\.0\.0\/8 10\.0\.0\.0\/8 172\.16\.0\.0\/12 192\.168\.0\.0\/16 169\.254/);
@@ -99,14 +101,31 @@ describe('plain HTTP (HAProxy)', () => {
     expect(conf.indexOf('-m ip')).toBeLessThan(conf.indexOf('set-dst var'));
   });
 
+  it('passes an allowed CONNECT, decided the same way, to squid on its loopback for the SNI check; plain HTTP to the resolved address', () => {
+    const conf = haproxyConf('/tmp/berth');
+    expect(conf).toContain('http-request set-var(txn.authority) url,lower if METH_CONNECT');
+    expect(conf).toContain('use_backend berth_sni if METH_CONNECT');
+    expect(conf).toMatch(/backend berth_sni\n {2}server squid 127\.0\.0\.1:3129\n/);
+    // The decisions come before the CONNECT is passed on.
+    for (const rule of ['-f /tmp/berth/http-allow.lst', '-m ip ', 'deny_status 502']) expect(conf.indexOf(rule)).toBeLessThan(conf.indexOf('use_backend berth_sni'));
+    // The plain request's rewrites never touch a CONNECT.
+    expect(conf).toContain('http-request set-uri %[pathq] unless METH_CONNECT');
+    expect(conf).toContain('http-request set-dst var(txn.dstip) unless METH_CONNECT');
+  });
+
   it('reads its log lines with bytes, a 403 as refused, and skips unreadable requests', () => {
     expect(parseHttpLog('BERTHHTTP 1796104729.809 10.213.0.2 GET allowed.test 80 200 209715322 139')).toEqual({
       time: 1796104729809, client: '10.213.0.2', method: 'GET', host: 'allowed.test', port: 80, allowed: true, bytesIn: 209715322, bytesOut: 139,
     });
     expect(parseHttpLog('BERTHHTTP 1796104730.000 10.213.0.2 GET blocked.test 8080 403 192 134')?.allowed).toBe(false);
     expect(parseHttpLog('BERTHHTTP 1796104730.000 10.213.0.2 <BADREQ> - - 400 0 0')).toBeNull();
-    expect(parseHttpLog('BERTH 1764536400.123 172.30.0.2 CONNECT allowed.test 443 TCP_TUNNEL 200 5120 610')).toBeNull();
-    expect(parseProxyLog('BERTHHTTP 1796104729.809 10.213.0.2 GET allowed.test 80 200 209715322 139')).toBeNull();
+    expect(parseHttpLog('BERTHSNI 43566 splice allowed.test')).toBeNull();
+    // A CONNECT names HAProxy's port to squid, to meet squid's SNI verdict; a plain request does not.
+    expect(parseHttpLog('BERTHHTTP 1796122210.757 10.213.0.35 CONNECT allowed.test 443 200 2129 834 43566')).toEqual({
+      time: 1796122210757, client: '10.213.0.35', method: 'CONNECT', host: 'allowed.test', port: 443, allowed: true, bytesIn: 2129, bytesOut: 834, sniCheckPort: 43566,
+    });
+    expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 GET allowed.test 80 200 145 124 45776')?.sniCheckPort).toBeUndefined();
+    expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 CONNECT blocked.test 443 403 192 115 -')?.allowed).toBe(false);
   });
 });
 

@@ -1,12 +1,13 @@
 /**
- * Egress decisions without I/O: the squid configuration for a profile's allowlist, the entry
+ * Egress decisions without I/O: the proxies' configurations for a profile's allowlist, the entry
  * "Allow this host" adds, names of the egress networks and containers, and the proxy's log lines.
  */
 import { createHash } from 'node:crypto';
 import { egressEntryProblem } from '../../../shared/egress.js';
 
+/** The sandboxes' proxy port (HAProxy): HTTPS CONNECT and plain HTTP; HTTPS_PROXY points here. */
 export const PROXY_PORT = 3128;
-/** The plain-HTTP port (HAProxy): HTTP_PROXY points here, HTTPS_PROXY at squid's PROXY_PORT. */
+/** HAProxy's plain-HTTP-only port (no CONNECT): HTTP_PROXY points here. */
 export const HTTP_PORT = 3130;
 /** The proxy's name on every sandbox network: HTTP(S)_PROXY points here. */
 export const PROXY_ALIAS = 'berth-egress-proxy';
@@ -69,61 +70,53 @@ export function proxyCertCommand(confDir: string): string {
   return `openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj /CN=berth-egress-peek -keyout ${key} -out ${cert} 2>/dev/null`;
 }
 
-/** A name that never resolves: the warm-up CONNECT's destination. */
-export const WARM_UP_HOST = 'berth-warm-up.invalid';
-
-/** The proxy's inner port, on its own loopback only: where CONNECTs go for the SNI check. */
+/** squid's port, on the proxy's own loopback only: where HAProxy passes allowed CONNECTs for the SNI check. */
 export const SNI_PORT = 3129;
 
 /**
- * squid's main configuration: nothing is allowed but what allow.conf adds; nothing is cached.
- *
- * HTTPS is checked twice, with no interception. The sandboxes' port (3128) allows a CONNECT
- * by host and port, and refuses the rest with a plain 403. An allowed CONNECT is passed to the
- * same squid's inner port (127.0.0.1:3129, as a parent proxy), which peeks at the client hello
- * and splices it (passes the bytes through untouched) only when its SNI names an allowed host;
- * any other TLS connection is cut. Why two ports: on an ssl-bump port squid answers every
- * refused CONNECT by bumping the connection to show its error page over TLS with a certificate
- * of its own, so a refusal would look like a certificate error; here refusals stay plain 403s
- * and only already allowed CONNECTs meet the ssl-bump port, whose certificate is never shown.
+ * The proxy's layout (which program listens where, what the logs say). A proxy container left
+ * running by a Berth with another layout is replaced, not reused.
+ */
+export const PROXY_LAYOUT = '2';
+
+/**
+ * squid's configuration: the SNI check of HTTPS tunnels, with no interception. HAProxy (the
+ * sandboxes' ports, haproxyConf) has already allowed the CONNECT by host and port; it passes
+ * it to this loopback-only ssl-bump port, which peeks at the client hello and splices it
+ * (passes the bytes through untouched) only when its SNI names an allowed host; any other TLS
+ * connection is cut. Why the check is squid's and the rest HAProxy's: on an ssl-bump port squid
+ * answers a refused CONNECT by bumping the connection to show its error page over TLS with a
+ * certificate of its own (a refusal would look like a certificate error), and it copies
+ * tunnels in its one thread; HAProxy refuses with a plain 403 and copies with splice(2). squid
+ * still refuses here whatever the allowlist does not name, and this computer's and the LAN's
+ * addresses whatever the name resolves to, as it connects: nothing is allowed on a word from
+ * HAProxy alone.
  */
 export function squidConf(confDir: string): string {
   const { cert, key } = proxyCertPaths(confDir);
-  return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host name and SNI, no TLS interception.
-http_port ${PROXY_PORT}
-http_port 127.0.0.1:${SNI_PORT} ssl-bump tls-cert=${cert} tls-key=${key} generate-host-certificates=off name=berth_sni_port
+  return `# Berth's egress proxy, the SNI check: CONNECTs from HAProxy only, no TLS interception.
+http_port 127.0.0.1:${SNI_PORT} ssl-bump tls-cert=${cert} tls-key=${key} generate-host-certificates=off
 pid_filename /tmp/squid.pid
 coredump_dir /tmp
 cache deny all
 cache_mem 0 MB
 memory_pools off
 pinger_enable off
-${SQUID_THROUGHPUT}
 via off
 forwarded_for delete
 httpd_suppress_version_string on
 shutdown_lifetime 1 seconds
-acl berth_inner myportname berth_sni_port
-# Outer lines name the sandbox's address; inner lines the outer's port, with the SNI verdict.
-logformat berth BERTH %ts.%03tu %>a %rm %>rd %>rP %Ss %>Hs %<st %>st %<lp
+# Each tunnel's SNI verdict, by HAProxy's port for it (HAProxy's line names the sandbox and bytes).
 logformat berthsni BERTHSNI %>p %ssl::bump_mode %ssl::>sni
-access_log stdio:/dev/stdout berth !berth_inner
-access_log stdio:/dev/stdout berthsni berth_inner
+access_log stdio:/dev/stdout berthsni
 cache_log stdio:/dev/stderr
 logfile_rotate 0
 acl CONNECT method CONNECT
-cache_peer 127.0.0.1 parent ${SNI_PORT} 0 no-query no-digest no-netdb-exchange name=berth_sni_check
-cache_peer_access berth_sni_check allow CONNECT !berth_inner
-cache_peer_access berth_sni_check deny all
-never_direct allow CONNECT !berth_inner
+acl berth_haproxy src 127.0.0.1
 acl berth_never dst ${NEVER_REACHED.join(' ')}
+http_access deny !berth_haproxy
+http_access deny !CONNECT
 http_access deny berth_never
-# The inner port is on the proxy's own loopback: only the outer port's allowed CONNECTs get there.
-http_access allow berth_inner CONNECT
-# Berth's warm-up after each (re)start, from inside the proxy container (never a sandbox's address).
-acl berth_self src 127.0.0.1
-acl berth_warm dstdomain ${WARM_UP_HOST}
-http_access allow berth_self berth_warm CONNECT
 include ${confDir}/allow.conf
 http_access deny all
 acl berth_step1 at_step SslBump1
@@ -136,12 +129,6 @@ on_unsupported_protocol tunnel all
 `;
 }
 
-/**
- * How squid moves a download: reads up to this far ahead of a slow client (its default 16 KB
- * stalls on every client pause), in large socket reads. Measured: bench/README.md.
- */
-export const SQUID_THROUGHPUT = `read_ahead_gap 4 MB`;
-
 /** One line of the proxy's access log, or null for anything else it prints. */
 export interface ProxyLogLine {
   time: number;
@@ -152,32 +139,13 @@ export interface ProxyLogLine {
   allowed: boolean;
   bytesIn: number;
   bytesOut: number;
-  /** For a CONNECT passed to the SNI check: the port of that connection (parseSniLog's `port`). */
+  /** For a CONNECT passed to the SNI check: HAProxy's port for that connection (parseSniLog's `port`). */
   sniCheckPort?: number;
 }
 
-export function parseProxyLog(line: string): ProxyLogLine | null {
-  const m = /^BERTH (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+)(?: (\S+))?\s*$/.exec(line.trim());
-  if (!m) return null;
-  const [, sec, ms, client, method, host, port, squidStatus, , sent, received, peerPort] = m as unknown as string[];
-  const portNum = Number(port);
-  const viaPort = Number(peerPort);
-  return {
-    time: Number(sec) * 1000 + Number(ms),
-    client: client as string,
-    method: method as string,
-    host: (host as string).replace(/^\[|\]$/g, ''),
-    port: Number.isInteger(portNum) && portNum > 0 ? portNum : null,
-    allowed: !/DENIED/.test(squidStatus as string),
-    bytesIn: Number(sent),
-    bytesOut: Number(received),
-    ...(Number.isInteger(viaPort) && viaPort > 0 ? { sniCheckPort: viaPort } : {}),
-  };
-}
-
-/** The inner port's verdict on a CONNECT's client hello, keyed by the outer port's connection. */
+/** squid's verdict on a CONNECT's client hello, keyed by HAProxy's connection to squid. */
 export interface SniVerdict {
-  /** The outer port's local port for its connection to the inner one (the outer line's sniCheckPort). */
+  /** HAProxy's local port for its connection to squid (HAProxy's line's sniCheckPort). */
   port: number;
   refused: boolean;
   /** The name the client hello asked for ('-' when it sent none). */
@@ -213,8 +181,8 @@ export function sandboxNetworkName(instanceId: string, key: string): string {
 
 /**
  * Environment for tools that honour proxy variables (both spellings: curl reads lower case).
- * Plain HTTP goes to HAProxy (fast bodies), HTTPS to squid (the SNI check); squid's port also
- * takes plain HTTP, with the same list, for tools given a single proxy.
+ * Both name HAProxy: HTTPS its CONNECT port (which also takes plain HTTP, for tools given a
+ * single proxy), plain HTTP its port that refuses CONNECT.
  */
 export function proxyEnv(): string[] {
   const url = `http://${PROXY_ALIAS}:${PROXY_PORT}`;
@@ -233,11 +201,13 @@ export function refusedNote(refused: readonly { host: string; port: number | nul
 }
 
 /*
- * Plain HTTP: HAProxy (Debian's), beside squid in the proxy container. Why a second proxy:
- * squid copies a response body to its client 4 KB at a time (HTTP_REQBUF_SZ, fixed when squid
- * is compiled), which held plain-HTTP downloads to ~0.34× of a direct one here; HAProxy
- * forwards bodies in large buffers with splice(2). HTTPS stays on squid (CONNECT + SNI).
- * The same allowlist, written as one anchored pattern per entry, decides both.
+ * HAProxy (Debian's) decides every request by host and port: plain HTTP, which it forwards
+ * itself, and HTTPS CONNECT, which it passes to squid's loopback port for the SNI check (squid
+ * splices the tunnel; HAProxy copies it to the sandbox). Why HAProxy in front: squid copies a
+ * plain response body 4 KB at a time (HTTP_REQBUF_SZ, fixed when squid is compiled) and every
+ * tunnel through its one thread, twice when it had to pass CONNECTs from a plain port to its
+ * ssl-bump port; HAProxy moves bytes with splice(2) in its own threads, so squid copies each
+ * tunnel once. The same allowlist, written as one anchored pattern per entry, decides both.
  */
 
 /** The file HAProxy reads its allowlist patterns from (rewritten on each change, then reloaded). */
@@ -264,15 +234,17 @@ export function httpAllowList(entries: readonly string[]): string {
 }
 
 /**
- * HAProxy's configuration: a forward proxy for plain HTTP only. A request's host and port come
- * from its Host header (HAProxy refuses, with 400, an absolute URI whose authority differs from
- * it); refused: anything not in the list (403), an IP literal, a CONNECT (HTTPS goes to squid),
- * and a name that resolves to this computer or the LAN (NEVER_REACHED). Resolved with the
- * container's resolver (Docker's), connected to that address and port only.
+ * HAProxy's configuration: the sandboxes' ports. A request's host and port: a CONNECT's
+ * authority (`host:port`, a port required; on PROXY_PORT only), a plain request's Host header
+ * (HAProxy refuses, with 400, an absolute URI whose authority differs from it). Refused with a
+ * plain 403: anything not in the list, an IP literal, and a name that resolves to this computer
+ * or the LAN (NEVER_REACHED), before any connection is made. Plain HTTP is then connected to
+ * the address the name resolved to (the container's resolver, Docker's), on that port; an
+ * allowed CONNECT goes to squid (SNI_PORT), which checks the client hello and the address again.
  */
 export function haproxyConf(confDir: string): string {
   const never = NEVER_REACHED.filter((a) => a.includes('.')).join(' ');
-  return `# Berth's egress proxy for plain HTTP (HTTPS: squid on ${PROXY_PORT}).
+  return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host and port (the SNI check: squid on ${SNI_PORT}).
 global
   log stdout format raw local0
   maxconn 1024
@@ -281,44 +253,57 @@ global
 defaults
   mode http
   log global
+  option splice-request
   option splice-response
-  option http-server-close
   timeout connect 10s
   timeout client 1h
   timeout server 1h
+  timeout tunnel 1h
   timeout http-request 30s
-  log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U"
+  log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U %bp"
 resolvers docker
   parse-resolv-conf
   hold valid 10s
-frontend berth_plain
+frontend berth_proxy
+  bind :${PROXY_PORT}
   bind :${HTTP_PORT}
-  http-request set-var(txn.host) req.hdr(host),lower,field(1,:)
-  http-request set-var(txn.port) req.hdr(host),field(2,:)
+  http-request deny deny_status 403 if METH_CONNECT { dst_port ${HTTP_PORT} }
+  http-request deny deny_status 403 if METH_CONNECT !{ url -m reg ^[^:/]+:[0-9]+$ }
+  http-request set-var(txn.authority) url,lower if METH_CONNECT
+  http-request set-var(txn.authority) req.hdr(host),lower unless METH_CONNECT
+  http-request set-var(txn.host) var(txn.authority),field(1,:)
+  http-request set-var(txn.port) var(txn.authority),field(2,:)
   http-request set-var(txn.port) int(80) if !{ var(txn.port) -m found } || { var(txn.port) -m len 0 }
-  http-request deny deny_status 403 if METH_CONNECT
   http-request deny deny_status 403 if { var(txn.host) -m reg ^[0-9.]+$ } || { var(txn.host) -m beg [ }
-  http-request deny deny_status 403 unless { req.hdr(host),lower -m reg -f ${confDir}/${HTTP_ALLOW_FILE} }
+  http-request deny deny_status 403 unless { var(txn.authority) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} }
   http-request do-resolve(txn.dstip,docker,ipv4) var(txn.host)
   http-request deny deny_status 502 unless { var(txn.dstip) -m found }
   http-request deny deny_status 403 if { var(txn.dstip) -m ip ${never} }
-  http-request set-dst var(txn.dstip)
-  http-request set-dst-port var(txn.port)
-  http-request set-uri %[pathq]
+  http-request set-dst var(txn.dstip) unless METH_CONNECT
+  http-request set-dst-port var(txn.port) unless METH_CONNECT
+  http-request set-uri %[pathq] unless METH_CONNECT
+  use_backend berth_sni if METH_CONNECT
   default_backend berth_out
 backend berth_out
+  # One request per connection: the next may name another host (set-dst).
+  option http-server-close
   server any 0.0.0.0:0
+backend berth_sni
+  server squid 127.0.0.1:${SNI_PORT}
 `;
 }
 
 /** HAProxy prints this (on stderr) once its worker listens, after a start or a reload. */
 export const HTTP_READY_LINE = /Loading success/;
 
-/** One line of HAProxy's access log as a ProxyLogLine (client's address, host, port, bytes). */
+/**
+ * One line of HAProxy's access log as a ProxyLogLine (client's address, host, port, bytes; for
+ * a CONNECT passed to squid, HAProxy's port for that connection, to match squid's SNI verdict).
+ */
 export function parseHttpLog(line: string): ProxyLogLine | null {
-  const m = /^BERTHHTTP (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)\s*$/.exec(line.trim());
+  const m = /^BERTHHTTP (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)(?: (\S+))?\s*$/.exec(line.trim());
   if (!m) return null;
-  const [, sec, ms, client, method, host, port, status, sent, received] = m as unknown as string[];
+  const [, sec, ms, client, method, host, port, status, sent, received, backendPort] = m as unknown as string[];
   // A request HAProxy could not read (<BADREQ>, no host): nothing a user could allow.
   if (host === '-' || method === '<BADREQ>') return null;
   const portNum = Number(port);
@@ -332,5 +317,6 @@ export function parseHttpLog(line: string): ProxyLogLine | null {
     allowed: status !== '403',
     bytesIn: Number(sent),
     bytesOut: Number(received),
+    ...(method === 'CONNECT' && Number(backendPort) > 0 ? { sniCheckPort: Number(backendPort) } : {}),
   };
 }
