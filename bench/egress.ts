@@ -67,7 +67,9 @@ async function main(): Promise<void> {
     await docker('network', 'connect', inet.network, (await core.sandbox.status({ chatId: open })).containerId as string);
 
     const idOf = async (chatId: string) => (await core.sandbox.status({ chatId })).containerId as string;
-    const proxyId = (await docker('ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy')).split('\n')[0] as string;
+    // The bench profile's proxy (the default profile has one too, for its warm sandbox).
+    const proxyId = await docker('ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy', '--filter', `label=berth.profile=${profiles[0]}`);
+    if (!/^[0-9a-f]{64}$/.test(proxyId)) throw new Error(`expected one proxy container for ${profiles[0]}, found: ${proxyId}`);
     const ids = { proxy: proxyId, proxiedSandbox: await idOf(proxied), openSandbox: await idOf(open), server: inet.webId };
     type Cpu = { proxy: number; client: number; server: number };
     const cpuPerGb = { proxy: [] as Cpu[], open: [] as Cpu[] };

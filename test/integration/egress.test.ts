@@ -90,7 +90,9 @@ describe("egress 'allowlist'", () => {
     expect((await connect('allowed.test:443')).output).toMatch(/HTTP\/1\.1 200/);
     expect((await run('curl -sS -f --max-time 10 http://berth-egress-proxy/; echo "rc=$?"')).output).toMatch(/403[\s\S]*rc=22/);
     // The control: inside the proxy that name does resolve, to its own private address.
-    const proxyId = await docker('ps', '-q', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy');
+    // This profile's proxy (the default profile's warm sandbox has one too).
+    const proxyId = await docker('ps', '-q', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy', '--filter', `label=berth.profile=${profile}`);
+    expect(proxyId).toMatch(/^[0-9a-f]{12}$/);
     expect(await docker('exec', proxyId, 'getent', 'hosts', 'berth-egress-proxy')).toMatch(/^(10|172|192)\./);
     // squid, behind HAProxy, refuses on its own a CONNECT the list does not name, even with an
     // allowed SNI (from inside the proxy; squid's own certificate, never the server's); control: an allowed one.

@@ -12,6 +12,7 @@ import { BUSYBOX, docker } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 import { rejectionCode } from '../support/tempDirs.js';
+import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
 let inet: PretendInternet;
@@ -94,6 +95,11 @@ describe('sealed networks from Berth\'s address range', () => {
     const third = 200 + Math.floor(Math.random() * 50);
     const range = `10.213.${third}.0/27`;
     const core = h.core({ egress: { outsideNetwork: inet.network, subnetPool: { range, prefix: 28 } } });
+    // The default profile (allowlist) keeps a warm sandbox, which would hold one of the range's
+    // two subnets: no warm sandbox, and wait until its sealed network is gone.
+    await core.profiles.update({ name: 'default', settings: { warmPool: 0 } });
+    const sealedOfDefault = () => docker('network', 'ls', '-q', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.profile=default', '--filter', 'label=berth.egress=sandbox');
+    await waitFor(async () => core.warmReady('default') === 0 && (await sealedOfDefault()) === '' && (await docker('ps', '-aq', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.profile=default', '--filter', 'label=berth.chat')) === '', 'the default profile\'s warm sandbox to go', 60_000);
     const profile = (await h.profile(core, { image: BUSYBOX, egress: 'allowlist', egressAllow: ['allowed.test'] })).name;
     const [a, b, c] = [(await core.chats.create({ profile })).id, (await core.chats.create({ profile })).id, (await core.chats.create({ profile })).id];
     await core.sandbox.exec({ chatId: a, command: ':' });

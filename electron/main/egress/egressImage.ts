@@ -86,7 +86,7 @@ export class EgressImage {
     const { engine, tag } = this.options;
     let debianFailure: BerthError | null = null;
     if (this.options.debian !== false) {
-      onProgress({ message: `Building Berth's egress proxy image ${tag} (Debian's squid; first time only)…`, fraction: 0 });
+      onProgress({ message: `Building Berth's egress proxy image ${tag} (Debian's HAProxy and squid; first time only)…`, fraction: 0 });
       try {
         await withContext({ Dockerfile: EGRESS_DEBIAN_RECIPE }, (dir) => engine.buildImage({ contextDir: dir, files: [], tag }, onProgress));
         return;

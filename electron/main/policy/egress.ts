@@ -248,6 +248,9 @@ export function haproxyConf(confDir: string): string {
 global
   log stdout format raw local0
   maxconn 1024
+  # One thread: a download is one stream, and a second thread only added cross-thread wake-ups
+  # (measured ~10-15% more CPU per GB moved; bench/README.md).
+  nbthread 1
   tune.bufsize 65536
   tune.pipesize 1048576
 defaults

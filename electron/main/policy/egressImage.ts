@@ -17,8 +17,8 @@ export const EGRESS_IMAGE = 'berth-egress:3';
 export const EGRESS_PACKAGES = ['squid-openssl', 'haproxy', 'openssl', 'ca-certificates'] as const;
 
 /** Kept identical to build/egress/Dockerfile (a unit test compares them). */
-export const EGRESS_DEBIAN_RECIPE = `# Berth's egress proxy: Debian's squid with OpenSSL (HTTPS, the SNI check) and HAProxy (plain
-# HTTP). Berth builds it by itself (as berth-egress:3) the first time an allowlist profile
+export const EGRESS_DEBIAN_RECIPE = `# Berth's egress proxy: Debian's HAProxy (the sandboxes' ports: every request's host and port)
+# and squid with OpenSSL (the HTTPS SNI check). Berth builds it by itself (as berth-egress:3) the first time an allowlist profile
 # needs it; by hand:
 #   docker build -t berth-egress:3 build/egress
 # Berth supplies both configurations and the command when it creates the container.
