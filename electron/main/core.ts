@@ -72,6 +72,8 @@ export interface CoreOptions {
   baseImage?: string;
   /** Where allowlist profiles' proxies run and reach out (tests: their own pretend internet). */
   egress?: EgressOptions;
+  /** The most of a git repository's history a pooled chat's slot copies (review/reviewCopy SLOT_HISTORY_MAX_BYTES; tests lower it). */
+  slotHistoryMaxBytes?: number;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -278,6 +280,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(chatId);
       return chat ? slots.existing(chat.profile, chatId) : null;
     },
+    ...(options.slotHistoryMaxBytes !== undefined ? { slotHistoryMaxBytes: options.slotHistoryMaxBytes } : {}),
   });
   const copyOwner = (profileName: string) => {
     if (hostUser.uid !== 0) return null;
@@ -294,6 +297,7 @@ export function createCore(options: CoreOptions): BerthCore {
     info: (chatId, hostPath) => review.copyFor(chatId, hostPath)?.info(review.knownCount(chatId, hostPath)) ?? null,
     hasChanges: (chatId, hostPath) => review.hasChanges(chatId, hostPath),
     remove: (chatId, hostPath) => review.remove(chatId, hostPath),
+    historyNotCopied: (chatId, hostPath) => review.historyNotCopied(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
   workspace.setContainerView({

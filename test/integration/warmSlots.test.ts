@@ -6,14 +6,15 @@
  * git repository's borrowed history) still gets a container made with it, and the chat is told
  * why. Slot folders are the chat's alone and go with it.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { LABEL } from '../../electron/main/policy/containerSpec.js';
 import { folderNameFor } from '../../electron/main/policy/names.js';
-import { docker, inspect } from '../support/docker.js';
-import { Harness, SANDBOX_UID } from '../support/harness.js';
+import { BOOKWORM, docker, inspect } from '../support/docker.js';
+import { Harness, SANDBOX_GID, SANDBOX_UID, chownTree } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
@@ -50,6 +51,37 @@ async function pooledChat(core: BerthCore, profile: string) {
   expect(warm.has(chat.id), 'the chat took a warm sandbox').toBe(true);
   const status = await core.sandbox.status({ chatId: chat.id });
   return { chat, containerId: status.containerId as string };
+}
+
+/** A git repository as a user has it: two commits, an uncommitted edit. */
+function userRepo(name: string, extra: Record<string, string> = {}): string {
+  const repo = h.workspace(name, { 'a.txt': 'a1\n', 'src/main.js': 'console.log(1);\n', ...extra });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], {
+      cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: h.root, GIT_CONFIG_NOSYSTEM: '1' },
+    });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'first');
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'a2\n');
+  git('commit', '-q', '-am', 'second');
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'a3 uncommitted\n');
+  chownTree(repo, SANDBOX_UID, SANDBOX_GID);
+  return repo;
+}
+
+/** Every file under a folder with its inode, by path relative to it. */
+function inodes(root: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (rel: string) => {
+    for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const r = path.join(rel, d.name);
+      if (d.isDirectory()) walk(r);
+      else out.set(r, fs.lstatSync(path.join(root, r)).ino);
+    }
+  };
+  walk('');
+  return out;
 }
 
 describe('slot folders of warm sandboxes', () => {
@@ -151,4 +183,61 @@ describe('slot folders of warm sandboxes', () => {
     // Containers agree: the earlier run's reserved sandbox is gone, the chat's own is not an orphan.
     await waitFor(async () => !(await containersOf(second, profile)).some((c) => c.chat === reserved), 'the old warm sandbox removed', 60_000);
   }, 240_000);
+
+  it('a git repository in Review mode appears in the pooled chat’s running container with its own copy of the history: no new container, no mount of the user’s objects', async () => {
+    const dataDir = h.dataDir();
+    const core = h.core({ dataDir });
+    const profile = (await h.profile(core, { warmPool: 1, image: BOOKWORM })).name;
+    const { chat, containerId } = await pooledChat(core, profile);
+    const repo = userRepo('gitslot');
+    const userObjects = path.join(repo, '.git', 'objects');
+    const before = inodes(userObjects);
+
+    const attached = await core.workspace.attach({ chatId: chat.id, path: repo });
+    expect(attached.attachment.review?.kind).toBe('git');
+    expect(attached.attachment.containerPath).toBe('/workspace');
+    expect(attached.notice).toBeNull();
+
+    // The history is there, on the chat's own branch, with the uncommitted edit as a change.
+    const log = await sh(core, chat.id, 'git log --format=%s; git rev-parse --abbrev-ref HEAD; git status --porcelain; cat a.txt');
+    expect(log).toBe(`second\nfirst\nberth/${chat.id}\n M a.txt\na3 uncommitted\n`);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
+    // Nothing of the user's is mounted: the slot and the home only.
+    const mounts = (await inspect<Inspected>(containerId)).Mounts;
+    expect(mounts.map((m) => m.Destination).sort()).toEqual(['/home/berth', '/workspace']);
+    expect(mounts.some((m) => m.Source.startsWith(repo))).toBe(false);
+
+    // The copy's objects are copies, never the user's files (no hard link to write through).
+    const slot = slotOf(dataDir, profile, chat.id);
+    const copied = inodes(path.join(slot, '.git', 'objects'));
+    for (const [rel, ino] of before) {
+      expect(copied.get(rel), `${rel} copied`).toBeDefined();
+      expect(copied.get(rel), `${rel} is not the user's inode`).not.toBe(ino);
+    }
+    expect(fs.existsSync(path.join(slot, '.git', 'objects', 'info', 'alternates'))).toBe(false);
+    // The sandbox may rewrite every object file of its copy; the user's stay as they were.
+    await sh(core, chat.id, 'find .git/objects -type f -exec chmod u+w {} + -exec sh -c \'echo junk > "$1"\' _ {} \\;');
+    for (const rel of before.keys()) expect(fs.readFileSync(path.join(userObjects, rel)).toString()).not.toBe('junk\n');
+    execFileSync('git', ['-c', 'safe.directory=*', 'fsck', '--no-dangling', '--no-progress'], { cwd: repo });
+
+    // Review still works from Berth's own repository: the uncommitted edit is the base, a new edit a change.
+    await sh(core, chat.id, 'echo a4 > a.txt');
+    const { copies } = await core.review.changes({ chatId: chat.id });
+    expect(copies[0]!.files.map((f) => `${f.status} ${f.path}`)).toEqual(['modified a.txt']);
+    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
+  }, 180_000);
+
+  it('a git repository whose history is over the slot’s limit still gets a container made with its history mounted, and the chat is told why', async () => {
+    const core = h.core({ slotHistoryMaxBytes: 100 });
+    const profile = (await h.profile(core, { warmPool: 1, image: BOOKWORM })).name;
+    const { chat, containerId } = await pooledChat(core, profile);
+    const repo = userRepo('gitbig');
+    const attached = await core.workspace.attach({ chatId: chat.id, path: repo });
+    expect(attached.notice).toMatch(/history \(\d+ (bytes|KB)\) is more than the 100 bytes a ready sandbox copies/);
+    expect(await sh(core, chat.id, 'git log --format=%s')).toBe('second\nfirst\n');
+    const status = await core.sandbox.status({ chatId: chat.id });
+    expect(status.containerId).not.toBe(containerId);
+    const mounts = (await inspect<Inspected>(status.containerId as string)).Mounts;
+    expect(mounts.find((m) => m.Source === path.join(repo, '.git', 'objects'))?.RW).toBe(false);
+  }, 180_000);
 });

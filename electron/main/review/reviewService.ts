@@ -46,6 +46,8 @@ export interface ReviewDeps {
   chatTitle: (chatId: string) => string;
   /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its first folder copy fills it. */
   slotOf?: (chatId: string) => string | null;
+  /** The most of a git repository's history a slot's copy takes (reviewCopy SLOT_HISTORY_MAX_BYTES by default). */
+  slotHistoryMaxBytes?: number;
   /**
    * Brings the chat's copies on a remote engine into their copies here before Berth reads or
    * writes them (sandbox/sandboxManager syncRemoteCopies); nothing for a local sandbox. A remote
@@ -144,6 +146,7 @@ export class ReviewService {
     return ReviewCopy.create({
       dir, chatId, hostPath, branch: branchNameFor(chatId), contents, owner, now: this.deps.clock.now(),
       slot: held ? null : slot,
+      ...(this.deps.slotHistoryMaxBytes !== undefined ? { historyMaxBytes: this.deps.slotHistoryMaxBytes } : {}),
       progress: (phase, files, totalFiles, message) => this.deps.events.emit('review.progress', { chatId, hostPath, phase, files, totalFiles, message }),
     });
   }
@@ -174,8 +177,14 @@ export class ReviewService {
   mountSources(chatId: string, hostPath: string): { workDir: string; objects: { source: string; target: string } | null } | null {
     const copy = this.copyFor(chatId, hostPath);
     if (!copy) return null;
-    const objects = copy.meta.userObjects ? { source: copy.meta.userObjects, target: objectsTargetFor(copy.meta.copyId) } : null;
+    // A copy that holds its own history (in a slot) borrows nothing through a mount.
+    const objects = copy.meta.userObjects && !copy.meta.historyCopied ? { source: copy.meta.userObjects, target: objectsTargetFor(copy.meta.copyId) } : null;
     return { workDir: copy.workDir, objects };
+  }
+
+  /** Why a chat's git copy borrows the user's history through a mount although it had a free slot, or null. */
+  historyNotCopied(chatId: string, hostPath: string): string | null {
+    return this.copyFor(chatId, hostPath)?.meta.historyNotCopied ?? null;
   }
 
   // ---------- changes ----------

@@ -51,7 +51,7 @@ export function makeSlot(dir: string): void {
 }
 
 /** An empty slot no copy holds: Berth's, nothing in it. */
-function isFree(slot: string): boolean {
+export function isFree(slot: string): boolean {
   try {
     const st = fs.lstatSync(slot);
     return st.isDirectory() && (st.mode & 0o777) === 0o555 && fs.readdirSync(slot).length === 0;

@@ -22,10 +22,12 @@ export interface ContainerView {
   noteFresh(chat: ChatRecord, why: string): void;
 }
 
-/** Why a chat that took a warm sandbox leaves it for one made with its folders. */
-export function freshSandboxReason(mode: AttachMode, gitCopy: boolean): string {
-  const what =
-    mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : gitCopy ? "a git repository's copy (its history is mounted read-only)" : 'a second folder';
+/**
+ * Why a chat that took a warm sandbox leaves it for one made with its folders. `history`: why a
+ * Review-mode git copy borrows the user's history through a mount (review/reviewCopy.ts), if it does.
+ */
+export function freshSandboxReason(mode: AttachMode, history: string | null): string {
+  const what = mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : (history ?? 'a second folder');
   return `${what} must be mounted when Docker creates the container`;
 }
 
@@ -35,6 +37,8 @@ export interface ReviewCopies {
   info(chatId: string, hostPath: string): ReviewCopyInfo | null;
   hasChanges(chatId: string, hostPath: string): Promise<boolean>;
   remove(chatId: string, hostPath: string): void;
+  /** Why the chat's git copy borrows the user's history through a mount although the chat had a free slot, or null. */
+  historyNotCopied(chatId: string, hostPath: string): string | null;
 }
 
 /** The mode a request asks for: `mode`, else the older `readOnly`, else Review. */
@@ -132,7 +136,7 @@ export class WorkspaceService {
     if (!exists) return null;
     if (why && after?.pooled && !after.viaSlot) {
       const reason = why.charAt(0).toUpperCase() + why.slice(1);
-      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies of plain folders appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
+      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
     }
     return RECREATE_NOTICE;
   }
@@ -162,7 +166,7 @@ export class WorkspaceService {
     });
     const attachments = this.views(chat);
     const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;
-    const why = freshSandboxReason(mode, attachment.review?.kind === 'git');
+    const why = freshSandboxReason(mode, mode === 'review' ? (this.review?.historyNotCopied(chat.id, real) ?? null) : null);
     return { attachment, attachments, notice: await this.noticeFor(chat, shapeBefore, why) };
   }
 
