@@ -298,6 +298,8 @@ export function createCore(options: CoreOptions): BerthCore {
     hasChanges: (chatId, hostPath) => review.hasChanges(chatId, hostPath),
     remove: (chatId, hostPath) => review.remove(chatId, hostPath),
     historyNotCopied: (chatId, hostPath) => review.historyNotCopied(chatId, hostPath),
+    slotProblem: (hostPath) => review.slotProblem(hostPath),
+    inSlot: (chatId, hostPath) => review.inSlot(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
   workspace.setContainerView({
@@ -477,6 +479,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'workspace.attach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
     'workspace.detach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
+    'workspace.attachEffect': (req) => workspace.effect(req),
     'workspace.browse': async (req) =>
       browseFolders(req.path, (folder) => {
         try {

@@ -98,6 +98,9 @@ describe('slot folders of warm sandboxes', () => {
     expect(warm.Mounts.find((m) => m.Destination === '/workspace')?.Source).toBe(slot);
 
     const folder = h.workspace('notes', { 'todo.txt': 'one\n' });
+    // Main knows beforehand: the copy keeps the running container; a read-write folder does not.
+    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: folder })).toEqual({ recreates: false, reason: null });
+    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite' })).toMatchObject({ recreates: true, reason: expect.stringMatching(/read-write/) });
     const attached = await core.workspace.attach({ chatId: chat.id, path: folder });
     expect(attached.attachment.mode).toBe('review');
     // Where a chat's one folder always is.
@@ -135,7 +138,8 @@ describe('slot folders of warm sandboxes', () => {
     const otherMounts = (await inspect<Inspected>(other.containerId)).Mounts;
     expect(otherMounts.some((m) => m.Source.startsWith(slot))).toBe(false);
 
-    // Detach: the copy goes (it had no changes left after Apply), from the slot too.
+    // Detach: the copy goes (it had no changes left after Apply), from the slot too, and main said so.
+    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: folder })).toEqual({ recreates: false, reason: null });
     await core.workspace.detach({ chatId: chat.id, path: folder });
     expect(fs.readdirSync(slot)).toEqual([]);
     // Same container still, its /workspace empty again.
@@ -232,6 +236,7 @@ describe('slot folders of warm sandboxes', () => {
     const profile = (await h.profile(core, { warmPool: 1, image: BOOKWORM })).name;
     const { chat, containerId } = await pooledChat(core, profile);
     const repo = userRepo('gitbig');
+    expect((await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: repo })).reason).toMatch(/history \(\d+ (bytes|KB)\)/);
     const attached = await core.workspace.attach({ chatId: chat.id, path: repo });
     expect(attached.notice).toMatch(/history \(\d+ (bytes|KB)\) is more than the 100 bytes a ready sandbox copies/);
     expect(await sh(core, chat.id, 'git log --format=%s')).toBe('second\nfirst\n');

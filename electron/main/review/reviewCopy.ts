@@ -414,20 +414,8 @@ export class ReviewCopy {
     const m = this.meta;
     const from = m.userObjects;
     if (!from) return null;
-    const mb = (n: number) =>
-      n >= 1024 * 1024 ? `${Math.ceil(n / (1024 * 1024)).toLocaleString('en-US')} MB` : n >= 1024 ? `${Math.ceil(n / 1024)} KB` : `${n} bytes`;
-    try {
-      if (fs.readFileSync(path.join(from, 'info', 'alternates'), 'utf8').trim() !== '') {
-        return "a git repository that borrows history from another repository (its history is mounted read-only)";
-      }
-    } catch {
-      /* none: the usual case */
-    }
-    const size = await folderSize(from, 500_000);
-    if (!size || size.capped || size.bytes > maxBytes) {
-      const bytes = size ? `${size.capped ? 'over ' : ''}${mb(size.bytes)}` : 'unknown in size';
-      return `a git repository whose history (${bytes}) is more than the ${mb(maxBytes)} a ready sandbox copies (it is mounted read-only instead)`;
-    }
+    const problem = await historyProblem(from, maxBytes);
+    if (problem) return problem;
     progress('copying', m.fileCount, m.fileCount, 'Copying the repository’s history…');
     const to = path.join(this.workDir, '.git', 'objects');
     const staged = `${to}.copying`;
@@ -525,6 +513,35 @@ function copyEntry(from: string, to: string): void {
   fs.copyFileSync(from, to, fs.constants.COPYFILE_FICLONE);
   fs.chmodSync(to, st.mode & 0o777);
   fs.utimesSync(to, st.atime, st.mtime);
+}
+
+/**
+ * Why a repository's object store will not be copied into a slot (it is borrowed through a
+ * read-only mount instead), or null when it will: it borrows from another repository itself, or
+ * it is over `maxBytes`.
+ */
+export async function historyProblem(objects: string, maxBytes: number = SLOT_HISTORY_MAX_BYTES): Promise<string | null> {
+  const mb = (n: number) =>
+    n >= 1024 * 1024 ? `${Math.ceil(n / (1024 * 1024)).toLocaleString('en-US')} MB` : n >= 1024 ? `${Math.ceil(n / 1024)} KB` : `${n} bytes`;
+  try {
+    if (fs.readFileSync(path.join(objects, 'info', 'alternates'), 'utf8').trim() !== '') {
+      return 'a git repository that borrows history from another repository (its history is mounted read-only)';
+    }
+  } catch {
+    /* none: the usual case */
+  }
+  const size = await folderSize(objects, 500_000);
+  if (!size || size.capped || size.bytes > maxBytes) {
+    const bytes = size ? `${size.capped ? 'over ' : ''}${mb(size.bytes)}` : 'unknown in size';
+    return `a git repository whose history (${bytes}) is more than the ${mb(maxBytes)} a ready sandbox copies (it is mounted read-only instead)`;
+  }
+  return null;
+}
+
+/** Why a Review-mode copy of this folder would not fit a free slot (its git history), or null when it would. */
+export async function slotProblem(hostPath: string, maxBytes: number = SLOT_HISTORY_MAX_BYTES): Promise<string | null> {
+  const repo = await userRepository(hostPath);
+  return repo ? historyProblem(path.join(repo.common, 'objects'), maxBytes) : null;
 }
 
 /**

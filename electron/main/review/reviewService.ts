@@ -16,7 +16,7 @@ import {
 import type { Clock } from '../base/clock.js';
 import { applyWrites, type FolderWrite } from './applyToFolder.js';
 import { git, gitText } from './git.js';
-import { ReviewCopy, objectsTargetFor } from './reviewCopy.js';
+import { ReviewCopy, objectsTargetFor, slotProblem } from './reviewCopy.js';
 import { emptySlot } from './slotFolders.js';
 
 interface StoredCheckpoint {
@@ -180,6 +180,16 @@ export class ReviewService {
     // A copy that holds its own history (in a slot) borrows nothing through a mount.
     const objects = copy.meta.userObjects && !copy.meta.historyCopied ? { source: copy.meta.userObjects, target: objectsTargetFor(copy.meta.copyId) } : null;
     return { workDir: copy.workDir, objects };
+  }
+
+  /** Why a Review-mode copy of this folder would not fit a chat's free slot (its git history), or null when it would. */
+  slotProblem(hostPath: string): Promise<string | null> {
+    return slotProblem(hostPath, this.deps.slotHistoryMaxBytes);
+  }
+
+  /** Whether the chat's copy of this folder is seen through its slot folder. */
+  inSlot(chatId: string, hostPath: string): boolean {
+    return Boolean(this.copyFor(chatId, hostPath)?.meta.workDir);
   }
 
   /** Why a chat's git copy borrows the user's history through a mount although it had a free slot, or null. */
