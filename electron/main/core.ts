@@ -280,6 +280,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(chatId);
       return chat ? slots.existing(chat.profile, chatId) : null;
     },
+    sessionFolders: (chatId) => store.attachments.forChat(chatId).filter((a) => a.provenance === 'session').map((a) => ({ hostPath: a.hostPath, mode: a.mode })),
     ...(options.slotHistoryMaxBytes !== undefined ? { slotHistoryMaxBytes: options.slotHistoryMaxBytes } : {}),
   });
   const copyOwner = (profileName: string) => {

@@ -2,9 +2,10 @@
  * Slot folders of warm sandboxes (review/slotFolders.ts): a pooled container is created with its
  * own empty slot folder mounted at /workspace, so the Review-mode copy made for the chat that
  * took it fills the slot and appears in the running container at /workspace, without
- * recreating it. A folder that must be mounted itself (read-write, read-only, a second folder, a
- * git repository's borrowed history) still gets a container made with it, and the chat is told
- * why. Slot folders are the chat's alone and go with it.
+ * recreating it; a git repository's copy with its own copy of the history, and more copies
+ * beside it at the paths a container made with them would give them. A folder that must be
+ * mounted itself (read-write, read-only, a git history over the limit) still gets a container
+ * made with it, and the chat is told why. Slot folders are the chat's alone and go with it.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -245,4 +246,58 @@ describe('slot folders of warm sandboxes', () => {
     const mounts = (await inspect<Inspected>(status.containerId as string)).Mounts;
     expect(mounts.find((m) => m.Source === path.join(repo, '.git', 'objects'))?.RW).toBe(false);
   }, 180_000);
+
+  it('a second and third Review-mode folder join the first in the pooled chat’s running container, each at the path a container made with them gives it; detaching lays it back', async () => {
+    const dataDir = h.dataDir();
+    const core = h.core({ dataDir });
+    const profile = (await h.profile(core, { warmPool: 1, image: BOOKWORM })).name;
+    const { chat, containerId } = await pooledChat(core, profile);
+    const notes = h.workspace('notes', { 'todo.txt': 'one\n' });
+    const site = h.workspace('site', { 'index.html': '<p>hi</p>\n' });
+    const repo = userRepo('app');
+    const same = async () => expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
+
+    await core.workspace.attach({ chatId: chat.id, path: notes });
+    await sh(core, chat.id, 'echo two >> todo.txt');
+    const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: site })).toEqual({ recreates: false, reason: null });
+    const second = await core.workspace.attach({ chatId: chat.id, path: site });
+    expect(second.notice).toBeNull();
+    expect(second.attachments.map((a) => a.containerPath)).toEqual(['/workspace/notes', '/workspace/site']);
+    const third = await core.workspace.attach({ chatId: chat.id, path: repo });
+    expect(third.notice).toBeNull();
+    expect(third.attachments.map((a) => a.containerPath)).toEqual(['/workspace/notes', '/workspace/site', '/workspace/app']);
+    await same();
+    // Each folder where the views say, the chat's earlier edit kept, the repository's history with it.
+    expect(await sh(core, chat.id, 'cd /workspace && ls; cat notes/todo.txt site/index.html; git -C app log --format=%s')).toBe(
+      'app\nnotes\nsite\none\ntwo\n<p>hi</p>\nsecond\nfirst\n',
+    );
+    // The terminal opened before is still the same container's, and nothing but the slot and home is mounted.
+    expect((await core.terminal.list({ chatId: chat.id })).terminals.map((t) => t.terminalId)).toContain(term.terminalId);
+    const mounts = (await inspect<Inspected>(containerId)).Mounts;
+    expect(mounts.map((m) => m.Destination).sort()).toEqual(['/home/berth', '/workspace']);
+    // The slot's top level is Berth's: the sandbox cannot add a folder beside the copies.
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'mkdir /workspace/mine 2>&1 || echo refused' })).output).toContain('refused');
+    await sh(core, chat.id, 'echo three >> /workspace/notes/todo.txt; echo new > /workspace/site/new.html');
+    const { copies } = await core.review.changes({ chatId: chat.id });
+    const changed = copies.map((c) => `${path.basename(c.hostPath)}: ${c.files.map((f) => `${f.status} ${f.path}`).sort().join(', ')}`).sort();
+    expect(changed).toEqual(['app: ', 'notes: modified todo.txt', 'site: added new.html']);
+    await same();
+
+    // Detaching lays the slot out as a container made with the rest would have it.
+    const [notesPath, sitePath] = third.attachments.map((a) => a.hostPath) as [string, string];
+    await core.review.apply({ chatId: chat.id, hostPath: sitePath });
+    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: site })).toEqual({ recreates: false, reason: null });
+    const left = await core.workspace.detach({ chatId: chat.id, path: site });
+    expect(left.notice).toBeNull();
+    expect(left.attachments.map((a) => a.containerPath)).toEqual(['/workspace/notes', '/workspace/app']);
+    expect(await sh(core, chat.id, 'ls /workspace')).toBe('app\nnotes\n');
+    await core.review.apply({ chatId: chat.id, hostPath: notesPath });
+    const one = await core.workspace.detach({ chatId: chat.id, path: notes });
+    expect(one.attachments.map((a) => a.containerPath)).toEqual(['/workspace']);
+    expect(await sh(core, chat.id, 'cd /workspace && ls && git log --format=%s')).toBe('a.txt\nsrc\nsecond\nfirst\n');
+    await same();
+    expect(fs.readFileSync(path.join(notes, 'todo.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    await core.terminal.close({ terminalId: term.terminalId });
+  }, 240_000);
 });

@@ -3,14 +3,15 @@
  * it. Layout, under <data dir>/review/<copy id>/ (never mounted, except work/):
  *   work/        the copy the chat sees at /workspace/...; for a git repository it has its own
  *                .git (branch berth/<chat>, the user's objects shared read-only through an
- *                alternates path that only exists inside the container)
+ *                alternates path that only exists inside the container; in a slot, a copy of
+ *                them instead: copyHistory)
  *   track.git/   Berth's own bare repository: the copy's work tree is only ever read and written
  *                through it, so nothing the chat writes into work/.git is ever read by Berth.
  *                Its objects borrow the user's (alternates, read-only use); its refs hold the
  *                base (the folder as it was copied) and the checkpoints.
  *   meta.json    what the copy is (kind, base, what was left out).
- * A chat that took a warm sandbox has its first folder copy's work tree in its slot folder
- * instead (review/slotFolders.ts; meta.workDir says so), so it appears in the running container.
+ * A chat that took a warm sandbox has its copies' work trees in its slot folder instead
+ * (review/slotFolders.ts; meta.workDir says so), so they appear in the running container.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ import { REVIEW_LIMITS, type CopyContents, type ReviewCopyInfo } from '../../../
 import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
 import { git, gitText, gitZ, type GitOptions } from './git.js';
 import { folderSize } from '../base/folderSize.js';
-import { emptySlot, fillSlot, isFree } from './slotFolders.js';
+import { emptySlot, fillSlot } from './slotFolders.js';
 
 export interface CopyMeta {
   copyId: string;
@@ -258,7 +259,7 @@ export class ReviewCopy {
     progress: Progress;
     /** Files the copy may hold; more is refused before anything is copied. Default REVIEW_LIMITS.maxCopyFiles. */
     maxFiles?: number;
-    /** The chat's free slot folder (it took a warm sandbox): the copy's work tree becomes it. */
+    /** The chat's slot folder when the copy may go into it (it took a warm sandbox): a free one the copy's work tree becomes. */
     slot?: string | null;
     /** The most a git copy copies of the user's history to fit the slot (SLOT_HISTORY_MAX_BYTES). */
     historyMaxBytes?: number;
@@ -281,7 +282,9 @@ export class ReviewCopy {
       else await copy.populateFromFolder(input.progress);
       // A git copy goes into the slot only with its own copy of the history: borrowing the
       // user's objects needs a mount of its own, which only a container created with it has.
-      const slot = input.slot && isFree(input.slot) ? input.slot : null;
+      // Free, the copy fills it; one that holds the chat's other copies takes this one beside them
+      // (ReviewService arranges it: review/slotFolders.ts arrangeSlot).
+      const slot = input.slot ?? null;
       if (slot && meta.kind === 'git') {
         meta.historyNotCopied = await copy.copyHistory(input.historyMaxBytes ?? SLOT_HISTORY_MAX_BYTES, input.progress);
         meta.historyCopied = meta.historyNotCopied === null;

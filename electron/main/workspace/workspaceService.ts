@@ -140,7 +140,7 @@ export class WorkspaceService {
     if (!exists) return null;
     if (why && after?.pooled && !after.viaSlot) {
       const reason = why.charAt(0).toUpperCase() + why.slice(1);
-      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
+      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies, while all its folders are, appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
     }
     return RECREATE_NOTICE;
   }
@@ -196,7 +196,8 @@ export class WorkspaceService {
     } else {
       const mode = req.mode ?? 'review';
       if (known?.mode === mode) return keeps;
-      if (mode === 'review' && !known && shape.viaSlot && session.length === 0) {
+      // A chat that still sees its folders through its slot: a copy goes into it beside the others.
+      if (mode === 'review' && !known && shape.viaSlot) {
         const problem = req.path === undefined ? null : await this.review?.slotProblem(this.resolvedOrNull(req.path) ?? req.path).catch(() => null);
         if (!problem) return keeps;
         reason = freshSandboxReason(mode, problem);
