@@ -28,6 +28,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'tasks.register': "Registers a task (a subagent) of a chat; with `parentId` it shares that task's container.",
   'workspace.attach': "Attaches a folder of this computer to a chat at /workspace (checked, resolved through links). Mode 'review' (the default) mounts the chat's own copy of the folder instead, kept in Berth's data dir; 'readwrite' mounts the folder itself; 'readonly' mounts it read-only.",
   'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command.',
+  'workspace.attachEffect':
+    "Whether attaching (in a mode, and the folder when known) or detaching a folder would replace the chat's running container, stopping what runs in its terminals, and why; false for a Review-mode copy that fills or leaves the slot of the warm sandbox the chat took. Without `path`, an attach is judged for a folder that fits the slot. The page asks about running commands only when this says true.",
   'sandbox.exec': "Runs one command in the chat's (or task's) sandbox and returns its output, exit code and working directory.",
   'sandbox.interrupt': "Interrupts the command running in the chat's (or task's) sandbox, if any.",
   'sandbox.status': "Reports the state of the chat's sandbox: container, image, network, last error.",

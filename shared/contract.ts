@@ -352,6 +352,32 @@ export const methods = {
   'engine.images': { request: Empty, response: z.object({ images: z.array(z.string()), baseImage: z.string() }) },
   /** What the engine's machine has (docker info: NCPU, MemTotal): the most a profile's limits can ask for. */
   'engine.resources': { request: z.object({ profile: ProfileName.optional() }).strict(), response: z.object({ cpus: z.number(), memoryBytes: z.number() }) },
+  /**
+   * Whether attaching (in a mode; the folder too when known) or detaching a folder would replace
+   * the chat's running container, stopping what runs in its terminals, or leave it running (a
+   * Review-mode copy seen through the slot of the warm sandbox the chat took). Asked before the
+   * page asks the user about running commands. Without `path`, an attach is judged for a folder
+   * that fits (a plain folder, or a repository whose history a slot copies).
+   */
+  'workspace.attachEffect': {
+    request: z
+      .object({
+        chatId: ChatId,
+        action: z.enum(['attach', 'detach']),
+        /** attach: the mode (Review when omitted). */
+        mode: AttachMode.optional(),
+        /** detach: the attached folder (required); attach: the folder, when already chosen. */
+        path: z.string().min(1).max(4096).optional(),
+      })
+      .strict()
+      .refine((r) => r.action === 'attach' || r.path !== undefined, { message: 'A detach names the folder (path).', path: ['path'] }),
+    response: z.object({
+      /** True: the container that runs now is replaced (what runs in it stops). */
+      recreates: z.boolean(),
+      /** Why, when it does. */
+      reason: z.string().nullable(),
+    }),
+  },
   /** Folders under a host path, for the browser host's folder picker (never files). */
   'workspace.browse': {
     request: z.object({ path: z.string().max(4096).optional() }).strict(),

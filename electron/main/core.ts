@@ -72,6 +72,8 @@ export interface CoreOptions {
   baseImage?: string;
   /** Where allowlist profiles' proxies run and reach out (tests: their own pretend internet). */
   egress?: EgressOptions;
+  /** The most of a git repository's history a pooled chat's slot copies (review/reviewCopy SLOT_HISTORY_MAX_BYTES; tests lower it). */
+  slotHistoryMaxBytes?: number;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -279,6 +281,8 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(chatId);
       return chat ? slots.existing(chat.profile, chatId) : null;
     },
+    sessionFolders: (chatId) => store.attachments.forChat(chatId).filter((a) => a.provenance === 'session').map((a) => ({ hostPath: a.hostPath, mode: a.mode })),
+    ...(options.slotHistoryMaxBytes !== undefined ? { slotHistoryMaxBytes: options.slotHistoryMaxBytes } : {}),
   });
   const copyOwner = (profileName: string) => {
     if (hostUser.uid !== 0) return null;
@@ -295,6 +299,9 @@ export function createCore(options: CoreOptions): BerthCore {
     info: (chatId, hostPath) => review.copyFor(chatId, hostPath)?.info(review.knownCount(chatId, hostPath)) ?? null,
     hasChanges: (chatId, hostPath) => review.hasChanges(chatId, hostPath),
     remove: (chatId, hostPath) => review.remove(chatId, hostPath),
+    historyNotCopied: (chatId, hostPath) => review.historyNotCopied(chatId, hostPath),
+    slotProblem: (hostPath) => review.slotProblem(hostPath),
+    inSlot: (chatId, hostPath) => review.inSlot(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
   workspace.setContainerView({
@@ -474,6 +481,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'workspace.attach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
     'workspace.detach': async (req) => changed(req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
+    'workspace.attachEffect': (req) => workspace.effect(req),
     'workspace.browse': async (req) =>
       browseFolders(req.path, (folder) => {
         try {

@@ -398,6 +398,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     'terminal.list': ({ chatId }) => ({ terminals: fake.terminals.filter((t) => t.chatId === chatId) }),
     'terminal.busy': () => ({ terminals: [] }),
+    // As main answers for a chat without a warm sandbox: every change of its folders recreates it.
+    'workspace.attachEffect': () => ({ recreates: true, reason: 'Docker cannot add a folder to a running container' }),
     'terminal.input': ({ terminalId }) => {
       terminal(terminalId);
       return {};

@@ -244,6 +244,20 @@ describe('planMounts: a warm sandbox’s slot folder', () => {
     expect(uses({ attachments: [copy('/home/u/notes', SLOT)] })).toBe(true);
   });
 
+  it('keeps several copies in the slot, each in the folder named as the container path it would have without the slot', () => {
+    const several = [copy('/home/u/notes', `${SLOT}/notes`), copy('/srv/notes', `${SLOT}/notes-2`), copy('/home/u/site', `${SLOT}/site`)];
+    expect(plan({ slot: SLOT, attachments: several })).toEqual([{ source: SLOT, target: '/workspace', readOnly: false, origin: 'review' }]);
+    expect(uses({ attachments: several })).toBe(true);
+    // Not where the names say (the order changed, a copy outside the slot): a container made with them.
+    expect(uses({ attachments: [several[1]!, several[0]!, several[2]!] })).toBe(false);
+    expect(uses({ attachments: [several[0]!, copy('/home/u/site', '/data/review/abc/work')] })).toBe(false);
+    expect(uses({ attachments: [copy('/home/u/notes', SLOT), copy('/home/u/site', `${SLOT}/site`)] })).toBe(false);
+    // Left, each copy is mounted where it is, at the same container path.
+    expect(plan({ slot: SLOT, attachments: [...several, session('/home/u/app')] }).map((m) => [m.source, m.target])).toEqual([
+      [`${SLOT}/notes`, '/workspace/notes'], [`${SLOT}/notes-2`, '/workspace/notes-2'], [`${SLOT}/site`, '/workspace/site'], ['/home/u/app', '/workspace/app'],
+    ]);
+  });
+
   it('leaves the slot when a folder must be mounted itself: a second folder, read-write, read-only, a git copy', () => {
     const two = plan({ slot: SLOT, attachments: [copy('/home/u/notes', SLOT), session('/home/u/app')] });
     expect(two.map((m) => [m.source, m.target, m.origin])).toEqual([[SLOT, '/workspace/notes', 'review'], ['/home/u/app', '/workspace/app', 'chat']]);

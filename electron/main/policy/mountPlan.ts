@@ -123,22 +123,30 @@ export function staticMountsProblem(mounts: readonly { target: string }[]): stri
 
 /**
  * Whether the chat's container is its warm sandbox's, mounts and all: it has a slot, and either
- * no folder (the slot is mounted empty) or one, the Review-mode copy that fills the slot (mounted
- * at /workspace like any one folder: the same mount). No profile mount may claim /workspace.
+ * no folder (the slot is mounted empty) or only Review-mode copies in the slot (it is mounted at
+ * /workspace like any one folder: the same mount): one copy fills it, several each have the
+ * folder named as its container path in it, so every folder is where a container made with
+ * them would have it. No profile mount may claim /workspace.
  */
 export function usesSlot(input: MountPlanInput): boolean {
   const slot = input.slot;
   if (!slot || input.backend !== 'docker' || !input.mountWorkspace) return false;
   if (input.staticMounts.some((m) => nests(normaliseTarget(m.target), CONTAINER_WORKSPACE))) return false;
   const folders = input.attachments.filter((a) => a.provenance === 'session');
-  return folders.length === 0 || (folders.length === 1 && folders[0]?.review?.workDir === slot && !folders[0].review.objects);
+  if (folders.length === 0) return true;
+  if (!folders.every((a) => a.review && !a.review.objects)) return false;
+  if (folders.length === 1) return folders[0]?.review?.workDir === slot;
+  const targets = workspaceTargets(folders.map((a) => a.hostPath));
+  return folders.every((a, i) => a.review?.workDir === path.join(slot, path.posix.basename(targets[i] as string)));
 }
 
 export function planMounts(input: MountPlanInput): PlannedMount[] {
   if (input.backend !== 'docker' || !input.mountWorkspace) return [];
   const chatFolders = input.attachments.filter((a) => a.provenance === 'session');
-  if (usesSlot(input) && chatFolders.length === 0) {
-    const slot: PlannedMount = { source: input.slot as string, target: CONTAINER_WORKSPACE, readOnly: false, origin: 'slot' };
+  if (usesSlot(input) && chatFolders.length !== 1) {
+    // Empty, or holding several copies: the slot itself at /workspace (one copy is planned below
+    // as any one folder, which is the same mount).
+    const slot: PlannedMount = { source: input.slot as string, target: CONTAINER_WORKSPACE, readOnly: false, origin: chatFolders.length === 0 ? 'slot' : 'review' };
     return [slot, ...profileMountsFor(input.staticMounts, [CONTAINER_WORKSPACE])];
   }
   const targets = workspaceTargets(chatFolders.map((a) => a.hostPath));

@@ -3,14 +3,15 @@
  * it. Layout, under <data dir>/review/<copy id>/ (never mounted, except work/):
  *   work/        the copy the chat sees at /workspace/...; for a git repository it has its own
  *                .git (branch berth/<chat>, the user's objects shared read-only through an
- *                alternates path that only exists inside the container)
+ *                alternates path that only exists inside the container; in a slot, a copy of
+ *                them instead: copyHistory)
  *   track.git/   Berth's own bare repository: the copy's work tree is only ever read and written
  *                through it, so nothing the chat writes into work/.git is ever read by Berth.
  *                Its objects borrow the user's (alternates, read-only use); its refs hold the
  *                base (the folder as it was copied) and the checkpoints.
  *   meta.json    what the copy is (kind, base, what was left out).
- * A chat that took a warm sandbox has its first folder copy's work tree in its slot folder
- * instead (review/slotFolders.ts; meta.workDir says so), so it appears in the running container.
+ * A chat that took a warm sandbox has its copies' work trees in its slot folder instead
+ * (review/slotFolders.ts; meta.workDir says so), so they appear in the running container.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ import { BerthError } from '../../../shared/errors.js';
 import { REVIEW_LIMITS, type CopyContents, type ReviewCopyInfo } from '../../../shared/review.js';
 import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
 import { git, gitText, gitZ, type GitOptions } from './git.js';
+import { folderSize } from '../base/folderSize.js';
 import { emptySlot, fillSlot } from './slotFolders.js';
 
 export interface CopyMeta {
@@ -44,7 +46,24 @@ export interface CopyMeta {
   exportedCommit: string | null;
   /** Where the work tree is when not work/ beside the meta: inside the chat's slot folder. */
   workDir?: string | null;
+  /**
+   * Kind 'git' in a slot: the copy's .git holds a copy of the user's objects (never links to
+   * them), so no read-only mount of the user's objects is needed. Absent or false: borrowed.
+   */
+  historyCopied?: boolean;
+  /** Kind 'git', history borrowed although the chat had a free slot: why (said at attach). */
+  historyNotCopied?: string | null;
 }
+
+/**
+ * The most a git copy copies of the user's history (its object store) so that the copy fits a
+ * warm sandbox's slot folder without a mount of its own. Measured on this machine's ext4 (no
+ * reflink, so a real copy) under a load of ~11: 256 MiB of packs took 4.2-5.4 s, as long as the
+ * recreate it saves (~5 s, npm run bench:slots); 64 MiB costs about a second at worst, and a
+ * repository's object store is smaller than that in most projects. Above it the history is
+ * mounted read-only as for a chat without a slot, and the chat waits for a new container.
+ */
+export const SLOT_HISTORY_MAX_BYTES = 64 * 1024 * 1024;
 
 export type Progress = (phase: 'scanning' | 'copying' | 'indexing' | 'done', files: number, total: number | null, message: string) => void;
 
@@ -240,8 +259,10 @@ export class ReviewCopy {
     progress: Progress;
     /** Files the copy may hold; more is refused before anything is copied. Default REVIEW_LIMITS.maxCopyFiles. */
     maxFiles?: number;
-    /** The chat's free slot folder (it took a warm sandbox): a folder copy's work tree becomes it. */
+    /** The chat's slot folder when the copy may go into it (it took a warm sandbox): a free one the copy's work tree becomes. */
     slot?: string | null;
+    /** The most a git copy copies of the user's history to fit the slot (SLOT_HISTORY_MAX_BYTES). */
+    historyMaxBytes?: number;
   }): Promise<ReviewCopy> {
     const { dir, hostPath } = input;
     fs.mkdirSync(path.join(dir, 'work'), { recursive: true, mode: 0o700 });
@@ -259,10 +280,17 @@ export class ReviewCopy {
     try {
       if (userGitDir) await copy.populateFromRepo(userGitDir, input.progress);
       else await copy.populateFromFolder(input.progress);
+      // A git copy goes into the slot only with its own copy of the history: borrowing the
+      // user's objects needs a mount of its own, which only a container created with it has.
+      // Free, the copy fills it; one that holds the chat's other copies takes this one beside them
+      // (ReviewService arranges it: review/slotFolders.ts arrangeSlot).
+      const slot = input.slot ?? null;
+      if (slot && meta.kind === 'git') {
+        meta.historyNotCopied = await copy.copyHistory(input.historyMaxBytes ?? SLOT_HISTORY_MAX_BYTES, input.progress);
+        meta.historyCopied = meta.historyNotCopied === null;
+      }
       if (input.owner) await chownTree(copy.workDir, input.owner);
-      // Only a folder copy: a git copy borrows the user's objects through a mount of its own,
-      // which only a container created with it has (its chat gets one, as without a slot).
-      if (input.slot && meta.kind === 'folder' && fillSlot(input.slot, copy.workDir)) meta.workDir = input.slot;
+      if (slot && (meta.kind === 'folder' || meta.historyCopied) && fillSlot(slot, copy.workDir)) meta.workDir = slot;
       copy.saveMeta();
       input.progress('done', meta.fileCount, meta.fileCount, 'The copy is ready.');
       return copy;
@@ -380,6 +408,33 @@ export class ReviewCopy {
     fs.renameSync(tmp, path.join(dotGit, 'index'));
   }
 
+  /**
+   * Copies the user's object store into the copy's own .git (a copy, never a hard link: the
+   * sandbox owns that .git and may write its files, which must never be the user's) and drops
+   * the alternates that borrowed it. Null when done; else why not (the copy keeps borrowing).
+   */
+  async copyHistory(maxBytes: number, progress: Progress): Promise<string | null> {
+    const m = this.meta;
+    const from = m.userObjects;
+    if (!from) return null;
+    const problem = await historyProblem(from, maxBytes);
+    if (problem) return problem;
+    progress('copying', m.fileCount, m.fileCount, 'Copying the repository’s history…');
+    const to = path.join(this.workDir, '.git', 'objects');
+    const staged = `${to}.copying`;
+    try {
+      await copyTree(from, staged, (rel) => rel === path.join('info', 'alternates'));
+      fs.rmSync(to, { recursive: true, force: true });
+      fs.renameSync(staged, to);
+      fs.mkdirSync(path.join(to, 'info'), { recursive: true });
+      return null;
+    } catch (error) {
+      // The user's repository changed under the copy (gc, a fetch): borrow it as without a slot.
+      fs.rmSync(staged, { recursive: true, force: true });
+      return `a git repository whose history could not be copied (${error instanceof Error ? error.message : String(error)}; it is mounted read-only instead)`;
+    }
+  }
+
   private async populateFromFolder(progress: Progress): Promise<void> {
     const m = this.meta;
     progress('scanning', 0, null, 'Counting files…');
@@ -461,6 +516,59 @@ function copyEntry(from: string, to: string): void {
   fs.copyFileSync(from, to, fs.constants.COPYFILE_FICLONE);
   fs.chmodSync(to, st.mode & 0o777);
   fs.utimesSync(to, st.atime, st.mtime);
+}
+
+/**
+ * Why a repository's object store will not be copied into a slot (it is borrowed through a
+ * read-only mount instead), or null when it will: it borrows from another repository itself, or
+ * it is over `maxBytes`.
+ */
+export async function historyProblem(objects: string, maxBytes: number = SLOT_HISTORY_MAX_BYTES): Promise<string | null> {
+  const mb = (n: number) =>
+    n >= 1024 * 1024 ? `${Math.ceil(n / (1024 * 1024)).toLocaleString('en-US')} MB` : n >= 1024 ? `${Math.ceil(n / 1024)} KB` : `${n} bytes`;
+  try {
+    if (fs.readFileSync(path.join(objects, 'info', 'alternates'), 'utf8').trim() !== '') {
+      return 'a git repository that borrows history from another repository (its history is mounted read-only)';
+    }
+  } catch {
+    /* none: the usual case */
+  }
+  const size = await folderSize(objects, 500_000);
+  if (!size || size.capped || size.bytes > maxBytes) {
+    const bytes = size ? `${size.capped ? 'over ' : ''}${mb(size.bytes)}` : 'unknown in size';
+    return `a git repository whose history (${bytes}) is more than the ${mb(maxBytes)} a ready sandbox copies (it is mounted read-only instead)`;
+  }
+  return null;
+}
+
+/** Why a Review-mode copy of this folder would not fit a free slot (its git history), or null when it would. */
+export async function slotProblem(hostPath: string, maxBytes: number = SLOT_HISTORY_MAX_BYTES): Promise<string | null> {
+  const repo = await userRepository(hostPath);
+  return repo ? historyProblem(path.join(repo.common, 'objects'), maxBytes) : null;
+}
+
+/**
+ * Copies a folder's files (copy-on-write where the filesystem can, else a real copy; never a
+ * hard link), links as links, skipping what `skip` names; the event loop runs between batches.
+ */
+async function copyTree(from: string, to: string, skip: (rel: string) => boolean): Promise<void> {
+  const dirs: string[] = [''];
+  let n = 0;
+  fs.mkdirSync(to, { recursive: true, mode: 0o755 });
+  while (dirs.length > 0) {
+    const rel = dirs.pop() as string;
+    for (const d of fs.readdirSync(path.join(from, rel), { withFileTypes: true })) {
+      const r = rel ? path.join(rel, d.name) : d.name;
+      if (skip(r)) continue;
+      if (d.isDirectory()) {
+        fs.mkdirSync(path.join(to, r), { mode: 0o755 });
+        dirs.push(r);
+      } else if (d.isFile() || d.isSymbolicLink()) {
+        copyEntry(path.join(from, r), path.join(to, r));
+        if (++n % 200 === 0) await breather();
+      }
+    }
+  }
 }
 
 /**

@@ -8,7 +8,8 @@ import { isSlotFolder } from './slotFolders.js';
 
 /**
  * A copy is a real folder named work/ inside <data dir>/review/<id>/, or the chat's slot folder
- * it fills (review/slotFolders.ts), reached without links.
+ * it fills, or its own folder in a slot that holds several (review/slotFolders.ts), reached
+ * without links.
  */
 export function recheckReviewCopy(source: string, dataDir: string): FolderIdentity {
   const root = path.join(path.resolve(dataDir), 'review');
@@ -23,7 +24,7 @@ export function recheckReviewCopy(source: string, dataDir: string): FolderIdenti
   const ok =
     real !== null &&
     real === source &&
-    (inReview(real) || isSlotFolder(real, dataDir)) &&
+    (inReview(real) || isSlotFolder(real, dataDir) || (isSlotFolder(path.dirname(real), dataDir) && !path.basename(real).startsWith('.'))) &&
     fs.lstatSync(real).isDirectory();
   if (!ok) {
     throw new BerthError('workspace_changed', `The chat's copy at "${source}" is missing or was replaced, so Berth will not mount it.`, {

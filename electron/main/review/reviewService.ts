@@ -16,8 +16,9 @@ import {
 import type { Clock } from '../base/clock.js';
 import { applyWrites, type FolderWrite } from './applyToFolder.js';
 import { git, gitText } from './git.js';
-import { ReviewCopy, objectsTargetFor } from './reviewCopy.js';
-import { emptySlot } from './slotFolders.js';
+import { ReviewCopy, objectsTargetFor, slotProblem } from './reviewCopy.js';
+import { arrangeSlot, emptySlot, isInSlot, removeFromSlot } from './slotFolders.js';
+import { workspaceTargets } from '../policy/mountPlan.js';
 
 interface StoredCheckpoint {
   id: string;
@@ -46,6 +47,10 @@ export interface ReviewDeps {
   chatTitle: (chatId: string) => string;
   /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its first folder copy fills it. */
   slotOf?: (chatId: string) => string | null;
+  /** Every folder attached to the chat (not the profile's), in order, with its mode: whether its slot can take one more copy. */
+  sessionFolders?: (chatId: string) => { hostPath: string; mode: string }[];
+  /** The most of a git repository's history a slot's copy takes (reviewCopy SLOT_HISTORY_MAX_BYTES by default). */
+  slotHistoryMaxBytes?: number;
   /**
    * Brings the chat's copies on a remote engine into their copies here before Berth reads or
    * writes them (sandbox/sandboxManager syncRemoteCopies); nothing for a local sandbox. A remote
@@ -138,13 +143,46 @@ export class ReviewService {
     if (existing) return existing;
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    // The chat's slot takes its first folder copy only; one a copy of the chat holds is not free.
+    // The chat's slot takes its copies while every folder of the chat is one (else its container
+    // is made with its folders anyway): the first fills it, more go beside it (arrange).
     const slot = this.deps.slotOf?.(chatId) ?? null;
-    const held = slot !== null && this.copies(chatId).some(({ copy }) => copy.meta.workDir === slot);
-    return ReviewCopy.create({
+    const peers = slot ? this.slotCopies(chatId) : null;
+    const copy = await ReviewCopy.create({
       dir, chatId, hostPath, branch: branchNameFor(chatId), contents, owner, now: this.deps.clock.now(),
-      slot: held ? null : slot,
+      slot: peers ? slot : null,
+      ...(this.deps.slotHistoryMaxBytes !== undefined ? { historyMaxBytes: this.deps.slotHistoryMaxBytes } : {}),
       progress: (phase, files, totalFiles, message) => this.deps.events.emit('review.progress', { chatId, hostPath, phase, files, totalFiles, message }),
+    });
+    if (slot && peers && peers.length > 0 && !copy.meta.workDir && (copy.meta.kind === 'folder' || copy.meta.historyCopied)) {
+      try {
+        this.arrange(slot, [...peers.filter((p) => p.hostPath !== hostPath), { copy, hostPath }]);
+      } catch (error) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+    return copy;
+  }
+
+  /** The chat's copies in its slot, in the chat's order, when every folder of the chat is one; else null. */
+  private slotCopies(chatId: string): { copy: ReviewCopy; hostPath: string }[] | null {
+    const out: { copy: ReviewCopy; hostPath: string }[] = [];
+    for (const f of this.deps.sessionFolders?.(chatId) ?? []) {
+      const copy = f.mode === 'review' ? this.copyFor(chatId, f.hostPath) : null;
+      if (!copy?.meta.workDir) return null;
+      out.push({ copy, hostPath: f.hostPath });
+    }
+    return out;
+  }
+
+  /** Lays the slot out for these copies, each where a container made with them has it (policy/mountPlan workspaceTargets). */
+  private arrange(slot: string, list: { copy: ReviewCopy; hostPath: string }[]): void {
+    const names = workspaceTargets(list.map((l) => l.hostPath)).map((t) => path.posix.basename(t));
+    const dirs = arrangeSlot(slot, list.map((l) => l.copy.workDir), names);
+    list.forEach((l, i) => {
+      l.copy.meta.workDir = dirs[i] ?? null;
+      l.copy.saveMeta();
+      this.listings.delete(l.copy.meta.copyId);
     });
   }
 
@@ -159,7 +197,14 @@ export class ReviewService {
   remove(chatId: string, hostPath: string): void {
     const copy = this.copyFor(chatId, hostPath);
     if (copy) this.listings.delete(copy.meta.copyId);
-    if (copy?.meta.workDir) emptySlot(copy.meta.workDir);
+    const slot = this.deps.slotOf?.(chatId) ?? null;
+    if (copy?.meta.workDir && slot && isInSlot(copy.meta.workDir, slot)) {
+      // One of several in the slot: it goes, and the others take the places a container made
+      // with them would give them (the last one fills the slot again).
+      const rest = this.slotCopies(chatId)?.filter((l) => l.hostPath !== hostPath) ?? null;
+      removeFromSlot(copy.meta.workDir);
+      if (rest && rest.length > 0) this.arrange(slot, rest);
+    } else if (copy?.meta.workDir) emptySlot(copy.meta.workDir);
     this.counts.delete(`${chatId}\0${hostPath}`);
     this.versions.delete(`${chatId}\0${hostPath}`);
     fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });
@@ -174,8 +219,24 @@ export class ReviewService {
   mountSources(chatId: string, hostPath: string): { workDir: string; objects: { source: string; target: string } | null } | null {
     const copy = this.copyFor(chatId, hostPath);
     if (!copy) return null;
-    const objects = copy.meta.userObjects ? { source: copy.meta.userObjects, target: objectsTargetFor(copy.meta.copyId) } : null;
+    // A copy that holds its own history (in a slot) borrows nothing through a mount.
+    const objects = copy.meta.userObjects && !copy.meta.historyCopied ? { source: copy.meta.userObjects, target: objectsTargetFor(copy.meta.copyId) } : null;
     return { workDir: copy.workDir, objects };
+  }
+
+  /** Why a Review-mode copy of this folder would not fit a chat's free slot (its git history), or null when it would. */
+  slotProblem(hostPath: string): Promise<string | null> {
+    return slotProblem(hostPath, this.deps.slotHistoryMaxBytes);
+  }
+
+  /** Whether the chat's copy of this folder is seen through its slot folder. */
+  inSlot(chatId: string, hostPath: string): boolean {
+    return Boolean(this.copyFor(chatId, hostPath)?.meta.workDir);
+  }
+
+  /** Why a chat's git copy borrows the user's history through a mount although it had a free slot, or null. */
+  historyNotCopied(chatId: string, hostPath: string): string | null {
+    return this.copyFor(chatId, hostPath)?.meta.historyNotCopied ?? null;
   }
 
   // ---------- changes ----------

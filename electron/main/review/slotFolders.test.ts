@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TempDirs } from '../../../test/support/tempDirs.js';
 import { recheckReviewCopy } from './reviewMounts.js';
-import { emptySlot, fillSlot, hasSlot, isSlotFolder, makeSlot, recheckSlotFolder, slotDirFor, sweepSlots } from './slotFolders.js';
+import { arrangeSlot, emptySlot, fillSlot, hasSlot, isSlotFolder, makeSlot, recheckSlotFolder, removeFromSlot, slotDirFor, sweepSlots } from './slotFolders.js';
 
 const temp = new TempDirs();
 afterEach(() => temp.removeAll());
@@ -75,5 +75,43 @@ describe('slot folders', () => {
     expect(hasSlot(slot)).toBe(true);
     expect(fs.existsSync(gone)).toBe(false);
     expect(fs.readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('k');
+  });
+
+  it('holds several copies each in its named folder, in place (the same slot), Berth’s at the top; one left fills it again', () => {
+    const { dataDir, slot, work } = setup();
+    const inode = fs.statSync(slot).ino;
+    expect(fillSlot(slot, work)).toBe(true);
+    // A copy holding a folder named as its own new place, and a second copy made outside.
+    fs.mkdirSync(path.join(slot, 'notes'));
+    fs.writeFileSync(path.join(slot, 'notes', 'inner.txt'), 'i');
+    const second = path.join(dataDir, 'review', 'def', 'work');
+    fs.mkdirSync(second, { recursive: true });
+    fs.writeFileSync(path.join(second, 'b.txt'), 'b');
+    fs.chownSync(second, 1000, 1000);
+    const [one, two] = arrangeSlot(slot, [slot, second], ['notes', 'site']) as [string, string];
+    expect([one, two]).toEqual([path.join(slot, 'notes'), path.join(slot, 'site')]);
+    expect(fs.statSync(slot).ino).toBe(inode);
+    expect(fs.readdirSync(slot).sort()).toEqual(['notes', 'site']);
+    expect(fs.readdirSync(one).sort()).toEqual(['a.txt', 'notes', 'sub']);
+    expect(fs.readFileSync(path.join(one, 'notes', 'inner.txt'), 'utf8')).toBe('i');
+    expect(fs.readFileSync(path.join(two, 'b.txt'), 'utf8')).toBe('b');
+    expect(fs.statSync(slot)).toMatchObject({ uid: process.getuid?.() });
+    expect(fs.statSync(slot).mode & 0o777).toBe(0o555);
+    expect(fs.statSync(one)).toMatchObject({ uid: 1000, gid: 1000 });
+    // Each is a copy Berth mounts if the chat leaves the slot; a hidden name never is.
+    expect(() => recheckReviewCopy(one, dataDir)).not.toThrow();
+    fs.mkdirSync(path.join(slot, '.berth-x'));
+    expect(() => recheckReviewCopy(path.join(slot, '.berth-x'), dataDir)).toThrow(/missing or was replaced/);
+    fs.rmdirSync(path.join(slot, '.berth-x'));
+    // Names that swap places land right.
+    const [a, b] = arrangeSlot(slot, [one, two], ['site', 'notes']) as [string, string];
+    expect(fs.readFileSync(path.join(b, 'b.txt'), 'utf8')).toBe('b');
+    expect(fs.existsSync(path.join(a, 'a.txt'))).toBe(true);
+    // One goes; the other fills the slot again, handed over as its work tree.
+    removeFromSlot(b);
+    expect(arrangeSlot(slot, [a], [])).toEqual([slot]);
+    expect(fs.readdirSync(slot).sort()).toEqual(['a.txt', 'notes', 'sub']);
+    expect(fs.statSync(slot)).toMatchObject({ uid: 1000, gid: 1000 });
+    expect(fs.statSync(slot).ino).toBe(inode);
   });
 });

@@ -9,6 +9,10 @@
  * it: the copy's entries are moved in (the mounted folder must stay the same inode), and the
  * slot is handed to the sandbox user as a copy's work tree is; its tracking repository and meta
  * stay in <data dir>/review/<id>/, never mounted. Emptied again when that copy goes.
+ * Several copies (all the chat's folders Review-mode copies): the slot is Berth's again and holds
+ * one folder per copy, named as its container path under /workspace (policy/mountPlan
+ * workspaceTargets), so each copy is where it would be in a container made with them
+ * (arrangeSlot); one left goes back to filling the slot.
  *
  * Why it is safe to mount:
  * - Berth makes it, in its own data folder, for one reserved chat id: never a user's path, and
@@ -19,6 +23,7 @@
  * - It follows its chat: removed with the chat, with the reservation when a warm sandbox is
  *   dropped, and swept at start-up when neither a chat nor a reservation has its name.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
@@ -90,6 +95,68 @@ export function emptySlot(slot: string): void {
     for (const entry of fs.readdirSync(slot)) fs.renameSync(path.join(slot, entry), path.join(trash, entry));
   } finally {
     fs.chmodSync(slot, 0o555);
+    fs.rmSync(trash, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Lays a slot out for its copies (their work trees, in the chat's order; one made outside the
+ * slot is moved in): one copy fills the slot, several each get the folder `names[i]` in it (a
+ * slot Berth's again, mode 0555). Every copy already in the slot is first moved to a name of
+ * Berth's own, so none lands on another whatever the names were. The top level is Berth's
+ * while this runs: a running sandbox can add nothing there meanwhile. Returns the new work trees.
+ */
+export function arrangeSlot(slot: string, workDirs: readonly string[], names: readonly string[]): string[] {
+  if (workDirs.length === 0 || (workDirs.length > 1 && names.length !== workDirs.length)) throw new Error('arrangeSlot: a name per copy');
+  if (fs.realpathSync.native(slot) !== slot || !hasSlot(slot)) throw slotChanged(slot);
+  const filled = fs.statSync(slot);
+  fs.chownSync(slot, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+  fs.chmodSync(slot, 0o700);
+  const staging = () => path.join(slot, `.berth-${randomBytes(6).toString('hex')}`);
+  const staged = workDirs.map((dir) => {
+    if (dir === slot) {
+      const tmp = staging();
+      fs.mkdirSync(tmp, { mode: 0o700 });
+      for (const entry of fs.readdirSync(slot)) if (path.join(slot, entry) !== tmp) fs.renameSync(path.join(slot, entry), path.join(tmp, entry));
+      fs.chownSync(tmp, filled.uid, filled.gid);
+      fs.chmodSync(tmp, filled.mode & 0o777);
+      return tmp;
+    }
+    if (path.dirname(dir) !== slot) return dir;
+    const tmp = staging();
+    fs.renameSync(dir, tmp);
+    return tmp;
+  });
+  if (staged.length === 1) {
+    const only = staged[0] as string;
+    const st = fs.statSync(only);
+    for (const entry of fs.readdirSync(only)) fs.renameSync(path.join(only, entry), path.join(slot, entry));
+    fs.rmdirSync(only);
+    fs.chownSync(slot, st.uid, st.gid);
+    fs.chmodSync(slot, st.mode & 0o777);
+    return [slot];
+  }
+  const placed = staged.map((dir, i) => {
+    const to = path.join(slot, names[i] as string);
+    fs.renameSync(dir, to);
+    return to;
+  });
+  fs.chmodSync(slot, 0o555);
+  return placed;
+}
+
+/** Whether `dir` is one copy's folder in a slot that holds several (arrangeSlot). */
+export function isInSlot(dir: string, slot: string): boolean {
+  return path.dirname(dir) === slot;
+}
+
+/** Removes one copy's folder from a slot that holds several: moved out of the mount first, then removed. */
+export function removeFromSlot(dir: string): void {
+  const slot = path.dirname(dir);
+  const trash = fs.mkdtempSync(path.join(path.dirname(slot), '.emptying-'));
+  try {
+    fs.renameSync(dir, path.join(trash, 'copy'));
+  } finally {
     fs.rmSync(trash, { recursive: true, force: true });
   }
 }

@@ -22,10 +22,12 @@ export interface ContainerView {
   noteFresh(chat: ChatRecord, why: string): void;
 }
 
-/** Why a chat that took a warm sandbox leaves it for one made with its folders. */
-export function freshSandboxReason(mode: AttachMode, gitCopy: boolean): string {
-  const what =
-    mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : gitCopy ? "a git repository's copy (its history is mounted read-only)" : 'a second folder';
+/**
+ * Why a chat that took a warm sandbox leaves it for one made with its folders. `history`: why a
+ * Review-mode git copy borrows the user's history through a mount (review/reviewCopy.ts), if it does.
+ */
+export function freshSandboxReason(mode: AttachMode, history: string | null): string {
+  const what = mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : (history ?? 'a second folder');
   return `${what} must be mounted when Docker creates the container`;
 }
 
@@ -35,6 +37,12 @@ export interface ReviewCopies {
   info(chatId: string, hostPath: string): ReviewCopyInfo | null;
   hasChanges(chatId: string, hostPath: string): Promise<boolean>;
   remove(chatId: string, hostPath: string): void;
+  /** Why the chat's git copy borrows the user's history through a mount although the chat had a free slot, or null. */
+  historyNotCopied(chatId: string, hostPath: string): string | null;
+  /** Why a copy of this folder would not fit a free slot (its git history), or null when it would. */
+  slotProblem(hostPath: string): Promise<string | null>;
+  /** Whether the chat's copy of this folder is seen through its slot. */
+  inSlot(chatId: string, hostPath: string): boolean;
 }
 
 /** The mode a request asks for: `mode`, else the older `readOnly`, else Review. */
@@ -132,7 +140,7 @@ export class WorkspaceService {
     if (!exists) return null;
     if (why && after?.pooled && !after.viaSlot) {
       const reason = why.charAt(0).toUpperCase() + why.slice(1);
-      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies of plain folders appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
+      return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies, while all its folders are, appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
     }
     return RECREATE_NOTICE;
   }
@@ -162,8 +170,56 @@ export class WorkspaceService {
     });
     const attachments = this.views(chat);
     const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;
-    const why = freshSandboxReason(mode, attachment.review?.kind === 'git');
+    const why = freshSandboxReason(mode, mode === 'review' ? (this.review?.historyNotCopied(chat.id, real) ?? null) : null);
     return { attachment, attachments, notice: await this.noticeFor(chat, shapeBefore, why) };
+  }
+
+  /**
+   * Whether an attach or detach would replace the chat's running container (what runs in it
+   * stops), decided as attach and detach do: a change of what the container is made with, for a
+   * container that exists. A pooled chat's Review-mode copy filling or leaving its slot changes
+   * nothing (review/slotFolders.ts).
+   */
+  async effect(req: ParsedRequest<'workspace.attachEffect'>): Promise<{ recreates: boolean; reason: string | null }> {
+    const chat = this.sessions.requireChat(req.chatId);
+    const shape = this.shapeOf(chat);
+    const keeps = { recreates: false, reason: null };
+    // No container made with folders (the local backend, folders not mounted): nothing to replace.
+    if (!shape || !this.sessions.requireProfile(chat.profile).settings.mountWorkspace) return keeps;
+    const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
+    const known = req.path === undefined ? undefined : session.find((a) => a.hostPath === req.path || a.hostPath === this.resolvedOrNull(req.path as string));
+    let reason: string;
+    if (req.action === 'detach') {
+      if (!known) return keeps;
+      if (known.mode === 'review' && shape.viaSlot && this.review?.inSlot(chat.id, known.hostPath)) return keeps;
+      reason = `Detaching "${known.hostPath}" recreates the chat's sandbox: Docker cannot remove a folder from a running container.`;
+    } else {
+      const mode = req.mode ?? 'review';
+      if (known?.mode === mode) return keeps;
+      // A chat that still sees its folders through its slot: a copy goes into it beside the others.
+      if (mode === 'review' && !known && shape.viaSlot) {
+        const problem = req.path === undefined ? null : await this.review?.slotProblem(this.resolvedOrNull(req.path) ?? req.path).catch(() => null);
+        if (!problem) return keeps;
+        reason = freshSandboxReason(mode, problem);
+      } else {
+        reason = shape.viaSlot ? freshSandboxReason(mode, null) : 'Docker cannot add a folder to a running container';
+      }
+      reason = `Attaching recreates the chat's sandbox: ${reason}.`;
+    }
+    try {
+      if (!(await this.containerExists(chat))) return keeps;
+    } catch {
+      // Not knowing whether it exists: say it may be replaced (asking once too often loses nothing).
+    }
+    return { recreates: true, reason };
+  }
+
+  private resolvedOrNull(p: string): string | null {
+    try {
+      return resolveAttachableFolder(p, this.hostFacts());
+    } catch {
+      return null;
+    }
   }
 
   /** A Review-mode copy goes only when nothing of the chat's work would go with it. */

@@ -3,7 +3,7 @@
  * "Attach folder…": first how (the mode picker), then which folder: the desktop's native dialog,
  * or the in-app folder browser on the browser host.
  */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
@@ -29,10 +29,27 @@ export function Attachments({ chat }: { chat: ChatView }) {
   const [step, setStep] = useState<'mode' | 'browse' | null>(null);
   const [busy, setBusy] = useState(false);
   /** Attaching or detaching would stop these: asked first. */
-  const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; go(): void } | null>(null);
+  const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; reason: string | null; go(): void } | null>(null);
+  /** The user already agreed to stop what runs, for the attach under way: not asked again once its folder is chosen. */
+  const agreed = useRef(false);
 
-  /** Runs `go` at once when nothing runs in the chat's terminals, else after the user agrees. */
-  const askFirst = async (action: 'attach' | 'detach', go: () => void) => {
+  /**
+   * Runs `go` at once when the change keeps the running container (main says so: a Review-mode
+   * copy filling or leaving a warm sandbox's slot) or nothing runs in the chat's terminals, else
+   * after the user agrees.
+   */
+  const askFirst = async (action: 'attach' | 'detach', go: () => void, about: { mode?: AttachMode; path?: string }) => {
+    let reason: string | null = null;
+    try {
+      const effect = await api.call('workspace.attachEffect', { chatId: chat.id, action, ...about });
+      if (!effect.recreates) {
+        go();
+        return;
+      }
+      reason = effect.reason;
+    } catch {
+      // Not knowing: ask as if it recreates (asking once too often stops nothing).
+    }
     let running: BusyTerminals = [];
     try {
       running = (await api.call('terminal.busy', { chatId: chat.id })).terminals;
@@ -40,7 +57,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
       // Not knowing is no reason to block the change: it goes ahead as before.
     }
     if (running.length === 0) go();
-    else setConfirm({ action, running, go });
+    else setConfirm({ action, running, reason, go });
   };
 
   const begin = () => {
@@ -52,7 +69,9 @@ export function Attachments({ chat }: { chat: ChatView }) {
   const pick = async (chosen: AttachChoice) => {
     setChoice(chosen);
     setStep(null);
-    await askFirst('attach', () => void pickNow(chosen));
+    agreed.current = false;
+    // The folder is not chosen yet: main judges the mode (a folder that fits a warm sandbox's slot).
+    await askFirst('attach', () => void pickNow(chosen), { mode: chosen.mode });
   };
 
   const pickNow = async (chosen: AttachChoice) => {
@@ -86,10 +105,14 @@ export function Attachments({ chat }: { chat: ChatView }) {
   const attach = async (path: string) => {
     setStep(null);
     const contents = choice.mode === 'review' ? { contents: choice.contents } : {};
-    await change(() => api.call('workspace.attach', { chatId: chat.id, path, mode: choice.mode, ...contents }));
+    const go = () => void change(() => api.call('workspace.attach', { chatId: chat.id, path, mode: choice.mode, ...contents }));
+    // Asked again now that the folder is known (a git history too large for the slot needs a new
+    // container), unless the user already agreed to stop what runs.
+    if (agreed.current) go();
+    else await askFirst('attach', go, { mode: choice.mode, path });
   };
 
-  const detach = (path: string) => askFirst('detach', () => void change(() => api.call('workspace.detach', { chatId: chat.id, path })));
+  const detach = (path: string) => askFirst('detach', () => void change(() => api.call('workspace.detach', { chatId: chat.id, path })), { path });
 
   return (
     <section className="attachments" aria-label="Attached folders">
@@ -137,9 +160,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
         <StopProcessesDialog
           action={confirm.action}
           busy={confirm.running}
+          reason={confirm.reason}
           onClose={() => setConfirm(null)}
           onConfirm={() => {
             setConfirm(null);
+            if (confirm.action === 'attach') agreed.current = true;
             confirm.go();
           }}
         />

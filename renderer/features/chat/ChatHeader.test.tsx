@@ -283,6 +283,47 @@ describe('ChatHeader: what attaching changes', () => {
     await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
   });
 
+  it('asks nothing when main says a pooled Review attach keeps the running container, though something runs', async () => {
+    const { api } = setup();
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
+    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    await openAttach();
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
+    expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'attach', mode: 'review' }]);
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual(expect.objectContaining({ path: '/home/me/projects/site' })));
+    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
+  });
+
+  it('asks once the chosen folder turns out to need a new container (a large git history), naming why; Cancel attaches nothing', async () => {
+    const { api } = setup();
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
+    const why = 'Attaching recreates the chat’s sandbox: a git repository whose history (80 MB) is more than the 64 MB a ready sandbox copies.';
+    api.handle('workspace.attachEffect', (req) => (req.path === '/home/me/projects/site' ? { recreates: true, reason: why } : { recreates: false, reason: null }));
+    await openAttach();
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    expect(ask.textContent).toContain('history (80 MB)');
+    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull());
+    // Only the picker's own call (the browser host answers "browse"); no folder was attached.
+    expect(api.callsTo('workspace.attach').filter((c) => (c as { path?: string }).path !== undefined)).toEqual([]);
+  });
+
+  it('asks nothing before a detach that main says keeps the running container (a copy leaving its slot)', async () => {
+    const { api } = setup();
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
+    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
+    await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
+    expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'detach', path: '/home/me/notes' }]);
+    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
+  });
+
   it("shows a read-write folder's write warning with it", async () => {
     const api = createFakeApi({
       chats: [

@@ -8,13 +8,27 @@ import { Dialog } from '../../ui/Dialog';
 
 export type BusyTerminals = Response<'terminal.busy'>['terminals'];
 
-export function StopProcessesDialog({ action, busy, onConfirm, onClose }: { action: 'attach' | 'detach'; busy: BusyTerminals; onConfirm(): void; onClose(): void }) {
+export function StopProcessesDialog({
+  action,
+  busy,
+  reason = null,
+  onConfirm,
+  onClose,
+}: {
+  action: 'attach' | 'detach';
+  busy: BusyTerminals;
+  /** Main's word on why the sandbox is recreated (workspace.attachEffect), when it gave one. */
+  reason?: string | null;
+  onConfirm(): void;
+  onClose(): void;
+}) {
   const verb = action === 'attach' ? 'Attaching' : 'Detaching';
+  const why = reason ?? `${verb} a folder recreates this chat's sandbox.`;
   return (
     <Dialog
       title="Stop what runs in the terminals?"
       onClose={onClose}
-      description={`${verb} a folder recreates this chat's sandbox. Its terminals start again in the same tabs, but these commands stop:`}
+      description={`${why} Its terminals start again in the same tabs, but these commands stop:`}
     >
       <ul className="busy-terminals" aria-label="Running in the terminals">
         {busy.map((t) => (
