@@ -152,7 +152,7 @@ interface PageGlobals {
     querySelector(selector: string): { textContent: string | null } | null;
   };
   requestAnimationFrame(fn: () => void): number;
-  performance: { now(): number };
+  performance: { now(): number; mark(name: string): void };
   WebSocket: unknown;
 }
 
@@ -273,7 +273,11 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
     }
     // A task posted from an animation frame runs after that frame's style, layout and paint.
     const channel = new g.MessageChannel();
-    channel.port1.onmessage = () => (probe.seenAt = g.performance.now());
+    channel.port1.onmessage = () => {
+      probe.seenAt = g.performance.now();
+      // In a --trace recording: where this measurement ended (its start is the click's EventDispatch).
+      g.performance.mark('berth-switch-seen');
+    };
     channel.port2.postMessage(0);
   };
   const type = args.startOn === 'click' ? 'click' : 'keydown';
