@@ -21,6 +21,7 @@ const terminalSessions = new TerminalSessions<XtermSession>({
   terminals: stores.terminals,
   epoch: { get: () => stores.connection.getState().epoch, subscribe: (fn) => stores.connection.subscribe(fn) },
   document,
+  later: afterNextFrame,
   create: (element, terminalId, initialSize) =>
     new XtermSession(element, { api, output, terminalId, initialSize, onSize: (size) => stores.terminals.getState().setLastSize(size) }),
 });
