@@ -93,6 +93,12 @@ export interface SwitchResult {
   frames: Summary;
   /** The page's JS heap (used) after the switches, in MB, with every chat's screen kept or not. */
   pageHeapMb: number | null;
+  /**
+   * The floor, interleaved with the switches: a click on the chat already open (nothing to
+   * change) to the end of the next frame, on the same clock. What the machine's load and the
+   * frame itself cost, whatever the app does.
+   */
+  floor: Summary;
 }
 
 export interface BrowserBenchResult {
@@ -152,7 +158,7 @@ interface PageGlobals {
     querySelector(selector: string): { textContent: string | null } | null;
   };
   requestAnimationFrame(fn: () => void): number;
-  performance: { now(): number };
+  performance: { now(): number; mark(name: string): void };
   WebSocket: unknown;
 }
 
@@ -273,7 +279,11 @@ function armProbe(args: { startOn: StartOn; watchIn: WatchIn; text: string }): v
     }
     // A task posted from an animation frame runs after that frame's style, layout and paint.
     const channel = new g.MessageChannel();
-    channel.port1.onmessage = () => (probe.seenAt = g.performance.now());
+    channel.port1.onmessage = () => {
+      probe.seenAt = g.performance.now();
+      // In a --trace recording: where this measurement ended (its start is the click's EventDispatch).
+      g.performance.mark('berth-switch-seen');
+    };
     channel.port2.postMessage(0);
   };
   const type = args.startOn === 'click' ? 'click' : 'keydown';
@@ -378,6 +388,7 @@ async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: 
   const buttons = Array.from({ length: opts.chats }, (_, i) => nav.getByRole('button', { name: `Chat ${i + 1}`, exact: true }));
   const samples: number[] = [];
   const frames: number[] = [];
+  const floor: number[] = [];
   const total = opts.chats + opts.switches; // the first round is a warm-up
   const trace = await startTrace(page, opts, 'switch');
   for (let n = 0; n < total; n++) {
@@ -390,6 +401,9 @@ async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: 
     if (n >= opts.chats) {
       samples.push(r.ms);
       frames.push(r.frames);
+      await page.evaluate(armProbe, { startOn: 'click' as StartOn, watchIn: 'painted' as WatchIn, text: marker });
+      await (buttons[i] as ReturnType<typeof nav.getByRole>).click();
+      floor.push((await probeResult(page, 15_000, `${marker} after clicking the open Chat ${i + 1} again`)).ms);
     }
   }
   await trace?.stop();
@@ -399,7 +413,7 @@ async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: 
       return m ? m.usedJSHeapSize / 1e6 : null;
     })
     .catch(() => null);
-  return { chats: opts.chats, samples, summary: summarize(samples), frames: summarize(frames), pageHeapMb };
+  return { chats: opts.chats, samples, summary: summarize(samples), frames: summarize(frames), pageHeapMb, floor: summarize(floor) };
 }
 
 /** `clear`, then wait until wetty's screen shows only a prompt. */

@@ -12,7 +12,7 @@ import { TerminalOutputHub } from './features/terminals/outputHub';
 import { installTestHook } from './features/terminals/registry';
 import { TerminalSessions } from './features/terminals/sessions';
 import { XtermSession } from './features/terminals/xtermSession';
-import { createStores, startSync } from './stores';
+import { afterNextFrame, createStores, startSync } from './stores';
 
 const { api, connection, reconnectNow } = createApi(window);
 const stores = createStores(api, connection, localSelectionMemory(window.localStorage));
@@ -21,12 +21,14 @@ const terminalSessions = new TerminalSessions<XtermSession>({
   terminals: stores.terminals,
   epoch: { get: () => stores.connection.getState().epoch, subscribe: (fn) => stores.connection.subscribe(fn) },
   document,
+  later: afterNextFrame,
   create: (element, terminalId, initialSize) =>
     new XtermSession(element, { api, output, terminalId, initialSize, onSize: (size) => stores.terminals.getState().setLastSize(size) }),
 });
 // The browser host notifies from the page; the desktop app's main process does it by itself.
 const notifier = connection.get().transport === 'ws' ? createApprovalNotifier(window, (chatId) => stores.chats.getState().select(chatId)) : null;
 startSync(stores, api, connection, {
+  deferSelectionLoad: afterNextFrame,
   onApproval: notifier
     ? (request) => notifier.approvalNeeded(request, stores.chats.getState().chats.find((c) => c.id === request.chatId)?.title ?? null)
     : undefined,

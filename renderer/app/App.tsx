@@ -1,8 +1,14 @@
 /**
  * The window: sidebar (chats), the selected chat (header, then its conversation beside its
  * terminals), status bar.
+ *
+ * A chat switch changes the chat these views show; it does not remount them (issue 14: a switch
+ * within a frame). What belongs to one chat alone (a draft, a dialog, an in-flight attach, the
+ * message list's scroll position, the network log) lives in a part keyed by the chat's id, so
+ * it starts afresh for the next chat and nothing of one chat shows in another
+ * (renderer/app/chatSwitch.test.tsx).
  */
-import { useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { ChangesPanel } from '../features/changes/ChangesPanel';
 import { ChatHeader } from '../features/chat/ChatHeader';
 import { ConversationPane } from '../features/conversation/ConversationPane';
@@ -26,33 +32,39 @@ export function App() {
   const [changesFor, setChangesFor] = useState<string | null>(null);
   const showChanges = chat !== null && changesFor === chat.id;
   useGlobalShortcuts(stores);
+  const openProfile = useCallback((at: string) => setProfiles({ at }), []);
   // Without the link to Berth nothing here can act: inert (no clicks, no focus, no typing) until it is back.
   const offline = useConnection((s) => s.state !== 'open');
+  // Made once: the sidebar is memoized, and new elements here would re-render it (and its rows) on every switch.
+  const sidebarHeader = useMemo(
+    () => (
+      <div className="brand">
+        <span className="brand-name">Berth</span>
+        <HelpPopover />
+      </div>
+    ),
+    [],
+  );
+  const sidebarFooter = useMemo(
+    () => (
+      <div className="sidebar-footer">
+        <button type="button" onClick={() => setProfiles({ at: null })}>
+          Profiles
+        </button>
+      </div>
+    ),
+    [],
+  );
 
   return (
     <div className={offline ? 'app app-offline' : 'app'}>
       <ConnectionBanner />
       <div className="app-body" inert={offline}>
-        <Sidebar
-          header={
-            <div className="brand">
-              <span className="brand-name">Berth</span>
-              <HelpPopover />
-            </div>
-          }
-          footer={
-            <div className="sidebar-footer">
-              <button type="button" onClick={() => setProfiles({ at: null })}>
-                Profiles
-              </button>
-            </div>
-          }
-        />
+        <Sidebar header={sidebarHeader} footer={sidebarFooter} />
         <main className="main">
           {chat ? (
             <>
               <ChatHeader
-                key={`header:${chat.id}`}
                 chat={chat}
                 changes={{ open: showChanges, onToggle: () => setChangesFor(showChanges ? null : chat.id) }}
               />
@@ -63,8 +75,8 @@ export function App() {
                   label="Resize conversation and terminals"
                   storageKey="berth.split.conversation"
                   initialPercent={55}
-                  first={<ConversationPane key={`conversation:${chat.id}`} chat={chat} onOpenProfile={(at) => setProfiles({ at })} />}
-                  second={<TerminalArea key={`terminals:${chat.id}`} chatId={chat.id} />}
+                  first={<ConversationPane chat={chat} onOpenProfile={openProfile} />}
+                  second={<TerminalArea chatId={chat.id} />}
                 />
               )}
             </>

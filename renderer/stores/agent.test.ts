@@ -152,4 +152,29 @@ describe('agent sync', () => {
       stop();
     }
   });
+
+  it("loads a selected chat when the page says (after the switch's first frame), once, for the chat then open", async () => {
+    const api = createFakeApi({ chats: [chatView({ id: 'c1', title: 'One', createdAt: 1 }), chatView({ id: 'c2', title: 'Two', createdAt: 2 }), chatView({ id: 'c3', title: 'Three', createdAt: 3 })] });
+    const deferred: Array<() => void> = [];
+    const stores = createStores(api, api.connection);
+    const stop = startSync(stores, api, api.connection, { autoOpenTerminal: false, refetchDelayMs: 0, deferSelectionLoad: (run) => deferred.push(run) });
+    try {
+      await waitFor(() => expect(stores.chats.getState().selectedId).toBe('c3'));
+      deferred.splice(0).forEach((run) => run());
+      await waitFor(() => expect(stores.agent.getState().byChat['c3']?.loaded).toBe(true));
+      const before = api.callsTo('agent.history').length;
+      // Two switches within one frame: nothing is fetched in the switch itself…
+      stores.chats.getState().select('c1');
+      stores.chats.getState().select('c2');
+      expect(api.callsTo('agent.history')).toHaveLength(before);
+      expect(deferred).toHaveLength(1);
+      // …and after it, the chat on screen is loaded, once.
+      deferred.splice(0).forEach((run) => run());
+      await waitFor(() => expect(stores.agent.getState().byChat['c2']?.loaded).toBe(true));
+      expect(api.callsTo('agent.history').slice(before)).toEqual([{ chatId: 'c2' }]);
+      expect(stores.agent.getState().byChat['c1']).toBeUndefined();
+    } finally {
+      stop();
+    }
+  });
 });

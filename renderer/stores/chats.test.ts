@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatView, createFakeApi, profileView } from '../test/fakeApi';
-import { chatOrder, createChatsStore, groupChats, neighbourAfterRemoval, stepChat } from './chats';
+import { chatOrder, createChatsStore, groupChats, keepUnchanged, neighbourAfterRemoval, stepChat } from './chats';
 
 const a = chatView({ id: 'a', title: 'Alpha', profile: 'default', createdAt: 1 });
 const b = chatView({ id: 'b', title: 'Beta', profile: 'work', createdAt: 2 });
@@ -106,5 +106,20 @@ describe('chats store', () => {
     const store = createChatsStore(api);
     expect(await store.getState().create()).toBeNull();
     expect(store.getState().error).toEqual({ code: 'invalid_request', message: 'That profile does not exist.', hint: 'Create it first.' });
+  });
+});
+
+describe('keepUnchanged', () => {
+  it("keeps the objects of chats that did not change, so the sidebar's rows skip them", () => {
+    const prev = [a, b];
+    // Refetched: equal objects, but new ones.
+    expect(keepUnchanged(prev, [{ ...a }, { ...b }])).toBe(prev);
+    const renamed = { ...b, title: 'Beta 2' };
+    const next = keepUnchanged(prev, [{ ...a }, renamed]);
+    expect(next[0]).toBe(a);
+    expect(next[1]).toBe(renamed);
+    // A chat gone, or one new: a new list.
+    expect(keepUnchanged(prev, [{ ...a }])).toEqual([a]);
+    expect(keepUnchanged(prev, [{ ...a }])).not.toBe(prev);
   });
 });

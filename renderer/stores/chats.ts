@@ -80,6 +80,25 @@ export function neighbourAfterRemoval(order: readonly string[], removedId: strin
   return after.find(isAlive) ?? before.find(isAlive) ?? null;
 }
 
+/**
+ * The refetched list with the objects of `prev` kept where a chat is unchanged (same JSON), so
+ * memoized rows and views skip them; and `prev` itself when nothing changed at all.
+ */
+export function keepUnchanged(prev: readonly ChatView[], next: ChatView[]): ChatView[] {
+  const before = new Map(prev.map((c) => [c.id, c]));
+  let same = prev.length === next.length;
+  const merged = next.map((c, i) => {
+    const old = before.get(c.id);
+    if (old !== undefined && JSON.stringify(old) === JSON.stringify(c)) {
+      if (prev[i] !== old) same = false;
+      return old;
+    }
+    same = false;
+    return c;
+  });
+  return same ? (prev as ChatView[]) : merged;
+}
+
 export interface ChatsState {
   chats: ChatView[];
   loaded: boolean;
@@ -135,7 +154,7 @@ export function createChatsStore(api: BerthApi, memory: SelectionMemory | null =
           const remembered = memory?.get() ?? null;
           nextSelected = chats.some((c) => c.id === remembered) ? remembered : (chatOrder(groupChats(chats, [], ''))[0] ?? null);
         }
-        set({ chats, loaded: true, error: null });
+        set({ chats: keepUnchanged(get().chats, chats), loaded: true, error: null });
         if (nextSelected !== selectedId) get().select(nextSelected);
       } catch (error) {
         if (mine === generation) set({ error: errorInfo(error), loaded: true });

@@ -52,6 +52,18 @@ export interface SyncOptions {
    * desktop notification (the desktop app's main process notifies by itself).
    */
   onApproval?: (request: ApprovalRequest) => void;
+  /**
+   * Runs the refetch of a newly selected chat (sandbox status, conversation, terminals, restore
+   * points). The page passes "after the next frame" (afterNextFrame): the chat shows at once
+   * from what the stores kept of it, and the round trips and the renders their answers cause
+   * never hold up the switch's first frame (issue 14). Default: at once.
+   */
+  deferSelectionLoad?: (run: () => void) => void;
+}
+
+/** Runs `run` in a task after the next frame has been drawn (the browser's). */
+export function afterNextFrame(run: () => void): void {
+  requestAnimationFrame(() => setTimeout(run, 0));
 }
 
 /** Runs `run(key)` at most once per `delayMs` per key, after the first request in a burst. */
@@ -79,6 +91,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
   const offs: Array<() => void> = [];
   let refetchTimer: ReturnType<typeof setTimeout> | null = null;
   const changedChats = new Set<string | null>();
+  let selectionLoadPending = false;
   // The selected chat's changes and restore points follow `review.changed`, coalesced: while
   // commands run it can fire many times a second.
   const reviewRefresh = coalesce(options.reviewRefreshMs ?? 250, (chatId) => {
@@ -174,7 +187,15 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
   offs.push(
     stores.chats.subscribe((s, prev) => {
       if (s.selectedId !== prev.selectedId) {
-        refreshSelected();
+        if (!options.deferSelectionLoad) refreshSelected();
+        else if (!selectionLoadPending) {
+          // Loads the chat selected when it runs: switches faster than frames load the last one only.
+          selectionLoadPending = true;
+          options.deferSelectionLoad(() => {
+            selectionLoadPending = false;
+            refreshSelected();
+          });
+        }
         if (s.selectedId !== null) stores.attention.getState().dispatch({ type: 'seen', chatId: s.selectedId });
       }
       // Chats that are gone: drop what was kept about them.

@@ -1,4 +1,7 @@
-/** The selected chat's header: title, profile, attached folders, and its sandbox's state. */
+/**
+ * The selected chat's header: title, profile, attached folders, and its sandbox's state. Kept
+ * mounted across chat switches (App); the parts with state of their own are keyed by the chat.
+ */
 import type { ChatView } from '../../../shared/contract';
 import { ChangesButton } from '../changes/ChangesPanel';
 import { Attachments } from './Attachments';
@@ -25,9 +28,10 @@ export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: Change
         )}
         {changes && <ChangesButton chat={chat} open={changes.open} onToggle={changes.onToggle} />}
       </div>
-      <Attachments chat={chat} />
-      <SandboxPanel chatId={chat.id} />
-      <NetworkView chatId={chat.id} />
+      {/* Keyed by the chat: their own state (a dialog, an attach under way, the details shown, the log) is that chat's alone. */}
+      <Attachments key={`attachments:${chat.id}`} chat={chat} />
+      <SandboxPanel key={`sandbox:${chat.id}`} chatId={chat.id} />
+      <NetworkView key={`network:${chat.id}`} chatId={chat.id} />
     </header>
   );
 }

@@ -33,13 +33,15 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
   const profile = useProfiles((s) => s.profiles.find((p) => p.name === chat.profile));
   const agent = stores.agent.getState;
   const chatId = chat.id;
-  // Once the profile is known (message box or set-up button), the opened chat takes the focus.
-  const focusedOnOpen = useRef(false);
+  // Once the profile is known (message box or set-up button), the opened chat takes the focus:
+  // once per opening of a chat (the pane stays mounted across switches).
+  const focusedOnOpen = useRef<string | null>(null);
+  const profileKnown = profile !== undefined;
   useEffect(() => {
-    if (focusedOnOpen.current || profile === undefined) return;
-    focusedOnOpen.current = true;
+    if (focusedOnOpen.current === chatId || !profileKnown) return;
+    focusedOnOpen.current = chatId;
     if (shouldFocusOnOpen(document.activeElement)) focusConversation();
-  }, [profile]);
+  }, [chatId, profileKnown]);
   const { messages, running, approvals, error, loaded, loadError, answering } = conversation;
   // Unknown until the profiles are loaded: say nothing rather than flash the notice. A running
   // turn keeps its Stop button even if the settings were emptied meanwhile.
@@ -56,7 +58,8 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
         </div>
       )}
       {messages.length > 0 ? (
-        <MessageList messages={messages} running={running} />
+        // Keyed: the scroll position and the measured rows are this chat's.
+        <MessageList key={`messages:${chatId}`} messages={messages} running={running} />
       ) : (
         <div className="conversation-empty">
           {!loaded ? (
@@ -112,6 +115,8 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
           </div>
         ) : (
           <Composer
+            // Keyed: the box shows this chat's draft (Composer keeps drafts by chat).
+            key={`composer:${chatId}`}
             chatId={chatId}
             running={running}
             waiting={approvals.length > 0}

@@ -1,11 +1,12 @@
 /** One chat in the list: a button named by its title; the selected one offers rename and delete. */
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useServices } from '../../app/context';
 import { ChangedCountBadge } from '../changes/ChangedCountBadge';
 import { AttentionBadge, PressureMark } from './AttentionBadge';
 
-export function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selected: boolean; onDelete(): void }) {
+/** Memoized: `onDelete` is the list's one callback (it takes the chat), so a row re-renders only when its own props change. */
+export const ChatItem = memo(function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selected: boolean; onDelete(chat: ChatView): void }) {
   const { stores } = useServices();
   const [renaming, setRenaming] = useState(false);
 
@@ -32,14 +33,14 @@ export function ChatItem({ chat, selected, onDelete }: { chat: ChatView; selecte
           <button type="button" className="small" aria-label="Rename chat" title="Rename chat" onClick={() => setRenaming(true)}>
             Rename
           </button>
-          <button type="button" className="small danger" aria-label="Delete chat" title="Delete chat" onClick={onDelete}>
+          <button type="button" className="small danger" aria-label="Delete chat" title="Delete chat" onClick={() => onDelete(chat)}>
             Delete
           </button>
         </span>
       )}
     </li>
   );
-}
+});
 
 function RenameField({ chat, onDone }: { chat: ChatView; onDone(): void }) {
   const { stores } = useServices();

@@ -1,5 +1,5 @@
 /** The chat list: grouped by profile, filterable; New chat, inline rename, delete with confirmation. */
-import { useId, useMemo, useState, type ReactNode } from 'react';
+import { memo, useId, useMemo, useState, type ReactNode } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useChats, useProfiles, useServices } from '../../app/context';
 import { DEFAULT_PROFILE, groupChats } from '../../stores/chats';
@@ -7,8 +7,12 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { ChatItem } from './ChatItem';
 import { DeleteChatDialog } from './DeleteChatDialog';
 
-/** `header` and `footer` are the app's own controls (brand, help, Profiles) placed around the list. */
-export function Sidebar({ header, footer }: { header?: ReactNode; footer?: ReactNode }) {
+/**
+ * `header` and `footer` are the app's own controls (brand, help, Profiles) placed around the list.
+ * Memoized down to each row: a chat switch re-renders only the two rows whose selection changed,
+ * not every row of a long list (issue 14: a switch fits in a frame at 100 chats).
+ */
+export const Sidebar = memo(function Sidebar({ header, footer }: { header?: ReactNode; footer?: ReactNode }) {
   const { stores } = useServices();
   const chats = useChats((s) => s.chats);
   const loaded = useChats((s) => s.loaded);
@@ -72,9 +76,9 @@ export function Sidebar({ header, footer }: { header?: ReactNode; footer?: React
       {deleting && <DeleteChatDialog chat={deleting} onClose={() => setDeleting(null)} />}
     </aside>
   );
-}
+});
 
-function ChatGroupSection({
+const ChatGroupSection = memo(function ChatGroupSection({
   profile,
   chats,
   selectedId,
@@ -94,7 +98,7 @@ function ChatGroupSection({
       {chats.length > 0 ? (
         <ul className="chat-list" aria-label={`Chats in ${profile}`}>
           {chats.map((chat) => (
-            <ChatItem key={chat.id} chat={chat} selected={chat.id === selectedId} onDelete={() => onDelete(chat)} />
+            <ChatItem key={chat.id} chat={chat} selected={chat.id === selectedId} onDelete={onDelete} />
           ))}
         </ul>
       ) : (
@@ -102,4 +106,4 @@ function ChatGroupSection({
       )}
     </section>
   );
-}
+});

@@ -52,7 +52,7 @@ function view(chatId: string, terminalId: string, state: TerminalView['state'] =
   return { terminalId, chatId, title: terminalId, state, exitReason: state === 'exited' ? 'The shell exited' : null, cols: 80, rows: 24 };
 }
 
-function setup(policy: KeepPolicy = { maxChats: 2, maxLines: 1000 }) {
+function setup(policy: KeepPolicy = { maxChats: 2, maxLines: 1000 }, later?: (run: () => void) => void) {
   const terminals = createStore<Pick<TerminalsState, 'byChat'>>()(() => ({ byChat: {} })) as unknown as TerminalsStore;
   const connection = createStore<{ epoch: number }>()(() => ({ epoch: 1 }));
   const made: FakeScreen[] = [];
@@ -61,6 +61,7 @@ function setup(policy: KeepPolicy = { maxChats: 2, maxLines: 1000 }) {
     epoch: { get: () => connection.getState().epoch, subscribe: (fn) => connection.subscribe(fn) },
     document,
     policy,
+    ...(later ? { later } : {}),
     create: (element, terminalId) => {
       const s = new FakeScreen(element, terminalId, 10);
       made.push(s);
@@ -104,6 +105,28 @@ describe('TerminalSessions', () => {
     expect(made.map((s) => s.disposed)).toEqual([true, false, false]);
     expect(getTerminal('t1')).toBeUndefined();
     expect(sessions.has('t1')).toBe(false);
+  });
+
+  it('checks the bounds after a switch when told to (after its frame), once for several give-backs', () => {
+    const pending: Array<() => void> = [];
+    const { sessions, made, list, slot } = setup({ maxChats: 2, maxLines: 1000 }, (run) => pending.push(run));
+    list({ a: [view('a', 't1')], b: [view('b', 't2')], c: [view('c', 't3')] });
+    for (const [t, c] of [['t1', 'a'], ['t2', 'b'], ['t3', 'c']] as const) {
+      const { screen } = sessions.show(t, c, slot(), { cols: 80, rows: 24 });
+      if (t !== 't3') sessions.hide(t, screen);
+    }
+    sessions.hide('t3', made[2] as FakeScreen);
+    // Out of the page at once, but nothing disposed within the switch.
+    expect(made.some((s) => s.element.isConnected)).toBe(false);
+    expect(made.some((s) => s.disposed)).toBe(false);
+    expect(pending).toHaveLength(1);
+    pending.splice(0).forEach((run) => run());
+    expect(made.map((s) => s.disposed)).toEqual([true, false, false]);
+    // Disposed meanwhile: a check still pending does nothing.
+    sessions.show('t2', 'b', slot(), { cols: 80, rows: 24 });
+    sessions.hide('t2', made[1] as FakeScreen);
+    sessions.dispose();
+    pending.splice(0).forEach((run) => run());
   });
 
   it('bounds the kept lines too', () => {

@@ -73,12 +73,19 @@ export interface SessionsDeps<S extends KeptScreen> {
   create: ScreenFactory<S>;
   document: Document;
   policy?: KeepPolicy;
+  /**
+   * When to check the bounds after a screen was let go: the page passes "after the next frame"
+   * (a chat switch lets one go, and the check walks every kept screen); default at once.
+   */
+  later?: (run: () => void) => void;
 }
 
 export class TerminalSessions<S extends KeptScreen = KeptScreen> {
   private readonly entries = new Map<string, Entry<S>>();
   private readonly lastShown = new Map<string, number>();
   private clock = 0;
+  private sweepPending = false;
+  private disposed = false;
   private epoch: number;
   private readonly offs: Array<() => void> = [];
 
@@ -122,7 +129,14 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
     if (!e || e.screen !== screen) return;
     e.shown = false;
     e.element.remove();
-    this.sweep();
+    if (!this.deps.later) this.sweep();
+    else if (!this.sweepPending) {
+      this.sweepPending = true;
+      this.deps.later(() => {
+        this.sweepPending = false;
+        if (!this.disposed) this.sweep();
+      });
+    }
   }
 
   /** Screens alive (shown or kept). */
@@ -135,6 +149,7 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const off of this.offs.splice(0)) off();
     for (const id of [...this.entries.keys()]) this.drop(id);
   }
