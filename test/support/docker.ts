@@ -41,5 +41,14 @@ export async function inspect<T = Record<string, unknown>>(id: string): Promise<
   return (JSON.parse(await docker('inspect', id)) as T[])[0] as T;
 }
 
+/**
+ * The socket of the engine this run tests (DOCKER_HOST, as BERTH_TEST_ENGINE or the podman
+ * project sets it; else Docker's default), for a test that builds an engine of its own.
+ */
+export function engineSocket(): string {
+  const host = process.env.DOCKER_HOST;
+  return host?.startsWith('unix://') ? host.slice('unix://'.length) : '/var/run/docker.sock';
+}
+
 export const BUSYBOX = 'berth-test:busybox';
 export const BOOKWORM = 'berth-test:bookworm';

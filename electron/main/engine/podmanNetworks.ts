@@ -46,7 +46,8 @@ function statusOf(error: unknown): number | undefined {
 export async function ensureIsolatedNetwork(dial: LibpodDial, name: string, labels: Record<string, string>): Promise<void> {
   const path = `${LIBPOD_PREFIX}/networks/${encodeURIComponent(name)}`;
   const check = (info: LibpodNetwork) => {
-    if (info.driver === 'bridge' && info.options?.[ISOLATE_OPTION] === 'true') return;
+    // 'strict' (netavark 1.6 and later; its default from netavark 2) isolates more: also accepted.
+    if (info.driver === 'bridge' && ['true', 'strict'].includes(info.options?.[ISOLATE_OPTION] ?? '')) return;
     throw new BerthError(
       'network_failed',
       `The Podman network ${name} exists but is not isolated (netavark's isolate option is off), so other containers could reach the chat; Berth will not use it.`,

@@ -1,0 +1,25 @@
+import Docker from 'dockerode';
+const d = new Docker({ socketPath: process.argv[2] });
+const f = '/tmp/.berth-stdin';
+const c = await d.createContainer({ Image: process.argv[3], Entrypoint: ['/bin/sh', '-c'], Cmd: [`rm -f ${f}; mkfifo -m 600 ${f} && exec <>${f}; exec sh -s`], OpenStdin: false, AttachStdin: false, AttachStdout: true, AttachStderr: true, Tty: false, User: '1000:1000', Labels: { 'berth.p3test': '1' }, HostConfig: { Init: true, Tmpfs: { '/tmp': 'rw,mode=1777' } } });
+const s = await c.attach({ stream: true, stdin: false, stdout: true, stderr: true, hijack: true }) as any;
+let out = ''; s.on('data', (b: Buffer) => out += b.toString('latin1'));
+await c.start();
+const writer = async (text: string) => {
+  const e = await c.exec({ Cmd: ['/bin/sh', '-c', `i=0; while [ ! -p ${f} ]; do i=$((i+1)); [ $i -gt 100 ] && exit 1; sleep 0.1; done; exec cat > ${f}`], AttachStdin: true, AttachStdout: true, AttachStderr: true });
+  const es = await e.start({ hijack: true, stdin: true }) as any;
+  es.write(text);
+  await new Promise((r) => setTimeout(r, 1000));
+  es.destroy();
+};
+await writer('export A=1; echo one $A\n');
+await writer('echo two $A\n');
+await new Promise((r) => setTimeout(r, 500));
+s.destroy();
+const s2 = await c.attach({ stream: true, stdin: false, stdout: true, stderr: true, hijack: true }) as any;
+s2.on('data', (b: Buffer) => out += b.toString('latin1'));
+await writer('echo three $A\n');
+await new Promise((r) => setTimeout(r, 500));
+console.log('running', (await c.inspect()).State.Running, JSON.stringify(out.replace(/[\x00-\x08]/g, '')));
+await c.remove({ force: true, v: true });
+process.exit(0);
