@@ -9,7 +9,7 @@ export const PODMAN_SOCKET = '/run/podman/podman.sock';
 export const PODMAN_HOST = `unix://${PODMAN_SOCKET}`;
 
 /** Lifecycle, isolation, mounts, exec, terminal, network: what Berth does differently on Podman. */
-export const PODMAN_FILES = ['lifecycle', 'isolation', 'mountRace', 'exec', 'terminal', 'network'].map((f) => `test/integration/${f}.test.ts`);
+export const PODMAN_FILES = ['lifecycle', 'isolation', 'mountRace', 'writableFolders', 'exec', 'terminal', 'network'].map((f) => `test/integration/${f}.test.ts`);
 
 /** Whether rootful Podman answers (a 3 s ping), asked once when the config loads. */
 export function podmanAnswers(): Promise<boolean> {

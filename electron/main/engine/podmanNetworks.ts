@@ -61,11 +61,33 @@ export async function ensureIsolatedNetwork(dial: LibpodDial, name: string, labe
     if (error instanceof BerthError || statusOf(error) !== 404) throw error;
   }
   try {
-    await dial('POST', `${LIBPOD_PREFIX}/networks/create`, { name, driver: 'bridge', internal: false, labels, options: { [ISOLATE_OPTION]: 'true' } });
+    await createRetryingInterfaceRace(() => dial('POST', `${LIBPOD_PREFIX}/networks/create`, { name, driver: 'bridge', internal: false, labels, options: { [ISOLATE_OPTION]: 'true' } }));
   } catch (error) {
     if (statusOf(error) !== 409) throw error;
     // Another Berth made it first: use it only if it is what Berth makes.
     check((await dial('GET', `${path}/json`)) as LibpodNetwork);
+  }
+}
+
+/**
+ * Podman picks a free subnet by listing the host's interface addresses; when an interface goes
+ * away during that listing (another container's veth removed at that moment: routine on a busy
+ * host), Go's listing fails and the create answers 500 "route ip+net: no such network
+ * interface". Nothing was made: trying again a few times is the fix, not a failed chat.
+ */
+export const INTERFACE_RACE = /route ip\+net: no such network interface/;
+const INTERFACE_RACE_TRIES = 5;
+
+async function createRetryingInterfaceRace(create: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create();
+      return;
+    } catch (error) {
+      const message = (error as { json?: { message?: unknown } })?.json?.message ?? (error as Error)?.message;
+      if (attempt >= INTERFACE_RACE_TRIES || !INTERFACE_RACE.test(String(message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
   }
 }
 
