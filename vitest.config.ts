@@ -1,4 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { PODMAN_FILES, PODMAN_HOST, podmanAnswers } from './test/support/podmanProject.js';
+
+/**
+ * The podman project runs where rootful Podman answers (scripts/podman-setup.sh), and must
+ * when BERTH_REQUIRE_PODMAN is set (CI: then its set-up check fails the run instead).
+ */
+const podman = Boolean(process.env.BERTH_REQUIRE_PODMAN) || (await podmanAnswers());
+if (!podman) console.warn(`vitest: no podman project: rootful Podman does not answer on ${PODMAN_HOST} (bash scripts/podman-setup.sh starts it).`);
 
 export default defineConfig({
   test: {
@@ -20,6 +28,23 @@ export default defineConfig({
           globalSetup: ['test/support/globalSetup.ts'],
         },
       },
+      ...(podman
+        ? [
+            {
+              test: {
+                // The same files again on rootful Podman, beside the Docker run (projects run in parallel).
+                name: 'podman',
+                include: PODMAN_FILES,
+                testTimeout: 60_000,
+                hookTimeout: 120_000,
+                fileParallelism: false,
+                globalSetup: ['test/support/podmanSetup.ts', 'test/support/globalSetup.ts'],
+                // The workers, their cores and the docker CLI the tests run all go to Podman.
+                env: { DOCKER_HOST: PODMAN_HOST },
+              },
+            },
+          ]
+        : []),
       {
         test: {
           name: 'e2e',

@@ -3,8 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
-import { inspect } from '../support/docker.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { engineSocket, inspect } from '../support/docker.js';
 import { Harness, SANDBOX_GID, SANDBOX_UID } from '../support/harness.js';
+import { DockerEngine } from '../../electron/main/engine/dockerEngine.js';
+
+/** Podman's inspect reports the same hardening in its own shape (README: Podman); the cases read each engine's. */
+const onPodman = (await new DockerEngine({ kind: 'socket', socketPath: engineSocket() }).kind()).name === 'podman';
 
 const h = new Harness();
 let core: BerthCore;
@@ -120,6 +126,10 @@ describe('files and privileges', () => {
     };
     const info = await inspect<Info>(status.containerId as string);
     expect(info.Config.User).toBe(`${SANDBOX_UID}:${SANDBOX_GID}`);
+    expect(info.Config.Labels).toMatchObject({
+      'berth.app': 'berth', 'berth.instance': core.instanceId, 'berth.profile': profile, 'berth.chat': chat.id, 'berth.key': status.key,
+    });
+    if (onPodman) return podmanHardened(info as unknown as PodmanInfo, status.containerId as string, status.networkName as string, ws);
     expect(info.HostConfig.CapDrop).toEqual(['ALL']);
     expect(info.HostConfig.CapAdd ?? []).toEqual([]);
     expect(info.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
@@ -137,8 +147,39 @@ describe('files and privileges', () => {
     const workspaceMount = info.HostConfig.Mounts.find((m) => m.Target === '/workspace');
     expect(workspaceMount).toMatchObject({ Type: 'bind', Source: ws, BindOptions: { NonRecursive: true } });
     expect(JSON.stringify(info.HostConfig.Mounts)).not.toContain('docker.sock');
-    expect(info.Config.Labels).toMatchObject({
-      'berth.app': 'berth', 'berth.instance': core.instanceId, 'berth.profile': profile, 'berth.chat': chat.id, 'berth.key': status.key,
-    });
   });
 });
+
+type PodmanInfo = {
+  HostConfig: Record<string, unknown> & { CapDrop: string[]; Binds: string[] | null; Tmpfs: Record<string, string> };
+  NetworkSettings: { Networks: Record<string, unknown> };
+};
+
+/**
+ * The same hardening as Podman's compatible inspect shows it: CapDrop lists Podman's default
+ * capabilities one by one (its own inspect: no bounding capabilities left), the mounts come back
+ * as Binds strings (`bind`, not `rbind`: not recursive), NetworkMode says `bridge` with the
+ * chat's own network under Networks, and IpcMode `shareable` (a private namespace, which only
+ * someone with the engine could join).
+ */
+async function podmanHardened(info: PodmanInfo, id: string, network: string, ws: string): Promise<void> {
+  const hc = info.HostConfig;
+  expect(hc.CapDrop).toEqual(expect.arrayContaining(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETGID', 'NET_RAW', 'KILL']));
+  const own = JSON.parse((await promisify(execFile)('podman', ['--url', `unix://${engineSocket()}`, 'inspect', id])).stdout) as { BoundingCaps: string[] | null; EffectiveCaps: string[] | null }[];
+  expect(own[0]!.BoundingCaps ?? []).toEqual([]);
+  expect(own[0]!.EffectiveCaps ?? []).toEqual([]);
+  expect(hc.CapAdd ?? []).toEqual([]);
+  expect(hc.SecurityOpt).toContain('no-new-privileges');
+  expect(hc.Privileged).toBe(false);
+  expect(hc.Init).toBe(true);
+  expect(hc.PidsLimit).toBeGreaterThan(0);
+  expect(hc.Memory).toBeGreaterThan(0);
+  expect(hc.NanoCpus).toBeGreaterThan(0);
+  expect(Object.keys(info.NetworkSettings.Networks)).toEqual([network]);
+  expect(hc.PidMode).toBe('private');
+  expect(hc.IpcMode).toBe('shareable');
+  expect(hc.Tmpfs).toHaveProperty('/tmp');
+  expect(hc.Binds).toContain(`${ws}:/workspace:bind,rw,rprivate`);
+  expect((hc.Binds ?? []).some((b) => /:rbind|,rbind/.test(b))).toBe(false);
+  expect(JSON.stringify(hc.Binds)).not.toContain('docker.sock');
+}

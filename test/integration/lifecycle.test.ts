@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BOOKWORM, containersWithLabel, docker, inspect } from '../support/docker.js';
+import { BOOKWORM, containersWithLabel, docker, engineSocket, inspect } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { ManualClock } from '../support/manualClock.js';
 import { waitFor } from '../support/waitFor.js';
@@ -204,15 +204,16 @@ describe('orphans', () => {
     await other.sandbox.exec({ chatId: otherChat.id, command: 'true' });
 
     // A real Berth process that dies (SIGKILL) after committing a chat's deletion, before removing its container.
+    // Egress 'open', as every harness profile: the sweep is the point here, and Podman refuses 'allowlist'.
     const script = path.join(h.root, 'crash.mts');
     fs.writeFileSync(
       script,
       `import { createCore } from ${JSON.stringify(path.resolve('electron/main/core.ts'))};
 import { DockerEngine } from ${JSON.stringify(path.resolve('electron/main/engine/dockerEngine.ts'))};
-const engine = new DockerEngine({ kind: 'socket', socketPath: '/var/run/docker.sock' });
+const engine = new DockerEngine({ kind: 'socket', socketPath: ${JSON.stringify(engineSocket())} });
 engine.removeContainer = async () => { process.kill(process.pid, 'SIGKILL'); await new Promise(() => {}); };
 const core = createCore({ dataDir: ${JSON.stringify(dataDir)}, engine, reapIntervalMs: 0 });
-await core.profiles.create({ name: 'crashy', image: 'berth-test:busybox' });
+await core.profiles.create({ name: 'crashy', image: 'berth-test:busybox', egress: 'open' });
 const doomed = await core.chats.create({ profile: 'crashy' });
 const kept = await core.chats.create({ profile: 'crashy' });
 await core.sandbox.exec({ chatId: doomed.id, command: 'true' });

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BOOKWORM, BUSYBOX, dockerOk, removeInstanceContainers } from './docker.js';
-import type { RunRecord } from './testRun.js';
+import { BOOKWORM, BUSYBOX, dockerOk, dockerOkAt, removeInstanceContainers } from './docker.js';
+import { recordedIn } from './testRun.js';
 
 /**
  * Vitest loads this once per project that lists it (integration, e2e), in one process: the
@@ -52,19 +52,18 @@ async function prepare(): Promise<string> {
   return dir;
 }
 
-function recorded(kind: RunRecord): string[] {
-  const file = path.join(runDir, kind);
-  return fs.existsSync(file) ? [...new Set(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean))] : [];
-}
-
 export async function teardown(): Promise<void> {
   if (shared.berthTestRun && --shared.berthTestRun.users > 0) return;
   delete shared.berthTestRun;
+  // Each on the engine it was made on (the podman project's on Podman).
   const left: string[] = [];
-  for (const instance of recorded('instances')) left.push(...(await removeInstanceContainers(instance)));
+  for (const { value, host } of recordedIn(runDir, 'instances')) left.push(...(await removeInstanceContainers(value, { host: host ?? undefined })));
   const nets: string[] = [];
-  for (const name of recorded('networks')) if (await dockerOk('network', 'inspect', name)) nets.push(name);
-  for (const n of nets) await dockerOk('network', 'rm', n);
+  for (const { value, host } of recordedIn(runDir, 'networks')) {
+    if (!(await dockerOkAt(host ?? undefined, 'network', 'inspect', value))) continue;
+    nets.push(value);
+    await dockerOkAt(host ?? undefined, 'network', 'rm', value);
+  }
   fs.rmSync(runDir, { recursive: true, force: true });
   if (left.length || nets.length) {
     throw new Error(`Tests left ${left.length} containers and ${nets.length} networks behind (now removed): a teardown is missing. Networks: ${nets.join(', ')}`);

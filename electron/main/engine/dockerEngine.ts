@@ -6,7 +6,7 @@ import Docker from 'dockerode';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
@@ -15,7 +15,7 @@ import { pickSubnet, poolCapacity, type SubnetPool } from '../policy/subnets.js'
 import { engineMessage, isUnreachable, pullFailed, statusOf, toBerthError, unreachableError } from './engineErrors.js';
 import { isPodmanVersion, podmanKind, type EngineKind, type LibpodInfo } from './engineKind.js';
 import { ensureIsolatedNetwork, LIBPOD_PREFIX, type LibpodDial } from './podmanNetworks.js';
-import { checkPodmanContainer, podmanCannotLimit, withSeccompFile } from './podmanSandbox.js';
+import { checkPodmanContainer, podmanCannotLimit, STDIN_LABEL, STDIN_WRITER, withSeccompFile, withStdinFifo } from './podmanSandbox.js';
 import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
 
@@ -818,7 +818,7 @@ export class DockerEngine implements Engine {
         // A Podman that cannot enforce the limits would drop them silently: refuse before creating.
         const cannot = podmanCannotLimit(kind);
         if (cannot) throw cannot;
-        const sent = kind.name === 'podman' ? withSeccompFile(body, (profile) => this.seccompFile(profile)) : body;
+        const sent = kind.name === 'podman' ? withStdinFifo(withSeccompFile(body, (profile) => this.seccompFile(profile))) : body;
         const id = (await docker.createContainer(sent as unknown as Docker.ContainerCreateOptions)).id;
         if (kind.name === 'podman') {
           // What Podman made, not what was asked: a dropped setting removes the container.
@@ -841,6 +841,10 @@ export class DockerEngine implements Engine {
 
   attach(id: string): Promise<AttachedStreams> {
     return this.call('attach to the sandbox', async (docker) => {
+      // A Podman sandbox's shell reads a FIFO, not stdin (podmanSandbox.ts: withStdinFifo).
+      if ((await this.kind()).name === 'podman' && (await docker.getContainer(id).inspect()).Config.Labels?.[STDIN_LABEL] === 'fifo') {
+        return this.attachThroughFifo(docker, id);
+      }
       const stream = (await docker.getContainer(id).attach({
         stream: true,
         stdin: true,
@@ -865,6 +869,51 @@ export class DockerEngine implements Engine {
         close: () => stream.destroy(),
       };
     });
+  }
+
+  /**
+   * Podman: the container's output through an attach without stdin (so Podman has no stdin to
+   * close), and the input through an exec writing into the shell's FIFO, opened at the first
+   * write (by then the container runs: the shell session writes only after the start). Either
+   * stream ending ends the attachment.
+   */
+  private async attachThroughFifo(docker: Docker, id: string): Promise<AttachedStreams> {
+    const output = (await docker.getContainer(id).attach({ stream: true, stdin: false, stdout: true, stderr: true, hijack: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    docker.modem.demuxStream(output, stdout, stderr);
+    let end = (): void => undefined;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    for (const event of ['end', 'close', 'error']) output.on(event, () => end());
+    let closed = false;
+    let writer: Promise<NodeJS.ReadWriteStream & { destroy(): void }> | null = null;
+    const openWriter = async () => {
+      const exec = await docker.getContainer(id).exec({ Cmd: STDIN_WRITER, AttachStdin: true, AttachStdout: true, AttachStderr: true });
+      const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream & { destroy(): void };
+      // The writer says why it could not run (no mkfifo in the image) on its own output.
+      docker.modem.demuxStream(stream, stderr, stderr);
+      for (const event of ['end', 'close', 'error']) stream.on(event, () => end());
+      if (closed) stream.destroy();
+      return stream;
+    };
+    const stdin = new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        writer ??= openWriter();
+        writer.then((stream) => (stream.write(chunk), done()), (error: unknown) => done(error as Error));
+      },
+    });
+    stdin.on('error', () => end());
+    return {
+      stdin,
+      stdout,
+      stderr,
+      ended,
+      close: () => {
+        closed = true;
+        output.destroy();
+        void writer?.then((stream) => stream.destroy(), () => undefined);
+      },
+    };
   }
 
   startContainer(id: string): Promise<void> {

@@ -46,7 +46,8 @@ function statusOf(error: unknown): number | undefined {
 export async function ensureIsolatedNetwork(dial: LibpodDial, name: string, labels: Record<string, string>): Promise<void> {
   const path = `${LIBPOD_PREFIX}/networks/${encodeURIComponent(name)}`;
   const check = (info: LibpodNetwork) => {
-    if (info.driver === 'bridge' && info.options?.[ISOLATE_OPTION] === 'true') return;
+    // 'strict' (netavark 1.6 and later; its default from netavark 2) isolates more: also accepted.
+    if (info.driver === 'bridge' && ['true', 'strict'].includes(info.options?.[ISOLATE_OPTION] ?? '')) return;
     throw new BerthError(
       'network_failed',
       `The Podman network ${name} exists but is not isolated (netavark's isolate option is off), so other containers could reach the chat; Berth will not use it.`,
@@ -60,11 +61,33 @@ export async function ensureIsolatedNetwork(dial: LibpodDial, name: string, labe
     if (error instanceof BerthError || statusOf(error) !== 404) throw error;
   }
   try {
-    await dial('POST', `${LIBPOD_PREFIX}/networks/create`, { name, driver: 'bridge', internal: false, labels, options: { [ISOLATE_OPTION]: 'true' } });
+    await createRetryingInterfaceRace(() => dial('POST', `${LIBPOD_PREFIX}/networks/create`, { name, driver: 'bridge', internal: false, labels, options: { [ISOLATE_OPTION]: 'true' } }));
   } catch (error) {
     if (statusOf(error) !== 409) throw error;
     // Another Berth made it first: use it only if it is what Berth makes.
     check((await dial('GET', `${path}/json`)) as LibpodNetwork);
+  }
+}
+
+/**
+ * Podman picks a free subnet by listing the host's interface addresses; when an interface goes
+ * away during that listing (another container's veth removed at that moment: routine on a busy
+ * host), Go's listing fails and the create answers 500 "route ip+net: no such network
+ * interface". Nothing was made: trying again a few times is the fix, not a failed chat.
+ */
+export const INTERFACE_RACE = /route ip\+net: no such network interface/;
+const INTERFACE_RACE_TRIES = 5;
+
+async function createRetryingInterfaceRace(create: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create();
+      return;
+    } catch (error) {
+      const message = (error as { json?: { message?: unknown } })?.json?.message ?? (error as Error)?.message;
+      if (attempt >= INTERFACE_RACE_TRIES || !INTERFACE_RACE.test(String(message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
   }
 }
 

@@ -52,3 +52,32 @@ export function withSeccompFile(body: ContainerCreateBody, fileFor: (profile: st
   const SecurityOpt = body.HostConfig.SecurityOpt.map((o) => (o.startsWith(SECCOMP) && o.slice(SECCOMP.length).trimStart().startsWith('{') ? `${SECCOMP}${fileFor(o.slice(SECCOMP.length))}` : o));
   return { ...body, HostConfig: { ...body.HostConfig, SecurityOpt } };
 }
+
+/**
+ * Podman closes a container's stdin for good when the client attached to it disconnects
+ * (conmon, whatever StdinOnce says; Docker keeps it open), so the sandbox's shell, which reads
+ * its commands from stdin, would exit with the first disconnect: every Berth quit with
+ * retention "keep", every shell session closed. On Podman the shell reads a FIFO on the
+ * container's private /tmp instead, which it holds open for reading and writing itself (it never
+ * sees end-of-file), and each attach writes into it through an exec (`STDIN_WRITER`), whose end
+ * ends only that writer. The label tells attach() which way a container was made.
+ */
+export const STDIN_FIFO = '/tmp/.berth-stdin';
+export const STDIN_LABEL = 'berth.stdin';
+
+/** Made by whichever of shell and writer comes first (mkfifo is atomic; the other finds it). */
+const MAKE_FIFO = `[ -p ${STDIN_FIFO} ] || mkfifo -m 600 ${STDIN_FIFO} 2>/dev/null`;
+
+/** The sandbox's create body for Podman: its shell's stdin is the FIFO (Entrypoint is `/bin/sh -c`). */
+export function withStdinFifo(body: ContainerCreateBody): ContainerCreateBody {
+  if (body.Entrypoint.join(' ') !== '/bin/sh -c' || body.Cmd.length !== 1) return body;
+  const setup = `${MAKE_FIFO}; [ -p ${STDIN_FIFO} ] && exec <>${STDIN_FIFO}; `;
+  return { ...body, Cmd: [`${setup}${body.Cmd[0]}`], Labels: { ...body.Labels, [STDIN_LABEL]: 'fifo' } };
+}
+
+/** The exec that carries one attach's input into the FIFO (as the container's user). */
+export const STDIN_WRITER = [
+  '/bin/sh',
+  '-c',
+  `${MAKE_FIFO}; [ -p ${STDIN_FIFO} ] || { echo "Berth: the sandbox image has no mkfifo, which Berth needs on Podman (coreutils or busybox)." >&2; exit 127; }; exec cat > ${STDIN_FIFO}`,
+];
