@@ -1,6 +1,6 @@
 import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
-import { coalesceParserScrolls, throttleScrollbarReveal } from './xtermSession';
+import { coalesceParserScrolls, skipEmptySelectionRedraws, throttleScrollbarReveal } from './xtermSession';
 
 /** The part of xterm 6.0's internals the throttle touches (jsdom cannot open a real xterm). */
 function xtermShaped() {
@@ -84,5 +84,41 @@ describe('coalesceParserScrolls', () => {
   it('does nothing to a terminal whose internals differ (a later xterm)', () => {
     expect(coalesceParserScrolls({} as Terminal)).toBe(false);
     expect(coalesceParserScrolls({ _core: { _bufferService: {} } } as unknown as Terminal)).toBe(false);
+  });
+});
+
+describe('skipEmptySelectionRedraws', () => {
+  /** The part of xterm 6.0's selection service it touches. */
+  function selectionShaped() {
+    const redraws: boolean[] = [];
+    const service = {
+      selected: false,
+      get hasSelection() {
+        return this.selected;
+      },
+      refresh() {
+        redraws.push(this.selected);
+      },
+    };
+    return { term: { _core: { _selectionService: service } } as unknown as Terminal, service, redraws };
+  }
+
+  it('redraws an empty selection once, then not again until something was selected; a selection always redraws', () => {
+    const { term, service, redraws } = selectionShaped();
+    expect(skipEmptySelectionRedraws(term)).toBe(true);
+    for (let i = 0; i < 100; i++) service.refresh();
+    expect(redraws).toEqual([false]);
+    service.selected = true;
+    service.refresh();
+    service.refresh();
+    service.selected = false; // cleared: its highlight must go
+    service.refresh();
+    service.refresh();
+    expect(redraws).toEqual([false, true, true, false]);
+  });
+
+  it('does nothing to a terminal whose internals differ (a later xterm)', () => {
+    expect(skipEmptySelectionRedraws({} as Terminal)).toBe(false);
+    expect(skipEmptySelectionRedraws({ _core: { _selectionService: { refresh() {} } } } as unknown as Terminal)).toBe(false);
   });
 });
