@@ -212,10 +212,15 @@ function installWireCounter(): void {
       super(...args);
       this.addEventListener('message', (ev) => {
         const data = ev.data;
-        if (typeof data !== 'string' || !data.slice(0, 64).includes('"method":"terminal.data"')) return;
+        // Terminal output arrives as binary frames (shared/terminalFrame.ts: kind 1; bytes, which
+        // are characters for this ASCII file), or as JSON text to a client that did not ask for them.
+        let size: number;
+        if (data instanceof ArrayBuffer && data.byteLength > 0 && new Uint8Array(data, 0, 1)[0] === 1) size = data.byteLength;
+        else if (typeof data === 'string' && data.slice(0, 64).includes('"method":"terminal.data"')) size = data.length;
+        else return;
         const t = g.performance.now();
         wire.frames++;
-        wire.frameChars += data.length;
+        wire.frameChars += size;
         wire.firstDataAt ??= t;
         wire.lastDataAt = t;
       });

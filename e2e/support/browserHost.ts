@@ -32,7 +32,9 @@ export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: {
     throw new Error('The renderer is not built: run `npm run build:renderer` first (npm test does).');
   }
   const dataDir = at.dataDir ?? fs.mkdtempSync(path.join(root, 'host-data-'));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir], {
+  // BERTH_HOST_CPU_PROF=DIR: a Node CPU profile of the host, written there when it stops (bench/README.md).
+  const profile = process.env.BERTH_HOST_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BERTH_HOST_CPU_PROF] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir], {
     cwd: REPO,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

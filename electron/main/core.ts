@@ -19,6 +19,7 @@ import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { decideWritable, type FolderOwner } from './policy/writableFolders.js';
 import { systemClock, type Clock } from './base/clock.js';
+import { KeyedThrottle } from './base/keyedThrottle.js';
 import { BaseImage } from './sandbox/baseImage.js';
 import { SandboxManager } from './sandbox/sandboxManager.js';
 import { DeletionService } from './sandbox/deletionService.js';
@@ -116,6 +117,8 @@ export interface ClientSession {
 export const DEFAULT_REAP_INTERVAL_MS = 5 * 60_000;
 /** How long quitting waits for calls in progress before stopping containers anyway. */
 const DISPOSE_WAIT_MS = 5_000;
+/** Terminal output tells the review service at most this often per chat (see touchReview). */
+const REVIEW_TOUCH_MS = 100;
 
 /** SQLite's "database or disk is full", or the file system's ENOSPC. */
 function isDiskFull(error: unknown): boolean {
@@ -308,10 +311,17 @@ export function createCore(options: CoreOptions): BerthCore {
     shape: (chat) => sandbox.mountShape(chat.id),
     noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),
   });
+  // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
+  // hundreds of events a second, and asking the review service (it reads the chat's attachments
+  // from the store) for each one measured over half of the main process's time per event
+  // (`npm run bench:app -- --skip-memory --skip-changes --skip-switch`, Node --cpu-prof of the
+  // host): asked at most every REVIEW_TOUCH_MS per chat, and once more after the last, the
+  // recount (debounced far longer) comes as before.
+  const touchReview = new KeyedThrottle((chatId) => review.touched(chatId), REVIEW_TOUCH_MS, clock);
   events.on((event, payload) => {
     if (event !== 'terminal.data') return;
     const chatId = terminals.chatOf((payload as { terminalId: string }).terminalId);
-    if (chatId) review.touched(chatId);
+    if (chatId) touchReview.call(chatId);
   });
 
   const stats = new StatsService({
@@ -702,6 +712,7 @@ export function createCore(options: CoreOptions): BerthCore {
       stats.dispose();
       pool.dispose();
       terminals.dispose();
+      touchReview.dispose();
       review.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);

@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConnectionInfo } from './types';
+import { TERMINAL_FRAME_PROTOCOL, encodeTerminalData } from '../../shared/terminalFrame';
 import { backoffDelay, httpProbe, probeUrl, rpcUrl, WsClient, type ProbeResult, type SocketLike } from './wsClient';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
+  binaryType = 'blob';
+  protocols: string[] = [];
   sent: string[] = [];
   closed = false;
   onopen: ((ev: Event) => unknown) | null = null;
@@ -25,6 +28,11 @@ class FakeSocket implements SocketLike {
     this.readyState = 3;
     this.onclose?.(new CloseEvent('close'));
   }
+  receiveBinary(frame: Uint8Array) {
+    const copy = new Uint8Array(frame.length);
+    copy.set(frame);
+    this.onmessage?.(new MessageEvent('message', { data: copy.buffer }));
+  }
   receive(message: unknown) {
     this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(message) }));
   }
@@ -37,8 +45,9 @@ function setup(probe: () => Promise<ProbeResult> = () => Promise.resolve('unknow
   const sockets: FakeSocket[] = [];
   const client = new WsClient({
     url: 'ws://host/rpc',
-    createSocket: (url) => {
+    createSocket: (url, protocols) => {
       const s = new FakeSocket(url);
+      s.protocols = protocols;
       sockets.push(s);
       return s;
     },
@@ -116,6 +125,19 @@ describe('WsClient', () => {
     current().receive({ jsonrpc: '2.0', method: 'terminal.data', params: { terminalId: 't', data: 'y' } });
     expect(data).toEqual([{ terminalId: 't', data: 'x' }]);
     expect(exits).toEqual([]);
+  });
+
+  it('asks for terminal output as binary frames and hands it to terminal.data listeners as the same payload', () => {
+    const { client, current } = setup();
+    expect(current().protocols).toEqual([TERMINAL_FRAME_PROTOCOL]);
+    expect(current().binaryType).toBe('arraybuffer');
+    current().open();
+    const data: unknown[] = [];
+    client.on('terminal.data', (p) => data.push(p));
+    current().receiveBinary(encodeTerminalData('t', 'é🙂\r\n') as Uint8Array);
+    current().receiveBinary(new Uint8Array([9, 9, 9]));
+    current().receive({ jsonrpc: '2.0', method: 'terminal.data', params: { terminalId: 't', data: 'text' } });
+    expect(data).toEqual([{ terminalId: 't', data: 'é🙂\r\n' }, { terminalId: 't', data: 'text' }]);
   });
 
   it('reconnects with backoff after a drop, rejecting what was in flight and sending what was queued', async () => {

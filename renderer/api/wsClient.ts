@@ -6,10 +6,13 @@
  */
 import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
 import { ApiError } from './errors';
+import { TERMINAL_FRAME_PROTOCOL, decodeTerminalFrame } from '../../shared/terminalFrame';
 
 /** The subset of the DOM WebSocket this client uses (a test can hand in its own). */
 export interface SocketLike {
   readonly readyState: number;
+  /** 'arraybuffer': binary frames (terminal output) arrive as ArrayBuffers. */
+  binaryType?: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   onopen: ((ev: Event) => unknown) | null;
@@ -20,7 +23,8 @@ export interface SocketLike {
 
 export interface WsClientOptions {
   url: string;
-  createSocket?: (url: string) => SocketLike;
+  /** `protocols`: the subprotocols to ask for (terminal output as binary frames). */
+  createSocket?: (url: string, protocols: string[]) => SocketLike;
   /** Reconnect delays: initialMs doubling up to maxMs, each with up to 50% jitter removed. */
   backoff?: { initialMs: number; maxMs: number };
   random?: () => number;
@@ -111,13 +115,13 @@ export class WsClient implements BerthApi, ConnectionSource {
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
-  private readonly createSocket: (url: string) => SocketLike;
+  private readonly createSocket: (url: string, protocols: string[]) => SocketLike;
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly random: () => number;
   private readonly probe: () => Promise<ProbeResult>;
 
   constructor(private readonly options: WsClientOptions) {
-    this.createSocket = options.createSocket ?? ((url) => new WebSocket(url));
+    this.createSocket = options.createSocket ?? ((url, protocols) => new WebSocket(url, protocols));
     this.backoff = options.backoff ?? { initialMs: 250, maxMs: 5000 };
     this.random = options.random ?? Math.random;
     this.probe = options.probe ?? httpProbe(options.url);
@@ -208,7 +212,9 @@ export class WsClient implements BerthApi, ConnectionSource {
   private connect(): void {
     let socket: SocketLike;
     try {
-      socket = this.createSocket(this.options.url);
+      // Terminal output as binary frames (shared/terminalFrame.ts): no JSON escaping or parsing.
+      socket = this.createSocket(this.options.url, [TERMINAL_FRAME_PROTOCOL]);
+      socket.binaryType = 'arraybuffer';
     } catch {
       this.scheduleReconnect();
       return;
@@ -225,6 +231,7 @@ export class WsClient implements BerthApi, ConnectionSource {
     socket.onmessage = (ev) => {
       if (this.socket !== socket) return;
       if (typeof ev.data === 'string') this.handleMessage(ev.data);
+      else if (ev.data instanceof ArrayBuffer) this.handleFrame(ev.data);
     };
     socket.onclose = () => {
       if (this.socket !== socket) return;
@@ -308,6 +315,12 @@ export class WsClient implements BerthApi, ConnectionSource {
     this.pending.delete(m.id);
     if (m.error !== undefined && m.error !== null) entry.reject(rpcError(m.error));
     else entry.resolve(m.result);
+  }
+
+  /** A binary frame: terminal output, the same payload as its JSON notification. */
+  private handleFrame(frame: ArrayBuffer): void {
+    const event = decodeTerminalFrame(new Uint8Array(frame));
+    if (event) this.dispatch('terminal.data', event);
   }
 
   private dispatch(event: string, payload: unknown): void {

@@ -7,6 +7,7 @@ import { createCore, type BerthCore } from '../core.js';
 import type { EventListener } from '../events.js';
 import { contentSecurityPolicy, createHostServer, staticTarget, type HostCore, type HostServer } from './server.js';
 import { RpcClient, connect, request } from './testClient.js';
+import { TERMINAL_FRAME_PROTOCOL } from '../../../shared/terminalFrame.js';
 
 // A real core on a temp data dir; Docker kept out of reach (chats and profiles do not need it).
 let tmp: string;
@@ -430,6 +431,33 @@ describe('JSON-RPC over /rpc', () => {
     expect(a.notifications.some((m) => (m.params as { chatId?: string }).chatId === 'marker-2')).toBe(false);
     await b.close();
     await expect.poll(() => listeners.size).toBe(before);
+  });
+});
+
+describe('terminal output frames', () => {
+  it('sends terminal output as binary frames to a page that asks for them, the same payload, and every other event as text', async () => {
+    const c = await connect(rpcUrl(), { Origin: origin }, [TERMINAL_FRAME_PROTOCOL]);
+    if (!c.ok) throw new Error(`refused with ${c.status}`);
+    expect(c.ws.protocol).toBe(TERMINAL_FRAME_PROTOCOL);
+    const framed = new RpcClient(c.ws);
+    const plain = await openClient();
+    try {
+      const data = 'héllo "漢字" 🙂\\\r\n\x1b[0m';
+      emit('terminal.data', { terminalId: 't1', data });
+      emit('chats.changed', { chatId: 'marker-frames' });
+      for (const client of [framed, plain]) {
+        const t = await client.waitFor(({ notifications }) => notifications.find((m) => m.method === 'terminal.data'));
+        expect(t.params).toEqual({ terminalId: 't1', data });
+        await client.waitFor(({ notifications }) => notifications.find((m) => (m.params as { chatId?: string }).chatId === 'marker-frames'));
+      }
+      expect(framed.binaryFrames).toBe(1);
+      expect(plain.binaryFrames).toBe(0);
+      // The page still speaks JSON-RPC text for its calls, and still may not send binary frames.
+      expect((await framed.call('nope.nothing', {})).error?.code).toBe(-32601);
+    } finally {
+      await framed.close();
+      await plain.close();
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import { contentTypeFor } from '../policy/contentTypes.js';
 import { RPC_PATH, checkAccess, homePath, requestPath, type AccessDecision } from './auth.js';
 import { RPC_INVALID_REQUEST, createDispatcher, errorResponse, notification } from './jsonRpc.js';
 import { handleApiRequest, type OpenAiApiCore } from './openaiApi.js';
+import { TERMINAL_FRAME_PROTOCOL, encodeTerminalData } from '../../../shared/terminalFrame.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
 export type HostCore = Pick<BerthCore, 'connectClient' | 'onEvent'>;
@@ -141,6 +142,9 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
     maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     // Compression buys nothing on loopback and costs memory per socket.
     perMessageDeflate: false,
+    // A page that asks for it gets terminal output as binary frames (shared/terminalFrame.ts);
+    // any other client, JSON text only.
+    handleProtocols: (protocols) => (protocols.has(TERMINAL_FRAME_PROTOCOL) ? TERMINAL_FRAME_PROTOCOL : false),
   });
 
   const decide = (req: http.IncomingMessage, upgrade: boolean): AccessDecision =>
@@ -273,15 +277,21 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
     // Each socket is one screen: its calls are a client's, and terminals pace output to it.
     const client = core.connectClient();
     const dispatch = createDispatcher({ call: (method, params) => client.call(method, params), onInternalError });
-    const send = (text: string) => {
+    const send = (message: string | Uint8Array) => {
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
         ws.terminate();
         return;
       }
-      ws.send(text);
+      ws.send(message);
     };
+    const frames = ws.protocol === TERMINAL_FRAME_PROTOCOL;
     const subscription = core.onEvent((event, payload) => {
+      if (frames && event === 'terminal.data') {
+        const { terminalId, data } = payload as { terminalId: string; data: string };
+        const frame = encodeTerminalData(terminalId, data);
+        if (frame) return send(frame);
+      }
       let text: string;
       try {
         text = notification(event, payload);

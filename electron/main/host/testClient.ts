@@ -1,6 +1,7 @@
 /** Test helpers: real HTTP requests and a small JSON-RPC WebSocket client. */
 import http from 'node:http';
 import { WebSocket } from 'ws';
+import { decodeTerminalFrame } from '../../../shared/terminalFrame.js';
 
 export interface HttpResult {
   status: number;
@@ -25,9 +26,9 @@ export function request(port: number, path: string, headers: Record<string, stri
 export type Connected = { ok: true; ws: WebSocket } | { ok: false; status: number; body: string };
 
 /** Opens a WebSocket; resolves with the socket, or with the HTTP status the server refused it with. */
-export function connect(url: string, headers: Record<string, string> = {}): Promise<Connected> {
+export function connect(url: string, headers: Record<string, string> = {}, protocols: string[] = []): Promise<Connected> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
+    const ws = new WebSocket(url, protocols, { headers });
     ws.once('open', () => resolve({ ok: true, ws }));
     ws.once('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];
@@ -51,13 +52,21 @@ export interface RpcMessage {
 /** Sends requests and waits for the message with the same id; collects notifications. */
 export class RpcClient {
   readonly notifications: RpcMessage[] = [];
+  /** How many binary frames (terminal output, shared/terminalFrame.ts) arrived; each is in notifications too. */
+  binaryFrames = 0;
   private readonly responses: RpcMessage[] = [];
   private readonly waiters = new Set<() => void>();
   private nextId = 1;
 
   constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      const message = JSON.parse(data.toString('utf8')) as RpcMessage;
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      let message: RpcMessage;
+      if (isBinary) {
+        this.binaryFrames++;
+        const event = decodeTerminalFrame(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        if (!event) throw new Error('a binary frame that is not terminal output');
+        message = { jsonrpc: '2.0', method: 'terminal.data', params: event };
+      } else message = JSON.parse(data.toString('utf8')) as RpcMessage;
       if (message.id === undefined) this.notifications.push(message);
       else this.responses.push(message);
       for (const w of [...this.waiters]) w();

@@ -1,6 +1,6 @@
 import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
-import { throttleScrollbarReveal } from './xtermSession';
+import { coalesceParserScrolls, skipEmptySelectionRedraws, throttleScrollbarReveal } from './xtermSession';
 
 /** The part of xterm 6.0's internals the throttle touches (jsdom cannot open a real xterm). */
 function xtermShaped() {
@@ -32,5 +32,93 @@ describe('throttleScrollbarReveal', () => {
   it('does nothing to a terminal whose internals differ (a later xterm)', () => {
     expect(throttleScrollbarReveal({} as Terminal)).toBe(false);
     expect(throttleScrollbarReveal({ _core: { _viewport: {} } } as unknown as Terminal)).toBe(false);
+  });
+});
+
+describe('coalesceParserScrolls', () => {
+  /** A real xterm (parsing needs no DOM), 10 rows of 20 columns. */
+  async function realTerminal(): Promise<Terminal> {
+    const { Terminal: XtermTerminal } = await import('@xterm/xterm');
+    return new XtermTerminal({ cols: 20, rows: 10, scrollback: 1000, allowProposedApi: true });
+  }
+  const write = (term: Terminal, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
+  const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `line-${from + i}`);
+  const screen = (term: Terminal) => {
+    const b = term.buffer.active;
+    return Array.from({ length: term.rows }, (_, y) => b.getLine(b.viewportY + y)?.translateToString(true) ?? '');
+  };
+
+  it('tells a write that scrolls 500 lines as one scroll, at the final position, with the same buffer', async () => {
+    const patched = await realTerminal();
+    const plain = await realTerminal();
+    expect(coalesceParserScrolls(patched)).toBe(true);
+    const scrolls: number[] = [];
+    const plainScrolls: number[] = [];
+    patched.onScroll((y) => scrolls.push(y));
+    plain.onScroll((y) => plainScrolls.push(y));
+    const text = `${lines(0, 500).join('\r\n')}\r\n`;
+    await write(patched, text);
+    await write(plain, text);
+    expect(plainScrolls.length).toBeGreaterThan(400);
+    expect(scrolls).toEqual([plainScrolls.at(-1)]);
+    expect(patched.buffer.active.viewportY).toBe(plain.buffer.active.viewportY);
+    expect(screen(patched)).toEqual(screen(plain));
+    expect(screen(patched)).toContain('line-499');
+    patched.dispose();
+    plain.dispose();
+  });
+
+  it('still tells scrolls outside parsing (the wheel, scrollLines) one by one', async () => {
+    const term = await realTerminal();
+    coalesceParserScrolls(term);
+    await write(term, `${lines(0, 50).join('\r\n')}\r\n`);
+    const scrolls: number[] = [];
+    term.onScroll((y) => scrolls.push(y));
+    const bottom = term.buffer.active.viewportY;
+    term.scrollLines(-1);
+    term.scrollLines(-1);
+    expect(scrolls).toEqual([bottom - 1, bottom - 2]);
+    term.dispose();
+  });
+
+  it('does nothing to a terminal whose internals differ (a later xterm)', () => {
+    expect(coalesceParserScrolls({} as Terminal)).toBe(false);
+    expect(coalesceParserScrolls({ _core: { _bufferService: {} } } as unknown as Terminal)).toBe(false);
+  });
+});
+
+describe('skipEmptySelectionRedraws', () => {
+  /** The part of xterm 6.0's selection service it touches. */
+  function selectionShaped() {
+    const redraws: boolean[] = [];
+    const service = {
+      selected: false,
+      get hasSelection() {
+        return this.selected;
+      },
+      refresh() {
+        redraws.push(this.selected);
+      },
+    };
+    return { term: { _core: { _selectionService: service } } as unknown as Terminal, service, redraws };
+  }
+
+  it('redraws an empty selection once, then not again until something was selected; a selection always redraws', () => {
+    const { term, service, redraws } = selectionShaped();
+    expect(skipEmptySelectionRedraws(term)).toBe(true);
+    for (let i = 0; i < 100; i++) service.refresh();
+    expect(redraws).toEqual([false]);
+    service.selected = true;
+    service.refresh();
+    service.refresh();
+    service.selected = false; // cleared: its highlight must go
+    service.refresh();
+    service.refresh();
+    expect(redraws).toEqual([false, true, true, false]);
+  });
+
+  it('does nothing to a terminal whose internals differ (a later xterm)', () => {
+    expect(skipEmptySelectionRedraws({} as Terminal)).toBe(false);
+    expect(skipEmptySelectionRedraws({ _core: { _selectionService: { refresh() {} } } } as unknown as Terminal)).toBe(false);
   });
 });

@@ -71,6 +71,76 @@ export function throttleScrollbarReveal(term: Terminal, now: () => number = () =
   return true;
 }
 
+/**
+ * xterm 6.0 tells everything that follows the buffer's scroll position (the viewport's scroll
+ * area, the selection, the dirty rows, `onScroll`) once per line scrolled, synchronously: a flood
+ * of 100-character lines in a 55-column screen scrolls hundreds of thousands of times, and those
+ * listeners measured ~10% of the page's main thread during a 16 MiB `cat` (Chromium trace,
+ * `npm run bench:app -- --trace DIR`) though each only needs the position once the chunk it
+ * parses is done. This folds the scroll events of one parser chunk (xterm parses a write in
+ * chunks of at most 128K characters) into one, with the final position, fired before xterm reads
+ * its dirty rows for the refresh, so every row is still redrawn. Scrolls outside parsing (the
+ * wheel, scrollLines) are told at once as before. Reaches into xterm's internals, so it checks
+ * their shape and does nothing when they differ (a later xterm): returns whether it applied.
+ */
+export function coalesceParserScrolls(term: Terminal): boolean {
+  type Emitter = { fire(value: unknown): void };
+  type Parser = { parse(...args: unknown[]): unknown };
+  const core = (term as unknown as { _core?: { _bufferService?: { _onScroll?: Emitter }; _inputHandler?: { _parser?: Parser } } })._core;
+  const emitter = core?._bufferService?._onScroll;
+  const parser = core?._inputHandler?._parser;
+  if (!emitter || !parser || typeof emitter.fire !== 'function' || typeof parser.parse !== 'function') return false;
+  const fire = emitter.fire;
+  const parse = parser.parse;
+  let parsing = false;
+  let pending = false;
+  let last: unknown;
+  emitter.fire = function coalescedFire(value: unknown) {
+    if (!parsing) return fire.call(emitter, value);
+    pending = true;
+    last = value;
+  };
+  parser.parse = function parseThenScroll(...args: unknown[]) {
+    // Nested parsing (a handler writing back) keeps folding into the outer chunk.
+    if (parsing) return parse.apply(parser, args);
+    parsing = true;
+    try {
+      return parse.apply(parser, args);
+    } finally {
+      parsing = false;
+      if (pending) {
+        pending = false;
+        fire.call(emitter, last);
+      }
+    }
+  };
+  return true;
+}
+
+/**
+ * xterm 6.0 redraws the selection after every scroll: the DOM renderer then empties its selection
+ * layer and renders every row again, once a frame while output scrolls, even with nothing
+ * selected (3–4% of the page's main thread during a 16 MiB `cat`, Chromium trace). With no
+ * selection now and none drawn at the last redraw there is nothing to change, so that redraw is
+ * skipped; any selection, and the first redraw after one is cleared, goes through as before.
+ * Reaches into xterm's internals: checks their shape, does nothing when they differ; returns
+ * whether it applied.
+ */
+export function skipEmptySelectionRedraws(term: Terminal): boolean {
+  type Selection = { refresh(...args: unknown[]): void; readonly hasSelection: boolean };
+  const selection = (term as unknown as { _core?: { _selectionService?: Selection } })._core?._selectionService;
+  if (!selection || typeof selection.refresh !== 'function' || typeof selection.hasSelection !== 'boolean') return false;
+  const refresh = selection.refresh;
+  let drawnEmpty = false;
+  selection.refresh = function refreshUnlessStillEmpty(...args: unknown[]) {
+    const empty = !selection.hasSelection;
+    if (empty && drawnEmpty) return;
+    drawnEmpty = empty;
+    refresh.apply(selection, args);
+  };
+  return true;
+}
+
 /** The line written when a terminal ends, e.g. "[sandbox stopped — press Restart]". */
 export function exitLine(reason: string | null): string {
   const why = (reason ?? '').trim().replace(/\.+$/, '') || 'The terminal ended';
@@ -114,6 +184,8 @@ export class XtermSession {
   private disposed = false;
   /** Whether xterm's scrollbar reveal is throttled (false: xterm's internals changed shape). */
   readonly scrollbarThrottled: boolean;
+  /** Whether a parser chunk's scroll events are folded into one and empty selections are not redrawn (false: xterm's internals changed shape). */
+  readonly scrollsCoalesced: boolean;
 
   constructor(
     private readonly host: HTMLElement,
@@ -138,10 +210,11 @@ export class XtermSession {
     term.attachCustomKeyEventHandler((ev) => this.onKey(ev));
     term.open(host);
     this.scrollbarThrottled = throttleScrollbarReveal(term);
-    // Said once per page: floods are slower until the throttle is ported to the new xterm.
-    if (!this.scrollbarThrottled && !warnedScrollbar) {
+    this.scrollsCoalesced = coalesceParserScrolls(term) && skipEmptySelectionRedraws(term);
+    // Said once per page: floods are slower until the patches are ported to the new xterm.
+    if ((!this.scrollbarThrottled || !this.scrollsCoalesced) && !warnedScrollbar) {
       warnedScrollbar = true;
-      console.warn("xterm's scrollbar internals changed: the reveal throttle is off (see throttleScrollbarReveal)");
+      console.warn("xterm's scroll internals changed: a flood patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws)");
     }
 
     const input = term.onData((data) => this.sendInput(data));
