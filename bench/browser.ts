@@ -429,11 +429,19 @@ async function clearWetty(w: WettyPeer): Promise<void> {
 
 async function measureThroughput(page: Page, browser: Browser, host: RunningHost, opts: BrowserBenchOptions, profile: string): Promise<ThroughputResult | null> {
   opts.log(`browser: throughput: a new chat with a ${opts.blobMib} MiB text file…`);
-  const before = new Set(await containersOf(host.instanceId));
   await newChatIn(page, profile);
-  const fresh = (await containersOf(host.instanceId)).filter((id) => !before.has(id));
-  if (fresh.length !== 1) throw new Error(`Expected one new container for the throughput chat, found ${fresh.length}.`);
-  const container = fresh[0] as string;
+  // The chat's container is the one its terminal writes in: a warm pool may hand over an existing
+  // container and start another meanwhile, so "the new container" names none reliably.
+  const mark = `/tmp/berth-bench-${randomBytes(8).toString('hex')}`;
+  // The shell prints MARKED42 only after the touch; the typed line itself reads MARKED$((6*7)).
+  await typeInTerminal(page, `touch ${mark} && echo MARKED$((6*7))`);
+  await waitForTerminal(page, (t) => t.includes('MARKED42'), 'the mark file');
+  const owners: string[] = [];
+  for (const id of await containersOf(host.instanceId)) {
+    if (await dockerOk('exec', id, 'test', '-e', mark)) owners.push(id);
+  }
+  if (owners.length !== 1) throw new Error(`Expected one container with the throughput chat's mark, found ${owners.length}.`);
+  const container = owners[0] as string;
   const rawBytes = Math.floor((opts.blobMib * 1024 * 1024 * 3) / 4);
   const blobBytes = Number(await docker('exec', container, 'sh', '-c', `head -c ${rawBytes} /dev/urandom | base64 -w 100 > /tmp/blob && wc -c < /tmp/blob`));
   const lastLine = await docker('exec', container, 'tail', '-n', '1', '/tmp/blob');
