@@ -8,6 +8,8 @@ declare module 'tar-fs' {
     gid: number;
     uname?: string;
     gname?: string;
+    /** A link's target, as the archive names it. */
+    linkname?: string | null;
   }
   export function pack(dir: string, options?: { map?: (header: TarHeader) => TarHeader }): Readable;
   export function extract(
