@@ -103,6 +103,10 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     const machine = await engine.resources();
     expect(machine.cpus).toBeGreaterThanOrEqual(1);
     expect(machine.memoryBytes).toBeGreaterThan(64 * 1024 * 1024);
+    // Closing its kept connections (an engine only checked once) leaves it usable: it connects again.
+    engine.close();
+    engine.close();
+    expect((await engine.ping()).version).toBeTruthy();
   });
 
   it('fails a pull from a registry that answers nothing as registry_unreachable', async () => {

@@ -119,6 +119,9 @@ export class FakeEngine implements Engine {
     return { version: 'fake', apiVersion: '1.41' };
   }
 
+  /** Nothing is kept open in memory; calls keep working, as on a real engine that connects again. */
+  close(): void {}
+
   /** The engine the fake stands in for: Docker, as the real engine the contract test compares it with. */
   async kind(): Promise<EngineKind> {
     this.enter('kind');

@@ -237,6 +237,13 @@ export class SandboxManager {
     return (this.slots.get(key)?.engine ?? this.deps.engines.forProfile(settings)).ref;
   }
 
+  /** The engine the profile names now, when the key's container is pinned to another (null when the same). */
+  profileEngineRef(key: string, settings: ProfileSettings): EngineHandle['ref'] | null {
+    const pinned = this.slots.get(key)?.engine;
+    const want = this.deps.engines.forProfile(settings);
+    return pinned && pinned.ref.id !== want.ref.id ? want.ref : null;
+  }
+
   /** A running sandbox stays on its engine after its profile's engine changed, and says so. */
   private stayNotice(s: Slot, req: SandboxRequest): string[] {
     const want = this.deps.engines.forProfile(req.profile.settings);
