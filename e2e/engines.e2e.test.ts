@@ -122,7 +122,7 @@ async function createInDialog(page: Page, profile: string, kind: Kind, engine: E
   await dialog.getByRole('button', { name: 'Check connection' }).click();
   await dialog.getByRole('status', { name: 'Connection check' }).getByText(/^Docker \S+ answers at /).waitFor({ timeout: 60_000 });
   await dialog.getByLabel('Image').fill(kind.image);
-  await dialog.getByLabel('Network', { exact: true }).selectOption('none');
+  await dialog.getByRole('combobox', { name: /^Network/ }).selectOption('none');
   await dialog.getByLabel('Provider URL').fill(baseUrl);
   await dialog.getByLabel('Model').fill('test-model');
   await dialog.getByLabel('Approval').selectOption('auto');

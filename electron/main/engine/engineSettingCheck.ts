@@ -7,7 +7,8 @@
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import fs from 'node:fs';
-import { utils } from 'ssh2';
+// ssh2 is CommonJS: its `utils` is not a named export Node's ESM loader can see.
+import ssh2 from 'ssh2';
 import type { EngineSetting } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 
@@ -51,7 +52,7 @@ function privateKeyProblem(file: string, what: string): string | null {
 function identityProblem(file: string): string | null {
   const data = readSmallFile(file, 'SSH key file');
   if (typeof data === 'string') return data;
-  const parsed = utils.parseKey(data);
+  const parsed = ssh2.utils.parseKey(data);
   if (parsed instanceof Error) {
     return /encrypted/i.test(parsed.message)
       ? `The SSH key file "${file}" is protected by a passphrase, which Berth cannot ask for.`

@@ -698,11 +698,12 @@ export class SandboxManager {
     fs.mkdirSync(scratch, { recursive: true, mode: 0o700 });
     for (const m of mounts) {
       if (m.origin !== 'review' || m.readOnly) continue;
-      const fetched = await fetchCopy({ engine: handle.engine, containerId, containerPath: m.target }, scratch);
+      // Only what changed is written out and compared (fetchCopy's quick check against the copy here).
+      const fetched = await fetchCopy({ engine: handle.engine, containerId, containerPath: m.target }, scratch, m.source);
       try {
-        mirrorCopy(fetched, m.source);
+        mirrorCopy(fetched.dir, m.source, fetched.unchanged);
       } finally {
-        fs.rmSync(fetched, { recursive: true, force: true });
+        fs.rmSync(fetched.dir, { recursive: true, force: true });
       }
     }
   }

@@ -95,4 +95,17 @@ describe('bringing a remote copy back into the Review copy here (mirrorCopy)', (
     mirrorCopy(fetched, here);
     expect(fs.lstatSync(path.join(here, 'ok-link')).ino).toBe(before);
   });
+
+  it('leaves files the fetch knew unchanged alone, and gives what it writes the engine\'s time', () => {
+    const here = tree({ 'same.txt': 'same\n', 'changed.txt': 'old\n', 'gone.txt': 'g\n' });
+    const fetched = tree({ 'changed.txt': 'new\n' });
+    const then = new Date('2024-05-01T10:00:00Z');
+    fs.utimesSync(path.join(fetched, 'changed.txt'), then, then);
+    const before = fs.statSync(path.join(here, 'same.txt')).ino;
+    mirrorCopy(fetched, here, new Set(['same.txt']));
+    expect(fs.statSync(path.join(here, 'same.txt')).ino).toBe(before);
+    expect(fs.existsSync(path.join(here, 'gone.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(here, 'changed.txt'), 'utf8')).toBe('new\n');
+    expect(fs.statSync(path.join(here, 'changed.txt')).mtime.getTime()).toBe(then.getTime());
+  });
 });

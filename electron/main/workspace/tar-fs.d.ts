@@ -10,6 +10,9 @@ declare module 'tar-fs' {
     gname?: string;
     /** A link's target, as the archive names it. */
     linkname?: string | null;
+    size?: number;
+    mode?: number;
+    mtime?: Date;
   }
   export function pack(dir: string, options?: { map?: (header: TarHeader) => TarHeader }): Readable;
   export function extract(
