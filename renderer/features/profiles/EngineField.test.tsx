@@ -14,7 +14,8 @@ function openNew() {
   return { ...rendered, dialog };
 }
 
-describe('the profile form: where the sandboxes run (engine)', () => {
+// The whole dialog renders in each test: give a loaded machine time (no assertion is about speed).
+describe('the profile form: where the sandboxes run (engine)', { timeout: 30_000 }, () => {
   it('offers every kind of engine, this computer\'s by default', async () => {
     const { dialog } = openNew();
     const kind = within(dialog).getByRole('combobox', { name: 'Engine' }) as HTMLSelectElement;
