@@ -3,8 +3,9 @@
  * ssh:// (an sshd of the test's own on 127.0.0.1, test/support/sshd.ts) and tcp:// with TLS (a
  * second dockerd, test/support/dind.ts). Each runs a terminal command and an agent turn whose
  * command runs in that engine's sandbox (the scripted OpenAI-compatible provider over real HTTP).
- * The profile's engine is set in Berth's configuration on this computer before the host starts
- * (a page may not name hosts or key files). Podman: set BERTH_E2E_PODMAN_SOCKET to a Podman
+ * The ssh:// and tcp:// profiles are made in the Profiles dialog, as a user would (engine fields,
+ * Check connection, the agent's settings and key), and the status bar then lists that engine
+ * with its health; the default and Podman ones are set up through the API first. Podman: set BERTH_E2E_PODMAN_SOCKET to a Podman
  * API socket to add it (its support is another issue's work); otherwise it is skipped, saying so.
  */
 import fs from 'node:fs';
@@ -35,6 +36,8 @@ interface Kind {
   image: string;
   /** What the status bar and sandbox details call it. */
   label: () => string;
+  /** Made in the Profiles dialog in the page (else through the API before the host starts). */
+  viaDialog?: boolean;
 }
 
 const kinds: Kind[] = [
@@ -48,6 +51,7 @@ const kinds: Kind[] = [
     },
     image: BUSYBOX,
     label: () => sshd.url,
+    viaDialog: true,
   },
   {
     name: 'tcp',
@@ -58,6 +62,7 @@ const kinds: Kind[] = [
     },
     image: REMOTE_IMAGE,
     label: () => `tcp://127.0.0.1:${dind.port}`,
+    viaDialog: true,
   },
   {
     name: 'podman',
@@ -93,6 +98,44 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 }, 120_000);
 
+/** The Profiles dialog, as a user fills it: the engine's fields, Check connection, then Save. */
+async function createInDialog(page: Page, profile: string, kind: Kind, engine: EngineSetting, baseUrl: string): Promise<void> {
+  await page.getByRole('button', { name: 'Profiles' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Profiles' });
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await dialog.getByLabel('Name', { exact: true }).fill(profile);
+  await dialog.getByLabel('Engine', { exact: true }).selectOption(engine.kind);
+  if (engine.kind === 'ssh') {
+    await dialog.getByLabel('Engine address').fill(engine.url);
+    await dialog.getByLabel('SSH key file').fill(engine.identityFile ?? '');
+  } else if (engine.kind === 'tcp') {
+    // A typo first: the schema's words beside the field, and nothing saved.
+    await dialog.getByLabel('Engine address').fill(engine.url.replace('tcp://', 'https://'));
+    await dialog.getByRole('button', { name: 'Check connection' }).click();
+    await dialog.getByText('A TCP engine is written tcp://host:port.').waitFor();
+    await dialog.getByLabel('Engine address').fill(engine.url);
+    await dialog.getByLabel('CA certificate file').fill(engine.tls.ca);
+    await dialog.getByLabel('Client certificate file').fill(engine.tls.cert);
+    await dialog.getByLabel('Client key file').fill(engine.tls.key);
+  }
+  // Check connection: main pings that engine before anything is saved.
+  await dialog.getByRole('button', { name: 'Check connection' }).click();
+  await dialog.getByRole('status', { name: 'Connection check' }).getByText(/^Docker \S+ answers at /).waitFor({ timeout: 60_000 });
+  await dialog.getByLabel('Image').fill(kind.image);
+  await dialog.getByRole('combobox', { name: /^Network/ }).selectOption('none');
+  await dialog.getByLabel('Provider URL').fill(baseUrl);
+  await dialog.getByLabel('Model').fill('test-model');
+  await dialog.getByLabel('Approval').selectOption('auto');
+  await dialog.getByLabel('API key').fill(KEY);
+  await dialog.getByRole('button', { name: 'Save profile' }).click();
+  await dialog.getByText('Saved.').waitFor({ timeout: 60_000 });
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  // The status bar lists that engine beside this computer's, with its own health.
+  const named = new RegExp(`^Engine ${kind.label().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+  await page.getByRole('status', { name: named }).getByText('ok').waitFor({ timeout: 60_000 });
+}
+
 describe.each(kinds)('a chat on the $name engine in the browser', (kind) => {
   it.skipIf(kind.missing !== null)('runs a terminal command and an agent turn there, and names the engine', async () => {
     const provider = await startOpenAiTestServer({ apiKey: KEY });
@@ -102,16 +145,19 @@ describe.each(kinds)('a chat on the $name engine in the browser', (kind) => {
     try {
       // Berth's configuration on this computer: the profile, its engine, model and key.
       const dataDir = fs.mkdtempSync(path.join(root, 'host-data-'));
-      const setup = createCore({ dataDir, reapIntervalMs: 0 });
-      await setup.profiles.create({
-        name: profile,
-        image: kind.image,
-        egress: 'none',
-        engine: await kind.setting(),
-        agent: { baseUrl: provider.baseUrl, model: 'test-model', approval: 'auto' },
-      });
-      await setup.agent.setKey({ profile, apiKey: KEY });
-      await setup.dispose();
+      const engine = await kind.setting();
+      if (!kind.viaDialog) {
+        const setup = createCore({ dataDir, reapIntervalMs: 0 });
+        await setup.profiles.create({
+          name: profile,
+          image: kind.image,
+          egress: 'none',
+          engine,
+          agent: { baseUrl: provider.baseUrl, model: 'test-model', approval: 'auto' },
+        });
+        await setup.agent.setKey({ profile, apiKey: KEY });
+        await setup.dispose();
+      }
 
       host = await startHost(root, {}, { dataDir });
       instances.push(host.instanceId);
@@ -119,6 +165,7 @@ describe.each(kinds)('a chat on the $name engine in the browser', (kind) => {
       const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
       await page.goto(host.url);
       await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+      if (kind.viaDialog) await createInDialog(page, profile, kind, engine, provider.baseUrl);
       await page.getByLabel('Profile for new chats').selectOption(profile);
       await page.getByRole('button', { name: 'New chat' }).click();
 

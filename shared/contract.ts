@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
 import { DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
-import { DEFAULT_ENGINE_SETTING, EngineRef, EngineSetting } from './engines.js';
+import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 
 export * from './agent.js';
 export * from './engines.js';
@@ -171,6 +171,11 @@ export const SandboxStatus = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   /** The engine this chat's sandbox runs on (null for the local backend). */
   engine: EngineRef.nullable().optional(),
+  /**
+   * The engine the chat's profile names now, when its sandbox still runs on another (a running
+   * sandbox is never moved: it moves when it stops); null when they are the same.
+   */
+  profileEngine: EngineRef.nullable().optional(),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
@@ -345,6 +350,15 @@ export const methods = {
   'sandbox.usage': { request: z.object({ chatId: ChatId }).strict(), response: SandboxUsage },
   /** The engine of a profile (by default the default profile's); each engine has its own health. */
   'engine.status': { request: z.object({ profile: ProfileName.optional() }).strict(), response: EngineStatus },
+  /** Every engine Berth talks to (each profile's), each with its own health: the status bar's list. */
+  'engine.list': { request: Empty, response: z.object({ engines: z.array(EngineStatus) }) },
+  /**
+   * Pings the engine a setting names, before it is saved (the profile form's "Check connection"):
+   * main checks the setting's files first (certificates, keys, a socket) and says what is wrong.
+   */
+  'engine.check': { request: z.object({ engine: EngineSetting }).strict(), response: EngineStatus },
+  /** The Docker contexts in the user's Docker config, as `docker context ls` lists them. */
+  'engine.contexts': { request: Empty, response: z.object({ contexts: z.array(DockerContextView) }) },
   /**
    * The images a profile's Image field offers: the engine's local images, and Berth's own base
    * image (`baseImage`, built on first use when the engine lacks it).

@@ -47,3 +47,13 @@ export const EngineRef = z.object({
   remote: z.boolean(),
 });
 export type EngineRef = z.infer<typeof EngineRef>;
+
+/** A Docker context as the docker CLI lists it (`docker context ls`), from the user's Docker config. */
+export const DockerContextView = z.object({
+  name: z.string(),
+  /** Its engine's address (unix:///…, tcp://…, ssh://…), as the context names it. */
+  host: z.string(),
+  /** The CLI's current context (DOCKER_CONTEXT, or config.json's currentContext). */
+  current: z.boolean(),
+});
+export type DockerContextView = z.infer<typeof DockerContextView>;

@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING, DEFAULT_PROFILE, methods, type EngineSetting, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { createEngine, type Engine } from './engine/dockerEngine.js';
-import { contextByName, currentContextHost } from './engine/dockerContext.js';
+import { contextByName, currentContextHost, listContexts } from './engine/dockerContext.js';
+import { engineSettingProblem } from './engine/engineSettingCheck.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
 import { chooseEngine, type EngineChoice } from './policy/engineChoice.js';
 import { EngineRegistry } from './sandbox/engineRegistry.js';
@@ -412,6 +413,13 @@ export function createCore(options: CoreOptions): BerthCore {
     }
   };
 
+  /** A setting whose files are not what its fields say (a page may name them) is refused before use. */
+  const refuseEngineSetting = (setting: EngineSetting) => {
+    const problem = engineSettingProblem(setting);
+    if (problem) throw problem;
+  };
+  const dockerContexts = () => listContexts(env, os.homedir(), engines.forSetting({ kind: 'context', name: 'default' }).engine.endpointLabel);
+
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
     JSON.stringify([s.backend, s.engine, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
@@ -424,20 +432,27 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: { [M in MethodName]: (req: ParsedRequest<M>, ctx: CallContext) => Promise<Response<M>> } = {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => {
+      if (req.engine) refuseEngineSetting(req.engine);
       await checkCpus(req.limits?.cpus, req.engine);
       const view = sessions.createProfile(req);
       fillPool(sessions.requireProfile(view.name));
       return changed(null, view);
     },
     'profiles.update': async (req) => {
+      if (req.settings.engine) refuseEngineSetting(req.settings.engine);
       await checkCpus(req.settings.limits?.cpus, req.settings.engine ?? sessions.requireProfile(req.name).settings.engine);
       const before = warmShape(sessions.requireProfile(req.name).settings);
+      const engineBefore = sessions.requireProfile(req.name).settings.engine;
       const view = sessions.updateProfile(req);
       // The running proxy takes the new list before this answers: the next request sees it.
       if (req.settings.egressAllow) await egress.allowlistChanged(view.name);
       const after = sessions.requireProfile(view.name);
       // A failure that came from the old settings (an image that does not exist) is not news now.
       for (const chat of store.chats.list(view.name)) await sandbox.forgetError(chat.id).catch(() => undefined);
+      // Running sandboxes stay on their engine until they stop: their chats say so at once.
+      if (req.settings.engine && engines.forSetting(req.settings.engine).ref.id !== engines.forSetting(engineBefore).ref.id) {
+        for (const chat of store.chats.list(view.name)) await sandbox.engineChanged(chat.id).catch(() => undefined);
+      }
       if (warmShape(after.settings) !== before) {
         await pool.drop(after.name);
         fillPool(after);
@@ -517,6 +532,12 @@ export function createCore(options: CoreOptions): BerthCore {
       sessions.requireChat(req.chatId);
       return stats.usage(req.chatId);
     },
+    'engine.list': async () => ({ engines: engines.all().map((h) => h.monitor.current()) }),
+    'engine.check': async (req) => {
+      refuseEngineSetting(req.engine);
+      return engines.check(req.engine);
+    },
+    'engine.contexts': async () => ({ contexts: dockerContexts() }),
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.resources': (req) => engineOfProfile(req.profile ?? DEFAULT_PROFILE).engine.resources(),
     'engine.status': async (req) => {

@@ -139,19 +139,22 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
         refetchTimer = null;
         const selected = stores.chats.getState().selectedId;
         const touchesSelected = changedChats.has(selected) || changedChats.has(null);
+        // Profiles changed (null): one may name another engine now, so the status bar lists them again.
+        const profilesChanged = changedChats.has(null);
         changedChats.clear();
         refreshLists();
+        if (profilesChanged) void stores.engine.getState().refresh();
         if (selected !== null && touchesSelected) void stores.sandbox.getState().load(selected);
       }, delay);
     }),
     api.on('sandbox.status', (status) => stores.sandbox.getState().dispatch({ type: 'status', status })),
     api.on('sandbox.progress', (progress) => stores.sandbox.getState().dispatch({ type: 'progress', progress })),
     api.on('engine.status', (status) => {
-      // Each engine reports its own health; the status bar follows the one it showed first.
+      // Each engine reports its own health: the status bar shows the default profile's first, then the others.
       const shown = stores.engine.getState().status?.engine?.id;
-      if (shown && status.engine?.id && status.engine.id !== shown) return;
-      const wasDown = stores.engine.getState().status?.state === 'unreachable';
-      stores.engine.getState().set(status);
+      const isShown = !shown || !status.engine?.id || status.engine.id === shown;
+      const wasDown = isShown && stores.engine.getState().status?.state === 'unreachable';
+      stores.engine.getState().report(status);
       // The engine is back: what the selected chat showed as an error may be fine now.
       if (wasDown && status.state === 'ok') refreshSelected();
     }),

@@ -4,6 +4,7 @@
  * whose files are not this computer's: nothing local is bound there; folders are copies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineStatus } from '../../shared/contract.js';
 import { docker, inspect } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { TestSshd, sshdMissing } from '../support/sshd.js';
@@ -54,7 +55,11 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     const still = await core.sandbox.exec({ chatId: chat.id, command: 'echo two' });
     expect(still.output).toContain('two');
     expect(still.notices.join(' ')).toMatch(/keeps running on .*although its profile now uses ssh:\/\/root@127\.0\.0\.1/);
-    expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(before.containerId);
+    const pinned = await core.sandbox.status({ chatId: chat.id });
+    expect(pinned.containerId).toBe(before.containerId);
+    // The sandbox details say where it runs and that the profile names another engine until it restarts.
+    expect(pinned.engine?.kind).toBe('default');
+    expect(pinned.profileEngine).toMatchObject({ kind: 'ssh', label: sshd.url.replace(/\/$/, '') });
 
     await core.sandbox.stop({ chatId: chat.id });
     const moved = await core.sandbox.exec({ chatId: chat.id, command: 'echo three' });
@@ -62,10 +67,42 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     expect(moved.notices.join(' ')).toMatch(/moved from .* to ssh:\/\/root@127\.0\.0\.1/);
     const after = await core.sandbox.status({ chatId: chat.id });
     expect(after.engine?.kind).toBe('ssh');
+    expect(after.profileEngine).toBeNull();
     expect(after.containerId).not.toBe(before.containerId);
     // The old container is gone, not left behind on the old engine.
     expect(await docker('ps', '-aq', '--filter', `id=${before.containerId}`)).toBe('');
     await core.chats.delete({ chatId: chat.id });
+  }, 180_000);
+
+  it('the profile form (a client) checks the ssh engine and sets it; files that are not what the field says are refused', async () => {
+    const core = h.core();
+    instances.push(core.instanceId);
+    const client = core.connectClient();
+    try {
+      const engine = { kind: 'ssh' as const, url: sshd.url, identityFile: sshd.identityFile };
+      // Check connection: a real ping over SSH, before anything is saved.
+      expect(await client.call('engine.check', { engine })).toMatchObject({ state: 'ok', engine: { kind: 'ssh' } });
+      const wrong = { ...engine, url: sshd.url.replace(/:(\d+)/, ':1') };
+      expect(await client.call('engine.check', { engine: wrong })).toMatchObject({ state: 'unreachable', message: expect.stringMatching(/127\.0\.0\.1/) });
+      // A file named as the key that is not one: refused before Berth uses it, without quoting it.
+      const notKey = h.workspace('not-a-key', { 'passwd': 'root:x:0:0:secret-line\n' });
+      const refused = await client.call('profiles.create', { name: 'far-wrong', engine: { ...engine, identityFile: `${notKey}/passwd` } }).then(() => null, (e: { code: string; message: string }) => e);
+      expect(refused?.code).toBe('invalid_request');
+      expect(refused?.message).toMatch(/is not a private key/);
+      expect(refused?.message).not.toContain('secret-line');
+      // The form's save: the profile runs its chats there.
+      const name = `far-${Date.now().toString(36)}`;
+      await client.call('profiles.create', { name, engine, egress: 'none' });
+      const chat = await core.chats.create({ profile: name });
+      expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo far' })).output).toBe('far\n');
+      // The status bar's list: this computer's engine and the ssh one, each with its health.
+      const { engines } = (await client.call('engine.list', {})) as { engines: EngineStatus[] };
+      expect(engines.map((e) => [e.engine?.kind, e.state])).toEqual(expect.arrayContaining([['default', 'ok'], ['ssh', 'ok']]));
+      await core.chats.delete({ chatId: chat.id });
+      await core.profiles.delete({ name });
+    } finally {
+      client.dispose();
+    }
   }, 180_000);
 
   it('the engine going away mid-chat is reported for that profile, and the chat recovers when it returns', async () => {

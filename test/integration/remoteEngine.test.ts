@@ -4,6 +4,8 @@
  * are copies there (Review semantics), nothing local is ever bound, images are carried there by
  * save/load, and the engine going away mid-chat is said and recovered from.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../support/harness.js';
 import { REMOTE_IMAGE, TestDind, dindMissing } from '../support/dind.js';
@@ -34,6 +36,52 @@ describe.skipIf(missing !== null)('a profile on a tcp:// engine with TLS (a seco
     expect(await dind.cli('image', 'ls', '--format', '{{.Repository}}:{{.Tag}}')).toContain(REMOTE_IMAGE);
     expect(await dind.cli('ps', '-aq', '--filter', `label=berth.instance=${core.instanceId}`)).toBe('');
     expect(await dind.cli('volume', 'ls', '-q', '--filter', `label=berth.instance=${core.instanceId}`)).toBe('');
+  }, 400_000);
+
+  it('links the sandbox makes in the copy there come back as links, never followed: Review applies them as on a local copy', async () => {
+    const core = h.core();
+    const profile = await h.profile(core, { engine: setting(), image: REMOTE_IMAGE });
+    const outside = h.workspace('outside', { 'secret.txt': 'mine\n' });
+    const host = h.workspace('linked', { 'a.txt': 'a\n', 'sub/keep.txt': 'k\n' });
+    const chat = await core.chats.create({ profile: profile.name });
+    const attached = await core.workspace.attach({ chatId: chat.id, path: host });
+    const target = attached.attachment.containerPath as string;
+    const hostPath = attached.attachment.hostPath;
+    // An in-folder link, a link to a folder, a link out of it (here and on the engine's side),
+    // and a folder turned into a link pointing at a path of this computer.
+    const made = await core.sandbox.exec({
+      chatId: chat.id,
+      command: `cd ${target} && ln -s a.txt ok-link && ln -s sub dir-link && ln -s /etc etc-link && rm -r sub && ln -s ${outside} sub && echo done`,
+    });
+    expect(made).toMatchObject({ exitCode: 0, output: 'done\n' });
+
+    const { copies } = await core.review.changes({ chatId: chat.id });
+    const files = copies[0]?.files ?? [];
+    expect(files.map((f) => [f.path, f.status, f.symlink]).sort()).toEqual([
+      ['dir-link', 'added', true],
+      ['etc-link', 'added', true],
+      ['ok-link', 'added', true],
+      ['sub', 'added', true],
+      ['sub/keep.txt', 'deleted', false],
+    ]);
+    // Nothing was written through a link while the copy came back.
+    expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('mine\n');
+
+    // Review's rules for links, as for a local copy: a link out is refused, nothing applied.
+    const refused = await core.review.apply({ chatId: chat.id, hostPath });
+    expect(refused.ok).toBe(false);
+    expect(refused.problems.map((p) => [p.path, p.kind]).sort()).toEqual([
+      ['etc-link', 'unsafe_symlink'],
+      ['sub', 'unsafe_symlink'],
+    ]);
+    expect(fs.readdirSync(host).sort()).toEqual(['a.txt', 'sub']);
+    // An in-folder link is applied as a link, never as what it points to.
+    const ok = await core.review.apply({ chatId: chat.id, hostPath, files: ['ok-link', 'dir-link'] });
+    expect(ok).toMatchObject({ ok: true });
+    expect(fs.readlinkSync(path.join(host, 'ok-link'))).toBe('a.txt');
+    expect(fs.readlinkSync(path.join(host, 'dir-link'))).toBe('sub');
+    expect(fs.readFileSync(path.join(host, 'sub/keep.txt'), 'utf8')).toBe('k\n');
+    await core.chats.delete({ chatId: chat.id });
   }, 400_000);
 
   it('the engine going away mid-chat is said for that chat, and the chat recovers when it returns', async () => {

@@ -119,6 +119,9 @@ export class FakeEngine implements Engine {
     return { version: 'fake', apiVersion: '1.41' };
   }
 
+  /** Nothing is kept open in memory; calls keep working, as on a real engine that connects again. */
+  close(): void {}
+
   /** The engine the fake stands in for: Docker, as the real engine the contract test compares it with. */
   async kind(): Promise<EngineKind> {
     this.enter('kind');
@@ -625,10 +628,10 @@ export class FakeEngine implements Engine {
         const rel = path.posix.relative(containerPath, m.Target);
         if (!v || rel.startsWith('..')) continue;
         const from = path.join(scratch, rel);
-        if (fs.existsSync(from)) fs.cpSync(from, v.dir, { recursive: true, verbatimSymlinks: true });
+        if (fs.existsSync(from)) fs.cpSync(from, v.dir, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
       }
       const inside = this.volumeAt(c, containerPath);
-      if (inside && !c.body.HostConfig.Mounts.some((m) => m.Target === containerPath)) fs.cpSync(scratch, inside, { recursive: true, verbatimSymlinks: true });
+      if (inside && !c.body.HostConfig.Mounts.some((m) => m.Target === containerPath)) fs.cpSync(scratch, inside, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }

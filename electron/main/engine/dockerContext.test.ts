@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentContextHost } from './dockerContext.js';
+import { currentContextHost, listContexts } from './dockerContext.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -35,5 +35,21 @@ describe('currentContextHost', () => {
     expect(currentContextHost({ DOCKER_CONFIG: dockerConfig('default', {}) }, '/nowhere')).toBeNull();
     expect(currentContextHost({ DOCKER_CONFIG: dockerConfig(null, {}) }, '/nowhere')).toBeNull();
     expect(currentContextHost({ DOCKER_CONFIG: dockerConfig('missing', {}) }, '/nowhere')).toBeNull();
+  });
+});
+
+describe('listContexts', () => {
+  it('lists the CLI\'s default and every stored context by name, marking the current one', () => {
+    const dir = dockerConfig('remote', { remote: 'tcp://10.0.0.5:2376', colima: 'unix:///a.sock' });
+    // A broken entry is left out, as the CLI cannot use it either.
+    fs.mkdirSync(path.join(dir, 'contexts', 'meta', 'broken'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'contexts', 'meta', 'broken', 'meta.json'), '{');
+    expect(listContexts({ DOCKER_CONFIG: dir }, '/nowhere', '/var/run/docker.sock')).toEqual([
+      { name: 'default', host: '/var/run/docker.sock', current: false },
+      { name: 'colima', host: 'unix:///a.sock', current: false },
+      { name: 'remote', host: 'tcp://10.0.0.5:2376', current: true },
+    ]);
+    expect(listContexts({ DOCKER_CONFIG: dir, DOCKER_CONTEXT: 'colima' }, '/nowhere', '/s').map((c) => c.current)).toEqual([false, true, false]);
+    expect(listContexts({ DOCKER_CONFIG: path.join(dir, 'none') }, '/nowhere', '/s')).toEqual([{ name: 'default', host: '/s', current: true }]);
   });
 });

@@ -48,3 +48,40 @@ export function contextByName(
     return null;
   }
 }
+
+/**
+ * Every context in the Docker config, as `docker context ls` lists them: the CLI's own
+ * "default" (its default engine) first, then each stored context by name. Unreadable entries
+ * are left out; a missing config means only "default".
+ */
+export function listContexts(env: NodeJS.ProcessEnv, homeDir: string, defaultHost: string): { name: string; host: string; current: boolean }[] {
+  const configDir = env.DOCKER_CONFIG || path.join(homeDir, '.docker');
+  let current = env.DOCKER_CONTEXT?.trim() || '';
+  if (!current) {
+    try {
+      current = (JSON.parse(fs.readFileSync(path.join(configDir, 'config.json'), 'utf8')) as { currentContext?: string }).currentContext ?? '';
+    } catch {
+      current = '';
+    }
+  }
+  const stored: { name: string; host: string }[] = [];
+  const metaDir = path.join(configDir, 'contexts', 'meta');
+  let digests: string[];
+  try {
+    digests = fs.readdirSync(metaDir);
+  } catch {
+    digests = [];
+  }
+  for (const digest of digests) {
+    try {
+      const meta = JSON.parse(fs.readFileSync(path.join(metaDir, digest, 'meta.json'), 'utf8')) as { Name?: string; Endpoints?: { docker?: { Host?: string } } };
+      const host = meta.Endpoints?.docker?.Host;
+      if (typeof meta.Name === 'string' && meta.Name !== 'default' && host) stored.push({ name: meta.Name, host });
+    } catch {
+      // Not a context the CLI could read either.
+    }
+  }
+  stored.sort((a, b) => a.name.localeCompare(b.name));
+  const isCurrent = (name: string) => (current || 'default') === name;
+  return [{ name: 'default', host: defaultHost, current: isCurrent('default') }, ...stored.map((c) => ({ ...c, current: isCurrent(c.name) }))];
+}

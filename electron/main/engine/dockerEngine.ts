@@ -112,6 +112,11 @@ export interface Engine {
   readonly endpointLabel: string;
   ping(): Promise<{ version: string; apiVersion: string }>;
   /**
+   * Ends the connections the engine keeps (an ssh:// engine's SSH connection, kept-alive
+   * sockets), as for an engine only checked once; a later call connects again.
+   */
+  close(): void;
+  /**
    * Which engine this is: Docker, or Podman (rootful or rootless) behind its Docker-compatible
    * API. Asked once; the shared paths take Podman's own way where its hardening differs.
    */
@@ -349,6 +354,10 @@ export class DockerEngine implements Engine {
     }
     this.unusable = unusable;
     this.docker = docker ?? new Docker({ socketPath: '/nonexistent' });
+  }
+
+  close(): void {
+    (this.docker.modem as { agent?: { destroy?: () => void } }).agent?.destroy?.();
   }
 
   /**

@@ -90,5 +90,11 @@ export function sshAgent(target: SshTarget): http.Agent {
     );
     return undefined;
   };
+  // Destroying the agent (Engine.close) ends the SSH connection too; the next request opens one.
+  const destroy = agent.destroy.bind(agent);
+  agent.destroy = () => {
+    destroy();
+    void ready?.then((c) => c.end(), () => undefined);
+  };
   return agent;
 }

@@ -4,6 +4,6 @@ import type { Engine } from './dockerEngine.js';
 
 export function unavailableEngine(reason: BerthError, endpointLabel = 'DOCKER_HOST'): Engine {
   return new Proxy({} as Engine, {
-    get: (_target, property) => (property === 'endpointLabel' ? endpointLabel : () => Promise.reject(reason)),
+    get: (_target, property) => (property === 'endpointLabel' ? endpointLabel : property === 'close' ? () => undefined : () => Promise.reject(reason)),
   });
 }

@@ -15,11 +15,13 @@ describe('clientRequestProblem', () => {
     expect(clientRequestProblem('sandbox.exec', { chatId: 'c', command: 'ls' })).toBeNull();
   });
 
-  it('lets a page pick the default engine or a Docker context, never an endpoint with its own key files or socket', () => {
+  it("lets the profile form set the engine of every kind (main checks the files it names: engineSettingCheck)", () => {
     expect(clientRequestProblem('profiles.update', { name: 'x', settings: { engine: { kind: 'context', name: 'box' } } })).toBeNull();
     expect(clientRequestProblem('profiles.create', { name: 'x', engine: { kind: 'default' } })).toBeNull();
-    const tcp = { kind: 'tcp', url: 'tcp://h:2376', tls: { ca: '/a', cert: '/b', key: '/home/me/.ssh/id_rsa' } };
-    expect(clientRequestProblem('profiles.update', { name: 'x', settings: { engine: tcp } })).toMatch(/cannot change engine/);
-    expect(clientRequestProblem('profiles.create', { name: 'x', engine: { kind: 'podman', socketPath: '/run/podman/podman.sock' } })).toMatch(/engine/);
+    const tcp = { kind: 'tcp', url: 'tcp://h:2376', tls: { ca: '/a', cert: '/b', key: '/c' } };
+    expect(clientRequestProblem('profiles.update', { name: 'x', settings: { engine: tcp } })).toBeNull();
+    expect(clientRequestProblem('profiles.create', { name: 'x', engine: { kind: 'ssh', url: 'ssh://me@box', identityFile: null } })).toBeNull();
+    // Host-level settings beside an engine are still refused.
+    expect(clientRequestProblem('profiles.create', { name: 'x', engine: { kind: 'default' }, sandboxUser: '0:0' })).toMatch(/sandboxUser/);
   });
 });

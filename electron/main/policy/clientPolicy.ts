@@ -11,10 +11,11 @@ export function clientRequestProblem(method: string, params: unknown): string | 
   const p = (params ?? {}) as Record<string, unknown>;
   const settings = (method === 'profiles.update' ? (p.settings ?? {}) : p) as Record<string, unknown>;
   const named: string[] = HOST_LEVEL_SETTINGS.filter((key) => settings[key] !== undefined && !(key === 'backend' && settings[key] === 'docker'));
-  // A page may pick the default engine or a context the user set up; an endpoint with its own
-  // key files or socket path names host files and hosts, which is Berth's own configuration.
-  const engine = settings.engine as { kind?: unknown } | undefined;
-  if (engine !== undefined && engine?.kind !== 'default' && engine?.kind !== 'context') named.push('engine (other than the default or a Docker context)');
+  // The engine (default, a context, ssh://, tcp:// with TLS, a Podman socket) is the profile
+  // form's to set: main checks that the files it names are the certificate, key or socket each
+  // field says (engine/engineSettingCheck) before it reads them, and a remote engine only ever
+  // gets copies of attached folders. Where a profile's chats run is like where its agent's
+  // provider is: the user's choice in the form, never a way onto this computer.
   if (named.length === 0) return null;
   return `The app cannot change ${named.join(', ')}: these settings reach past the sandbox (commands on this computer, host folders for every chat, who the sandbox runs as), so only Berth's own configuration on this computer sets them.`;
 }

@@ -69,6 +69,40 @@ export class EngineRegistry {
     return monitor.current().state === 'checking' ? monitor.check() : Promise.resolve(monitor.current());
   }
 
+  /**
+   * Pings the engine a setting names, as a profile form's "Check connection": an engine Berth
+   * already talks to is checked by its monitor; another is made for this one ping and closed,
+   * so checking an address the user then does not save leaves nothing connected or polling.
+   */
+  async check(setting: EngineSetting): Promise<EngineStatus> {
+    let choice: EngineChoice;
+    try {
+      choice = this.deps.choose(setting);
+    } catch (error) {
+      if (!(error instanceof BerthError)) throw error;
+      return { state: 'unreachable', version: null, endpoint: setting.kind, message: error.message, hint: error.hint ?? null, engine: null };
+    }
+    const known = this.handles.get(choice.ref.id);
+    if (known) return known.monitor.check();
+    const engine = this.deps.create(choice);
+    try {
+      const v = await engine.ping();
+      return { state: 'ok', version: v.version, endpoint: engine.endpointLabel, message: null, hint: null, engine: choice.ref };
+    } catch (error) {
+      const known = error instanceof BerthError;
+      return {
+        state: 'unreachable',
+        version: null,
+        endpoint: engine.endpointLabel,
+        message: known ? error.message : 'The engine does not answer.',
+        hint: known ? (error.hint ?? null) : "Check the engine's address and that it runs.",
+        engine: choice.ref,
+      };
+    } finally {
+      engine.close();
+    }
+  }
+
   dispose(): void {
     this.disposed = true;
     for (const h of this.handles.values()) h.monitor.dispose();

@@ -244,6 +244,13 @@ export class SandboxManager {
     return (this.slots.get(key)?.engine ?? this.deps.engines.forProfile(settings)).ref;
   }
 
+  /** The engine the profile names now, when the key's container is pinned to another (null when the same). */
+  profileEngineRef(key: string, settings: ProfileSettings): EngineHandle['ref'] | null {
+    const pinned = this.slots.get(key)?.engine;
+    const want = this.deps.engines.forProfile(settings);
+    return pinned && pinned.ref.id !== want.ref.id ? want.ref : null;
+  }
+
   /** A running sandbox stays on its engine after its profile's engine changed, and says so. */
   private stayNotice(s: Slot, req: SandboxRequest): string[] {
     const want = this.deps.engines.forProfile(req.profile.settings);
@@ -700,11 +707,12 @@ export class SandboxManager {
     fs.mkdirSync(scratch, { recursive: true, mode: 0o700 });
     for (const m of mounts) {
       if (m.origin !== 'review' || m.readOnly) continue;
-      const fetched = await fetchCopy({ engine: handle.engine, containerId, containerPath: m.target }, scratch);
+      // Only what changed is written out and compared (fetchCopy's quick check against the copy here).
+      const fetched = await fetchCopy({ engine: handle.engine, containerId, containerPath: m.target }, scratch, m.source);
       try {
-        mirrorCopy(fetched, m.source);
+        mirrorCopy(fetched.dir, m.source, fetched.unchanged);
       } finally {
-        fs.rmSync(fetched, { recursive: true, force: true });
+        fs.rmSync(fetched.dir, { recursive: true, force: true });
       }
     }
   }

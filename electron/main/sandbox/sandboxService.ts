@@ -323,12 +323,13 @@ export class SandboxService {
     const r = this.resolve(chatId);
     const base = { chatId, image: this.imageFor(r) };
     if (r.target.kind === 'local') {
-      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null, engine: null };
+      return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null, engine: null, profileEngine: null };
     }
     const networkName = this.manager.networkName(r.profile, r.target.key);
     const s = await this.manager.status(r.target.key, r.profile.settings);
     return {
       engine: this.manager.engineRef(r.target.key, r.profile.settings),
+      profileEngine: this.manager.profileEngineRef(r.target.key, r.profile.settings),
       ...base,
       state: s.state,
       key: r.target.key,
@@ -346,6 +347,11 @@ export class SandboxService {
   async forgetError(chatId: string): Promise<void> {
     const r = this.resolve(chatId);
     if (r.target.kind !== 'container' || !this.manager.forgetError(r.target.key)) return;
+    this.events.emit('sandbox.status', await this.status(chatId));
+  }
+
+  /** Its profile names another engine now: clients hear which engine the sandbox stays on until it restarts. */
+  async engineChanged(chatId: string): Promise<void> {
     this.events.emit('sandbox.status', await this.status(chatId));
   }
 

@@ -62,15 +62,50 @@ describe('bringing a remote copy back into the Review copy here (mirrorCopy)', (
     expect(diffCopy(here, fetched)).toEqual([]);
   });
 
-  it('never writes through a link here, and keeps links the fetched copy cannot carry', () => {
+  it('never writes through a link here: a folder the sandbox wrote where a link was replaces the link', () => {
     const outside = tree({ 'secret.txt': 'mine\n' });
     const here = tree({ 'a.txt': 'a\n' });
     fs.symlinkSync(outside, path.join(here, 'out'));
-    fs.symlinkSync('a.txt', path.join(here, 'alias'));
     // The sandbox wrote a folder named like the link, with a file in it.
     const fetched = tree({ 'a.txt': 'a\n', 'out/secret.txt': 'overwritten\n' });
     mirrorCopy(fetched, here);
     expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('mine\n');
-    expect(fs.lstatSync(path.join(here, 'alias')).isSymbolicLink()).toBe(true);
+    expect(fs.lstatSync(path.join(here, 'out')).isDirectory()).toBe(true);
+    expect(fs.readFileSync(path.join(here, 'out/secret.txt'), 'utf8')).toBe('overwritten\n');
+  });
+
+  it('brings links back as links with the target the sandbox gave, never followed; links the copy dropped go', () => {
+    const outside = tree({ 'secret.txt': 'mine\n' });
+    const here = tree({ 'a.txt': 'a\n', 'sub/f.txt': 'f\n', 'was-file': 'x\n' });
+    fs.symlinkSync('a.txt', path.join(here, 'dropped'));
+    fs.symlinkSync('a.txt', path.join(here, 'moved'));
+    const fetched = tree({ 'a.txt': 'a\n', 'sub/f.txt': 'f\n' });
+    fs.symlinkSync('a.txt', path.join(fetched, 'ok-link'));
+    fs.symlinkSync('sub/f.txt', path.join(fetched, 'moved'));
+    fs.symlinkSync(outside, path.join(fetched, 'out'));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(fetched, 'was-file'));
+    mirrorCopy(fetched, here);
+    const link = (rel: string) => (fs.lstatSync(path.join(here, rel)).isSymbolicLink() ? fs.readlinkSync(path.join(here, rel)) : 'not a link');
+    expect([link('ok-link'), link('moved'), link('out'), link('was-file')]).toEqual(['a.txt', 'sub/f.txt', outside, path.join(outside, 'secret.txt')]);
+    expect(fs.existsSync(path.join(here, 'dropped'))).toBe(false);
+    expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('mine\n');
+    expect(fs.readdirSync(outside)).toEqual(['secret.txt']);
+    // Mirrored again with nothing changed: nothing is rewritten.
+    const before = fs.lstatSync(path.join(here, 'ok-link')).ino;
+    mirrorCopy(fetched, here);
+    expect(fs.lstatSync(path.join(here, 'ok-link')).ino).toBe(before);
+  });
+
+  it('leaves files the fetch knew unchanged alone, and gives what it writes the engine\'s time', () => {
+    const here = tree({ 'same.txt': 'same\n', 'changed.txt': 'old\n', 'gone.txt': 'g\n' });
+    const fetched = tree({ 'changed.txt': 'new\n' });
+    const then = new Date('2024-05-01T10:00:00Z');
+    fs.utimesSync(path.join(fetched, 'changed.txt'), then, then);
+    const before = fs.statSync(path.join(here, 'same.txt')).ino;
+    mirrorCopy(fetched, here, new Set(['same.txt']));
+    expect(fs.statSync(path.join(here, 'same.txt')).ino).toBe(before);
+    expect(fs.existsSync(path.join(here, 'gone.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(here, 'changed.txt'), 'utf8')).toBe('new\n');
+    expect(fs.statSync(path.join(here, 'changed.txt')).mtime.getTime()).toBe(then.getTime());
   });
 });

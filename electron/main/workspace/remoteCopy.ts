@@ -5,14 +5,15 @@
  * mode (issue 8) can use the same mechanism: copy out, let the chat work on the copy, list the
  * changes, apply the ones the user accepts.
  *
- * The copy that comes back is untrusted (the sandbox wrote it): only regular files and folders
- * are read from it, and applying never follows a link on the host.
+ * The copy that comes back is untrusted (the sandbox wrote it): regular files, folders and links
+ * are read from it, links as links (never followed, never written through), and applying never
+ * follows a link on the host.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import tarFs from 'tar-fs';
+import tarFs, { type TarHeader } from 'tar-fs';
 import type { Engine } from '../engine/dockerEngine.js';
 
 export interface CopyPlace {
@@ -56,21 +57,78 @@ export async function ownCopyRoot(place: CopyPlace, owner: { uid: number; gid: n
   }
 }
 
-/** The copy → a fresh local folder under scratch (regular files and folders only). */
-export async function fetchCopy(place: CopyPlace, scratch: string): Promise<string> {
+/** What fetchCopy brought: the folder, and the files it left out because the copy here already has them. */
+export interface FetchedCopy {
+  dir: string;
+  /** Files whose size, mode and time match the copy here (relative, '/'): the same, not fetched again. */
+  unchanged: Set<string>;
+}
+
+/** Files changed this recently are compared in full: a second write within one timestamp keeps its time. */
+const RACY_WINDOW_MS = 2_000;
+
+/**
+ * The copy → a fresh local folder under scratch: its files, folders and symbolic links. A link
+ * is recorded as the archive names it and made (never followed) only once every file is
+ * written, where its parent is a real folder of the fetched tree and nothing else is: so no
+ * later entry of the archive can be written through it. Hard links and devices are left out.
+ *
+ * With `current` (the copy here, which mirrorCopy wrote with the engine's file times), a
+ * regular file whose size, mode and modification time equal the one here is not written out
+ * (rsync's quick check), unless its time is within the last moments (git's "racily clean"
+ * rule); mirrorCopy then leaves it alone. Only changed entries cost a write and a compare.
+ */
+export async function fetchCopy(place: CopyPlace, scratch: string, current?: string): Promise<FetchedCopy> {
   const into = path.join(scratch, `copy-${randomBytes(6).toString('hex')}`);
   fs.mkdirSync(into, { recursive: true, mode: 0o700 });
   const stream = await place.engine.getArchive(place.containerId, place.containerPath);
+  const links: { name: string; target: string }[] = [];
+  const unchanged = new Set<string>();
+  const racyAfter = Date.now() - RACY_WINDOW_MS;
   // The archive names entries under the path's last component: strip it.
+  const strip = (name: string) => name.split('/').slice(1).join('/') || '.';
+  const sameHere = (header: TarHeader): boolean => {
+    if (current === undefined || header.type !== 'file' || !header.mtime || header.size === undefined) return false;
+    const rel = path.posix.normalize(header.name);
+    if (rel.startsWith('../') || path.posix.isAbsolute(rel) || throughLink(current, rel)) return false;
+    const here = fs.lstatSync(path.join(current, rel), { throwIfNoEntry: false });
+    const mtime = header.mtime.getTime();
+    return (
+      here !== undefined &&
+      here.isFile() &&
+      here.size === header.size &&
+      ((here.mode ^ (header.mode ?? 0)) & 0o777) === 0 &&
+      Math.floor(here.mtimeMs / 1000) === Math.floor(mtime / 1000) &&
+      mtime < racyAfter
+    );
+  };
   const extract = tarFs.extract(into, {
-    ignore: (_name, header) => header?.type !== 'file' && header?.type !== 'directory',
-    map: (header) => ({ ...header, name: header.name.split('/').slice(1).join('/') || '.' }),
+    // Called after map: the header's name is already relative to the copy.
+    ignore: (_name, header) => {
+      if (header?.type === 'symlink') links.push({ name: header.name, target: header.linkname ?? '' });
+      if (header && sameHere(header)) {
+        unchanged.add(path.posix.normalize(header.name));
+        return true;
+      }
+      return header?.type !== 'file' && header?.type !== 'directory';
+    },
+    map: (header) => ({ ...header, name: strip(header.name) }),
     chown: false,
     dmode: 0o700,
     fmode: 0o600,
   });
   await pipeline(stream, extract);
-  return into;
+  for (const link of links) {
+    const rel = path.posix.normalize(link.name);
+    if (rel === '.' || rel.startsWith('../') || path.posix.isAbsolute(rel) || link.target === '' || link.target.includes('\0')) continue;
+    if (throughLink(into, rel) || fs.lstatSync(path.join(into, rel), { throwIfNoEntry: false })) continue;
+    try {
+      fs.symlinkSync(link.target, path.join(into, rel));
+    } catch {
+      // Its folder is not in the archive: a link with nowhere to go is left out, like the rest of a broken archive.
+    }
+  }
+  return { dir: into, unchanged };
 }
 
 function walk(root: string, rel = ''): Map<string, fs.Stats> {
@@ -198,13 +256,14 @@ function throughLink(root: string, rel: string): boolean {
 }
 
 /**
- * A fetched copy (fetchCopy: files and folders only) → a folder on this computer, so that its
- * files and folders become the fetched ones: changed files are replaced (written beside and
- * renamed in), missing ones added, ones the copy no longer has removed. Links already in the
- * folder are kept unless the copy has a file or folder there; nothing is written through a link.
- * New entries get the folder's owner when Berth runs as root.
+ * A fetched copy (fetchCopy: files, folders and links) → a folder on this computer, so that its
+ * entries become the fetched ones: changed files are replaced (written beside and renamed in),
+ * missing ones added, ones the copy no longer has removed; links are made as links with the
+ * target the sandbox gave (never followed, never resolved: Review decides whether one may be
+ * applied, policy/reviewPolicy). Nothing is written through a link: an entry whose folder here
+ * is a link is skipped. New entries get the folder's owner when Berth runs as root.
  */
-export function mirrorCopy(fetchedDir: string, targetDir: string): void {
+export function mirrorCopy(fetchedDir: string, targetDir: string, unchanged: ReadonlySet<string> = new Set()): void {
   const from = entries(fetchedDir);
   const to = entries(targetDir);
   const root = fs.statSync(targetDir);
@@ -222,24 +281,39 @@ export function mirrorCopy(fetchedDir: string, targetDir: string): void {
       own(dest);
       continue;
     }
+    if (st.isSymbolicLink()) {
+      const linkTarget = fs.readlinkSync(path.join(fetchedDir, rel));
+      if (have?.isSymbolicLink() && fs.readlinkSync(dest) === linkTarget) continue;
+      // Made beside and renamed in: a rename replaces a link or file, never follows it.
+      const temp = `${dest}.berth-${randomBytes(4).toString('hex')}`;
+      fs.symlinkSync(linkTarget, temp);
+      own(temp);
+      if (have?.isDirectory()) fs.rmSync(dest, { recursive: true, force: true });
+      fs.renameSync(temp, dest);
+      continue;
+    }
     const src = path.join(fetchedDir, rel);
     if (have?.isFile() && sameFile(src, dest, st.size, have.size)) {
       if ((have.mode & 0o777) !== (st.mode & 0o777)) fs.chmodSync(dest, st.mode & 0o777);
+      // Same bytes: its time becomes the engine's, so the next fetch skips it.
+      if (have.mtimeMs !== st.mtimeMs) fs.utimesSync(dest, st.atime, st.mtime);
       continue;
     }
     if (have?.isDirectory()) fs.rmSync(dest, { recursive: true, force: true });
     const temp = `${dest}.berth-${randomBytes(4).toString('hex')}`;
     fs.copyFileSync(src, temp);
     fs.chmodSync(temp, st.mode & 0o777);
+    // The engine's time, so the next fetch can tell this file has not changed since (fetchCopy).
+    fs.utimesSync(temp, st.atime, st.mtime);
     own(temp);
     fs.renameSync(temp, dest);
   }
   // Deepest first, so a folder's contents go before it.
   for (const [rel, st] of [...to].reverse()) {
-    if (from.has(rel) || st.isSymbolicLink() || throughLink(targetDir, rel)) continue;
+    if (from.has(rel) || unchanged.has(rel) || throughLink(targetDir, rel)) continue;
     const dest = path.join(targetDir, rel);
     if (st.isDirectory()) {
-      // A folder the copy no longer has goes, unless a link the mirror keeps is still inside.
+      // A folder the copy no longer has goes once it is empty (what the copy keeps in it stays).
       if (fs.readdirSync(dest).length === 0) fs.rmdirSync(dest);
     } else fs.rmSync(dest, { force: true });
   }

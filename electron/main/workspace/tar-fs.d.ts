@@ -8,6 +8,11 @@ declare module 'tar-fs' {
     gid: number;
     uname?: string;
     gname?: string;
+    /** A link's target, as the archive names it. */
+    linkname?: string | null;
+    size?: number;
+    mode?: number;
+    mtime?: Date;
   }
   export function pack(dir: string, options?: { map?: (header: TarHeader) => TarHeader }): Readable;
   export function extract(

@@ -257,6 +257,21 @@ describe('ChatHeader sandbox', () => {
     // Which engine the chat runs on, and that its folders are copies there.
     expect(screen.getByText('ssh://me@box (remote: attached folders are copies)')).toBeTruthy();
   });
+
+  it('says when the sandbox runs on another engine than its profile now names, until it restarts', async () => {
+    const { api } = setup();
+    await screen.findByText('not started');
+    const pinned = {
+      chatId: 'c1', state: 'running' as const, key: 'default:c1', containerId: 'abc', containerName: 'berth-default-c1', image: 'debian:bookworm-slim', networkName: null, error: null,
+      engine: { id: 'unix:///var/run/docker.sock', kind: 'default' as const, label: '/var/run/docker.sock', remote: false },
+      profileEngine: { id: 'ssh://me@box', kind: 'ssh' as const, label: 'ssh://me@box', remote: true },
+    };
+    api.sandbox.set('c1', pinned);
+    api.emit('sandbox.status', pinned);
+    fireEvent.click(screen.getByRole('button', { name: 'Sandbox details' }));
+    const moves = await screen.findByRole('note', { name: 'Engine differs from the profile' });
+    expect(moves.textContent).toBe("Runs on /var/run/docker.sock; this chat's profile now uses ssh://me@box. It moves there when its sandbox stops (Stop, or idle stop); its home folder and installed packages stay behind.");
+  });
 });
 
 describe('ChatHeader: what attaching changes', () => {

@@ -130,7 +130,14 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
         <div id={detailsId} className="sandbox-details">
           <dl className="details">
             <dt>Engine</dt>
-            <dd>{status?.engine ? `${status.engine.label}${status.engine.remote ? ' (remote: attached folders are copies)' : ''}` : '—'}</dd>
+            <dd>
+              {status?.engine ? `${status.engine.label}${status.engine.remote ? ' (remote: attached folders are copies)' : ''}` : '—'}
+              {status?.engine && status.profileEngine && (
+                <span className="warning engine-moves" role="note" aria-label="Engine differs from the profile">
+                  {`Runs on ${status.engine.label}; this chat's profile now uses ${status.profileEngine.label}. It moves there when its sandbox stops (Stop, or idle stop); its home folder and installed packages stay behind.`}
+                </span>
+              )}
+            </dd>
             <dt>Container key</dt>
             <dd>{status?.key ?? '—'}</dd>
             <dt>Container name</dt>

@@ -9,7 +9,8 @@ import { formatBytes } from '../chat/SandboxUse';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
 import { EgressFields } from '../network/EgressFields';
-import { changedSettings, formChanged, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
+import { EngineField } from './EngineField';
+import { changedSettings, engineFromForm, formChanged, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
 export interface ProfileFormProps {
   /** The profile being edited; none: a new one. */
@@ -65,6 +66,8 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [saved, setSaved] = useState(initiallySaved);
   const [busy, setBusy] = useState(false);
+  /** The engine fields' errors show once a save or a check was tried, then follow the typing. */
+  const [engineTried, setEngineTried] = useState(false);
   const editing = profile !== null;
   const engine = useEngineResources();
   const engineCpus = engine && engine.cpus > 0 ? engine.cpus : null;
@@ -83,6 +86,11 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
+    if (!engineFromForm(values).ok) {
+      // Said beside each engine field, not again here.
+      setEngineTried(true);
+      return;
+    }
     const result = settingsFromForm(values);
     if (!result.ok) {
       setError({ code: 'invalid_request', message: result.message, hint: null });
@@ -138,6 +146,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       )}
       <fieldset className="field-grid" disabled={!docker}>
         <legend>Sandbox</legend>
+        <EngineField values={values} set={set} showErrors={engineTried} onTried={() => setEngineTried(true)} saved={editing ? profile.settings.engine : null} />
         <EgressFields values={values} set={set} />
         <Field label="Container scope">
           <select value={values.containerScope} onChange={(e) => set('containerScope', e.target.value as ProfileFormValues['containerScope'])}>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { profileView } from '../../test/fakeApi';
-import { changedSettings, formFromProfile, NEW_PROFILE, settingsFromForm } from './profileForm';
+import { changedSettings, engineFromForm, formFromProfile, NEW_PROFILE, settingsFromForm } from './profileForm';
 
 describe('profile form values', () => {
   it('round-trips a profile into the settings to send', () => {
@@ -18,8 +18,31 @@ describe('profile form values', () => {
         retention: { idleStopMinutes: 0, onQuit: 'keep' },
         warmPool: 2,
         agent: { baseUrl: null, model: null, approval: 'ask' },
+        engine: { kind: 'default' },
       },
     });
+  });
+
+  it('round-trips each kind of engine, and an unchanged one is no change', () => {
+    const tcp = { kind: 'tcp' as const, url: 'tcp://h:2376', tls: { ca: '/c/ca.pem', cert: '/c/cert.pem', key: '/c/key.pem' } };
+    for (const engine of [tcp, { kind: 'ssh' as const, url: 'ssh://me@h', identityFile: null }, { kind: 'podman' as const, socketPath: '/run/podman/podman.sock' }, { kind: 'context' as const, name: 'far' }]) {
+      const p = profileView('work', { engine });
+      const result = settingsFromForm(formFromProfile(p));
+      expect(result.ok && result.settings.engine).toEqual(engine);
+      expect(result.ok && changedSettings(p.settings, result.settings)).toEqual({});
+    }
+  });
+
+  it('checks the engine fields with the shared schema, each error on its field', () => {
+    expect(engineFromForm({ ...NEW_PROFILE, engineKind: 'ssh', engineUrl: 'me@host', sshKey: 'id_rsa' })).toEqual({
+      ok: false,
+      errors: {
+        engineUrl: 'An SSH engine is written ssh://user@host or ssh://user@host:port.',
+        sshKey: 'Give the full path of the SSH key file (starting with /), or leave it empty to use your SSH agent.',
+      },
+    });
+    expect(engineFromForm({ ...NEW_PROFILE, engineKind: 'podman', podmanSocket: '' })).toMatchObject({ ok: false, errors: { podmanSocket: expect.stringContaining('Podman socket') } });
+    expect(engineFromForm({ ...NEW_PROFILE, engineKind: 'ssh', engineUrl: ' ssh://me@host:2222 ', sshKey: '' })).toEqual({ ok: true, setting: { kind: 'ssh', url: 'ssh://me@host:2222', identityFile: null } });
   });
 
   it('sends the agent settings, an empty field as none', () => {

@@ -1,5 +1,5 @@
 /** The profile form's values (as typed) and their conversion to the contract's settings. */
-import { DEFAULT_EGRESS_ALLOW, type EgressMode, type ProfileSettings, type ProfileSettingsInput, type ProfileView } from '../../../shared/contract';
+import { DEFAULT_EGRESS_ALLOW, EngineSetting, type EgressMode, type ProfileSettings, type ProfileSettingsInput, type ProfileView } from '../../../shared/contract';
 import { BERTH_BASE_IMAGE } from '../../../shared/contract';
 import { allowFromText } from '../network/egressText';
 
@@ -23,6 +23,74 @@ export interface ProfileFormValues {
   baseUrl: string;
   model: string;
   approval: 'ask' | 'auto';
+  /** Where the sandboxes run (shared/engines.ts), each kind's fields as typed. */
+  engineKind: EngineSetting['kind'];
+  contextName: string;
+  /** ssh:// or tcp:// address. */
+  engineUrl: string;
+  sshKey: string;
+  tlsCa: string;
+  tlsCert: string;
+  tlsKey: string;
+  podmanSocket: string;
+}
+
+export type EngineFieldName = 'contextName' | 'engineUrl' | 'sshKey' | 'tlsCa' | 'tlsCert' | 'tlsKey' | 'podmanSocket';
+export type EngineResult = { ok: true; setting: EngineSetting } | { ok: false; errors: Partial<Record<EngineFieldName, string>> };
+
+/** What each path field must hold, said in words (the schema's own text is about any path). */
+const PATH_WORDS: Partial<Record<EngineFieldName, string>> = {
+  sshKey: 'Give the full path of the SSH key file (starting with /), or leave it empty to use your SSH agent.',
+  tlsCa: 'Give the full path of the CA certificate file (starting with /).',
+  tlsCert: 'Give the full path of the client certificate file (starting with /).',
+  tlsKey: 'Give the full path of the client key file (starting with /).',
+  podmanSocket: 'Give the full path of the Podman socket (starting with /), such as /run/podman/podman.sock.',
+};
+
+/** The form's engine fields → the setting, checked by the same schema main checks it with. */
+export function engineFromForm(v: ProfileFormValues): EngineResult {
+  const raw =
+    v.engineKind === 'default'
+      ? { kind: 'default' }
+      : v.engineKind === 'context'
+        ? { kind: 'context', name: v.contextName }
+        : v.engineKind === 'ssh'
+          ? { kind: 'ssh', url: v.engineUrl, identityFile: v.sshKey.trim() === '' ? null : v.sshKey.trim() }
+          : v.engineKind === 'tcp'
+            ? { kind: 'tcp', url: v.engineUrl, tls: { ca: v.tlsCa.trim(), cert: v.tlsCert.trim(), key: v.tlsKey.trim() } }
+            : { kind: 'podman', socketPath: v.podmanSocket.trim() };
+  const parsed = EngineSetting.safeParse(raw);
+  if (parsed.success) return { ok: true, setting: parsed.data };
+  const errors: Partial<Record<EngineFieldName, string>> = {};
+  for (const issue of parsed.error.issues) {
+    const key = issue.path.join('.');
+    const field: EngineFieldName | null =
+      key === 'name' ? 'contextName'
+      : key === 'url' ? 'engineUrl'
+      : key === 'identityFile' ? 'sshKey'
+      : key === 'tls.ca' ? 'tlsCa'
+      : key === 'tls.cert' ? 'tlsCert'
+      : key === 'tls.key' ? 'tlsKey'
+      : key === 'socketPath' ? 'podmanSocket'
+      : null;
+    if (field === null || errors[field]) continue;
+    // The address rules' messages are the schema's own words; paths get their field's.
+    errors[field] = field === 'engineUrl' ? issue.message : field === 'contextName' ? 'Choose a Docker context.' : (PATH_WORDS[field] as string);
+  }
+  return { ok: false, errors };
+}
+
+function engineFields(e: EngineSetting): Pick<ProfileFormValues, 'engineKind' | 'contextName' | 'engineUrl' | 'sshKey' | 'tlsCa' | 'tlsCert' | 'tlsKey' | 'podmanSocket'> {
+  return {
+    engineKind: e.kind,
+    contextName: e.kind === 'context' ? e.name : '',
+    engineUrl: e.kind === 'ssh' || e.kind === 'tcp' ? e.url : '',
+    sshKey: e.kind === 'ssh' ? (e.identityFile ?? '') : '',
+    tlsCa: e.kind === 'tcp' ? e.tls.ca : '',
+    tlsCert: e.kind === 'tcp' ? e.tls.cert : '',
+    tlsKey: e.kind === 'tcp' ? e.tls.key : '',
+    podmanSocket: e.kind === 'podman' ? e.socketPath : '',
+  };
 }
 
 /** The contract's defaults, for a new profile. */
@@ -43,6 +111,7 @@ export const NEW_PROFILE: ProfileFormValues = {
   baseUrl: '',
   model: '',
   approval: 'ask',
+  ...engineFields({ kind: 'default' }),
 };
 
 export function formFromProfile(profile: ProfileView): ProfileFormValues {
@@ -64,6 +133,7 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
     baseUrl: s.agent.baseUrl ?? '',
     model: s.agent.model ?? '',
     approval: s.agent.approval,
+    ...engineFields(s.engine),
   };
 }
 
@@ -85,6 +155,8 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
   const warmPool = number(values.warmPool, 'Warm sandboxes', true);
   for (const v of [memoryMb, cpus, pids, idleStopMinutes, warmPool]) if (typeof v === 'string') return { ok: false, message: v };
   // Said in words here: main's schema would answer with its own terse text.
+  const engine = engineFromForm(values);
+  if (!engine.ok) return { ok: false, message: "The engine settings are not complete: see the Engine fields." };
   if (values.image.trim() === '') {
     return { ok: false, message: `Choose an image for the sandbox: one of the engine's images, or Berth's own (${BERTH_BASE_IMAGE}), which Berth builds when the engine lacks it.` };
   }
@@ -100,6 +172,7 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
       retention: { idleStopMinutes: idleStopMinutes as number, onQuit: values.onQuit },
       warmPool: warmPool as number,
       agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval },
+      engine: engine.setting,
     },
   };
 }

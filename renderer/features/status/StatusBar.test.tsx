@@ -1,6 +1,6 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { createFakeApi } from '../../test/fakeApi';
+import { OK_ENGINE, createFakeApi } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { ConnectionBanner } from './ConnectionBanner';
 import { StatusBar } from './StatusBar';
@@ -35,6 +35,26 @@ describe('StatusBar', () => {
     await within(engine).findByText(/Docker 24\.0\.7/);
     api.emit('engine.status', { state: 'checking', version: null, endpoint: 'x', message: null, hint: null });
     expect(await within(engine).findByText('Docker: checking…')).toBeTruthy();
+  });
+
+  it('shows each engine in use with its own health, and follows each one\'s events', async () => {
+    const ssh = { id: 'ssh://me@box', kind: 'ssh' as const, label: 'ssh://me@box', remote: true };
+    const local = { id: 'unix:///var/run/docker.sock', kind: 'default' as const, label: '/var/run/docker.sock', remote: false };
+    const api = createFakeApi({ engine: { ...OK_ENGINE, engine: local } });
+    api.handle('engine.list', () => ({
+      engines: [
+        { ...OK_ENGINE, engine: local },
+        { state: 'ok', version: '27.1.1', endpoint: 'ssh://me@box', message: null, hint: null, engine: ssh },
+      ],
+    }));
+    renderWithApp(<StatusBar />, api);
+    const far = await screen.findByRole('status', { name: 'Engine ssh://me@box' });
+    expect(far.textContent).toContain('ssh://me@box');
+    expect(far.textContent).toContain('ok');
+    // The remote engine goes away: its own item says so; the default one stays ok.
+    api.emit('engine.status', { state: 'unreachable', version: null, endpoint: 'ssh://me@box', message: 'No answer from the SSH engine at box:22.', hint: 'Check the server.', engine: ssh });
+    await waitFor(() => expect(far.textContent).toContain('No answer from the SSH engine at box:22.'));
+    expect(screen.getByRole('status', { name: 'Docker engine' }).textContent).toContain('Docker 24.0.7');
   });
 
   it('says when the WebSocket is reconnecting', async () => {

@@ -1,5 +1,6 @@
 /** The Docker engine's state and, over WebSocket, the connection's. */
 import { useEffect, useState } from 'react';
+import type { EngineStatus } from '../../../shared/contract';
 import { useConnection, useEngine, useServices } from '../../app/context';
 
 export function EngineStatusItem() {
@@ -42,6 +43,39 @@ export function EngineStatusItem() {
         </button>
       )}
     </div>
+  );
+}
+
+/** Another engine in use (a profile that names its own): its place and its health. */
+function OtherEngineItem({ status }: { status: EngineStatus }) {
+  const label = status.engine?.label ?? status.endpoint;
+  return (
+    <div className="status-item" role="status" aria-label={`Engine ${label}`}>
+      {status.state === 'ok' ? (
+        <span title={status.endpoint}>
+          <span className="state-dot state-running" aria-hidden="true" /> {label} <span className="muted">ok</span>
+        </span>
+      ) : status.state === 'checking' ? (
+        <span>{label}: checking…</span>
+      ) : (
+        <span className="engine-down" title={status.endpoint}>
+          <span className="state-dot state-error" aria-hidden="true" /> {label} unreachable
+          {status.message !== null && <span className="engine-message">: {status.message}</span>}
+          {status.hint !== null && <span className="engine-hint"> {status.hint}</span>}
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function OtherEngineItems() {
+  const others = useEngine((s) => s.others);
+  return (
+    <>
+      {others.map((o) => (
+        <OtherEngineItem key={o.engine?.id ?? o.endpoint} status={o} />
+      ))}
+    </>
   );
 }
 
@@ -92,6 +126,7 @@ export function StatusBar() {
   return (
     <footer className="status-bar">
       <EngineStatusItem />
+      <OtherEngineItems />
       <span className="spacer" />
       <ConnectionStatusItem />
     </footer>
