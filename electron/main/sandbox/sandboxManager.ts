@@ -18,8 +18,8 @@ import { podmanChatNetwork, podmanNoAllowlist } from '../engine/podmanNetworks.j
 import { openNetworkPool, type SubnetPool } from '../policy/subnets.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
 import { fillRemote, prepareRemoteVolumes } from './remoteFill.js';
-import { copyVolumeFor, directWritesOnRemote, specForRemoteEngine } from '../policy/remoteSpec.js';
-import { fetchCopy, mirrorCopy } from '../workspace/remoteCopy.js';
+import { RemoteCopySync, carryImage, refuseDirectOnRemote } from './remoteSandbox.js';
+import { copyVolumeFor, specForRemoteEngine } from '../policy/remoteSpec.js';
 import type { HostFacts } from '../policy/sensitivePaths.js';
 import { FolderRefused, recheckAttachedFolder, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { recheckReviewCopy } from '../review/reviewMounts.js';
@@ -133,24 +133,15 @@ export interface SandboxEgress {
 
 const STOP_GRACE_SECONDS = 3;
 
-/** A remote engine cannot bind a folder of this computer: a folder the chat would write into directly is refused. */
-function refuseDirectOnRemote(mounts: readonly PlannedMount[], label: string): void {
-  const direct = directWritesOnRemote(mounts);
-  if (direct.length === 0) return;
-  throw new BerthError(
-    'workspace_refused',
-    `This chat's sandbox runs on the remote engine ${label}, which cannot write into folders of this computer; ${direct.map((d) => `"${d}"`).join(', ')} ${direct.length === 1 ? 'is' : 'are'} attached read-write.`,
-    { hint: 'Attach the folder in Review mode (the chat works on a copy there and you apply its changes from the Changes panel) or read-only, or use the default engine for this profile.' },
-  );
-}
-
 export type GoneListener = (key: string, reason: string) => void;
 
 export class SandboxManager {
   private readonly slots = new Map<string, Slot>();
   private readonly goneListeners = new Set<GoneListener>();
 
-  constructor(private readonly deps: SandboxManagerDeps) {}
+  constructor(private readonly deps: SandboxManagerDeps) {
+    this.remoteCopies = new RemoteCopySync(deps.dataDir);
+  }
 
   /** Hears, just before it happens, that a key's container stops or goes away, and why. */
   onGone(listener: GoneListener): () => void {
@@ -603,7 +594,12 @@ export class SandboxManager {
     const { baseImage } = this.deps;
     const remote = s.engine?.ref.remote === true;
     if (!imagePresent && remote) {
-      await this.carryImage(s, req, engine, notices);
+      const label = s.engine?.ref.label ?? 'the remote engine';
+      const onProgress = (phase: 'building' | 'pulling', message: string, fraction: number | null) => {
+        s.phase = phase;
+        req.onProgress(phase, message, fraction);
+      };
+      notices.push(...(await carryImage({ image: req.image, local: this.deps.engines.local().engine, remote: engine, label, baseImage, onProgress })));
     } else if (!imagePresent && req.image === baseImage.tag) {
       s.phase = 'building';
       req.onProgress('building', `Building Berth's base image ${req.image} (first run only)…`, 0);
@@ -642,79 +638,20 @@ export class SandboxManager {
     }
   }
 
-  /**
-   * A remote engine lacking the image gets it from this computer's engine when that has it (or
-   * builds Berth's base image here first): `docker save | docker load` through the two engines'
-   * APIs, no registry. Anything else is pulled by the remote engine itself.
-   */
-  private async carryImage(s: Slot, req: SandboxRequest, engine: Engine, notices: string[]): Promise<void> {
-    const local = this.deps.engines.local().engine;
-    const { baseImage } = this.deps;
-    let here = await local.hasImage(req.image).catch(() => false);
-    if (!here && req.image === baseImage.tag) {
-      s.phase = 'building';
-      req.onProgress('building', `Building Berth's base image ${req.image} on this computer (first run only)…`, 0);
-      notices.push(await baseImage.build((p) => req.onProgress('building', p.message, p.fraction)));
-      here = true;
-    }
-    if (!here) {
-      s.phase = 'pulling';
-      req.onProgress('pulling', `Downloading the image ${req.image}…`, 0);
-      await engine.pullImage(req.image, (p) => req.onProgress('pulling', p.message, p.fraction));
-      return;
-    }
-    s.phase = 'pulling';
-    req.onProgress('pulling', `Copying the image ${req.image} to ${s.engine?.ref.label ?? 'the remote engine'}…`, null);
-    await engine.loadImage(await local.exportImage(req.image));
-    if (!(await engine.hasImage(req.image))) {
-      throw new BerthError('image_unavailable', `The image ${req.image} was sent to ${s.engine?.ref.label ?? 'the remote engine'} but it does not have it now.`, {
-        hint: 'Check the remote engine (docker image ls there) and try again.',
-      });
-    }
-    notices.push(`The image ${req.image} was copied from this computer's engine to ${s.engine?.ref.label ?? 'the remote engine'}.`);
-  }
-
   /** Whether the key's sandbox is (or would be) on an engine whose files are not this computer's. */
   isRemote(key: string): boolean {
     return this.slots.get(key)?.engine?.ref.remote === true;
   }
 
-  private readonly syncing = new Map<string, Promise<void>>();
+  private readonly remoteCopies: RemoteCopySync;
 
-  /**
-   * A remote sandbox's Review copies → their copies on this computer (the ones the Changes panel
-   * lists and Apply reads): files and folders only, never through a link. Calls for one key
-   * while one runs share the next run, so the last call always sees the latest content.
-   */
+  /** A remote sandbox's Review copies → their copies on this computer (remoteSandbox.ts). */
   syncRemoteCopies(key: string, mounts: readonly PlannedMount[]): Promise<void> {
     const s = this.slots.get(key);
     if (!s?.engine?.ref.remote || !s.containerId) return Promise.resolve();
-    const running = this.syncing.get(key) ?? Promise.resolve();
-    const next = running.then(() => this.syncOnce(s, mounts));
-    const tail = next.catch(() => undefined);
-    this.syncing.set(key, tail);
-    void tail.then(() => {
-      if (this.syncing.get(key) === tail) this.syncing.delete(key);
-    });
-    return next;
-  }
-
-  private async syncOnce(s: Slot, mounts: readonly PlannedMount[]): Promise<void> {
-    const handle = s.engine;
-    const containerId = s.containerId;
-    if (!handle || !containerId) return;
-    const scratch = path.join(this.deps.dataDir, 'tmp');
-    fs.mkdirSync(scratch, { recursive: true, mode: 0o700 });
-    for (const m of mounts) {
-      if (m.origin !== 'review' || m.readOnly) continue;
-      // Only what changed is written out and compared (fetchCopy's quick check against the copy here).
-      const fetched = await fetchCopy({ engine: handle.engine, containerId, containerPath: m.target }, scratch, m.source);
-      try {
-        mirrorCopy(fetched.dir, m.source, fetched.unchanged);
-      } finally {
-        fs.rmSync(fetched.dir, { recursive: true, force: true });
-      }
-    }
+    // Read when the run starts: a queued run uses the container of its own time.
+    const where = () => (s.engine && s.containerId ? { engine: s.engine.engine, containerId: s.containerId } : null);
+    return this.remoteCopies.sync(key, where, mounts);
   }
 
   /**
