@@ -159,7 +159,8 @@ describe.each(kinds)('a chat on the $name engine in the browser', (kind) => {
         await setup.dispose();
       }
 
-      host = await startHost(root, {}, { dataDir });
+      // The ssh one's host key is in a known_hosts of the test's own, as after a first `ssh` (never a bypass).
+      host = await startHost(root, {}, { dataDir, ...(kind.name === 'ssh' ? { knownHosts: sshd.knownHostsFile } : {}) });
       instances.push(host.instanceId);
       browser = await launchBrowser();
       const page: Page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();

@@ -27,14 +27,15 @@ export interface RunningHost {
  * `at`: a port and data folder to start on (the same Berth again, as after a restart); by
  * default a free port and a new data folder under `root`.
  */
-export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: { port?: number; dataDir?: string } = {}): Promise<RunningHost> {
+/** `knownHosts`: a known_hosts file for ssh:// engines (the test sshd's), instead of the user's. */
+export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: { port?: number; dataDir?: string; knownHosts?: string } = {}): Promise<RunningHost> {
   if (!fs.existsSync(path.join(REPO, 'dist', 'renderer', 'index.html'))) {
     throw new Error('The renderer is not built: run `npm run build:renderer` first (npm test does).');
   }
   const dataDir = at.dataDir ?? fs.mkdtempSync(path.join(root, 'host-data-'));
   // BERTH_HOST_CPU_PROF=DIR: a Node CPU profile of the host, written there when it stops (bench/README.md).
   const profile = process.env.BERTH_HOST_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BERTH_HOST_CPU_PROF] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir, ...(at.knownHosts ? ['--known-hosts', at.knownHosts] : [])], {
     cwd: REPO,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

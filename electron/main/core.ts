@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING, DEFAULT_PROFILE, methods, type EngineSetting, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
-import { createEngine, type Engine } from './engine/dockerEngine.js';
+import { createEngine, type DockerEngineOptions, type Engine } from './engine/dockerEngine.js';
 import { contextByName, currentContextHost, listContexts } from './engine/dockerContext.js';
 import { engineSettingProblem } from './engine/engineSettingCheck.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
@@ -76,6 +76,11 @@ export interface CoreOptions {
   egress?: EgressOptions;
   /** The most of a git repository's history a pooled chat's slot copies (review/reviewCopy SLOT_HISTORY_MAX_BYTES; tests lower it). */
   slotHistoryMaxBytes?: number;
+  /**
+   * The known_hosts files ssh:// engines' host keys are checked against; by default the user's
+   * and the system's, as `ssh` reads them (tests: a file of their own). Never from the environment.
+   */
+  knownHostsFiles?: string[];
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -139,7 +144,7 @@ function describeIssues(error: z.ZodError): string {
  * Docker tools use, or the one a caller injected; a broken address still lets the app open and
  * say so (the registry turns a refused setting into an engine whose calls give the reason).
  */
-function engineRegistry(env: NodeJS.ProcessEnv, injected: Engine | undefined, events: EventHub, clock: Clock): EngineRegistry {
+function engineRegistry(env: NodeJS.ProcessEnv, injected: Engine | undefined, events: EventHub, clock: Clock, engineOptions: DockerEngineOptions): EngineRegistry {
   const home = os.homedir();
   const choose = (setting: EngineSetting): EngineChoice => {
     if (setting.kind === 'default' && injected) {
@@ -156,7 +161,7 @@ function engineRegistry(env: NodeJS.ProcessEnv, injected: Engine | undefined, ev
   };
   return new EngineRegistry({
     choose,
-    create: (choice) => (choice.ref.id === 'default' && injected ? injected : createEngine(choice.endpoint)),
+    create: (choice) => (choice.ref.id === 'default' && injected ? injected : createEngine(choice.endpoint, engineOptions)),
     events,
     clock,
   });
@@ -194,7 +199,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const store = createStore(openDatabase(dataDir));
   const instanceId = instanceIdOf(store);
   const events = new EventHub();
-  const engines = engineRegistry(env, options.engine, events, clock);
+  const engines = engineRegistry(env, options.engine, events, clock, options.knownHostsFiles ? { knownHostsFiles: options.knownHostsFiles } : {});
   const engineOfProfile = (name: string) => engines.forSetting(sessions.requireProfile(name).settings.engine);
   // This computer's engine (or the injected one): Berth's own images are built here, and the
   // egress proxies, warm pool and use statistics run on it.

@@ -3,6 +3,9 @@
  * engine (ssh://, through ssh2 as docker-modem uses it). An ssh:// engine is treated as one
  * whose files are not this computer's: nothing local is bound there; folders are copies.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineStatus } from '../../shared/contract.js';
 import { docker, inspect } from '../support/docker.js';
@@ -16,6 +19,8 @@ const missing = sshdMissing();
 if (missing) console.warn(`engines.test.ts: skipping the ssh:// engine tests: ${missing}`);
 const sshd = new TestSshd();
 const instances: string[] = [];
+/** A core that trusts the test sshd's host key, as the user's known_hosts would after a first `ssh`. */
+const trusting = () => h.core({ knownHostsFiles: [sshd.knownHostsFile] });
 
 beforeAll(async () => {
   if (!missing) await sshd.start();
@@ -35,7 +40,7 @@ afterAll(async () => {
 
 describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
   it('runs its chat there, shows which engine, binds no local path, and works on a Review copy that comes back only on Apply', async () => {
-    const core = h.core();
+    const core = trusting();
     instances.push(core.instanceId);
     await remoteReviewScenario(h, core, { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile }, async (id) => (await inspect<{ Mounts: Mounts }>(id)).Mounts, 'ssh');
     // Deleting the chat took its volumes on that engine with it.
@@ -43,7 +48,7 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
   }, 240_000);
 
   it('a running chat stays on its engine when the profile changes engine, says so, and moves only once stopped', async () => {
-    const core = h.core();
+    const core = trusting();
     instances.push(core.instanceId);
     const profile = await h.profile(core);
     const chat = await core.chats.create({ profile: profile.name });
@@ -75,7 +80,7 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
   }, 180_000);
 
   it('the profile form (a client) checks the ssh engine and sets it; files that are not what the field says are refused', async () => {
-    const core = h.core();
+    const core = trusting();
     instances.push(core.instanceId);
     const client = core.connectClient();
     try {
@@ -106,7 +111,7 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
   }, 180_000);
 
   it('the engine going away mid-chat is reported for that profile, and the chat recovers when it returns', async () => {
-    const core = h.core();
+    const core = trusting();
     instances.push(core.instanceId);
     const profile = await h.profile(core, { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } });
     const chat = await core.chats.create({ profile: profile.name });
@@ -131,4 +136,64 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     expect(back.output).toContain('back');
     await core.chats.delete({ chatId: chat.id });
   }, 180_000);
+
+  describe('the host key is checked against known_hosts, as ssh does', () => {
+    /** A chat on a profile of this sshd, with this known_hosts: what the user sees. */
+    async function refusedWith(knownHosts: string) {
+      const file = path.join(h.workspace('known-hosts', { known_hosts: knownHosts }), 'known_hosts');
+      const core = h.core({ knownHostsFiles: [file] });
+      instances.push(core.instanceId);
+      const engine = { kind: 'ssh' as const, url: sshd.url, identityFile: sshd.identityFile };
+      const checked = (await core.call('engine.check', { engine })) as EngineStatus;
+      const profile = await h.profile(core, { engine });
+      const chat = await core.chats.create({ profile: profile.name });
+      const refused = await core.sandbox.exec({ chatId: chat.id, command: 'echo never' }).then(() => null, (e: { code: string; message: string; hint?: string }) => e);
+      const status = await core.engine.status({ profile: profile.name });
+      // Nothing of the profile was made there (no sandbox, no proxy): its engine was never talked to.
+      expect(await docker('ps', '-a', '--format', '{{.Names}}', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', `label=berth.profile=${profile.name}`)).toBe('');
+      return { core, file, chat, profile, checked, refused, status };
+    }
+
+    it('an sshd whose key is not in known_hosts is refused, saying how to add it', async () => {
+      const { core, file, chat, profile, checked, refused, status } = await refusedWith('# nothing for this host\n');
+      for (const said of [checked, status]) {
+        expect(said.state).toBe('unreachable');
+        expect(said.message).toContain(`The SSH host 127.0.0.1:${sshd.port} is not in your known_hosts`);
+        expect(said.hint).toContain(`ssh -p ${sshd.port} root@127.0.0.1`);
+      }
+      expect(refused?.code).toBe('engine_unreachable');
+      expect(refused?.message).toContain('is not in your known_hosts');
+      // The user adds the key (as `ssh` would on the first connection): the refusal goes away, the chat runs.
+      fs.appendFileSync(file, `${sshd.knownHostsLine()}\n`);
+      await waitFor(async () => (await core.engine.status({ profile: profile.name })).state === 'ok', 'the ssh engine accepted once known', 60_000);
+      expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo now' })).output).toContain('now');
+      await core.chats.delete({ chatId: chat.id });
+    }, 120_000);
+
+    it('an sshd whose key differs from the known_hosts entry is refused as a possible man-in-the-middle, naming the entry', async () => {
+      const dir = fs.mkdtempSync(path.join(sshd.dir, 'other-'));
+      const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'k')]);
+      expect(made.status).toBe(0);
+      const other = fs.readFileSync(path.join(dir, 'k.pub'), 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+      const { file, checked, refused, status } = await refusedWith(`# another machine's key under this address\n[127.0.0.1]:${sshd.port} ${other}\n`);
+      for (const said of [checked, status]) {
+        expect(said.state).toBe('unreachable');
+        expect(said.message).toMatch(/differs from the one in your known_hosts/);
+        expect(said.message).toMatch(/man-in-the-middle/);
+        expect(said.message).toContain(`${file}:2`);
+      }
+      expect(refused?.code).toBe('engine_unreachable');
+      expect(refused?.message).toContain(`${file}:2`);
+    }, 120_000);
+
+    it('a hashed known_hosts entry (HashKnownHosts yes) is accepted', async () => {
+      const file = path.join(h.workspace('known-hosts-hashed', { known_hosts: `${sshd.knownHostsLine()}\n` }), 'known_hosts');
+      const hashed = spawnSync('ssh-keygen', ['-H', '-f', file]);
+      expect(hashed.status).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toMatch(/^\|1\|/);
+      const core = h.core({ knownHostsFiles: [file] });
+      const checked = (await core.call('engine.check', { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } })) as EngineStatus;
+      expect(checked).toMatchObject({ state: 'ok', engine: { kind: 'ssh' } });
+    }, 120_000);
+  });
 });

@@ -33,6 +33,8 @@ async function listening(port: number): Promise<boolean> {
 export class TestSshd {
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-sshd-'));
   readonly identityFile = path.join(this.dir, 'client_key');
+  /** A known_hosts holding this sshd's host key under [127.0.0.1]:port (written by start()), as `ssh` would after the first connection. */
+  readonly knownHostsFile = path.join(this.dir, 'known_hosts');
   port = 0;
   private child: ChildProcess | null = null;
 
@@ -44,6 +46,12 @@ export class TestSshd {
     return `ssh://root@127.0.0.1:${this.port}`;
   }
 
+  /** The known_hosts line for this sshd's host key (its port must be set). */
+  knownHostsLine(): string {
+    const [type, key] = fs.readFileSync(path.join(this.dir, 'host_key.pub'), 'utf8').trim().split(/\s+/);
+    return `[127.0.0.1]:${this.port} ${type} ${key}`;
+  }
+
   async start(): Promise<void> {
     if (!fs.existsSync(path.join(this.dir, 'host_key'))) {
       for (const key of ['host_key', 'client_key']) {
@@ -52,6 +60,7 @@ export class TestSshd {
       }
       fs.copyFileSync(`${this.identityFile}.pub`, path.join(this.dir, 'authorized_keys'));
       this.port = await freePort();
+      fs.writeFileSync(this.knownHostsFile, `${this.knownHostsLine()}\n`);
       fs.writeFileSync(
         path.join(this.dir, 'sshd_config'),
         [

@@ -198,6 +198,11 @@ export interface DockerEngineOptions {
    * the docker command: DOCKER_CERT_PATH, otherwise ~/.docker.
    */
   certPath?: string;
+  /**
+   * The known_hosts files an ssh:// engine's host key must be listed in; by default, like `ssh`:
+   * ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts.
+   */
+  knownHostsFiles?: string[];
 }
 
 const TLS_FILES = ['ca.pem', 'cert.pem', 'key.pem'] as const;
@@ -241,24 +246,25 @@ function readNamedTlsFiles(files: { ca: string; cert: string; key: string }, lab
   }
 }
 
-function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert: Buffer; key: Buffer } | null): Docker.DockerOptions {
+function endpointOptions(endpoint: EngineEndpoint, tlsFiles: { ca: Buffer; cert: Buffer; key: Buffer } | null, knownHostsFiles: string[]): Docker.DockerOptions {
   switch (endpoint.kind) {
     case 'socket':
       return { socketPath: endpoint.socketPath };
     case 'tcp':
       return { host: endpoint.host, port: endpoint.port, protocol: endpoint.tls ? 'https' : 'http', ...(tlsFiles ?? {}) };
     case 'ssh':
-      return sshOptions(endpoint);
+      return sshOptions(endpoint, knownHostsFiles);
   }
 }
 
 /** ssh://user@host:port through ssh2 (docker-modem's SSH transport), with a key file or the agent. */
-function sshOptions(endpoint: Extract<EngineEndpoint, { kind: 'ssh' }>): Docker.DockerOptions {
+function sshOptions(endpoint: Extract<EngineEndpoint, { kind: 'ssh' }>, knownHostsFiles: string[]): Docker.DockerOptions {
   const url = new URL(endpoint.host);
   const agent = sshAgent({
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port ? Number(url.port) : 22,
     username: decodeURIComponent(url.username),
+    knownHostsFiles,
     ...(endpoint.identityFile
       ? { privateKey: fs.readFileSync(endpoint.identityFile) }
       : process.env.SSH_AUTH_SOCK
@@ -345,7 +351,7 @@ export class DockerEngine implements Engine {
     }
     let docker: Docker | null = null;
     try {
-      docker = new Docker(endpointOptions(endpoint, tlsFiles));
+      docker = new Docker(endpointOptions(endpoint, tlsFiles, options.knownHostsFiles ?? [path.join(os.homedir(), '.ssh', 'known_hosts'), '/etc/ssh/ssh_known_hosts']));
     } catch (error) {
       unusable ??= new BerthError('engine_unreachable', `Berth cannot use the engine at ${this.endpointLabel}: ${engineMessage(error)}`, {
         hint: "Check the engine's address and key file in the profile's settings.",

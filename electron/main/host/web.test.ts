@@ -24,6 +24,10 @@ describe('parseWebArgs', () => {
     expect(parse(['--port', '0', '--data-dir', 'data'])).toEqual({ kind: 'run', options: { port: 0, dataDir: '/work/data' } });
     expect(parse(['--port=8080', '--data-dir=/abs'])).toEqual({ kind: 'run', options: { port: 8080, dataDir: '/abs' } });
   });
+  it('takes --known-hosts files, repeatable, resolved against the current folder', () => {
+    expect(parse(['--known-hosts', 'kh', '--known-hosts=/etc/other'])).toEqual({ kind: 'run', options: { port: DEFAULT_PORT, dataDir: '/home/me/.local/share/berth', knownHostsFiles: ['/work/kh', '/etc/other'] } });
+    expect(parse(['--known-hosts'])).toMatchObject({ kind: 'error' });
+  });
   it('refuses bad values and unknown options', () => {
     expect(parse(['--port', 'x'])).toMatchObject({ kind: 'error' });
     expect(parse(['--port', '70000'])).toMatchObject({ kind: 'error' });

@@ -33,11 +33,11 @@ async function main(): Promise<void> {
     process.stderr.write(USAGE);
     process.exit(2);
   }
-  const { port, dataDir } = parsed.options;
+  const { port, dataDir, knownHostsFiles } = parsed.options;
 
   let core: BerthCore;
   try {
-    core = createCore({ dataDir });
+    core = createCore({ dataDir, ...(knownHostsFiles ? { knownHostsFiles } : {}) });
   } catch (error) {
     note(`Berth could not open its data in ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -7,12 +7,17 @@ export interface WebOptions {
   /** 0 picks a free port. */
   port: number;
   dataDir: string;
+  /** --known-hosts, repeatable: the known_hosts files ssh:// engines are checked against instead of ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts. */
+  knownHostsFiles?: string[];
 }
 
-export const USAGE = `Usage: npm run web -- [--port N] [--data-dir DIR]
+export const USAGE = `Usage: npm run web -- [--port N] [--data-dir DIR] [--known-hosts FILE]...
 
   --port N        the port on 127.0.0.1 to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --data-dir DIR  where Berth keeps its data (default $XDG_DATA_HOME/berth or ~/.local/share/berth)
+  --known-hosts FILE
+                  a known_hosts file ssh:// engines' host keys must be listed in (repeatable;
+                  default ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts, as ssh)
 `;
 
 /** `$XDG_DATA_HOME/berth` when that is an absolute path, else `~/.local/share/berth`. */
@@ -27,12 +32,13 @@ export type ParsedArgs = { kind: 'run'; options: WebOptions } | { kind: 'help' }
 export function parseWebArgs(argv: readonly string[], env: NodeJS.ProcessEnv, home: string, cwd: string): ParsedArgs {
   let port = DEFAULT_PORT;
   let dataDir: string | null = null;
+  const knownHostsFiles: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') return { kind: 'help' };
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name !== '--port' && name !== '--data-dir') return { kind: 'error', message: `Unknown option "${arg}".` };
+    if (name !== '--port' && name !== '--data-dir' && name !== '--known-hosts') return { kind: 'error', message: `Unknown option "${arg}".` };
     let value: string | undefined;
     if (eq > 0 && arg.startsWith('--')) value = arg.slice(eq + 1);
     else value = argv[++i];
@@ -42,9 +48,11 @@ export function parseWebArgs(argv: readonly string[], env: NodeJS.ProcessEnv, ho
         return { kind: 'error', message: `--port takes a number from 0 to 65535, not "${value}".` };
       }
       port = Number(value);
+    } else if (name === '--known-hosts') {
+      knownHostsFiles.push(path.resolve(cwd, value));
     } else {
       dataDir = path.resolve(cwd, value);
     }
   }
-  return { kind: 'run', options: { port, dataDir: dataDir ?? defaultDataDir(env, home) } };
+  return { kind: 'run', options: { port, dataDir: dataDir ?? defaultDataDir(env, home), ...(knownHostsFiles.length ? { knownHostsFiles } : {}) } };
 }
