@@ -110,6 +110,11 @@ describe("egress 'allowlist'", () => {
     expect(good.output).toContain('CN = allowed.test');
     const fronted = await run(hello('blocked.test'));
     expect(fronted.output).not.toContain('subject=');
+    // Both names allowed, but the SNI is not the CONNECT's host: cut too (a tunnel opened for
+    // one allowed name never carries a TLS session for another).
+    const swapped = await run(hello('berth-egress-proxy'));
+    expect(swapped.output).not.toContain('subject=');
+    await waitForLog((r) => r.method === 'CONNECT' && r.host === 'berth-egress-proxy' && r.port === 443 && !r.allowed && r.bytesIn < 100);
     // The Network view names the refused name (what "Allow this host" would allow).
     await waitForLog((r) => r.method === 'CONNECT' && r.host === 'blocked.test' && r.port === 443 && !r.allowed && r.bytesIn < 100);
   });

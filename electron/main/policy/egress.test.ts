@@ -24,12 +24,14 @@ describe('squid configuration', () => {
     expect(squidAllowConf([])).not.toContain('http_access');
   });
 
-  it('checks the SNI of every CONNECT against the same names: peek, splice the allowed, cut the rest (no interception)', () => {
+  it('checks the SNI of every CONNECT against the entry its host matched: peek, splice the allowed, cut the rest (no interception)', () => {
     const allow = squidAllowConf(['github.com', '*.npmjs.org']);
-    expect(allow).toContain('acl berth_sni ssl::server_name github.com');
-    expect(allow).toContain('acl berth_sni ssl::server_name .npmjs.org');
+    expect(allow).toContain('acl berth_sni_0 ssl::server_name github.com\nacl berth_sni all-of berth_host_0 berth_port_0 berth_sni_0');
+    expect(allow).toContain('acl berth_sni_1 ssl::server_name .npmjs.org\nacl berth_sni all-of berth_host_1 berth_port_1 berth_sni_1');
+    // Never an SNI acl for the whole list (an SNI of one allowed host inside a CONNECT to another).
+    expect(allow).not.toMatch(/acl berth_sni ssl::server_name/);
     // An empty list still defines the acl (squid refuses an unknown one), matching nothing real.
-    expect(squidAllowConf([])).toContain('acl berth_sni ssl::server_name berth.invalid');
+    expect(squidAllowConf([])).toContain('acl berth_sni_none ssl::server_name berth.invalid\nacl berth_sni all-of berth_sni_none');
     const conf = squidConf('/tmp/berth');
     // squid listens only on the proxy's loopback (HAProxy passes it the allowed CONNECTs), and
     // only for CONNECTs from there; it peeks and splices.

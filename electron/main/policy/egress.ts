@@ -42,19 +42,28 @@ export function allowRules(entries: readonly string[]): AllowRule[] {
  * The include file squid reads on each reconfigure: per entry, an acl pair and an allow line
  * for the request (CONNECT's host, or the plain request's) and the entry's names for the TLS
  * check of a CONNECT's client hello (SNI).
+ *
+ * `berth_sni` holds when the CONNECT's host and port and the SNI all match one and the same
+ * entry (squid ORs `all-of` lines of one name). Matching the SNI against the whole list would
+ * let a tunnel opened for one allowed name carry TLS for another (domain fronting between
+ * allowed hosts); squid has no acl that compares the SNI with the CONNECT's host, so this is
+ * as close as it gets: for a plain host entry the two must be equal, for `*.domain` both must
+ * be under that domain.
  */
 export function squidAllowConf(entries: readonly string[]): string {
   const lines = [
     '# Written by Berth from the profile setting egressAllow.',
     '# Never matches: the SNI acl exists even for an empty list.',
-    'acl berth_sni ssl::server_name berth.invalid',
+    'acl berth_sni_none ssl::server_name berth.invalid',
+    'acl berth_sni all-of berth_sni_none',
   ];
   allowRules(entries).forEach((rule, i) => {
     // -n: never match an IP-literal request through a reverse lookup of its address.
     lines.push(`acl berth_host_${i} dstdomain -n ${rule.domain}`);
     lines.push(`acl berth_port_${i} port ${rule.ports.join(' ')}`);
     lines.push(`http_access allow berth_host_${i} berth_port_${i}`);
-    lines.push(`acl berth_sni ssl::server_name ${rule.domain}`);
+    lines.push(`acl berth_sni_${i} ssl::server_name ${rule.domain}`);
+    lines.push(`acl berth_sni all-of berth_host_${i} berth_port_${i} berth_sni_${i}`);
   });
   return `${lines.join('\n')}\n`;
 }
