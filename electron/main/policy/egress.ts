@@ -86,14 +86,35 @@ export const SNI_PORT = 3129;
  * The proxy's layout (which program listens where, what the logs say). A proxy container left
  * running by a Berth with another layout is replaced, not reused.
  */
-export const PROXY_LAYOUT = '2';
+export const PROXY_LAYOUT = '3';
+
+/** Where the proxy keeps SNI_MATCH_HELPER (written when it starts). */
+export function sniHelperPath(confDir: string): string {
+  return `${confDir}/sni-match.pl`;
+}
+
+/**
+ * squid's external acl helper that says whether a tunnel's SNI is exactly its CONNECT's host.
+ * squid has no built-in acl that compares two names of one request (its ssl::server_name also
+ * falls back to the CONNECT's host when the client hello has no SNI), so this few-line perl
+ * filter does it: per line `SNI HOST` (squid's %-encoding, `-` for none), `OK` when the SNI is
+ * there and names the host (case and a trailing dot aside), `ERR` otherwise. perl-base is in
+ * every Debian image, so the proxy image does not change.
+ */
+export const SNI_MATCH_HELPER = `$| = 1;
+while (my $line = <STDIN>) {
+  chomp $line;
+  my ($sni, $host) = map { my $v = lc($_ // ''); $v =~ s/%([0-9a-f]{2})/chr(hex($1))/ge; $v =~ s/\\.$//; $v } split(/ /, $line);
+  print(($sni ne '' && $sni ne '-' && $sni eq $host) ? "OK\\n" : "ERR\\n");
+}
+`;
 
 /**
  * squid's configuration: the SNI check of HTTPS tunnels, with no interception. HAProxy (the
  * sandboxes' ports, haproxyConf) has already allowed the CONNECT by host and port; it passes
  * it to this loopback-only ssl-bump port, which peeks at the client hello and splices it
- * (passes the bytes through untouched) only when its SNI names an allowed host; any other TLS
- * connection is cut. Why the check is squid's and the rest HAProxy's: on an ssl-bump port squid
+ * (passes the bytes through untouched) only when its SNI is the CONNECT's own host and matches
+ * the same allowlist entry as that host and port; any other TLS connection is cut. Why the check is squid's and the rest HAProxy's: on an ssl-bump port squid
  * answers a refused CONNECT by bumping the connection to show its error page over TLS with a
  * certificate of its own (a refusal would look like a certificate error), and it copies
  * tunnels in its one thread; HAProxy refuses with a plain 403 and copies with splice(2). squid
@@ -128,9 +149,13 @@ http_access deny !CONNECT
 http_access deny berth_never
 include ${confDir}/allow.conf
 http_access deny all
+# The SNI must be there and be the CONNECT's own host (SNI_MATCH_HELPER), besides matching the
+# same allowlist entry as that host and port (berth_sni, allow.conf).
+external_acl_type berth_sni_match ttl=60 negative_ttl=60 children-max=2 children-startup=1 %ssl::>sni %DST /usr/bin/perl ${sniHelperPath(confDir)}
+acl berth_sni_is_host external berth_sni_match
 acl berth_step1 at_step SslBump1
 ssl_bump peek berth_step1
-ssl_bump splice berth_sni
+ssl_bump splice berth_sni berth_sni_is_host
 ssl_bump terminate all
 # A CONNECT whose first bytes are not TLS (ssh to an allowed host:port, say): its host and
 # port were allowed, so the bytes pass as a plain tunnel.
