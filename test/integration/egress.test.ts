@@ -110,6 +110,18 @@ describe("egress 'allowlist'", () => {
     expect(good.output).toContain('CN = allowed.test');
     const fronted = await run(hello('blocked.test'));
     expect(fronted.output).not.toContain('subject=');
+    // Both names allowed, but the SNI is not the CONNECT's host: cut too (a tunnel opened for
+    // one allowed name never carries a TLS session for another).
+    const swapped = await run(hello('berth-egress-proxy'));
+    expect(swapped.output).not.toContain('subject=');
+    await waitForLog((r) => r.method === 'CONNECT' && r.host === 'berth-egress-proxy' && r.port === 443 && !r.allowed && r.bytesIn < 100);
+    // A client hello with no SNI is cut as well (squid alone would judge it by the CONNECT's host).
+    const bare = await run(`echo | openssl s_client -proxy berth-egress-proxy:3128 -connect allowed.test:443 -noservername -CAfile /workspace/ca.pem 2>&1 | grep -E 'subject=' ; echo "rc=$?"`);
+    expect(bare.output).not.toContain('subject=');
+    // Plain HTTP inside an allowed tunnel never reaches the server: squid answers it with a 403.
+    const notTls = await run(`printf 'CONNECT allowed.test:443 HTTP/1.1\\r\\nHost: allowed.test:443\\r\\n\\r\\nGET / HTTP/1.1\\r\\nHost: allowed.test\\r\\n\\r\\n' | nc -w 5 berth-egress-proxy 3128 | grep '^HTTP/'`);
+    expect(notTls.output).toMatch(/^HTTP\/1\.1 200 [^\n]*\nHTTP\/1\.1 403 /);
+    expect(notTls.output).not.toContain('hello from');
     // The Network view names the refused name (what "Allow this host" would allow).
     await waitForLog((r) => r.method === 'CONNECT' && r.host === 'blocked.test' && r.port === 443 && !r.allowed && r.bytesIn < 100);
   });

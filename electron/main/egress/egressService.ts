@@ -22,7 +22,7 @@ import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import { DEFAULT_SUBNET_POOL, type SubnetPool } from '../policy/subnets.js';
 import {
   HTTP_ALLOW_FILE, HTTP_READY_LINE, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyCertCommand,
-  proxyContainerName, refusedNote, sandboxNetworkName, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
+  proxyContainerName, refusedNote, sandboxNetworkName, SNI_MATCH_HELPER, sniHelperPath, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
 } from '../policy/egress.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
@@ -192,10 +192,11 @@ export class EgressService {
           entrypoint: [
             '/bin/sh', '-c',
             `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf`
+              + ` && printf '%s' "$BERTH_SNI_HELPER" > ${sniHelperPath(CONF_DIR)}`
               + ` && printf '%s' "$BERTH_HAPROXY_CONF" > ${CONF_DIR}/haproxy.cfg && printf '%s' "$BERTH_HTTP_ALLOW" > ${CONF_DIR}/${HTTP_ALLOW_FILE}`
               + ` && { /usr/sbin/haproxy -W -db -p ${HAPROXY_PID} -f ${CONF_DIR}/haproxy.cfg & } && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
           ],
-          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR)}`, `BERTH_HTTP_ALLOW=${files.http}`],
+          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR)}`, `BERTH_HTTP_ALLOW=${files.http}`, `BERTH_SNI_HELPER=${SNI_MATCH_HELPER}`],
           network: this.outsideNetwork,
           dns: this.dns,
           memoryMb: 512,

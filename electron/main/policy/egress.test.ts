@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EgressAllowEntry, egressEntryProblem } from '../../../shared/egress.js';
-import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, squidAllowConf, squidConf } from './egress.js';
+import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {
@@ -24,12 +25,14 @@ describe('squid configuration', () => {
     expect(squidAllowConf([])).not.toContain('http_access');
   });
 
-  it('checks the SNI of every CONNECT against the same names: peek, splice the allowed, cut the rest (no interception)', () => {
+  it('checks the SNI of every CONNECT against the entry its host matched: peek, splice the allowed, cut the rest (no interception)', () => {
     const allow = squidAllowConf(['github.com', '*.npmjs.org']);
-    expect(allow).toContain('acl berth_sni ssl::server_name github.com');
-    expect(allow).toContain('acl berth_sni ssl::server_name .npmjs.org');
+    expect(allow).toContain('acl berth_sni_0 ssl::server_name github.com\nacl berth_sni all-of berth_host_0 berth_port_0 berth_sni_0');
+    expect(allow).toContain('acl berth_sni_1 ssl::server_name .npmjs.org\nacl berth_sni all-of berth_host_1 berth_port_1 berth_sni_1');
+    // Never an SNI acl for the whole list (an SNI of one allowed host inside a CONNECT to another).
+    expect(allow).not.toMatch(/acl berth_sni ssl::server_name/);
     // An empty list still defines the acl (squid refuses an unknown one), matching nothing real.
-    expect(squidAllowConf([])).toContain('acl berth_sni ssl::server_name berth.invalid');
+    expect(squidAllowConf([])).toContain('acl berth_sni_none ssl::server_name berth.invalid\nacl berth_sni all-of berth_sni_none');
     const conf = squidConf('/tmp/berth');
     // squid listens only on the proxy's loopback (HAProxy passes it the allowed CONNECTs), and
     // only for CONNECTs from there; it peeks and splices.
@@ -37,12 +40,21 @@ describe('squid configuration', () => {
     expect(conf.indexOf('http_access deny !berth_haproxy')).toBeLessThan(conf.indexOf('include /tmp/berth/allow.conf'));
     expect(conf.indexOf('http_access deny !CONNECT')).toBeLessThan(conf.indexOf('include /tmp/berth/allow.conf'));
     const peek = conf.indexOf('ssl_bump peek berth_step1');
-    const splice = conf.indexOf('ssl_bump splice berth_sni');
+    const splice = conf.indexOf('ssl_bump splice berth_sni berth_sni_is_host\n');
+    // The only splice also needs the helper's word that the SNI is the CONNECT's own host.
+    expect(conf.match(/^ssl_bump splice .*/gm)).toHaveLength(1);
+    expect(conf).toContain('external_acl_type berth_sni_match ttl=60 negative_ttl=60 children-max=2 children-startup=1 %ssl::>sni %DST /usr/bin/perl /tmp/berth/sni-match.pl\nacl berth_sni_is_host external berth_sni_match');
     const terminate = conf.indexOf('ssl_bump terminate all');
     expect(peek).toBeGreaterThan(0);
     expect(splice).toBeGreaterThan(peek);
     expect(terminate).toBeGreaterThan(splice);
     expect(conf).not.toMatch(/ssl_bump (bump|stare)/);
+  });
+
+  it("the SNI helper (run by this computer's perl, as squid runs it) says OK only for an SNI that is the CONNECT's host", () => {
+    const lines = ['allowed.test allowed.test', 'Allowed.Test. allowed.test', '%61llowed.test allowed.test', '- allowed.test', 'other.test allowed.test', 'allowed.test.evil allowed.test', ''];
+    const out = execFileSync('perl', ['-e', SNI_MATCH_HELPER], { input: `${lines.join('\n')}\n`, encoding: 'utf8' });
+    expect(out.split('\n').slice(0, lines.length)).toEqual(['OK', 'OK', 'OK', 'ERR', 'ERR', 'ERR', 'ERR']);
   });
 
   it('refuses this computer, the LAN and link-local before any allow, and everything else after', () => {

@@ -42,19 +42,28 @@ export function allowRules(entries: readonly string[]): AllowRule[] {
  * The include file squid reads on each reconfigure: per entry, an acl pair and an allow line
  * for the request (CONNECT's host, or the plain request's) and the entry's names for the TLS
  * check of a CONNECT's client hello (SNI).
+ *
+ * `berth_sni` holds when the CONNECT's host and port and the SNI all match one and the same
+ * entry (squid ORs `all-of` lines of one name). Matching the SNI against the whole list would
+ * let a tunnel opened for one allowed name carry TLS for another (domain fronting between
+ * allowed hosts); squid has no acl that compares the SNI with the CONNECT's host, so this is
+ * as close as it gets: for a plain host entry the two must be equal, for `*.domain` both must
+ * be under that domain.
  */
 export function squidAllowConf(entries: readonly string[]): string {
   const lines = [
     '# Written by Berth from the profile setting egressAllow.',
     '# Never matches: the SNI acl exists even for an empty list.',
-    'acl berth_sni ssl::server_name berth.invalid',
+    'acl berth_sni_none ssl::server_name berth.invalid',
+    'acl berth_sni all-of berth_sni_none',
   ];
   allowRules(entries).forEach((rule, i) => {
     // -n: never match an IP-literal request through a reverse lookup of its address.
     lines.push(`acl berth_host_${i} dstdomain -n ${rule.domain}`);
     lines.push(`acl berth_port_${i} port ${rule.ports.join(' ')}`);
     lines.push(`http_access allow berth_host_${i} berth_port_${i}`);
-    lines.push(`acl berth_sni ssl::server_name ${rule.domain}`);
+    lines.push(`acl berth_sni_${i} ssl::server_name ${rule.domain}`);
+    lines.push(`acl berth_sni all-of berth_host_${i} berth_port_${i} berth_sni_${i}`);
   });
   return `${lines.join('\n')}\n`;
 }
@@ -77,14 +86,35 @@ export const SNI_PORT = 3129;
  * The proxy's layout (which program listens where, what the logs say). A proxy container left
  * running by a Berth with another layout is replaced, not reused.
  */
-export const PROXY_LAYOUT = '2';
+export const PROXY_LAYOUT = '3';
+
+/** Where the proxy keeps SNI_MATCH_HELPER (written when it starts). */
+export function sniHelperPath(confDir: string): string {
+  return `${confDir}/sni-match.pl`;
+}
+
+/**
+ * squid's external acl helper that says whether a tunnel's SNI is exactly its CONNECT's host.
+ * squid has no built-in acl that compares two names of one request (its ssl::server_name also
+ * falls back to the CONNECT's host when the client hello has no SNI), so this few-line perl
+ * filter does it: per line `SNI HOST` (squid's %-encoding, `-` for none), `OK` when the SNI is
+ * there and names the host (case and a trailing dot aside), `ERR` otherwise. perl-base is in
+ * every Debian image, so the proxy image does not change.
+ */
+export const SNI_MATCH_HELPER = `$| = 1;
+while (my $line = <STDIN>) {
+  chomp $line;
+  my ($sni, $host) = map { my $v = lc($_ // ''); $v =~ s/%([0-9a-f]{2})/chr(hex($1))/ge; $v =~ s/\\.$//; $v } split(/ /, $line);
+  print(($sni ne '' && $sni ne '-' && $sni eq $host) ? "OK\\n" : "ERR\\n");
+}
+`;
 
 /**
  * squid's configuration: the SNI check of HTTPS tunnels, with no interception. HAProxy (the
  * sandboxes' ports, haproxyConf) has already allowed the CONNECT by host and port; it passes
  * it to this loopback-only ssl-bump port, which peeks at the client hello and splices it
- * (passes the bytes through untouched) only when its SNI names an allowed host; any other TLS
- * connection is cut. Why the check is squid's and the rest HAProxy's: on an ssl-bump port squid
+ * (passes the bytes through untouched) only when its SNI is the CONNECT's own host and matches
+ * the same allowlist entry as that host and port; any other TLS connection is cut. Why the check is squid's and the rest HAProxy's: on an ssl-bump port squid
  * answers a refused CONNECT by bumping the connection to show its error page over TLS with a
  * certificate of its own (a refusal would look like a certificate error), and it copies
  * tunnels in its one thread; HAProxy refuses with a plain 403 and copies with splice(2). squid
@@ -119,9 +149,13 @@ http_access deny !CONNECT
 http_access deny berth_never
 include ${confDir}/allow.conf
 http_access deny all
+# The SNI must be there and be the CONNECT's own host (SNI_MATCH_HELPER), besides matching the
+# same allowlist entry as that host and port (berth_sni, allow.conf).
+external_acl_type berth_sni_match ttl=60 negative_ttl=60 children-max=2 children-startup=1 %ssl::>sni %DST /usr/bin/perl ${sniHelperPath(confDir)}
+acl berth_sni_is_host external berth_sni_match
 acl berth_step1 at_step SslBump1
 ssl_bump peek berth_step1
-ssl_bump splice berth_sni
+ssl_bump splice berth_sni berth_sni_is_host
 ssl_bump terminate all
 # A CONNECT whose first bytes are not TLS (ssh to an allowed host:port, say): its host and
 # port were allowed, so the bytes pass as a plain tunnel.
