@@ -1,5 +1,5 @@
 /** Where the user writes to the agent: Enter sends, Shift+Enter starts a new line; Stop while a turn runs. */
-import { useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useState, type FormEvent, type KeyboardEvent } from 'react';
 
 /** Unsent text by chat: switching chats (which remounts the pane) keeps what was typed. */
 const drafts = new Map<string, string>();
@@ -10,7 +10,10 @@ export interface ComposerProps {
   running: boolean;
   /** The running turn waits for the user's answer to an approval (not for the agent). */
   waiting?: boolean;
-  /** Until the chat's history has loaded, whether a turn runs is not known: nothing is sent. */
+  /**
+   * Until the chat's history has loaded, whether a turn runs is not known: a message sent before
+   * then waits, says so, and goes once it has loaded (unless a turn turns out to be running).
+   */
   ready?: boolean;
   sending: boolean;
   stopping: boolean;
@@ -29,12 +32,26 @@ export function Composer({ chatId, running, waiting = false, ready = true, sendi
       return next;
     });
   const canSend = ready && !running && !sending && text.trim() !== '';
+  // Enter pressed before the history loaded: kept, and sent when it has (never dropped silently).
+  const [queued, setQueued] = useState(false);
 
   const send = async () => {
+    if (!ready && !running && !sending && text.trim() !== '') {
+      setQueued(true);
+      return;
+    }
     if (!canSend) return;
     const sent = text;
     if (await onSend(sent)) setText((now) => (now === sent ? '' : now));
   };
+
+  useEffect(() => {
+    if (!queued || !ready) return;
+    setQueued(false);
+    // A turn found running keeps the text in the box (the user sends it after, or stops the turn).
+    // Runs when the history arrives, with that render's text.
+    if (canSend) void send();
+  }, [queued, ready]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     // keyCode 229: Safari's Enter that ends an IME composition (isComposing is already false).
@@ -55,7 +72,9 @@ export function Composer({ chatId, running, waiting = false, ready = true, sendi
         aria-label="Message"
         className="composer-input"
         placeholder={
-          running
+          queued
+            ? 'Loading the conversation: your message goes once it has loaded…'
+            : running
             ? waiting
               ? 'Waiting for your approval above (Stop ends the turn)'
               : 'The agent is working… (Stop to interrupt it)'
@@ -72,8 +91,8 @@ export function Composer({ chatId, running, waiting = false, ready = true, sendi
           Stop
         </button>
       ) : (
-        <button type="submit" className="primary" disabled={!canSend}>
-          Send
+        <button type="submit" className="primary" disabled={!(canSend || (!ready && text.trim() !== ''))}>
+          {queued ? 'Sending…' : 'Send'}
         </button>
       )}
     </form>

@@ -1,0 +1,34 @@
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { Composer } from './Composer';
+
+const base = { running: false, sending: false, stopping: false, onStop: () => undefined };
+
+describe('Composer', () => {
+  it('keeps a message sent before the history loaded, says so, and sends it once it has', async () => {
+    const onSend = vi.fn(async () => true);
+    const { rerender } = render(<Composer chatId="early" ready={false} onSend={onSend} {...base} />);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    fireEvent.change(box, { target: { value: 'hello' } });
+    fireEvent.keyDown(box, { key: 'Enter' });
+    expect(onSend).not.toHaveBeenCalled();
+    expect((box as HTMLTextAreaElement).value).toBe('hello');
+    expect(box.getAttribute('placeholder')).toMatch(/goes once it has loaded/);
+    expect(screen.getByRole('button', { name: 'Sending…' })).toBeTruthy();
+    rerender(<Composer chatId="early" ready onSend={onSend} {...base} />);
+    await vi.waitFor(() => expect(onSend).toHaveBeenCalledWith('hello'));
+    await vi.waitFor(() => expect((box as HTMLTextAreaElement).value).toBe(''));
+  });
+
+  it('does not send the kept message when the loaded history shows a turn running: the text stays', async () => {
+    const onSend = vi.fn(async () => true);
+    const { rerender } = render(<Composer chatId="busy" ready={false} onSend={onSend} {...base} />);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    fireEvent.change(box, { target: { value: 'later' } });
+    fireEvent.keyDown(box, { key: 'Enter' });
+    rerender(<Composer chatId="busy" ready onSend={onSend} {...base} running />);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(onSend).not.toHaveBeenCalled();
+    expect((box as HTMLTextAreaElement).value).toBe('later');
+  });
+});
