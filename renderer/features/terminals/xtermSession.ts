@@ -11,7 +11,6 @@ import type { BerthApi } from '../../api/types';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
 import { TERMINAL_FONT } from '../../../shared/terminalFont';
 import { matchShortcut } from '../shortcuts/shortcuts';
-import { CursorBlink } from './cursorBlink';
 import type { TerminalOutputHub } from './outputHub';
 import { OutputJoiner } from '../../../shared/outputJoiner';
 import type { TerminalSize } from '../../stores/terminals';
@@ -196,8 +195,7 @@ export class XtermSession {
     const term = new Terminal({
       cols: deps.initialSize.cols,
       rows: deps.initialSize.rows,
-      // Blinks on a timer instead (cursorBlink.ts): xterm's CSS blink restyles every frame.
-      cursorBlink: false,
+      cursorBlink: true,
       scrollback: 10_000,
       fontFamily: TERMINAL_FONT.family,
       fontSize: TERMINAL_FONT.size,
@@ -218,9 +216,6 @@ export class XtermSession {
       warnedScrollbar = true;
       console.warn("xterm's scroll internals changed: a flood patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws)");
     }
-
-    const blink = new CursorBlink(term);
-    this.offs.push(() => blink.dispose());
 
     const input = term.onData((data) => this.sendInput(data));
     const binary = term.onBinary((data) => this.sendInput(data));
