@@ -40,7 +40,7 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <AppProvider services={{ api, stores, output, terminalSessions, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined }}>
+    <AppProvider services={{ api, stores, output, terminalSessions, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined, later: afterNextFrame }}>
       <App />
     </AppProvider>
   </StrictMode>,

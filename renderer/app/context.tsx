@@ -26,6 +26,12 @@ export interface AppServices {
   reconnectNow(): void;
   /** Asks once for the permission to notify (browser host); absent where main notifies. */
   askToNotify?: () => void;
+  /**
+   * When a view that just opened for a chat asks for what it shows only on demand (the network
+   * log): the page passes "after the next frame" so the request stays out of a chat switch's
+   * click and frame; default at once (component tests).
+   */
+  later?: (run: () => void) => void;
 }
 
 const ServicesContext = createContext<AppServices | null>(null);

@@ -17,7 +17,7 @@ function bytes(n: number): string {
 }
 
 export function NetworkView({ chatId }: { chatId: string }) {
-  const { api } = useServices();
+  const { api, later } = useServices();
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<EgressMode | null>(null);
   const [requests, setRequests] = useState<NetworkRequest[]>([]);
@@ -32,19 +32,23 @@ export function NetworkView({ chatId }: { chatId: string }) {
     const off = api.on('network.request', (r) => {
       if (r.chatId === chatId) setRequests((list) => [...list.slice(-499), r]);
     });
-    api.call('network.log', { chatId }).then(
-      (log) => {
-        if (!live) return;
-        setMode(log.mode);
-        setRequests((list) => [...log.requests, ...list.filter((r) => !log.requests.some((l) => l.time === r.time && l.host === r.host))]);
-      },
-      (e) => live && setError(errorInfo(e)),
-    );
+    // Requests that finish meanwhile arrive through the subscription above and are merged below.
+    (later ?? ((run: () => void) => run()))(() => {
+      if (!live) return;
+      api.call('network.log', { chatId }).then(
+        (log) => {
+          if (!live) return;
+          setMode(log.mode);
+          setRequests((list) => [...log.requests, ...list.filter((r) => !log.requests.some((l) => l.time === r.time && l.host === r.host))]);
+        },
+        (e) => live && setError(errorInfo(e)),
+      );
+    });
     return () => {
       live = false;
       off();
     };
-  }, [api, chatId]);
+  }, [api, later, chatId]);
 
   const allow = async (r: NetworkRequest) => {
     setError(null);

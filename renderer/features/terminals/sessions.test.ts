@@ -36,7 +36,12 @@ class FakeScreen implements KeptScreen {
     readonly element: HTMLElement,
     readonly terminalId: string,
     private readonly lineCount: number,
-  ) {}
+  ) {
+    // As xterm 6 does: the screen's own sheet inside its element.
+    const style = element.ownerDocument.createElement('style');
+    style.textContent = `.screen-${terminalId} { color: red; }`;
+    element.appendChild(style);
+  }
   lines(): number {
     return this.lineCount;
   }
@@ -45,6 +50,7 @@ class FakeScreen implements KeptScreen {
   }
   dispose(): void {
     this.disposed = true;
+    this.element.querySelector('style')?.remove();
   }
 }
 
@@ -161,5 +167,26 @@ describe('TerminalSessions', () => {
     expect(made.map((s) => s.replays)).toEqual([0, 0]);
     connection.setState({ epoch: 2 });
     expect(made.map((s) => s.replays)).toEqual([1, 1]);
+  });
+  it("keeps a kept screen's sheets parsed in the head but matching nothing, and live again when shown", () => {
+    const { sessions, list, slot } = setup({ maxChats: 1, maxLines: 1000 });
+    list({ a: [view('a', 't1')], b: [view('b', 't2')] });
+    const a = sessions.show('t1', 'a', slot(), { cols: 80, rows: 24 });
+    const style = [...document.head.querySelectorAll('style')].findLast((s) => s.textContent?.includes('screen-t1'));
+    expect(style).toBeDefined();
+    expect(style?.hasAttribute('media')).toBe(false);
+    sessions.hide('t1', a.screen);
+    expect(style?.isConnected).toBe(true);
+    expect(style?.getAttribute('media')).toBe('not all');
+    const again = sessions.show('t1', 'a', slot(), { cols: 80, rows: 24 });
+    expect(again.fresh).toBe(false);
+    expect(style?.hasAttribute('media')).toBe(false);
+    sessions.hide('t1', a.screen);
+    // Past the bound (one chat), keeping b's screen too lets a's go, and its sheet with it.
+    const b = sessions.show('t2', 'b', slot(), { cols: 80, rows: 24 });
+    sessions.hide('t2', b.screen);
+    expect(sessions.has('t1')).toBe(false);
+    expect(style?.isConnected).toBe(false);
+    sessions.dispose();
   });
 });
