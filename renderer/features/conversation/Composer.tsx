@@ -31,12 +31,14 @@ export function Composer({ chatId, running, waiting = false, ready = true, sendi
       else drafts.set(chatId, next);
       return next;
     });
-  const canSend = ready && !running && !sending && text.trim() !== '';
+  const free = !running && !sending && text.trim() !== '';
+  const canSend = ready && free;
   // Enter pressed before the history loaded: kept, and sent when it has (never dropped silently).
+  const canQueue = !ready && free;
   const [queued, setQueued] = useState(false);
 
   const send = async () => {
-    if (!ready && !running && !sending && text.trim() !== '') {
+    if (canQueue) {
       setQueued(true);
       return;
     }
@@ -91,7 +93,7 @@ export function Composer({ chatId, running, waiting = false, ready = true, sendi
           Stop
         </button>
       ) : (
-        <button type="submit" className="primary" disabled={!(canSend || (!ready && text.trim() !== ''))}>
+        <button type="submit" className="primary" disabled={!(canSend || canQueue)}>
           {queued ? 'Sending…' : 'Send'}
         </button>
       )}
