@@ -412,9 +412,12 @@ export class ReviewService {
 
   /** Something may have written into the chat's copies (a command ended, terminal output): recount soon. */
   touched(chatId: string): void {
-    if (this.countTimers.has(chatId) || this.copies(chatId).length === 0) return;
+    // Called for every command and terminal output event: only a map lookup here; whether the
+    // chat has copies at all (a store read) is asked once per debounce, when the timer fires.
+    if (this.countTimers.has(chatId)) return;
     const timer = this.deps.clock.setTimeout(() => {
       this.countTimers.delete(chatId);
+      if (this.copies(chatId).length === 0) return;
       void this.recount(chatId).catch(() => undefined);
     }, COUNT_DEBOUNCE_MS);
     this.countTimers.set(chatId, timer);
