@@ -6,6 +6,9 @@
  * Because the machine is shared, it also prints a figure load does not move much: the CPU time
  * (cgroup cpuacct) each container spent per GB moved: the proxy's, the sandbox's (curl) and the
  * test server's, on each path. The proxy's CPU per GB is the cost the proxied path adds.
+ * A third path is the plain CLI, outside Berth: `docker exec` of the same curl in a container of the
+ * same image started with `docker run` straight on the test network. It shows whether Berth's 'open'
+ * path is a fair baseline (the ratio's target is against 'open', as the issue asks).
  *
  *   npm run bench:egress -- [--runs N] [--mb N] [--scheme https|http|both]
  */
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
   const core = createCore({ dataDir, reapIntervalMs: 0, egress: { outsideNetwork: inet.network } });
   const suffix = Math.random().toString(16).slice(2, 8);
   const profiles = [`bench-allow-${suffix}`, `bench-open-${suffix}`];
+  let plainId = '';
   try {
     await core.profiles.create({ name: profiles[0] as string, image: NET_IMAGE, egress: 'allowlist', egressAllow: ['allowed.test'] });
     await core.profiles.create({ name: profiles[1] as string, image: NET_IMAGE, egress: 'open' });
@@ -66,17 +70,24 @@ async function main(): Promise<void> {
     // 'open' reaches the internet through its bridge; here the internet is the test network.
     await docker('network', 'connect', inet.network, (await core.sandbox.status({ chatId: open })).containerId as string);
 
+    // The plain CLI's container: no Berth, no limits, the test network only.
+    plainId = await docker('run', '-d', '--rm', '--network', inet.network, '--label', 'berth.test=inet', NET_IMAGE, 'sleep', '3600');
     const idOf = async (chatId: string) => (await core.sandbox.status({ chatId })).containerId as string;
     // The bench profile's proxy (the default profile has one too, for its warm sandbox).
     const proxyId = await docker('ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${core.instanceId}`, '--filter', 'label=berth.egress=proxy', '--filter', `label=berth.profile=${profiles[0]}`);
     if (!/^[0-9a-f]{64}$/.test(proxyId)) throw new Error(`expected one proxy container for ${profiles[0]}, found: ${proxyId}`);
-    const ids = { proxy: proxyId, proxiedSandbox: await idOf(proxied), openSandbox: await idOf(open), server: inet.webId };
+    const ids = { proxy: proxyId, proxiedSandbox: await idOf(proxied), openSandbox: await idOf(open), plain: plainId, server: inet.webId };
     type Cpu = { proxy: number; client: number; server: number };
-    const cpuPerGb = { proxy: [] as Cpu[], open: [] as Cpu[] };
-    const fetch = async (chatId: string, url: string, extra: string, cpu?: Cpu[]): Promise<number> => {
-      const sandboxId = chatId === proxied ? ids.proxiedSandbox : ids.openSandbox;
+    const cpuPerGb = { proxy: [] as Cpu[], open: [] as Cpu[], plain: [] as Cpu[] };
+    /** chatId null: the plain CLI's container, through `docker exec`. */
+    const fetch = async (chatId: string | null, url: string, extra: string, cpu?: Cpu[]): Promise<number> => {
+      const sandboxId = chatId === null ? ids.plain : chatId === proxied ? ids.proxiedSandbox : ids.openSandbox;
       const before = [cpuNs(ids.proxy), cpuNs(sandboxId), cpuNs(ids.server)];
-      const r = await core.sandbox.exec({ chatId, command: `curl -sS -f ${extra} -o /dev/null -w '%{size_download} %{time_total}' ${url}`, timeoutMs: 600_000 });
+      const curl = `curl -sS -f ${extra} -o /dev/null -w '%{size_download} %{time_total}' ${url}`;
+      const r =
+        chatId === null
+          ? { exitCode: 0, output: await docker('exec', plainId, 'sh', '-c', curl) }
+          : await core.sandbox.exec({ chatId, command: curl, timeoutMs: 600_000 });
       const after = [cpuNs(ids.proxy), cpuNs(sandboxId), cpuNs(ids.server)];
       const [size, seconds] = r.output.trim().split(' ').map(Number) as [number, number];
       if (r.exitCode !== 0 || size !== bytes) throw new Error(`download failed: ${r.output}`);
@@ -94,17 +105,20 @@ async function main(): Promise<void> {
       const proxiedUrl = `${scheme}://allowed.test/bytes/${bytes}`;
       const openUrl = `${scheme}://allowed.test/bytes/${bytes}`;
       const flags = scheme === 'https' ? '-k' : '';
-      const via = { proxy: [] as number[], open: [] as number[] };
+      const via = { proxy: [] as number[], open: [] as number[], plain: [] as number[] };
       cpuPerGb.proxy.length = 0;
       cpuPerGb.open.length = 0;
+      cpuPerGb.plain.length = 0;
       const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
       const loadBefore = load();
       // Warm-up, untimed; then alternate so both see the same machine.
       await fetch(proxied, proxiedUrl, flags);
       await fetch(open, openUrl, `${flags} --noproxy '*'`);
+      await fetch(null, openUrl, flags);
       for (let i = 0; i < runs; i++) {
         via.proxy.push(await fetch(proxied, proxiedUrl, flags, cpuPerGb.proxy));
         via.open.push(await fetch(open, openUrl, `${flags} --noproxy '*'`, cpuPerGb.open));
+        via.plain.push(await fetch(null, openUrl, flags, cpuPerGb.plain));
       }
       const p = median(via.proxy);
       const o = median(via.open);
@@ -113,7 +127,9 @@ async function main(): Promise<void> {
       console.log('|---|---|---|');
       console.log(`| allowlist, through the profile's proxy | ${p.toFixed(0)} | ${via.proxy.map((x) => x.toFixed(0)).join(', ')} |`);
       console.log(`| open, straight to the host | ${o.toFixed(0)} | ${via.open.map((x) => x.toFixed(0)).join(', ')} |`);
-      console.log(`ratio proxy/open (${scheme}): ${(p / o).toFixed(2)}× (target ≥ 0.8×${p / o >= 0.8 ? ', met' : ', missed'})`);
+      const c = median(via.plain);
+      console.log(`| plain CLI: \`docker exec\` into a \`docker run\` container on the test network | ${c.toFixed(0)} | ${via.plain.map((x) => x.toFixed(0)).join(', ')} |`);
+      console.log(`ratio proxy/open (${scheme}): ${(p / o).toFixed(2)}× (target ≥ 0.8×${p / o >= 0.8 ? ', met' : ', missed'}); proxy/plain CLI ${(p / c).toFixed(2)}×, open/plain CLI ${(o / c).toFixed(2)}×`);
       if (cpuPerGb.proxy.length && cpuPerGb.open.length) {
         const m = (list: Cpu[], k: keyof Cpu) => median(list.map((c) => c[k]));
         const row = (list: Cpu[]) => `${m(list, 'proxy').toFixed(0)} | ${m(list, 'client').toFixed(0)} | ${m(list, 'server').toFixed(0)} | ${(m(list, 'proxy') + m(list, 'client') + m(list, 'server')).toFixed(0)}`;
@@ -122,6 +138,7 @@ async function main(): Promise<void> {
         console.log('|---|---|---|---|---|');
         console.log(`| allowlist | ${row(cpuPerGb.proxy)} |`);
         console.log(`| open | ${row(cpuPerGb.open)} |`);
+        console.log(`| plain CLI | ${row(cpuPerGb.plain)} |`);
       } else {
         console.log('CPU per GB: the containers\' cgroups are not readable here (cgroup v1 cpuacct or v2 cpu.stat under /sys/fs/cgroup).');
       }
@@ -133,6 +150,7 @@ async function main(): Promise<void> {
     const instance = core.instanceId;
     await core.dispose();
     await removeInstanceContainers(instance);
+    if (plainId) await docker('rm', '-f', plainId).catch(() => undefined);
     await inet.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

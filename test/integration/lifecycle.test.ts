@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { BerthCore } from '../../electron/main/core.js';
 import { BOOKWORM, containersWithLabel, docker, engineSocket, inspect } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { ManualClock } from '../support/manualClock.js';
@@ -223,19 +224,27 @@ await core.chats.delete({ chatId: doomed.id });
 `,
     );
     const { spawnSync } = await import('node:child_process');
-    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 60_000 });
-    expect(child.signal).toBe('SIGKILL');
-    const ids = JSON.parse(child.stdout.trim().split('\n').pop() as string) as { doomed: string; kept: string; instance: string };
-    expect(await containersWithLabel(`berth.chat=${ids.doomed}`)).toHaveLength(1);
+    let next: BerthCore | null = null;
+    try {
+      // The bound only catches a hang: a loaded machine can take a minute to compile and start it.
+      const child = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 600_000 });
+      expect(child.signal, child.stderr).toBe('SIGKILL');
+      const ids = JSON.parse(child.stdout.trim().split('\n').pop() as string) as { doomed: string; kept: string; instance: string };
+      expect(await containersWithLabel(`berth.chat=${ids.doomed}`)).toHaveLength(1);
 
-    const next = h.core({ dataDir });
-    expect(next.instanceId).toBe(ids.instance);
-    await next.ready;
-    expect(await containersWithLabel(`berth.chat=${ids.doomed}`)).toEqual([]);
-    expect(await containersWithLabel(`berth.chat=${ids.kept}`)).toHaveLength(1);
-    expect(await containersWithLabel(`berth.chat=${otherChat.id}`)).toHaveLength(1);
-    expect(await next.reap()).toBe(0);
-  });
+      next = h.core({ dataDir });
+      expect(next.instanceId).toBe(ids.instance);
+      await next.ready;
+      expect(await containersWithLabel(`berth.chat=${ids.doomed}`)).toEqual([]);
+      expect(await containersWithLabel(`berth.chat=${ids.kept}`)).toHaveLength(1);
+      expect(await containersWithLabel(`berth.chat=${otherChat.id}`)).toHaveLength(1);
+      expect(await next.reap()).toBe(0);
+    } finally {
+      // Whatever failed, a core on this data records the killed process's instance, so the
+      // harness's cleanup removes its containers (a failed run once left three behind).
+      if (!next) h.core({ dataDir });
+    }
+  }, 660_000);
 });
 
 describe('periodic reaping', () => {
