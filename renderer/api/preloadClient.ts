@@ -1,5 +1,7 @@
 /** The desktop transport: `window.berth`, exposed by the preload (docs/transport.md). */
 import type { AttachMode, AttachmentView, CopyContentsInput } from '../../shared/contract';
+
+type BridgeAnswer = { attached: AttachmentView | null; notice?: string | null; confirm?: { token: string; reason: string | null } | null };
 import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
 import { toApiError } from './errors';
 
@@ -12,7 +14,9 @@ export interface PreloadBridge {
    * (which wins over `readOnly`; bridges from before Review mode know only `readOnly`), and for
    * Review mode what the copy holds (`contents`; main validates it).
    */
-  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
+  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<BridgeAnswer>;
+  /** Attaches the folder chosen under a `confirm` token, or lets it go (a bridge from before it has none). */
+  confirmFolder?(token: string, attach: boolean): Promise<BridgeAnswer>;
 }
 
 declare global {
@@ -41,9 +45,20 @@ export class PreloadClient implements BerthApi, ConnectionSource {
   async pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult> {
     try {
       const readOnly = choice.mode === 'readonly';
-      const { attached } = choice.contents
+      const { attached, confirm } = choice.contents
         ? await this.bridge.pickFolder(chatId, readOnly, choice.mode, choice.contents)
         : await this.bridge.pickFolder(chatId, readOnly, choice.mode);
+      if (confirm) return { confirm };
+      return attached ? 'picked' : 'cancelled';
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  async confirmFolder(token: string, attach: boolean): Promise<'picked' | 'cancelled'> {
+    try {
+      if (!this.bridge.confirmFolder) throw new Error('This Berth cannot attach a folder after asking; restart it.');
+      const { attached } = await this.bridge.confirmFolder(token, attach);
       return attached ? 'picked' : 'cancelled';
     } catch (error) {
       throw toApiError(error);

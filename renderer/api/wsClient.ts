@@ -160,6 +160,11 @@ export class WsClient implements BerthApi, ConnectionSource {
     return Promise.resolve('browse');
   }
 
+  /** The browser host never holds a folder choice: its page picks in its own browser (pickFolder answers 'browse'). */
+  confirmFolder(_token: string, _attach: boolean): Promise<'picked' | 'cancelled'> {
+    return Promise.reject(new ApiError('invalid_request', 'The browser host attaches folders chosen in its own folder browser.'));
+  }
+
   // ---------- ConnectionSource ----------
 
   get(): ConnectionInfo {

@@ -221,6 +221,8 @@ export class WorkspaceService {
     } else {
       const mode = req.mode ?? 'review';
       if (known?.mode === mode) return keeps;
+      // A folder the attach refuses replaces nothing: the refusal is said once, by the attach.
+      if (!known && req.path !== undefined && this.resolvedOrNull(req.path) === null) return keeps;
       // A chat that still sees its folders through its slot: a copy goes into it beside the others.
       if (mode === 'review' && !known && shape.viaSlot) {
         const problem = req.path === undefined ? null : await this.review?.slotProblem(this.resolvedOrNull(req.path) ?? req.path).catch(() => null);
