@@ -15,6 +15,8 @@ describe('PreloadClient', () => {
     const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1, writeWarning: null };
     await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('picked');
     await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
+    // With main's notice (the sandbox is recreated, and why), it is handed on.
+    await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached, notice: 'Recreated.' }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toEqual({ notice: 'Recreated.' });
   });
 
   it('hands on a folder main holds for an answer, and answers it through the bridge', async () => {

@@ -2,7 +2,7 @@
 import type { AttachMode, AttachmentView, CopyContentsInput } from '../../shared/contract';
 
 type BridgeAnswer = { attached: AttachmentView | null; notice?: string | null; confirm?: { token: string; reason: string | null } | null };
-import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Picked, Request, Response } from './types';
 import { toApiError } from './errors';
 
 /** What the preload exposes: named verbs only. */
@@ -25,6 +25,11 @@ declare global {
   }
 }
 
+function picked({ attached, notice }: BridgeAnswer): Picked | 'cancelled' {
+  if (!attached) return 'cancelled';
+  return notice ? { notice } : 'picked';
+}
+
 export class PreloadClient implements BerthApi, ConnectionSource {
   private readonly info: ConnectionInfo = { transport: 'ipc', state: 'open', epoch: 1, retryAt: null };
 
@@ -45,21 +50,20 @@ export class PreloadClient implements BerthApi, ConnectionSource {
   async pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult> {
     try {
       const readOnly = choice.mode === 'readonly';
-      const { attached, confirm } = choice.contents
+      const answer = choice.contents
         ? await this.bridge.pickFolder(chatId, readOnly, choice.mode, choice.contents)
         : await this.bridge.pickFolder(chatId, readOnly, choice.mode);
-      if (confirm) return { confirm };
-      return attached ? 'picked' : 'cancelled';
+      if (answer.confirm) return { confirm: answer.confirm };
+      return picked(answer);
     } catch (error) {
       throw toApiError(error);
     }
   }
 
-  async confirmFolder(token: string, attach: boolean): Promise<'picked' | 'cancelled'> {
+  async confirmFolder(token: string, attach: boolean): Promise<Picked | 'cancelled'> {
     try {
       if (!this.bridge.confirmFolder) throw new Error('This Berth cannot attach a folder after asking; restart it.');
-      const { attached } = await this.bridge.confirmFolder(token, attach);
-      return attached ? 'picked' : 'cancelled';
+      return picked(await this.bridge.confirmFolder(token, attach));
     } catch (error) {
       throw toApiError(error);
     }

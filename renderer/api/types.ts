@@ -18,7 +18,10 @@ export interface AttachChoice {
  * nothing is attached until the page answers `confirmFolder` with the token (after asking the
  * user, when the terminals run something). `reason` is main's word on why.
  */
-export type PickFolderResult = 'picked' | 'cancelled' | 'browse' | { confirm: { token: string; reason: string | null } };
+export type PickFolderResult = Picked | 'cancelled' | 'browse' | { confirm: { token: string; reason: string | null } };
+
+/** The desktop attached the folder: with main's notice when there is one (e.g. the sandbox is recreated, and why). */
+export type Picked = 'picked' | { notice: string };
 
 export interface BerthApi {
   call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>>;
@@ -30,7 +33,7 @@ export interface BerthApi {
    */
   pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult>;
   /** Attaches the folder pickFolder chose under `token`, or lets it go (desktop only). */
-  confirmFolder(token: string, attach: boolean): Promise<'picked' | 'cancelled'>;
+  confirmFolder(token: string, attach: boolean): Promise<Picked | 'cancelled'>;
 }
 
 /** The link to main: always 'open' over the preload bridge; the WebSocket can drop and come back. */

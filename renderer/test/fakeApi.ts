@@ -28,7 +28,7 @@ import type {
   TerminalView,
 } from '../../shared/contract';
 import { ApiError } from '../api/errors';
-import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult } from '../api/types';
+import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 
 export const DEFAULT_SETTINGS: ProfileSettings = {
   backend: 'docker',
@@ -175,7 +175,7 @@ export interface FakeApi extends BerthApi {
   /** What pickFolder answers ('browse' like the browser host, or a desktop answer). */
   pickFolderResult: PickFolderResult | Error;
   /** What confirmFolder answers when told to attach (the desktop's second step; 'cancelled' when told not to). */
-  confirmFolderResult: 'picked' | 'cancelled' | Error;
+  confirmFolderResult: Picked | 'cancelled' | Error;
   /** A folder tree for workspace.browse: path → child folder names. */
   folders: Record<string, string[]>;
   /** Folders attach would refuse, with why (workspace.browse's `refused`). */

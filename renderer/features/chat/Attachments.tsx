@@ -6,6 +6,7 @@
 import { useRef, useState } from 'react';
 import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import type { Picked } from '../../api/types';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice } from '../changes/AttachModePicker';
@@ -85,6 +86,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
     let handedOver = false;
     try {
       const result = await api.pickFolder(chat.id, chosen);
+      if (typeof result === 'object' && 'notice' in result) {
+        setStep(null);
+        setNotice(result.notice);
+        return;
+      }
       if (typeof result === 'object') {
         // The desktop's dialog chose a folder that needs a new container: main holds it until
         // this page answers, after asking (unless the user already agreed for this attach).
@@ -107,10 +113,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
   };
 
   /** The desktop's answer to a folder main holds: attached (chats.changed refetches the list) or let go. */
-  const settle = async (answer: () => Promise<unknown>) => {
+  const settle = async (answer: () => Promise<Picked | 'cancelled'>) => {
     begin();
     try {
-      await answer();
+      const result = await answer();
+      if (typeof result === 'object') setNotice(result.notice);
     } catch (e) {
       setError(errorInfo(e));
     } finally {

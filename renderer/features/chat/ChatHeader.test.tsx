@@ -197,6 +197,13 @@ describe('ChatHeader attach modes', () => {
     expect(list.textContent).toContain('Copy of HEAD 0123456 (no uncommitted changes), on branch berth/c1');
   });
 
+  it('on the desktop, shows the notice main gives with a folder attached at once', async () => {
+    const { api } = setup();
+    api.pickFolderResult = { notice: 'A read-write folder must be mounted when Docker creates the container, so this chat waits for a new sandbox.' };
+    await openAttach();
+    expect((await screen.findByRole('status')).textContent).toContain('waits for a new sandbox');
+  });
+
   it('on the desktop, passes the chosen mode to the native picker', async () => {
     const { api } = setup();
     api.pickFolderResult = 'picked';
@@ -364,10 +371,13 @@ describe('ChatHeader: what attaching changes', () => {
     api.handle('terminal.busy', () => ({ terminals: running }));
     api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
     api.pickFolderResult = { confirm: { token: 'tok-2', reason: null } };
+    api.confirmFolderResult = { notice: "The chat's sandbox is recreated the next time it runs a command." };
     await openAttach();
     const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
     fireEvent.click(within(ask).getByRole('button', { name: 'Stop them and attach' }));
     await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-2', attach: true }));
+    // Main's notice is said, as for an attach on the browser host.
+    expect((await screen.findByRole('status')).textContent).toContain('sandbox is recreated');
     await waitFor(() => expect(screen.getByRole('button', { name: 'Attach folder…' }).hasAttribute('disabled')).toBe(false));
 
     running = [];
