@@ -97,6 +97,8 @@ describe('terminals of a pooled chat whose folders move in its running container
     const left = await core.workspace.detach({ chatId: chat.id, path: site });
     expect(left.attachments.map((a) => a.containerPath)).toEqual(['/workspace']);
     await waitFor(async () => screen(top.terminalId).includes('now at /workspace (it was at /workspace/notes') || undefined, 'the note after detaching', 30_000);
+    // The shell was in the folder's own directory, which went (its files moved up to /workspace).
+    expect(await run(top.terminalId, 'cat todo.txt 2>&1', 'GONE')).toMatch(/No such file/);
     const back = await run(top.terminalId, 'cd /workspace && cat todo.txt', 'TOP4');
     expect(back).toContain('one');
     expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);
