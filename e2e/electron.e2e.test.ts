@@ -82,7 +82,7 @@ describe.skipIf(electron.binary === null)('the desktop app', () => {
     expect(await app.evaluate(({ app: electronApp }) => electronApp.getPath('userData'))).toBe(path.resolve(dataDir));
   });
 
-  it('gives the page window.berth with call, on and pickFolder, and nothing of Node or Electron', async () => {
+  it('gives the page window.berth with call, on, pickFolder and confirmFolder, and nothing of Node or Electron', async () => {
     const seen = await page.evaluate(() => {
       const w = globalThis as unknown as Record<string, unknown>;
       const berth = w.berth as Record<string, unknown>;
@@ -96,8 +96,8 @@ describe.skipIf(electron.binary === null)('the desktop app', () => {
       };
     });
     expect(seen).toEqual({
-      keys: ['call', 'on', 'pickFolder'],
-      types: ['function', 'function', 'function'],
+      keys: ['call', 'confirmFolder', 'on', 'pickFolder'],
+      types: ['function', 'function', 'function', 'function'],
       require: 'undefined',
       process: 'undefined',
       ipcRenderer: 'undefined',

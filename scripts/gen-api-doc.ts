@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { events, methods, type EventName, type MethodName } from '../shared/contract.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors.js';
+import { ConfirmFolderRequest, FOLDER_CHOICE_TTL_MS, PickFolderRequest, PickFolderResult } from '../shared/folderPicker.js';
 import {
   RPC_BERTH_ERROR, RPC_INTERNAL_ERROR, RPC_INVALID_PARAMS, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_PARSE_ERROR,
 } from '../electron/main/host/jsonRpc.js';
@@ -208,6 +209,33 @@ export function renderApiDoc(): string {
     out.push(codeBlock(schemaJson(events[name], 'output')));
     out.push('');
   }
+
+  out.push('## Desktop folder picker (Electron IPC only)');
+  out.push('');
+  out.push(
+    'The desktop app never takes a host path from its page (`workspace.attach` and `workspace.browse` are not reachable over IPC). ' +
+      '`berth:pickFolder` shows the native dialog in main and attaches the chosen folder at once, unless attaching it would replace ' +
+      "the chat's running container (`workspace.attachEffect`): then main keeps the path and answers `confirm: { token, reason }`, " +
+      'and the page, having asked about what runs in the terminals, answers on `berth:confirmFolder`. A token is good once, only ' +
+      `for the window it was given to, for ${FOLDER_CHOICE_TTL_MS / 60_000} minutes. Both answer inside \`{ ok, result | error }\`.`,
+  );
+  out.push('');
+  out.push('### berth:pickFolder');
+  out.push('');
+  out.push('Request:');
+  out.push('');
+  out.push(codeBlock(schemaJson(PickFolderRequest, 'input')));
+  out.push('');
+  out.push('### berth:confirmFolder');
+  out.push('');
+  out.push('Request:');
+  out.push('');
+  out.push(codeBlock(schemaJson(ConfirmFolderRequest, 'input')));
+  out.push('');
+  out.push('### Result of both');
+  out.push('');
+  out.push(codeBlock(schemaJson(PickFolderResult, 'output')));
+  out.push('');
 
   out.push('## Errors');
   out.push('');

@@ -313,6 +313,8 @@ export function createCore(options: CoreOptions): BerthCore {
     inSlot: (chatId, hostPath) => review.inSlot(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
+  // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted.
+  workspace.setShellNotes((chatId, note) => terminals.noteForChat(chatId, note));
   workspace.setContainerView({
     shape: (chat) => sandbox.mountShape(chat.id),
     noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),

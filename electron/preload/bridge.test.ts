@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL } from '../main/ipc/protocol.js';
+import { CALL_CHANNEL, CONFIRM_FOLDER_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL } from '../main/ipc/protocol.js';
 import { FakeIpcRenderer } from '../main/ipc/testDoubles.js';
 import { createBridge, type BridgeError } from './bridge.js';
 
@@ -23,9 +23,9 @@ async function rejection(promise: Promise<unknown>): Promise<BridgeError> {
 }
 
 describe('createBridge: shape', () => {
-  it('exposes exactly call, on and pickFolder, all functions, frozen', () => {
+  it('exposes exactly call, on, pickFolder and confirmFolder, all functions, frozen', () => {
     const { bridge, ipc } = setUp();
-    expect(Object.keys(bridge).sort()).toEqual(['call', 'on', 'pickFolder']);
+    expect(Object.keys(bridge).sort()).toEqual(['call', 'confirmFolder', 'on', 'pickFolder']);
     for (const value of Object.values(bridge)) expect(typeof value).toBe('function');
     expect(Object.values(bridge)).not.toContain(ipc);
     expect(Object.isFrozen(bridge)).toBe(true);
@@ -194,6 +194,28 @@ describe('createBridge: pickFolder', () => {
   ])('refuses (%j, %j) without sending anything', async (chatId, readOnly) => {
     const { bridge, invoke } = setUp();
     const error = await rejection((bridge.pickFolder as (c: unknown, r: unknown) => Promise<unknown>)(chatId, readOnly));
+    expect(error.code).toBe('invalid_request');
+    expect(invoke).not.toHaveBeenCalled();
+  });
+});
+
+describe('createBridge: confirmFolder', () => {
+  it('sends {token, attach} on berth:confirmFolder and resolves with what was attached', async () => {
+    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, attachedAt: 1 };
+    const { bridge, invoke } = setUp(async () => ({ ok: true, result: { attached, notice: 'recreated', confirm: null } }));
+    await expect(bridge.confirmFolder('3f1c0a52-7f53-4b8e-9d0e-1f6a2b3c4d5e', true)).resolves.toEqual({ attached, notice: 'recreated', confirm: null });
+    expect(invoke).toHaveBeenCalledExactlyOnceWith(CONFIRM_FOLDER_CHANNEL, { token: '3f1c0a52-7f53-4b8e-9d0e-1f6a2b3c4d5e', attach: true });
+  });
+
+  it.each([
+    [undefined, true],
+    ['', true],
+    [{ path: '/etc' }, true],
+    ['t', 'yes'],
+    ['t', undefined],
+  ])('refuses (%j, %j) without sending anything', async (token, attach) => {
+    const { bridge, invoke } = setUp();
+    const error = await rejection((bridge.confirmFolder as (t: unknown, a: unknown) => Promise<unknown>)(token, attach));
     expect(error.code).toBe('invalid_request');
     expect(invoke).not.toHaveBeenCalled();
   });

@@ -1,12 +1,12 @@
 /**
- * The renderer's only door to main (docs/transport.md): `call`, `on` and `pickFolder`, nothing
+ * The renderer's only door to main (docs/transport.md): `call`, `on`, `pickFolder` and `confirmFolder`, nothing
  * else. Never hands out ipcRenderer, an IPC event or any Electron object; checks argument
  * types before anything crosses to main. A pure factory over an ipcRenderer-like object, so it
  * is tested under Node; index.ts exposes it with contextBridge.
  */
-import { ATTACH_MODES, type AttachMode, type AttachmentView, type CopyContentsInput, type EventName, type EventPayload, type MethodName, type Request, type Response } from '../../shared/contract.js';
+import { ATTACH_MODES, type AttachMode, type CopyContentsInput, type EventName, type EventPayload, type MethodName, type Request, type Response } from '../../shared/contract.js';
 import type { ErrorCode, ErrorPayload } from '../../shared/errors.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from '../main/ipc/protocol.js';
+import { CALL_CHANNEL, CONFIRM_FOLDER_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from '../main/ipc/protocol.js';
 
 type IpcListener = (event: unknown, ...args: unknown[]) => void;
 
@@ -35,9 +35,12 @@ export interface BerthBridge {
   /**
    * `mode` (review, readwrite, readonly) wins over the older `readOnly` when given; `contents` is
    * what a Review-mode copy holds (ignored files, secret-looking files named to include), checked
-   * by main against the contract's CopyContents.
+   * by main against the contract's CopyContents. When attaching the chosen folder would replace
+   * the chat's running container, nothing is attached yet: `confirm` carries a token and why.
    */
-  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<{ attached: AttachmentView | null; notice: string | null }>;
+  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<PickFolderResult>;
+  /** Attaches the folder chosen under `token` (pickFolder's `confirm`), or lets it go: once, soon after. */
+  confirmFolder(token: string, attach: boolean): Promise<PickFolderResult>;
 }
 
 const MAX_NAME = 128;
@@ -113,5 +116,12 @@ export function createBridge(ipc: IpcRendererLike): BerthBridge {
     return unwrap(ipc.invoke(PICK_FOLDER_CHANNEL, request));
   };
 
-  return Object.freeze({ call, on, pickFolder }) as BerthBridge;
+  const confirmFolder = async (token: unknown, attach: unknown): Promise<PickFolderResult> => {
+    // Only types here (main checks the token is one it gave this window, unexpired, unused).
+    if (!isName(token)) throw invalid('Answering a folder choice needs its token.');
+    if (typeof attach !== 'boolean') throw invalid('attach is true or false.');
+    return unwrap(ipc.invoke(CONFIRM_FOLDER_CHANNEL, { token, attach }));
+  };
+
+  return Object.freeze({ call, on, pickFolder, confirmFolder }) as BerthBridge;
 }

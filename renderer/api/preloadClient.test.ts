@@ -15,6 +15,21 @@ describe('PreloadClient', () => {
     const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1, writeWarning: null };
     await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('picked');
     await expect(new PreloadClient(bridge({})).pickFolder('c', { mode: 'readwrite' })).resolves.toBe('cancelled');
+    // With main's notice (the sandbox is recreated, and why), it is handed on.
+    await expect(new PreloadClient(bridge({ pickFolder: () => Promise.resolve({ attached, notice: 'Recreated.' }) })).pickFolder('c', { mode: 'readwrite' })).resolves.toEqual({ notice: 'Recreated.' });
+  });
+
+  it('hands on a folder main holds for an answer, and answers it through the bridge', async () => {
+    const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1, writeWarning: null };
+    const answered: unknown[][] = [];
+    const client = new PreloadClient(bridge({
+      pickFolder: () => Promise.resolve({ attached: null, notice: null, confirm: { token: 'tok', reason: 'Attaching recreates the chat’s sandbox.' } }),
+      confirmFolder: (...args) => (answered.push(args), Promise.resolve({ attached: args[1] ? attached : null, notice: null, confirm: null })),
+    }));
+    await expect(client.pickFolder('c', { mode: 'readwrite' })).resolves.toEqual({ confirm: { token: 'tok', reason: 'Attaching recreates the chat’s sandbox.' } });
+    await expect(client.confirmFolder('tok', true)).resolves.toBe('picked');
+    await expect(client.confirmFolder('tok', false)).resolves.toBe('cancelled');
+    expect(answered).toEqual([['tok', true], ['tok', false]]);
   });
 
   it('passes the mode (and the readOnly boolean older bridges know) and what a Review-mode copy holds', async () => {

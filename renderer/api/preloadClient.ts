@@ -1,6 +1,8 @@
 /** The desktop transport: `window.berth`, exposed by the preload (docs/transport.md). */
 import type { AttachMode, AttachmentView, CopyContentsInput } from '../../shared/contract';
-import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+
+type BridgeAnswer = { attached: AttachmentView | null; notice?: string | null; confirm?: { token: string; reason: string | null } | null };
+import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Picked, Request, Response } from './types';
 import { toApiError } from './errors';
 
 /** What the preload exposes: named verbs only. */
@@ -12,13 +14,20 @@ export interface PreloadBridge {
    * (which wins over `readOnly`; bridges from before Review mode know only `readOnly`), and for
    * Review mode what the copy holds (`contents`; main validates it).
    */
-  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<{ attached: AttachmentView | null; notice?: string | null }>;
+  pickFolder(chatId: string, readOnly?: boolean, mode?: AttachMode, contents?: CopyContentsInput): Promise<BridgeAnswer>;
+  /** Attaches the folder chosen under a `confirm` token, or lets it go (a bridge from before it has none). */
+  confirmFolder?(token: string, attach: boolean): Promise<BridgeAnswer>;
 }
 
 declare global {
   interface Window {
     berth?: PreloadBridge;
   }
+}
+
+function picked({ attached, notice }: BridgeAnswer): Picked | 'cancelled' {
+  if (!attached) return 'cancelled';
+  return notice ? { notice } : 'picked';
 }
 
 export class PreloadClient implements BerthApi, ConnectionSource {
@@ -41,10 +50,20 @@ export class PreloadClient implements BerthApi, ConnectionSource {
   async pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult> {
     try {
       const readOnly = choice.mode === 'readonly';
-      const { attached } = choice.contents
+      const answer = choice.contents
         ? await this.bridge.pickFolder(chatId, readOnly, choice.mode, choice.contents)
         : await this.bridge.pickFolder(chatId, readOnly, choice.mode);
-      return attached ? 'picked' : 'cancelled';
+      if (answer.confirm) return { confirm: answer.confirm };
+      return picked(answer);
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  async confirmFolder(token: string, attach: boolean): Promise<Picked | 'cancelled'> {
+    try {
+      if (!this.bridge.confirmFolder) throw new Error('This Berth cannot attach a folder after asking; restart it.');
+      return picked(await this.bridge.confirmFolder(token, attach));
     } catch (error) {
       throw toApiError(error);
     }

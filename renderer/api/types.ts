@@ -13,7 +13,15 @@ export interface AttachChoice {
   contents?: CopyContentsInput;
 }
 
-export type PickFolderResult = 'picked' | 'cancelled' | 'browse';
+/**
+ * 'confirm': the desktop chose a folder whose attach would replace the chat's running container;
+ * nothing is attached until the page answers `confirmFolder` with the token (after asking the
+ * user, when the terminals run something). `reason` is main's word on why.
+ */
+export type PickFolderResult = Picked | 'cancelled' | 'browse' | { confirm: { token: string; reason: string | null } };
+
+/** The desktop attached the folder: with main's notice when there is one (e.g. the sandbox is recreated, and why). */
+export type Picked = 'picked' | { notice: string };
 
 export interface BerthApi {
   call<M extends MethodName>(method: M, params: Request<M>): Promise<Response<M>>;
@@ -24,6 +32,8 @@ export interface BerthApi {
    * shows its own folder browser (`workspace.browse`, then `workspace.attach`).
    */
   pickFolder(chatId: string, choice: AttachChoice): Promise<PickFolderResult>;
+  /** Attaches the folder pickFolder chose under `token`, or lets it go (desktop only). */
+  confirmFolder(token: string, attach: boolean): Promise<Picked | 'cancelled'>;
 }
 
 /** The link to main: always 'open' over the preload bridge; the WebSocket can drop and come back. */

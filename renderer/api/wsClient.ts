@@ -4,7 +4,7 @@
  * backoff when the socket drops. The token travels in the URL, never in a cookie: the socket
  * address is derived from the page's own (`/t/<token>/` → `/t/<token>/rpc`).
  */
-import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Request, Response } from './types';
+import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Picked, Request, Response } from './types';
 import { ApiError } from './errors';
 import { TERMINAL_FRAME_PROTOCOL, decodeTerminalFrame } from '../../shared/terminalFrame';
 
@@ -158,6 +158,11 @@ export class WsClient implements BerthApi, ConnectionSource {
   /** The browser host cannot open a native dialog: the UI shows its own folder browser. */
   pickFolder(_chatId: string, _choice: AttachChoice): Promise<PickFolderResult> {
     return Promise.resolve('browse');
+  }
+
+  /** The browser host never holds a folder choice: its page picks in its own browser (pickFolder answers 'browse'). */
+  confirmFolder(_token: string, _attach: boolean): Promise<Picked | 'cancelled'> {
+    return Promise.reject(new ApiError('invalid_request', 'The browser host attaches folders chosen in its own folder browser.'));
   }
 
   // ---------- ConnectionSource ----------

@@ -28,7 +28,7 @@ import type {
   TerminalView,
 } from '../../shared/contract';
 import { ApiError } from '../api/errors';
-import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult } from '../api/types';
+import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 
 export const DEFAULT_SETTINGS: ProfileSettings = {
   backend: 'docker',
@@ -174,6 +174,8 @@ export interface FakeApi extends BerthApi {
   sandbox: Map<string, SandboxStatus>;
   /** What pickFolder answers ('browse' like the browser host, or a desktop answer). */
   pickFolderResult: PickFolderResult | Error;
+  /** What confirmFolder answers when told to attach (the desktop's second step; 'cancelled' when told not to). */
+  confirmFolderResult: Picked | 'cancelled' | Error;
   /** A folder tree for workspace.browse: path → child folder names. */
   folders: Record<string, string[]>;
   /** Folders attach would refuse, with why (workspace.browse's `refused`). */
@@ -227,6 +229,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     terminals: [],
     sandbox: new Map(),
     pickFolderResult: 'browse',
+    confirmFolderResult: 'picked',
     conversations: seed.conversations ?? {},
     keys: {},
     reviewCopies: {},
@@ -273,6 +276,13 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       await Promise.resolve();
       if (fake.pickFolderResult instanceof Error) throw fake.pickFolderResult;
       return fake.pickFolderResult;
+    },
+
+    async confirmFolder(token, attach) {
+      fake.calls.push({ method: 'workspace.attach', params: { via: 'confirmFolder', token, attach } });
+      await Promise.resolve();
+      if (fake.confirmFolderResult instanceof Error) throw fake.confirmFolderResult;
+      return attach ? fake.confirmFolderResult : 'cancelled';
     },
 
     connection: {

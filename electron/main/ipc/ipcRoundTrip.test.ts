@@ -43,6 +43,15 @@ afterEach(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/**
+ * pickFolder, then the page's yes when main holds the folder (no Docker here: whether a container
+ * runs is unknown, so main says attaching may replace it and waits for the page's answer).
+ */
+async function pickAndAttach(...args: Parameters<BerthBridge['pickFolder']>) {
+  const picked = await bridge.pickFolder(...args);
+  return picked.confirm ? bridge.confirmFolder(picked.confirm.token, true) : picked;
+}
+
 describe('window.berth over IPC', () => {
   it('creates a chat, hears chats.changed, attaches a picked folder, and stops hearing after unsubscribe', async () => {
     const changed = vi.fn();
@@ -52,7 +61,10 @@ describe('window.berth over IPC', () => {
     expect(chat).toMatchObject({ title: 'Round trip', attachments: [] });
     expect(changed).toHaveBeenCalledWith({ chatId: chat.id });
 
-    const picked = await bridge.pickFolder(chat.id, true);
+    const held = await bridge.pickFolder(chat.id, true);
+    expect(held).toMatchObject({ attached: null, confirm: { token: expect.any(String) } });
+    expect((await bridge.call('chats.list', {})).chats[0]?.attachments).toEqual([]);
+    const picked = await bridge.confirmFolder(held.confirm?.token as string, true);
     expect(picked.attached).toMatchObject({ hostPath: project, readOnly: true });
     const { chats } = await bridge.call('chats.list', {});
     expect(chats[0]?.attachments).toMatchObject([{ hostPath: project }]);
@@ -68,7 +80,7 @@ describe('window.berth over IPC', () => {
     fs.writeFileSync(path.join(project, '.env.local'), 'TOKEN=1\n');
     fs.writeFileSync(path.join(project, '.env.production'), 'TOKEN=2\n');
     const chat = await bridge.call('chats.create', {});
-    const picked = await bridge.pickFolder(chat.id, false, 'review', { ignored: true, include: ['.env.local'] });
+    const picked = await pickAndAttach(chat.id, false, 'review', { ignored: true, include: ['.env.local'] });
     expect(picked.attached).toMatchObject({ hostPath: project, mode: 'review', review: { contents: { ignored: true, include: ['.env.local'] }, excludedSecrets: ['.env.production'] } });
 
     let error: BridgeError | undefined;

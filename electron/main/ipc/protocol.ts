@@ -6,35 +6,25 @@
  * - `berth:call` `{ method, params }` → `IpcReply`: one handler per contract method, looked up
  *   by name in main (never a channel name built from renderer input);
  * - `berth:pickFolder` `{ chatId, readOnly, mode?, contents? }` → `IpcReply<PickFolderResult>`:
- *   main checks the request (contract schemas), shows the native folder dialog and attaches what
- *   the user chose;
+ *   main checks the request (shared/folderPicker.ts), shows the native folder dialog and
+ *   attaches what the user chose; or, when that would replace the chat's running container,
+ *   keeps the folder behind a one-use token and answers `confirm: { token, reason }`;
+ * - `berth:confirmFolder` `{ token, attach }` → `IpcReply<PickFolderResult>`: attaches the folder
+ *   chosen under that token (same window, within FOLDER_CHOICE_TTL_MS, once), or lets it go;
  * - `berth:event` (main → renderer, `webContents.send`) `{ event, payload }`: core events.
  *
  * Failures the user should see come back as `{ ok: false, error }` replies, never as thrown
  * IPC errors (Electron reduces those to a prefixed message). Only a refused sender throws.
  */
-import type { AttachmentView, CopyContentsInput } from '../../../shared/contract.js';
 import type { ErrorPayload } from '../../../shared/errors.js';
+import type { PickFolderRequest, PickFolderResult, ConfirmFolderRequest } from '../../../shared/folderPicker.js';
+
+export type { ConfirmFolderRequest, PickFolderRequest, PickFolderResult };
 
 export const CALL_CHANNEL = 'berth:call';
 export const PICK_FOLDER_CHANNEL = 'berth:pickFolder';
+export const CONFIRM_FOLDER_CHANNEL = 'berth:confirmFolder';
 export const EVENT_CHANNEL = 'berth:event';
-
-export interface PickFolderRequest {
-  chatId: string;
-  readOnly: boolean;
-  /** review, readwrite or readonly; wins over readOnly when given. */
-  mode?: 'review' | 'readwrite' | 'readonly';
-  /** What a Review-mode copy holds (shared/review.ts CopyContents); main validates it. */
-  contents?: CopyContentsInput;
-}
-
-export interface PickFolderResult {
-  /** The folder attached, or null when the user cancelled the dialog. */
-  attached: AttachmentView | null;
-  /** Something the user should know, e.g. the sandbox restarts to mount the folder. */
-  notice: string | null;
-}
 
 export type IpcReply<T = unknown> = { ok: true; result: T } | { ok: false; error: ErrorPayload };
 

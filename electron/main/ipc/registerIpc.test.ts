@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { methods, type ChatView } from '../../../shared/contract.js';
 import { createCore, type BerthCore } from '../core.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type IpcReply } from './protocol.js';
+import { FOLDER_CHOICE_TTL_MS } from '../../../shared/folderPicker.js';
+import { CALL_CHANNEL, CONFIRM_FOLDER_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type IpcReply } from './protocol.js';
 import { IPC_EXCLUDED_METHODS, IPC_METHODS, PICK_FOLDER_DIALOG, REFUSED_SENDER_MESSAGE, registerIpc, type IpcRegistration } from './registerIpc.js';
 import { isTrustedSenderUrl } from './securityPolicy.js';
 import { FakeIpcMain, FakeWindow, fakeDialog, senderEvent } from './testDoubles.js';
@@ -15,6 +16,7 @@ let ipcMain: FakeIpcMain;
 let win: FakeWindow | null;
 let registration: IpcRegistration;
 let dialog: ReturnType<typeof fakeDialog>;
+let clock = 1_000_000;
 
 function setUp(dialogResult = { canceled: true, filePaths: [] as string[] }) {
   registration?.dispose();
@@ -25,6 +27,7 @@ function setUp(dialogResult = { canceled: true, filePaths: [] as string[] }) {
     getWindow: () => win,
     dialog,
     isTrustedSender: (url) => isTrustedSenderUrl(url, { devServerOrigin: null }),
+    now: () => clock,
   });
 }
 
@@ -45,6 +48,15 @@ afterEach(async () => {
 const call = (method: unknown, params?: unknown, event = senderEvent(win as FakeWindow)) =>
   ipcMain.invoke(CALL_CHANNEL, event, { method, params }) as Promise<IpcReply>;
 const pick = (request: unknown, event = senderEvent(win as FakeWindow)) => ipcMain.invoke(PICK_FOLDER_CHANNEL, event, request) as Promise<IpcReply>;
+const answer = (request: unknown, event = senderEvent(win as FakeWindow)) => ipcMain.invoke(CONFIRM_FOLDER_CHANNEL, event, request) as Promise<IpcReply>;
+const attachmentsOf = async (chatId: string) => ((await core.call('chats.list', {})) as { chats: ChatView[] }).chats.find((c) => c.id === chatId)?.attachments;
+/** The token of a folder main holds for the page's answer (pick's `confirm`). */
+const tokenOf = (reply: IpcReply) => {
+  if (!reply.ok) throw new Error(`expected a folder held for an answer, got ${JSON.stringify(reply.error)}`);
+  const confirm = (reply.result as { confirm: { token: string; reason: string | null } | null }).confirm;
+  if (!confirm) throw new Error(`expected a folder held for an answer, got ${JSON.stringify(reply.result)}`);
+  return confirm.token;
+};
 const chatCount = async () => ((await core.call('chats.list', {})) as { chats: ChatView[] }).chats.length;
 const errorOf = (reply: IpcReply) => {
   if (reply.ok) throw new Error(`expected an error reply, got ${JSON.stringify(reply.result)}`);
@@ -56,7 +68,7 @@ describe('registerIpc: the methods', () => {
     const expected = Object.keys(methods).filter((m) => m !== 'workspace.attach' && m !== 'workspace.browse');
     expect([...IPC_METHODS].sort()).toEqual(expected.sort());
     expect([...IPC_EXCLUDED_METHODS].sort()).toEqual(['workspace.attach', 'workspace.browse']);
-    expect([...ipcMain.handlers.keys()].sort()).toEqual([CALL_CHANNEL, PICK_FOLDER_CHANNEL].sort());
+    expect([...ipcMain.handlers.keys()].sort()).toEqual([CALL_CHANNEL, PICK_FOLDER_CHANNEL, CONFIRM_FOLDER_CHANNEL].sort());
   });
 
   it.each(IPC_METHODS.map((m) => [m]))('routes %s to the core, which checks the request', async (method) => {
@@ -99,6 +111,7 @@ describe('registerIpc: who may call', () => {
     const event = eventFor(win as FakeWindow);
     await expect(call('chats.create', { title: 'sneaky' }, event)).rejects.toThrow(REFUSED_SENDER_MESSAGE);
     await expect(pick({ chatId: 'x', readOnly: false }, event)).rejects.toThrow(REFUSED_SENDER_MESSAGE);
+    await expect(answer({ token: crypto.randomUUID(), attach: true }, event)).rejects.toThrow(REFUSED_SENDER_MESSAGE);
     expect(await chatCount()).toBe(0);
     expect(dialog.calls).toHaveLength(0);
   });
@@ -176,7 +189,7 @@ describe('registerIpc: pickFolder', () => {
   it('shows the native dialog on the main window and attaches nothing when it is cancelled', async () => {
     const chat = (await core.call('chats.create', {})) as ChatView;
     const reply = await pick({ chatId: chat.id, readOnly: true });
-    expect(reply).toEqual({ ok: true, result: { attached: null, notice: null } });
+    expect(reply).toEqual({ ok: true, result: { attached: null, notice: null, confirm: null } });
     expect(dialog.calls).toEqual([{ window: win, options: PICK_FOLDER_DIALOG }]);
     expect(PICK_FOLDER_DIALOG).toEqual({ properties: ['openDirectory', 'createDirectory'], title: 'Attach a folder to this chat' });
     const after = (await core.call('chats.list', {})) as { chats: ChatView[] };
@@ -186,7 +199,7 @@ describe('registerIpc: pickFolder', () => {
   it('attaches nothing when the dialog returns no path', async () => {
     setUp({ canceled: false, filePaths: [] });
     const chat = (await core.call('chats.create', {})) as ChatView;
-    expect(await pick({ chatId: chat.id, readOnly: false })).toEqual({ ok: true, result: { attached: null, notice: null } });
+    expect(await pick({ chatId: chat.id, readOnly: false })).toEqual({ ok: true, result: { attached: null, notice: null, confirm: null } });
   });
 
   it("returns the core's refusal when the user picks /etc", async () => {
@@ -204,14 +217,85 @@ describe('registerIpc: pickFolder', () => {
     expect(after.chats[0]?.attachments).toEqual([]);
   });
 
-  it('attaches the chosen folder, read-only as asked', async () => {
+  it('attaches the chosen folder at once, read-only as asked, when that replaces no running container', async () => {
+    const folder = fs.mkdtempSync(path.join(tmp, 'project-'));
+    setUp({ canceled: false, filePaths: [folder] });
+    // A profile whose sandboxes mount no folders: attaching never replaces a container.
+    await core.call('profiles.create', { name: 'nomount', mountWorkspace: false });
+    const chat = (await core.call('chats.create', { profile: 'nomount' })) as ChatView;
+    const reply = await pick({ chatId: chat.id, readOnly: true });
+    expect(reply).toMatchObject({ ok: true, result: { attached: { hostPath: folder, readOnly: true }, confirm: null } });
+    expect(await attachmentsOf(chat.id)).toMatchObject([{ hostPath: folder, readOnly: true }]);
+  });
+
+  it('holds a folder whose attach may replace the running container until the page answers: attached on yes, as chosen', async () => {
     const folder = fs.mkdtempSync(path.join(tmp, 'project-'));
     setUp({ canceled: false, filePaths: [folder] });
     const chat = (await core.call('chats.create', {})) as ChatView;
-    const reply = await pick({ chatId: chat.id, readOnly: true });
-    expect(reply).toMatchObject({ ok: true, result: { attached: { hostPath: folder, readOnly: true } } });
-    const after = (await core.call('chats.list', {})) as { chats: ChatView[] };
-    expect(after.chats[0]?.attachments).toMatchObject([{ hostPath: folder, readOnly: true }]);
+    // The engine does not answer here, so whether a container runs is unknown: main says it may be replaced.
+    expect(await core.call('workspace.attachEffect', { chatId: chat.id, action: 'attach', mode: 'readonly', path: folder })).toMatchObject({ recreates: true });
+    const held = await pick({ chatId: chat.id, readOnly: true });
+    expect(held).toMatchObject({ ok: true, result: { attached: null, notice: null, confirm: { token: expect.any(String), reason: expect.any(String) } } });
+    // Nothing attached, and the page was never told the host path.
+    expect(await attachmentsOf(chat.id)).toEqual([]);
+    expect(JSON.stringify(held)).not.toContain(folder);
+    const reply = await answer({ token: tokenOf(held), attach: true });
+    expect(reply).toMatchObject({ ok: true, result: { attached: { hostPath: folder, readOnly: true }, confirm: null } });
+    expect(await attachmentsOf(chat.id)).toMatchObject([{ hostPath: folder, readOnly: true }]);
+  });
+
+  it('a held folder is let go on no, is good once, and not at all after it expires', async () => {
+    const folder = fs.mkdtempSync(path.join(tmp, 'project-'));
+    setUp({ canceled: false, filePaths: [folder] });
+    const chat = (await core.call('chats.create', {})) as ChatView;
+    // No: nothing attached, and the token is spent.
+    const declined = tokenOf(await pick({ chatId: chat.id, mode: 'readwrite' }));
+    expect(await answer({ token: declined, attach: false })).toEqual({ ok: true, result: { attached: null, notice: null, confirm: null } });
+    expect(errorOf(await answer({ token: declined, attach: true }))).toMatchObject({ code: 'invalid_request', hint: 'Choose the folder again.' });
+    expect(await attachmentsOf(chat.id)).toEqual([]);
+    // Expired: refused with why, nothing attached.
+    const late = tokenOf(await pick({ chatId: chat.id, mode: 'readwrite' }));
+    clock += FOLDER_CHOICE_TTL_MS;
+    expect(errorOf(await answer({ token: late, attach: true })).message).toMatch(/expired/);
+    expect(await attachmentsOf(chat.id)).toEqual([]);
+    // Once: a second yes does not attach it again.
+    const once = tokenOf(await pick({ chatId: chat.id, mode: 'readwrite' }));
+    clock += FOLDER_CHOICE_TTL_MS - 1;
+    expect((await answer({ token: once, attach: true })).ok).toBe(true);
+    expect(errorOf(await answer({ token: once, attach: true })).code).toBe('invalid_request');
+    expect(await attachmentsOf(chat.id)).toHaveLength(1);
+  });
+
+  it("a token is the window's it was given to, and choosing again for the chat replaces the one before", async () => {
+    const folder = fs.mkdtempSync(path.join(tmp, 'project-'));
+    setUp({ canceled: false, filePaths: [folder] });
+    const chat = (await core.call('chats.create', {})) as ChatView;
+    const first = tokenOf(await pick({ chatId: chat.id, mode: 'readwrite' }));
+    const second = tokenOf(await pick({ chatId: chat.id, mode: 'readwrite' }));
+    expect(second).not.toBe(first);
+    expect(errorOf(await answer({ token: first, attach: true })).code).toBe('invalid_request');
+    // The window is replaced (closed and opened again): the new one cannot redeem the old one's token.
+    win = new FakeWindow(7);
+    expect(errorOf(await answer({ token: second, attach: true })).code).toBe('invalid_request');
+    expect(await attachmentsOf(chat.id)).toEqual([]);
+  });
+
+  it.each([
+    ['no token', { attach: true }],
+    ['a token that is not one main makes', { token: '../../etc', attach: true }],
+    ['a path smuggled in', { token: crypto.randomUUID(), attach: true, path: '/home' }],
+    ['a string attach', { token: crypto.randomUUID(), attach: 'yes' }],
+    ['not an object', 'attach'],
+  ])('refuses an answer with %s, attaching nothing', async (_label, request) => {
+    const folder = fs.mkdtempSync(path.join(tmp, 'project-'));
+    setUp({ canceled: false, filePaths: [folder] });
+    const chat = (await core.call('chats.create', {})) as ChatView;
+    const held = tokenOf(await pick({ chatId: chat.id, mode: 'readwrite' }));
+    const error = errorOf(await answer(typeof request === 'object' && 'token' in request && request.token !== '../../etc' ? { ...request, token: held } : request));
+    expect(error.code).toBe('invalid_request');
+    expect(await attachmentsOf(chat.id)).toEqual([]);
+    // The held choice is untouched by a malformed answer.
+    expect((await answer({ token: held, attach: true })).ok).toBe(true);
   });
 
   it.each([

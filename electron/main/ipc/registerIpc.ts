@@ -2,19 +2,22 @@
  * Electron IPC for the core (docs/transport.md): every contract method is reachable through
  * `berth:call`, except `workspace.attach` and `workspace.browse`: the desktop app never takes
  * a host path from the renderer. A folder is attached through `berth:pickFolder`, which shows
- * the native dialog in main. Core events go to the window on `berth:event`.
- *
+ * the native dialog in main; when attaching it would replace the chat's running container, the
+ * path stays here behind a one-use token (FolderChoices) and the page, having asked the user
+ * about what runs in the terminals, answers on `berth:confirmFolder`. Core events go to the
+ * window on `berth:event`. *
  * Every handler first checks its sender: the main window's own webContents, its top frame,
  * at one of the app's own URLs. A refused sender gets a thrown error and nothing else happens;
  * everything else gets an `IpcReply`, with failures as plain `{ code, message, hint }`.
  *
  * Electron is passed in (ipcMain, dialog, the window), so this runs and is tested under Node.
  */
-import { z } from 'zod';
-import { AttachMode, ChatId, CopyContents, methods, type MethodName } from '../../../shared/contract.js';
+import { randomUUID } from 'node:crypto';
+import { methods, type AttachMode, type CopyContents, type MethodName } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload } from '../../../shared/errors.js';
+import { ConfirmFolderRequest, FOLDER_CHOICE_TTL_MS, PickFolderRequest } from '../../../shared/folderPicker.js';
 import type { BerthCore } from '../core.js';
-import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from './protocol.js';
+import { CALL_CHANNEL, CONFIRM_FOLDER_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type EventMessage, type IpcReply, type PickFolderResult } from './protocol.js';
 
 /** Not reachable over IPC: they take a host path, which in the desktop app only main picks. */
 export const IPC_EXCLUDED_METHODS: readonly MethodName[] = ['workspace.attach', 'workspace.browse'];
@@ -63,6 +66,8 @@ export interface RegisterIpcOptions<W extends WindowLike> {
   dialog: DialogLike<W>;
   /** Whether a frame at this URL is the app's own (securityPolicy.isTrustedSenderUrl). */
   isTrustedSender: (frameUrl: string) => boolean;
+  /** The time, for folder choices' expiry (tests move it). */
+  now?: () => number;
 }
 
 export interface IpcRegistration {
@@ -70,9 +75,19 @@ export interface IpcRegistration {
   dispose(): void;
 }
 
-const PickFolderRequest = z
-  .object({ chatId: ChatId, readOnly: z.boolean().default(false), mode: AttachMode.optional(), contents: CopyContents.optional() })
-  .strict();
+/** A folder chosen in the dialog, waiting for the page's answer. */
+interface FolderChoice {
+  /** The webContents it was given to: another never redeems it. */
+  sender: number;
+  chatId: string;
+  path: string;
+  how: { mode: AttachMode } | { readOnly: boolean };
+  contents: CopyContents | undefined;
+  expires: number;
+}
+
+/** At most this many choices wait per window (one per chat is kept; these are what a page that never answers can pile up). */
+const MAX_WAITING_CHOICES = 16;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -140,6 +155,21 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
     });
   });
 
+  const now = options.now ?? Date.now;
+  const choices = new Map<string, FolderChoice>();
+  const forgetExpired = () => {
+    for (const [token, c] of choices) if (c.expires <= now()) choices.delete(token);
+  };
+
+  const attach = async (c: FolderChoice): Promise<PickFolderResult> => {
+    // Whether this folder may be attached is the core's decision (workspace validation).
+    const result = (await core.call('workspace.attach', { chatId: c.chatId, path: c.path, ...c.how, ...(c.contents ? { contents: c.contents } : {}) })) as {
+      attachment: PickFolderResult['attached'];
+      notice: string | null;
+    };
+    return { attached: result.attachment, notice: result.notice, confirm: null };
+  };
+
   handle(PICK_FOLDER_CHANNEL, async (event, request): Promise<IpcReply<PickFolderResult>> => {
     assertTrusted(event);
     return reply(async () => {
@@ -157,15 +187,46 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
       if (!win) throw new BerthError('internal', 'Berth has no window to show the folder dialog in.');
       const choice = await dialog.showOpenDialog(win, PICK_FOLDER_DIALOG);
       const folder = choice.canceled ? undefined : choice.filePaths[0];
-      if (!folder) return { attached: null, notice: null };
-      // Whether this folder may be attached is the core's decision (workspace validation).
+      if (!folder) return { attached: null, notice: null, confirm: null };
       const { chatId, readOnly, mode, contents } = parsed.data;
-      const how = mode ? { mode } : { readOnly };
-      const result = (await core.call('workspace.attach', { chatId, path: folder, ...how, ...(contents ? { contents } : {}) })) as {
-        attachment: PickFolderResult['attached'];
-        notice: string | null;
+      const c: FolderChoice = {
+        sender: event.sender.id, chatId, path: folder, how: mode ? { mode } : { readOnly }, contents, expires: now() + FOLDER_CHOICE_TTL_MS,
       };
-      return { attached: result.attachment, notice: result.notice };
+      // What the page asks about before a folder chosen in its own browser (workspace.attachEffect),
+      // asked here now that the folder is known: a git history too large for a warm sandbox's slot, say.
+      // It fails only as the attach would (no such chat): that error, said once.
+      const effect = (await core.call('workspace.attachEffect', { chatId, action: 'attach', mode: mode ?? (readOnly ? 'readonly' : 'readwrite'), path: folder })) as {
+        recreates: boolean;
+        reason: string | null;
+      };
+      if (!effect.recreates) return attach(c);
+      forgetExpired();
+      // One waiting choice per chat: choosing again replaces the last.
+      for (const [token, w] of choices) if (w.chatId === chatId) choices.delete(token);
+      while (choices.size >= MAX_WAITING_CHOICES) choices.delete(choices.keys().next().value as string);
+      const token = randomUUID();
+      choices.set(token, c);
+      return { attached: null, notice: null, confirm: { token, reason: effect.reason } };
+    });
+  });
+
+  handle(CONFIRM_FOLDER_CHANNEL, async (event, request): Promise<IpcReply<PickFolderResult>> => {
+    assertTrusted(event);
+    return reply(async () => {
+      const parsed = ConfirmFolderRequest.safeParse(request ?? {});
+      if (!parsed.success) throw new BerthError('invalid_request', 'Answering a folder choice needs its token and whether to attach.');
+      forgetExpired();
+      const { token, attach: yes } = parsed.data;
+      const c = choices.get(token);
+      // Good once, and only for the window it was given to.
+      if (c?.sender === event.sender.id) choices.delete(token);
+      if (!c || c.sender !== event.sender.id) {
+        if (!yes) return { attached: null, notice: null, confirm: null };
+        throw new BerthError('invalid_request', `The folder you chose was not attached: its choice expired (after ${FOLDER_CHOICE_TTL_MS / 60_000} minutes) or was already answered.`, {
+          hint: 'Choose the folder again.',
+        });
+      }
+      return yes ? attach(c) : { attached: null, notice: null, confirm: null };
     });
   });
 
@@ -195,6 +256,7 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
       disposed = true;
       subscription.dispose();
       client.dispose();
+      choices.clear();
       for (const channel of channels) ipcMain.removeHandler(channel);
     },
   };

@@ -178,6 +178,19 @@ export class TerminalService {
     return this.restart(chatId, note, running);
   }
 
+  /**
+   * Something the chat's running shells must know although they are kept (workspace/folderMoves:
+   * their folder moved in the container they run in): said once in each, after what it printed.
+   * A terminal starting again (it has no shell yet) starts in the new layout and is not told.
+   */
+  noteForChat(chatId: string, note: string): void {
+    for (const t of this.terminals.values()) {
+      if (t.view.chatId !== chatId || t.view.state !== 'running' || !t.process || !t.output) continue;
+      t.output.push(noteLine(note));
+      t.output.flush();
+    }
+  }
+
   private restart(chatId: string, note: string, terminals: Terminal[]): Promise<void> {
     // Let go of the old container at once: its going is expected now, and typing waits for the new shell.
     for (const t of terminals) this.detach(t);
@@ -230,7 +243,7 @@ export class TerminalService {
       }
       Object.assign(t, { key: started.key, containerId: started.containerId, user: started.user, hold: started.hold });
       // Said before anything the new shell prints (its output is joined and sent after this).
-      t.output?.push(`\r\n\x1b[2m[${note}]\x1b[0m\r\n`);
+      t.output?.push(noteLine(note));
       t.output?.flush();
       t.process = proc;
       t.restarting = false;
@@ -414,6 +427,11 @@ export class TerminalService {
     if (this.unwatchedTimer !== null) this.clock.clearTimeout(this.unwatchedTimer);
     for (const id of [...this.terminals.keys()]) this.close(id);
   }
+}
+
+/** A note from Berth in a terminal: on a line of its own, dimmed, in brackets. */
+function noteLine(note: string): string {
+  return `\r\n\x1b[2m[${note}]\x1b[0m\r\n`;
 }
 
 function first<T>(set: Set<T>): T | undefined {

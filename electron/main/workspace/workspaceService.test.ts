@@ -47,6 +47,10 @@ describe('WorkspaceService on the fake engine', () => {
     expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: folder })).toEqual({ recreates: false, reason: null });
     expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: folder })).toMatchObject({ recreates: true });
     expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: f.folder('never') })).toEqual({ recreates: false, reason: null });
+    // A folder the attach refuses replaces nothing (the refusal is the attach's to say).
+    for (const refused of ['/etc', '/', f.folder('gone') + '/missing']) {
+      expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: refused })).toEqual({ recreates: false, reason: null });
+    }
     await expect(f.core.call('workspace.attachEffect', { chatId: chat.id, action: 'detach' })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 

@@ -10,6 +10,7 @@ import type { ChatRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
 import { resolveAttachableFolder } from './folderValidation.js';
 import { mountedFolders } from '../sessions/mountedFolders.js';
+import { folderMoveNote, folderMoves, type FolderPlace } from './folderMoves.js';
 
 export const RECREATE_NOTICE =
   "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
@@ -70,6 +71,27 @@ export class WorkspaceService {
       // A copy gone missing: the next command says so; here the shape is just unknown.
       return null;
     }
+  }
+
+  /** Tells the chat's running shells, once, that their folders moved in the container they keep (core.ts: TerminalService.noteForChat). */
+  private tellShells: (chatId: string, note: string) => void = () => undefined;
+  setShellNotes(tell: (chatId: string, note: string) => void): void {
+    this.tellShells = tell;
+  }
+
+  /** Where each of the chat's folders is in its container, as `views` says, without the checks views makes. */
+  private places(chat: ChatRecord): FolderPlace[] {
+    const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
+    const targets = workspaceTargets(session.map((a) => a.hostPath));
+    return session.map((a, i) => ({ hostPath: a.hostPath, containerPath: targets[i] ?? null }));
+  }
+
+  /** After a change that kept what the chat's container is made with (it runs on): its shells hear where their folders went. */
+  private tellMoved(chat: ChatRecord, before: readonly FolderPlace[], shapeBefore: ReturnType<ContainerView['shape']>): void {
+    const shapeAfter = this.shapeOf(chat);
+    if (!shapeBefore || !shapeAfter || shapeBefore.bound !== shapeAfter.bound) return;
+    const note = folderMoveNote(folderMoves(before, this.places(chat)));
+    if (note) this.tellShells(chat.id, note);
   }
 
   /** Per read-write folder the sandbox could not write: why and what to do (policy/writableFolders). */
@@ -160,6 +182,7 @@ export class WorkspaceService {
     }
     const before = this.store.attachments.forChat(chat.id).find((a) => a.hostPath === real);
     const shapeBefore = this.shapeOf(chat);
+    const placesBefore = this.places(chat);
     if (before?.mode === 'review' && mode !== 'review') await this.dropCopy(chat.id, real, 'switch it to another mode');
     if (mode === 'review' && before?.mode !== 'review') {
       if (!this.review) throw new BerthError('internal', 'Review mode is not available in this Berth.');
@@ -171,7 +194,9 @@ export class WorkspaceService {
     const attachments = this.views(chat);
     const attachment = attachments.find((a) => a.hostPath === real) as AttachmentView;
     const why = freshSandboxReason(mode, mode === 'review' ? (this.review?.historyNotCopied(chat.id, real) ?? null) : null);
-    return { attachment, attachments, notice: await this.noticeFor(chat, shapeBefore, why) };
+    const notice = await this.noticeFor(chat, shapeBefore, why);
+    this.tellMoved(chat, placesBefore, shapeBefore);
+    return { attachment, attachments, notice };
   }
 
   /**
@@ -196,6 +221,8 @@ export class WorkspaceService {
     } else {
       const mode = req.mode ?? 'review';
       if (known?.mode === mode) return keeps;
+      // A folder the attach refuses replaces nothing: the refusal is said once, by the attach.
+      if (!known && req.path !== undefined && this.resolvedOrNull(req.path) === null) return keeps;
       // A chat that still sees its folders through its slot: a copy goes into it beside the others.
       if (mode === 'review' && !known && shape.viaSlot) {
         const problem = req.path === undefined ? null : await this.review?.slotProblem(this.resolvedOrNull(req.path) ?? req.path).catch(() => null);
@@ -245,8 +272,11 @@ export class WorkspaceService {
     });
     if (!match) throw new BerthError('not_found', `"${req.path}" is not attached to this chat.`);
     const shapeBefore = this.shapeOf(chat);
+    const placesBefore = this.places(chat);
     if (match.mode === 'review') await this.dropCopy(chat.id, match.hostPath, 'detach it');
     this.store.attachments.remove(chat.id, match.hostPath);
-    return { attachments: this.views(chat), notice: await this.noticeFor(chat, shapeBefore, null) };
+    const notice = await this.noticeFor(chat, shapeBefore, null);
+    this.tellMoved(chat, placesBefore, shapeBefore);
+    return { attachments: this.views(chat), notice };
   }
 }

@@ -6,6 +6,7 @@
 import { useRef, useState } from 'react';
 import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import type { Picked } from '../../api/types';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice } from '../changes/AttachModePicker';
@@ -29,7 +30,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
   const [step, setStep] = useState<'mode' | 'browse' | null>(null);
   const [busy, setBusy] = useState(false);
   /** Attaching or detaching would stop these: asked first. */
-  const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; reason: string | null; go(): void } | null>(null);
+  const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; reason: string | null; go(): void; cancel?(): void } | null>(null);
   /** The user already agreed to stop what runs, for the attach under way: not asked again once its folder is chosen. */
   const agreed = useRef(false);
 
@@ -50,6 +51,11 @@ export function Attachments({ chat }: { chat: ChatView }) {
     } catch {
       // Not knowing: ask as if it recreates (asking once too often stops nothing).
     }
+    await askIfBusy(action, reason, go);
+  };
+
+  /** The change recreates the sandbox: `go` at once when nothing runs in the chat's terminals, else after the user agrees (`cancel` if not). */
+  const askIfBusy = async (action: 'attach' | 'detach', reason: string | null, go: () => void, cancel?: () => void) => {
     let running: BusyTerminals = [];
     try {
       running = (await api.call('terminal.busy', { chatId: chat.id })).terminals;
@@ -57,7 +63,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
       // Not knowing is no reason to block the change: it goes ahead as before.
     }
     if (running.length === 0) go();
-    else setConfirm({ action, running, reason, go });
+    else setConfirm({ action, running, reason, go, ...(cancel ? { cancel } : {}) });
   };
 
   const begin = () => {
@@ -76,12 +82,43 @@ export function Attachments({ chat }: { chat: ChatView }) {
 
   const pickNow = async (chosen: AttachChoice) => {
     begin();
+    /** Set when the folder main holds is answered from here on (settle ends the busy state). */
+    let handedOver = false;
     try {
       const result = await api.pickFolder(chat.id, chosen);
+      if (typeof result === 'object' && 'notice' in result) {
+        setStep(null);
+        setNotice(result.notice);
+        return;
+      }
+      if (typeof result === 'object') {
+        // The desktop's dialog chose a folder that needs a new container: main holds it until
+        // this page answers, after asking (unless the user already agreed for this attach).
+        setStep(null);
+        const { token, reason } = result.confirm;
+        const answer = (attach: boolean) => void settle(() => api.confirmFolder(token, attach));
+        handedOver = true;
+        if (agreed.current) answer(true);
+        else await askIfBusy('attach', reason, () => answer(true), () => answer(false));
+        return;
+      }
       // 'picked': main attached it and emits chats.changed, which refetches the list.
       setStep(result === 'browse' ? 'browse' : null);
     } catch (e) {
       setStep(null);
+      setError(errorInfo(e));
+    } finally {
+      if (!handedOver) setBusy(false);
+    }
+  };
+
+  /** The desktop's answer to a folder main holds: attached (chats.changed refetches the list) or let go. */
+  const settle = async (answer: () => Promise<Picked | 'cancelled'>) => {
+    begin();
+    try {
+      const result = await answer();
+      if (typeof result === 'object') setNotice(result.notice);
+    } catch (e) {
       setError(errorInfo(e));
     } finally {
       setBusy(false);
@@ -161,7 +198,10 @@ export function Attachments({ chat }: { chat: ChatView }) {
           action={confirm.action}
           busy={confirm.running}
           reason={confirm.reason}
-          onClose={() => setConfirm(null)}
+          onClose={() => {
+            setConfirm(null);
+            confirm.cancel?.();
+          }}
           onConfirm={() => {
             setConfirm(null);
             if (confirm.action === 'attach') agreed.current = true;

@@ -197,6 +197,13 @@ describe('ChatHeader attach modes', () => {
     expect(list.textContent).toContain('Copy of HEAD 0123456 (no uncommitted changes), on branch berth/c1');
   });
 
+  it('on the desktop, shows the notice main gives with a folder attached at once', async () => {
+    const { api } = setup();
+    api.pickFolderResult = { notice: 'A read-write folder must be mounted when Docker creates the container, so this chat waits for a new sandbox.' };
+    await openAttach();
+    expect((await screen.findByRole('status')).textContent).toContain('waits for a new sandbox');
+  });
+
   it('on the desktop, passes the chosen mode to the native picker', async () => {
     const { api } = setup();
     api.pickFolderResult = 'picked';
@@ -337,6 +344,57 @@ describe('ChatHeader: what attaching changes', () => {
     await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
     expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'detach', path: '/home/me/notes' }]);
     expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
+  });
+
+  it('on the desktop, a chosen folder that needs a new container is asked about first, naming why; Cancel lets main drop it', async () => {
+    const { api } = setup();
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
+    // Before the dialog main judged the mode alone (it fits a warm sandbox's slot); the folder chosen does not.
+    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    const why = 'Attaching recreates the chat’s sandbox: a git repository whose history (80 MB) is more than the 64 MB a ready sandbox copies.';
+    api.pickFolderResult = { confirm: { token: 'tok-1', reason: why } };
+    await openAttach();
+    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    expect(ask.textContent).toContain('history (80 MB)');
+    expect(within(ask).getByRole('list', { name: 'Running in the terminals' }).textContent).toContain('sleep 600');
+    // Nothing answered yet: main still holds the folder.
+    expect(api.callsTo('workspace.attach').filter((c) => (c as { via?: string }).via === 'confirmFolder')).toEqual([]);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-1', attach: false }));
+    expect(api.callsTo('workspace.attach')).not.toContainEqual(expect.objectContaining({ via: 'confirmFolder', attach: true }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('on the desktop, agreeing attaches the folder main holds; with nothing running it attaches without asking', async () => {
+    const { api } = setup();
+    let running = [{ terminalId: 't1', title: 'Terminal 2', processes: ['npm run dev'] }];
+    api.handle('terminal.busy', () => ({ terminals: running }));
+    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    api.pickFolderResult = { confirm: { token: 'tok-2', reason: null } };
+    api.confirmFolderResult = { notice: "The chat's sandbox is recreated the next time it runs a command." };
+    await openAttach();
+    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    fireEvent.click(within(ask).getByRole('button', { name: 'Stop them and attach' }));
+    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-2', attach: true }));
+    // Main's notice is said, as for an attach on the browser host.
+    expect((await screen.findByRole('status')).textContent).toContain('sandbox is recreated');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Attach folder…' }).hasAttribute('disabled')).toBe(false));
+
+    running = [];
+    api.pickFolderResult = { confirm: { token: 'tok-3', reason: null } };
+    await openAttach();
+    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-3', attach: true }));
+    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
+  });
+
+  it('on the desktop, a held folder that expired says so and what to do', async () => {
+    const { api } = setup();
+    api.pickFolderResult = { confirm: { token: 'tok-4', reason: null } };
+    api.confirmFolderResult = new ApiError('invalid_request', 'The folder you chose was not attached: its choice expired (after 2 minutes) or was already answered.', 'Choose the folder again.');
+    await openAttach();
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('its choice expired');
+    expect(alert.textContent).toContain('Choose the folder again.');
   });
 
   it("shows a read-write folder's write warning with it", async () => {
