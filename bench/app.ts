@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { containersWithLabel, docker } from '../test/support/docker.js';
-import type { BrowserBenchResult } from './browser.js';
+import type { BrowserBenchResult, RunCpu } from './browser.js';
 import type { ChangesBenchResult } from './changesPanel.js';
 import { commandLine, exitIfStillAlive, positiveInt, quoteArg, requireLocalImage } from './cli.js';
 import { measureMemory, type MemoryResult } from './memory.js';
@@ -194,6 +194,13 @@ async function main(): Promise<void> {
       console.log(
         `Berth split (medians, from Enter): first output frame at ${ms(s.firstDataMs)}, last at ${ms(s.lastDataMs)}, END-42 on screen at ${ms(s.shownMs)}; ` +
           `${s.frames.toFixed(0)} terminal.data frames (${(s.frameChars / Math.max(1, s.frames) / 1024).toFixed(1)} KiB each on average), ${s.acks.toFixed(0)} terminal.ack calls`,
+      );
+      const mib = tp.blobBytes / 2 ** 20;
+      const perMib = (runs: RunCpu[], k: keyof RunCpu) => `${(summarize(runs.map((c) => c[k])).median / mib).toFixed(1)}`;
+      const runsOf = (runs: RunCpu[]) => runs.map((c) => `${c.renderer.toFixed(0)}+${c.gpu.toFixed(0)}`).join(', ');
+      console.log(
+        `Chromium CPU per run, renderer+GPU ms (Enter to END-42): Berth ${runsOf(tp.cpu.berth)}; wetty ${runsOf(tp.cpu.wetty)}. ` +
+          `Medians per MiB: Berth renderer ${perMib(tp.cpu.berth, 'renderer')} ms, GPU ${perMib(tp.cpu.berth, 'gpu')} ms; wetty renderer ${perMib(tp.cpu.wetty, 'renderer')} ms, GPU ${perMib(tp.cpu.wetty, 'gpu')} ms`,
       );
       // Any terminal reads through a TTY; this says how much of the gap is the TTY itself.
       console.log(

@@ -83,6 +83,18 @@ export interface ThroughputResult {
   /** Berth / wetty. */
   wettyRatio: number;
   split: ThroughputSplit;
+  /**
+   * Chromium's CPU per run (ms, from `SystemInfo.getProcessInfo`): its renderer processes (the
+   * page: script, style, layout, paint) and its GPU process (compositing and raster, in software
+   * here), per side. CPU, unlike wall time, hardly moves with other engineers' load, so changes
+   * to the output path are judged by it (ms per MiB).
+   */
+  cpu: { berth: RunCpu[]; wetty: RunCpu[] };
+}
+
+export interface RunCpu {
+  renderer: number;
+  gpu: number;
 }
 
 export interface SwitchResult {
@@ -421,6 +433,21 @@ async function measureSwitching(page: Page, opts: BrowserBenchOptions, profile: 
   return { chats: opts.chats, samples, summary: summarize(samples), frames: summarize(frames), pageHeapMb, floor: summarize(floor) };
 }
 
+/** Chromium's CPU time so far (ms), by process type: renderers and the GPU process. */
+async function chromiumCpu(browser: Browser): Promise<() => Promise<RunCpu>> {
+  const cdp = await browser.newBrowserCDPSession();
+  const read = async (): Promise<RunCpu> => {
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; cpuTime: number }> };
+    const sum = (type: string) => processInfo.filter((p) => p.type === type).reduce((a, p) => a + p.cpuTime * 1000, 0);
+    return { renderer: sum('renderer'), gpu: sum('GPU') };
+  };
+  return read;
+}
+
+function cpuSince(a: RunCpu, b: RunCpu): RunCpu {
+  return { renderer: b.renderer - a.renderer, gpu: b.gpu - a.gpu };
+}
+
 /** `clear`, then wait until wetty's screen shows only a prompt. */
 async function clearWetty(w: WettyPeer): Promise<void> {
   await w.type('clear');
@@ -465,6 +492,11 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
 
     // What wetty's page received while Berth's ran: the two pages share one browser, so a busy peer would slow Berth.
     const wettyDuringBerth: number[] = [];
+    // Chromium's CPU during the last Berth or wetty run (from the Enter key to END-42 seen).
+    const readCpu = await chromiumCpu(browser);
+    let lastCpu: RunCpu = { renderer: Number.NaN, gpu: Number.NaN };
+    const cpuBerth: RunCpu[] = [];
+    const cpuWetty: RunCpu[] = [];
     const berthRun = async (): Promise<ProbeResult> => {
       // Start from a clear screen and scrollback, so each run writes into the same state.
       await typeInTerminal(page, 'clear');
@@ -476,8 +508,10 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       await typeInTerminal(page, 'cat /tmp/blob; echo END-$((6*7))', false);
       await page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'screen' as WatchIn, text: 'END-42' });
       const wettyBefore = await wetty.received();
+      const cpu0 = await readCpu();
       await page.keyboard.press('Enter');
       const r = await probeResult(page, 300_000, 'END-42 after cat /tmp/blob');
+      lastCpu = cpuSince(cpu0, await readCpu());
       wettyDuringBerth.push((await wetty.received()) - wettyBefore);
       // Untimed check: the file's last line reached xterm's buffer, so nothing was dropped on the way.
       const text = await terminalText(page);
@@ -488,12 +522,14 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       await clearWetty(wetty);
       await wetty.type('cat /tmp/blob; echo END-$((6*7))', false);
       await wetty.page.evaluate(armProbe, { startOn: 'enter' as StartOn, watchIn: 'wetty' as WatchIn, text: 'END-42' });
+      const cpu0 = await readCpu();
       await wetty.page.keyboard.press('Enter');
       try {
         await wetty.page.waitForFunction(() => (globalThis as unknown as PageGlobals).__berthBench?.seenAt != null, undefined, { polling: 100, timeout: 600_000 });
       } catch {
         throw new Error(`Timed out waiting for END-42 in wetty. It shows:\n${await wetty.screenText()}`);
       }
+      lastCpu = cpuSince(cpu0, await readCpu());
       const p = await wetty.page.evaluate(() => (globalThis as unknown as PageGlobals).__berthBench as Probe);
       // The same untimed check as Berth's: the file's last line is in wetty's buffer too.
       if (!(await wetty.tailText(rows + 5)).includes(lastLine)) throw new Error("wetty shows END-42 but not the file's last line.");
@@ -516,8 +552,14 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
     const cli: number[] = [];
     const tty: number[] = [];
     const steps: Array<() => Promise<void>> = [
-      async () => void berth.push(await berthRun()),
-      async () => void wet.push(await wettyRun()),
+      async () => {
+        berth.push(await berthRun());
+        cpuBerth.push(lastCpu);
+      },
+      async () => {
+        wet.push(await wettyRun());
+        cpuWetty.push(lastCpu);
+      },
       async () => void cli.push(await cliRun()),
       async () => void tty.push(await ttyRun()),
     ];
@@ -549,6 +591,7 @@ async function measureThroughput(page: Page, browser: Browser, host: RunningHost
       cliTtyMiBps,
       ratio: berthMiBps / cliTtyMiBps,
       wettyRatio: berthMiBps / wettyMiBps,
+      cpu: { berth: cpuBerth, wetty: cpuWetty },
       split: {
         firstDataMs: med((r) => rel(r.wire?.firstDataAt, r)),
         lastDataMs: med((r) => rel(r.wire?.lastDataAt, r)),

@@ -35,6 +35,12 @@ export const TERMINAL_OUTPUT = {
   writeIntervalMs: 33,
   /** The page: write at once when this many characters are waiting. */
   writeMaxChars: 1024 * 1024,
+  /**
+   * The page: while a flood goes on, xterm draws the screen at most once per this interval instead
+   * of every frame (renderer/features/terminals/renderPacer.ts); its end and output after a quiet
+   * spell are drawn at the next frame.
+   */
+  floodDrawIntervalMs: 100,
 } as const;
 
 /**

@@ -25,8 +25,16 @@ function setup(maxChars = 1000, intervalMs = 33) {
     }
   };
   const sent: string[] = [];
-  const joiner = new OutputJoiner((d) => sent.push(d), { intervalMs, maxChars }, timers);
-  return { joiner, sent, advance };
+  const joined: boolean[] = [];
+  const joiner = new OutputJoiner(
+    (d, j) => {
+      sent.push(d);
+      joined.push(j);
+    },
+    { intervalMs, maxChars },
+    timers,
+  );
+  return { joiner, sent, joined, advance };
 }
 
 describe('OutputJoiner', () => {
@@ -47,6 +55,17 @@ describe('OutputJoiner', () => {
     expect(sent).toEqual(['a']);
     advance(1);
     expect(sent).toEqual(['a', 'b'.repeat(50)]);
+  });
+
+  it('says which pieces waited because output kept coming (a flood) and which went at once after a quiet spell', () => {
+    const { joiner, joined, advance } = setup(10);
+    joiner.push('a'); // after a quiet spell: at once
+    joiner.push('b'); // follows closely: waits for the interval
+    advance(33);
+    joiner.push('0123456789'); // too much waiting: at once, but part of the flood
+    advance(100);
+    joiner.push('c'); // a quiet spell again
+    expect(joined).toEqual([false, true, true, false]);
   });
 
   it('sends at once when too much waits; drop() forgets what waits and says how much', () => {

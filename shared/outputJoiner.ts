@@ -19,6 +19,12 @@ export interface JoinerOptions {
   maxChars: number;
 }
 
+/**
+ * `joined`: false for a piece sent at once after a quiet spell (an echo, a prompt, the first
+ * bytes of a flood), true for pieces that waited because output kept coming (a flood goes on).
+ */
+export type JoinerSend = (data: string, joined: boolean) => void;
+
 export class OutputJoiner {
   private pending: string[] = [];
   private pendingChars = 0;
@@ -26,7 +32,7 @@ export class OutputJoiner {
   private lastSent = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly send: (data: string) => void,
+    private readonly send: JoinerSend,
     private readonly options: JoinerOptions,
     private readonly timers: JoinerTimers,
   ) {}
@@ -41,7 +47,7 @@ export class OutputJoiner {
     const now = this.timers.now();
     if (this.timer === null && this.pendingChars === 0 && now - this.lastSent >= this.options.intervalMs) {
       this.lastSent = now;
-      this.send(data);
+      this.send(data, false);
       return;
     }
     this.pending.push(data);
@@ -64,7 +70,7 @@ export class OutputJoiner {
     this.pending = [];
     this.pendingChars = 0;
     this.lastSent = this.timers.now();
-    this.send(data);
+    this.send(data, true);
   }
 
   /** Forgets what waits and returns how many characters that was (a repaint, a close). */

@@ -1,6 +1,6 @@
 import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
-import { coalesceParserScrolls, skipEmptySelectionRedraws, throttleScrollbarReveal } from './xtermSession';
+import { coalesceParserScrolls, holdableScreen, skipEmptySelectionRedraws, throttleScrollbarReveal } from './xtermSession';
 
 /** The part of xterm 6.0's internals the throttle touches (jsdom cannot open a real xterm). */
 function xtermShaped() {
@@ -120,5 +120,75 @@ describe('skipEmptySelectionRedraws', () => {
   it('does nothing to a terminal whose internals differ (a later xterm)', () => {
     expect(skipEmptySelectionRedraws({} as Terminal)).toBe(false);
     expect(skipEmptySelectionRedraws({ _core: { _selectionService: { refresh() {} } } } as unknown as Terminal)).toBe(false);
+  });
+});
+
+describe('holdableScreen', () => {
+  /** The part of xterm 6.0's render service it touches. */
+  function renderShaped() {
+    const calls: Array<[number, number, boolean]> = [];
+    const service = {
+      refreshRows(start: number, end: number, isRedrawOnly = false) {
+        calls.push([start, end, isRedrawOnly]);
+      },
+    };
+    const syncs: string[] = [];
+    const viewport = {
+      _sync: () => void syncs.push('sync'),
+      queueSync: () => void syncs.push('queue'),
+    };
+    return { term: { _core: { _renderService: service, _viewport: viewport } } as unknown as Terminal, service, calls, viewport, syncs };
+  }
+
+  it('holds the viewport\'s scroll-area updates too, and queues one at release', () => {
+    const { term, viewport, syncs } = renderShaped();
+    const screen = holdableScreen(term)!;
+    viewport._sync();
+    expect(syncs).toEqual(['sync']);
+    screen.hold();
+    for (let i = 0; i < 20; i++) {
+      viewport._sync();
+      viewport.queueSync();
+    }
+    expect(syncs).toEqual(['sync']);
+    // Only the viewport waited: no rows to draw, so the pacer stays held; one sync is queued.
+    expect(screen.release()).toBe(false);
+    expect(syncs).toEqual(['sync', 'queue']);
+    expect(screen.release()).toBe(false);
+    expect(syncs).toEqual(['sync', 'queue']);
+  });
+
+  it('passes redraw requests through until held; while held notes them, and on release asks once for all the rows they named', () => {
+    const { term, service, calls } = renderShaped();
+    const screen = holdableScreen(term);
+    expect(screen).not.toBeNull();
+    service.refreshRows(0, 3);
+    expect(calls).toEqual([[0, 3, false]]);
+    screen!.hold();
+    service.refreshRows(5, 9, true);
+    service.refreshRows(2, 4, false);
+    service.refreshRows(7, 8, true);
+    expect(calls).toHaveLength(1);
+    expect(screen!.release()).toBe(true);
+    // Not a redraw only: a row's content changed, so xterm tells its listeners as it would have.
+    expect(calls).toEqual([[0, 3, false], [2, 9, false]]);
+    expect(screen!.release()).toBe(false);
+    service.refreshRows(1, 1, true);
+    expect(calls.at(-1)).toEqual([1, 1, true]);
+  });
+
+  it('a release with only redraw requests waiting stays a redraw', () => {
+    const { term, service, calls } = renderShaped();
+    const screen = holdableScreen(term)!;
+    screen.hold();
+    service.refreshRows(4, 4, true);
+    expect(screen.release()).toBe(true);
+    expect(calls).toEqual([[4, 4, true]]);
+  });
+
+  it('does nothing to a terminal whose internals differ (a later xterm)', () => {
+    expect(holdableScreen({} as Terminal)).toBeNull();
+    expect(holdableScreen({ _core: { _renderService: {} } } as unknown as Terminal)).toBeNull();
+    expect(holdableScreen({ _core: { _renderService: { refreshRows() {} } } } as unknown as Terminal)).toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import { matchShortcut } from '../shortcuts/shortcuts';
 import type { TerminalOutputHub } from './outputHub';
 import { OutputJoiner } from '../../../shared/outputJoiner';
 import type { TerminalSize } from '../../stores/terminals';
+import { RenderPacer, type ScreenHold } from './renderPacer';
 
 /** Under the contract's 1 MiB per `terminal.input`, with room to spare. */
 const INPUT_CHUNK = 256 * 1024;
@@ -141,6 +142,70 @@ export function skipEmptySelectionRedraws(term: Terminal): boolean {
   return true;
 }
 
+/**
+ * A hold on xterm's drawing, for RenderPacer (renderPacer.ts): while held, the render service's
+ * redraw requests (every row a parsed chunk changed, the cursor, a scroll) and the viewport's
+ * scroll-area updates are only noted; on release the rows they named and the viewport are
+ * requested at once, so they are drawn at the next frame as xterm would have drawn them. xterm 6.0 has no public way to do this: its own pause (the
+ * screen out of view, an IntersectionObserver) is private and follows visibility, and
+ * synchronized output (DECSET 2026) written into the stream acts only when xterm parses it,
+ * behind up to the flow-control window of output, and would cut short the synchronized frames
+ * of programs that use it themselves (full-screen TUIs). Reaches into xterm's internals: checks
+ * their shape and returns null when they differ (a later xterm), so nothing is held.
+ */
+export function holdableScreen(term: Terminal): ScreenHold | null {
+  type Render = { refreshRows(start: number, end: number, isRedrawOnly?: boolean): void };
+  type Viewport = { _sync(ydisp?: number): void; queueSync(ydisp?: number): void };
+  const core = (term as unknown as { _core?: { _renderService?: Render; _viewport?: Viewport } })._core;
+  const render = core?._renderService;
+  const refreshRows = render?.refreshRows;
+  const viewport = core?._viewport;
+  if (!render || typeof refreshRows !== 'function') return null;
+  if (!viewport || typeof viewport._sync !== 'function' || typeof viewport.queueSync !== 'function') return null;
+  let held = false;
+  // The viewport (scroll area and scrollbar) follows the buffer after each parsed chunk, asking
+  // for a frame each time: held too, and brought up to date once at release.
+  const sync = viewport._sync;
+  const queueSync = viewport.queueSync;
+  let syncWaiting = false;
+  viewport._sync = function syncUnlessHeld(this: Viewport, ...args: [number?]) {
+    if (!held) return sync.apply(viewport, args);
+    syncWaiting = true;
+  };
+  viewport.queueSync = function queueSyncUnlessHeld(this: Viewport, ...args: [number?]) {
+    if (!held) return queueSync.apply(viewport, args);
+    syncWaiting = true;
+  };
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  let redrawOnly = true;
+  render.refreshRows = function refreshRowsUnlessHeld(this: Render, from: number, to: number, isRedrawOnly = false) {
+    if (!held) return refreshRows.call(render, from, to, isRedrawOnly);
+    start = Math.min(start, from);
+    end = Math.max(end, to);
+    redrawOnly &&= isRedrawOnly;
+  };
+  return {
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      if (syncWaiting) {
+        syncWaiting = false;
+        queueSync.call(viewport);
+      }
+      if (start > end) return false;
+      const [from, to, only] = [start, end, redrawOnly];
+      start = Number.POSITIVE_INFINITY;
+      end = Number.NEGATIVE_INFINITY;
+      redrawOnly = true;
+      refreshRows.call(render, from, to, only);
+      return true;
+    },
+  };
+}
+
 /** The line written when a terminal ends, e.g. "[sandbox stopped — press Restart]". */
 export function exitLine(reason: string | null): string {
   const why = (reason ?? '').trim().replace(/\.+$/, '') || 'The terminal ended';
@@ -171,7 +236,7 @@ export class XtermSession {
   /** Characters handed to xterm whose write callback has not run yet. */
   private inFlight = 0;
   /** Joins a flood into fewer xterm writes; output after a pause is written at once. */
-  private readonly pacer = new OutputJoiner((data) => this.writeOutput(data), {
+  private readonly pacer = new OutputJoiner((data, joined) => this.writeOutput(data, joined), {
     intervalMs: TERMINAL_OUTPUT.writeIntervalMs,
     maxChars: TERMINAL_OUTPUT.writeMaxChars,
   }, {
@@ -182,6 +247,8 @@ export class XtermSession {
   private sentSize: TerminalSize;
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
+  /** Draws a flood once per interval instead of every frame (null: xterm's internals changed shape). */
+  private readonly renderPacer: RenderPacer | null;
   /** Whether xterm's scrollbar reveal is throttled (false: xterm's internals changed shape). */
   readonly scrollbarThrottled: boolean;
   /** Whether a parser chunk's scroll events are folded into one and empty selections are not redrawn (false: xterm's internals changed shape). */
@@ -211,19 +278,38 @@ export class XtermSession {
     term.open(host);
     this.scrollbarThrottled = throttleScrollbarReveal(term);
     this.scrollsCoalesced = coalesceParserScrolls(term) && skipEmptySelectionRedraws(term);
+    const held = holdableScreen(term);
+    // The cursor does not blink while a flood scrolls: xterm's DOM renderer blinks it with a CSS
+    // animation that makes Chromium recalculate style every frame (bench/README.md). A class on
+    // the host (styles.css), not xterm's cursorBlink option: changing any option makes xterm's DOM
+    // renderer re-inject its whole stylesheet, which measured dearer than the blink.
+    const screen: ScreenHold | null = held && {
+      hold: () => held.hold(),
+      release: () => held.release(),
+      flooding: (on) => host.classList.toggle('xterm-flooding', on),
+    };
+    this.renderPacer = screen
+      ? new RenderPacer(screen, TERMINAL_OUTPUT.floodDrawIntervalMs, {
+          set: (fn, ms) => setTimeout(fn, ms),
+          clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+        })
+      : null;
     // Said once per page: floods are slower until the patches are ported to the new xterm.
-    if ((!this.scrollbarThrottled || !this.scrollsCoalesced) && !warnedScrollbar) {
+    if ((!this.scrollbarThrottled || !this.scrollsCoalesced || !screen) && !warnedScrollbar) {
       warnedScrollbar = true;
-      console.warn("xterm's scroll internals changed: a flood patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws)");
+      console.warn("xterm's internals changed: a flood patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws, holdableScreen)");
     }
 
     const input = term.onData((data) => this.sendInput(data));
     const binary = term.onBinary((data) => this.sendInput(data));
     const resize = term.onResize(() => this.scheduleResize());
+    const drawn = term.onRender(() => this.renderPacer?.drawn());
     this.offs.push(
       () => input.dispose(),
       () => binary.dispose(),
       () => resize.dispose(),
+      () => drawn.dispose(),
+      () => this.renderPacer?.dispose(),
     );
 
     this.offs.push(deps.output.attach(deps.terminalId, (data) => this.onOutput(data)));
@@ -258,6 +344,7 @@ export class XtermSession {
     this.live = false;
     // Output not yet written is part of the replay; main forgets it for flow control too.
     this.pacer.drop();
+    this.renderPacer?.idle();
     this.exitShown = false;
     this.term.reset();
     const done = (data: string) => {
@@ -329,13 +416,16 @@ export class XtermSession {
     this.pacer.push(data);
   }
 
-  private writeOutput(data: string): void {
+  private writeOutput(data: string, joined: boolean): void {
     const { output, terminalId } = this.deps;
     this.inFlight += data.length;
+    this.renderPacer?.written(joined);
     this.term.write(data, () => {
       if (this.disposed) return;
       this.inFlight -= data.length;
       output.ack(terminalId, data.length);
+      // The flood (if any) is written and nothing waits: its end is drawn at the next frame.
+      if (this.inFlight === 0 && this.pacer.waiting === 0) this.renderPacer?.idle();
     });
   }
 
