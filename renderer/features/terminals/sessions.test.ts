@@ -36,10 +36,11 @@ class FakeScreen implements KeptScreen {
     readonly element: HTMLElement,
     readonly terminalId: string,
     private readonly lineCount: number,
+    readonly sharedSheets = false,
   ) {
-    // As xterm 6 does: the screen's own sheet inside its element.
+    // As xterm 6 does: the screen's own sheet inside its element (shared: the same text for all).
     const style = element.ownerDocument.createElement('style');
-    style.textContent = `.screen-${terminalId} { color: red; }`;
+    style.textContent = sharedSheets ? `.shared-owner { color: red; } /* ${terminalId} */` : `.screen-${terminalId} { color: red; }`;
     element.appendChild(style);
   }
   lines(): number {
@@ -58,7 +59,7 @@ function view(chatId: string, terminalId: string, state: TerminalView['state'] =
   return { terminalId, chatId, title: terminalId, state, exitReason: state === 'exited' ? 'The shell exited' : null, cols: 80, rows: 24 };
 }
 
-function setup(policy: KeepPolicy = { maxChats: 2, maxLines: 1000 }, later?: (run: () => void) => void) {
+function setup(policy: KeepPolicy = { maxChats: 2, maxLines: 1000 }, later?: (run: () => void) => void, shared = false) {
   const terminals = createStore<Pick<TerminalsState, 'byChat'>>()(() => ({ byChat: {} })) as unknown as TerminalsStore;
   const connection = createStore<{ epoch: number }>()(() => ({ epoch: 1 }));
   const made: FakeScreen[] = [];
@@ -69,7 +70,7 @@ function setup(policy: KeepPolicy = { maxChats: 2, maxLines: 1000 }, later?: (ru
     policy,
     ...(later ? { later } : {}),
     create: (element, terminalId) => {
-      const s = new FakeScreen(element, terminalId, 10);
+      const s = new FakeScreen(element, terminalId, 10, shared);
       made.push(s);
       return s;
     },
@@ -187,6 +188,37 @@ describe('TerminalSessions', () => {
     sessions.hide('t2', b.screen);
     expect(sessions.has('t1')).toBe(false);
     expect(style?.isConnected).toBe(false);
+    sessions.dispose();
+  });
+  it('keeps one live copy of shared sheets and changes no sheet on a switch; the copy moves on when its screen goes', () => {
+    const { sessions, list, slot } = setup({ maxChats: 2, maxLines: 1000 }, undefined, true);
+    list({ a: [view('a', 't1')], b: [view('b', 't2')], c: [view('c', 't3')] });
+    const sheetOf = (t: string) => [...document.head.querySelectorAll('style')].findLast((s) => s.textContent?.includes(t)) as HTMLStyleElement;
+    const a = sessions.show('t1', 'a', slot(), { cols: 80, rows: 24 });
+    sessions.hide('t1', a.screen);
+    const b = sessions.show('t2', 'b', slot(), { cols: 80, rows: 24 });
+    // a's sheets serve every shared screen; b's are parsed but off from the start.
+    expect(sheetOf('t1').hasAttribute('media')).toBe(false);
+    expect(sheetOf('t2').getAttribute('media')).toBe('not all');
+    const changes: MutationRecord[] = [];
+    const observer = new MutationObserver((records) => changes.push(...records));
+    observer.observe(document.head, { attributes: true, subtree: true });
+    sessions.hide('t2', b.screen);
+    sessions.show('t1', 'a', slot(), { cols: 80, rows: 24 });
+    sessions.hide('t1', a.screen);
+    sessions.show('t2', 'b', slot(), { cols: 80, rows: 24 });
+    changes.push(...observer.takeRecords());
+    observer.disconnect();
+    expect(changes).toEqual([]);
+    // Past the bound (two chats), a (the holder) goes: b's copy goes live, the same rules.
+    const held = sheetOf('t1');
+    sessions.hide('t2', b.screen);
+    const c = sessions.show('t3', 'c', slot(), { cols: 80, rows: 24 });
+    sessions.hide('t3', c.screen);
+    expect(sessions.has('t1')).toBe(false);
+    expect(held.isConnected).toBe(false);
+    expect(sheetOf('t2').hasAttribute('media')).toBe(false);
+    expect(sheetOf('t3').getAttribute('media')).toBe('not all');
     sessions.dispose();
   });
 });

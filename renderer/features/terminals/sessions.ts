@@ -54,6 +54,11 @@ export interface KeptScreen {
   /** Clears the screen and repaints it from main's copy (after a reconnect). */
   replay(): void;
   dispose(): void;
+  /**
+   * True: the screen's sheets are the same as every other such screen's (xtermSession's
+   * shareOwnerClass), so one live copy serves them all and a switch changes no sheet.
+   */
+  readonly sharedSheets?: boolean;
 }
 
 export type ScreenFactory<S extends KeptScreen> = (element: HTMLElement, terminalId: string, initialSize: TerminalSize) => S;
@@ -65,6 +70,8 @@ interface Entry<S> {
   styles: HTMLStyleElement[];
   chatId: string;
   shown: boolean;
+  /** Its sheets are the shared ones (KeptScreen.sharedSheets). */
+  shared: boolean;
   unregister(): void;
 }
 
@@ -87,6 +94,8 @@ const KEPT_MEDIA = 'not all';
 
 export class TerminalSessions<S extends KeptScreen = KeptScreen> {
   private readonly entries = new Map<string, Entry<S>>();
+  /** The shared screen whose sheets are live (one copy for all shared screens); null: none yet. */
+  private sheetHolder: Entry<S> | null = null;
   private readonly lastShown = new Map<string, number>();
   private clock = 0;
   private sweepPending = false;
@@ -116,7 +125,7 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
     const kept = this.entries.get(terminalId);
     if (kept) {
       kept.shown = true;
-      for (const style of kept.styles) style.removeAttribute('media');
+      if (!kept.shared) for (const style of kept.styles) style.removeAttribute('media');
       slot.appendChild(kept.element);
       return { screen: kept.screen, fresh: false };
     }
@@ -125,8 +134,13 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
     // In the document before xterm opens in it, so xterm measures its font at once.
     slot.appendChild(element);
     const screen = this.deps.create(element, terminalId, initialSize);
-    const entry: Entry<S> = { screen, element, chatId, shown: true, styles: [], unregister: registerTerminal(terminalId, screen.term) };
+    const entry: Entry<S> = { screen, element, chatId, shown: true, shared: screen.sharedSheets === true, styles: [], unregister: registerTerminal(terminalId, screen.term) };
     this.adoptStyles(entry);
+    if (entry.shared) {
+      // The first shared screen's sheets serve all; the others' stay parsed but match nothing.
+      if (this.sheetHolder === null) this.sheetHolder = entry;
+      else for (const style of entry.styles) style.setAttribute('media', KEPT_MEDIA);
+    }
     this.entries.set(terminalId, entry);
     return { screen, fresh: true };
   }
@@ -136,8 +150,10 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
     const e = this.entries.get(terminalId);
     if (!e || e.screen !== screen) return;
     e.shown = false;
-    this.adoptStyles(e);
-    for (const style of e.styles) style.setAttribute('media', KEPT_MEDIA);
+    const adopted = this.adoptStyles(e);
+    // A shared screen's sheets stay as they are (a sheet change is what a switch should not cost).
+    if (!e.shared) for (const style of e.styles) style.setAttribute('media', KEPT_MEDIA);
+    else if (e !== this.sheetHolder) for (const style of adopted) style.setAttribute('media', KEPT_MEDIA);
     e.element.remove();
     if (!this.deps.later) this.sweep();
     else if (!this.sweepPending) {
@@ -196,12 +212,18 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
    * text (theme, resize), which makes a new sheet and forgets `disabled`, while the attribute
    * stays. Their rules are scoped to the screen's own class (or identical for every screen), so
    * where they sit in the document changes nothing else. xterm removes them on dispose.
+   * Screens with shared sheets (xtermSession's shareOwnerClass: one owner class for all, so the
+   * same rules) keep exactly one live copy, held by one screen whatever is shown; the others'
+   * copies are off from the start, so a switch changes no sheet at all (each change made Blink
+   * update the rule sets and walk the document for invalidations).
    */
-  private adoptStyles(e: Entry<S>): void {
-    for (const style of e.element.querySelectorAll('style')) {
+  private adoptStyles(e: Entry<S>): HTMLStyleElement[] {
+    const adopted = [...e.element.querySelectorAll('style')];
+    for (const style of adopted) {
       this.deps.document.head.appendChild(style);
       e.styles.push(style);
     }
+    return adopted;
   }
 
   private drop(terminalId: string): void {
@@ -212,5 +234,10 @@ export class TerminalSessions<S extends KeptScreen = KeptScreen> {
     e.element.remove();
     e.screen.dispose();
     for (const style of e.styles) style.remove();
+    if (e === this.sheetHolder) {
+      // Hand the live sheets to another shared screen (its copy is the same).
+      this.sheetHolder = [...this.entries.values()].find((x) => x.shared) ?? null;
+      for (const style of this.sheetHolder?.styles ?? []) style.removeAttribute('media');
+    }
   }
 }

@@ -1,6 +1,6 @@
 import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
-import { coalesceParserScrolls, holdableScreen, skipEmptySelectionRedraws, throttleScrollbarReveal } from './xtermSession';
+import { coalesceParserScrolls, holdableScreen, shareOwnerClass, SHARED_OWNER_CLASS, skipEmptySelectionRedraws, throttleScrollbarReveal } from './xtermSession';
 
 /** The part of xterm 6.0's internals the throttle touches (jsdom cannot open a real xterm). */
 function xtermShaped() {
@@ -190,5 +190,54 @@ describe('holdableScreen', () => {
     expect(holdableScreen({} as Terminal)).toBeNull();
     expect(holdableScreen({ _core: { _renderService: {} } } as unknown as Terminal)).toBeNull();
     expect(holdableScreen({ _core: { _renderService: { refreshRows() {} } } } as unknown as Terminal)).toBeNull();
+  });
+});
+
+describe('shareOwnerClass', () => {
+  /** The part of xterm 6.0's DOM renderer it touches: its owner class, its element and its sheets. */
+  function rendererShaped(id: number) {
+    const element = document.createElement('div');
+    element.classList.add('xterm', `xterm-dom-renderer-owner-${id}`);
+    const theme = document.createElement('style');
+    const dims = document.createElement('style');
+    element.append(theme, dims);
+    const renderer = {
+      _terminalClass: id,
+      _element: element,
+      _themeService: { colors: { foreground: '#d8dee9' } },
+      _injectCss(this: { _terminalClass: number }, colors: { foreground: string }) {
+        theme.textContent = `.xterm-dom-renderer-owner-${this._terminalClass} .xterm-rows { color: ${colors.foreground}; }`;
+      },
+      _updateDimensions(this: { _terminalClass: number }) {
+        dims.textContent = `.xterm-dom-renderer-owner-${this._terminalClass} .xterm-rows span { display: inline-block; }`;
+      },
+    };
+    renderer._injectCss({ foreground: '#d8dee9' });
+    renderer._updateDimensions();
+    const term = { _core: { _renderService: { _renderer: { value: renderer } } } } as unknown as Terminal;
+    return { term, element, theme, dims };
+  }
+
+  it("gives two screens one owner class and the same sheets, so one live copy serves both", () => {
+    const a = rendererShaped(3);
+    const b = rendererShaped(4);
+    expect(a.theme.textContent).not.toBe(b.theme.textContent);
+    expect(shareOwnerClass(a.term)).toBe(true);
+    expect(shareOwnerClass(b.term)).toBe(true);
+    for (const s of [a, b]) {
+      expect(s.element.classList.contains(SHARED_OWNER_CLASS)).toBe(true);
+      expect([...s.element.classList].filter((c) => c.startsWith('xterm-dom-renderer-owner-'))).toEqual([SHARED_OWNER_CLASS]);
+    }
+    expect(a.theme.textContent).toBe(b.theme.textContent);
+    expect(a.dims.textContent).toBe(b.dims.textContent);
+    expect(a.theme.textContent).toContain(`.${SHARED_OWNER_CLASS} .xterm-rows { color: #d8dee9; }`);
+  });
+
+  it('does nothing to a terminal whose internals differ (a later xterm)', () => {
+    expect(shareOwnerClass({} as Terminal)).toBe(false);
+    const odd = rendererShaped(5);
+    odd.element.classList.remove('xterm-dom-renderer-owner-5');
+    expect(shareOwnerClass(odd.term)).toBe(false);
+    expect(odd.theme.textContent).toContain('owner-5');
   });
 });

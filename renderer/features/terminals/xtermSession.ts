@@ -206,6 +206,37 @@ export function holdableScreen(term: Terminal): ScreenHold | null {
   };
 }
 
+/** The owner class every screen shares (xterm numbers its screens from 1). */
+export const SHARED_OWNER_CLASS = 'xterm-dom-renderer-owner-0';
+
+/**
+ * xterm 6's DOM renderer scopes its theme and dimension rules (~800) to a class of its own per
+ * screen, so each screen brings a sheet that matches only itself; the page keeps many screens
+ * (sessions.ts), and a chat switch had to turn one screen's sheets off and the next one's on:
+ * a change of the document's active sheets, which Blink answers with a rule-set update and a
+ * style invalidation pass over the document (measured with `npm run bench:app -- --trace`).
+ * Every Berth screen has the same theme and font, so their sheets differ only by that class:
+ * this gives the screen one class shared by all screens and rewrites its sheets with it, so
+ * one live copy of the sheets serves every screen (sessions.ts keeps exactly one) and a switch
+ * changes no sheet. Reaches into xterm's internals: checks their shape and does nothing when
+ * they differ; returns whether it applied.
+ */
+export function shareOwnerClass(term: Terminal): boolean {
+  type Renderer = { _terminalClass?: unknown; _element?: HTMLElement; _injectCss?: (colors: unknown) => void; _updateDimensions?: () => void; _themeService?: { colors?: unknown } };
+  const core = (term as unknown as { _core?: { _renderService?: { _renderer?: { value?: Renderer } }; _themeService?: { colors?: unknown } } })._core;
+  const renderer = core?._renderService?._renderer?.value;
+  const colors = renderer?._themeService?.colors ?? core?._themeService?.colors;
+  if (!renderer || typeof renderer._terminalClass !== 'number' || !renderer._element || typeof renderer._injectCss !== 'function' || typeof renderer._updateDimensions !== 'function' || !colors) return false;
+  const own = `xterm-dom-renderer-owner-${renderer._terminalClass}`;
+  if (!renderer._element.classList.contains(own)) return false;
+  renderer._element.classList.remove(own);
+  renderer._terminalClass = 0;
+  renderer._element.classList.add(SHARED_OWNER_CLASS);
+  renderer._injectCss.call(renderer, colors);
+  renderer._updateDimensions.call(renderer);
+  return true;
+}
+
 /** The line written when a terminal ends, e.g. "[sandbox stopped — press Restart]". */
 export function exitLine(reason: string | null): string {
   const why = (reason ?? '').trim().replace(/\.+$/, '') || 'The terminal ended';
@@ -253,6 +284,8 @@ export class XtermSession {
   readonly scrollbarThrottled: boolean;
   /** Whether a parser chunk's scroll events are folded into one and empty selections are not redrawn (false: xterm's internals changed shape). */
   readonly scrollsCoalesced: boolean;
+  /** Whether this screen's sheets are the same as every other shared screen's (shareOwnerClass; false: xterm's internals changed shape). */
+  readonly sharedSheets: boolean;
 
   constructor(
     private readonly host: HTMLElement,
@@ -276,6 +309,7 @@ export class XtermSession {
     term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
     term.attachCustomKeyEventHandler((ev) => this.onKey(ev));
     term.open(host);
+    this.sharedSheets = shareOwnerClass(term);
     this.scrollbarThrottled = throttleScrollbarReveal(term);
     this.scrollsCoalesced = coalesceParserScrolls(term) && skipEmptySelectionRedraws(term);
     const held = holdableScreen(term);
@@ -295,9 +329,9 @@ export class XtermSession {
         })
       : null;
     // Said once per page: floods are slower until the patches are ported to the new xterm.
-    if ((!this.scrollbarThrottled || !this.scrollsCoalesced || !screen) && !warnedScrollbar) {
+    if ((!this.scrollbarThrottled || !this.scrollsCoalesced || !screen || !this.sharedSheets) && !warnedScrollbar) {
       warnedScrollbar = true;
-      console.warn("xterm's internals changed: a flood patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws, holdableScreen)");
+      console.warn("xterm's internals changed: a patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws, holdableScreen, shareOwnerClass)");
     }
 
     const input = term.onData((data) => this.sendInput(data));
