@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCore } from '../electron/main/core.js';
+import { removeInstanceContainers } from '../test/support/docker.js';
 
 export interface MemoryResult {
   chats: number;
@@ -56,7 +57,11 @@ export async function measureMemory(image: string, chats: number, log: (line: st
     };
   } finally {
     await core.profiles.delete({ name: profile }).catch(() => undefined);
+    const instance = core.instanceId;
     await core.dispose();
+    // The default profile's warm sandbox is only stopped on dispose (kept for a next start that
+    // never comes: the data dir goes next), so the bench removes its instance's containers.
+    await removeInstanceContainers(instance);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
