@@ -179,10 +179,15 @@ describe('the agent', () => {
       await core.profiles.update({ name: profile, settings: { agent: { baseUrl: server.baseUrl, model: 'm', approval: 'auto' } } });
       await core.agent.setKey({ profile, apiKey: KEY });
       server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: 'curl -sS -f --max-time 10 https://other.test/' } }] }, { text: 'ok' }));
+      // A refusal just before the turn (the user's own command) is not the agent's: its note
+      // names only what its command ran into, and waits for that line even when an older one is in.
+      expect((await run('curl -sS -f --max-time 10 http://earlier.test/')).exitCode).not.toBe(0);
+      await waitForLog((r) => r.host === 'earlier.test' && !r.allowed);
       expect((await runTurn(core, chatId, 'fetch other.test')).error).toBeNull();
       const result = (server.requests[1] as RecordedRequest).body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)).join('\n');
       expect(result).toContain(`The network policy of profile "${profile}" refused: `);
       expect(result).toContain('other.test:443');
+      expect(result).not.toContain('earlier.test');
       expect(result).toContain('Allow this host for the profile');
     } finally {
       await server.close();

@@ -31,6 +31,8 @@ const ROLE_LABEL = 'berth.egress';
 const LAYOUT_LABEL = 'berth.egress.layout';
 /** How long a CONNECT's line waits for squid's SNI verdict on it (both are logged as the tunnel closes). */
 const SNI_WAIT_MS = 1000;
+/** How long an agent's tool result waits for the proxy's line of a refusal its output shows (the log follower can trail under load). */
+const REFUSAL_LINE_WAIT_MS = 2000;
 const CONF_DIR = '/tmp/berth';
 /**
  * squid prints this once its (SNI check) port listens, after a start or a reconfigure. HAProxy prints
@@ -74,6 +76,8 @@ export class EgressService {
   /** The sandbox's address on its own network → its chat; the proxy's log names addresses. */
   private readonly clients = new Map<string, { chatId: string; profile: string }>();
   private readonly logs = new Map<string, NetworkRequest[]>();
+  /** When each line reached Berth (Date.now()), for refusalNote. */
+  private readonly recordedAt = new WeakMap<NetworkRequest, number>();
   private readonly image: string;
   private readonly outsideNetwork: string;
   private readonly dns: string[];
@@ -278,6 +282,7 @@ export class EgressService {
       allowed: entry.allowed && !sni?.refused, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
     };
     const list = this.logs.get(client.chatId) ?? [];
+    this.recordedAt.set(request, Date.now());
     list.push(request);
     if (list.length > LOG_LIMIT) list.splice(0, list.length - LOG_LIMIT);
     this.logs.set(client.chatId, list);
@@ -318,15 +323,19 @@ export class EgressService {
   }
 
   /**
-   * Refused requests of a chat since a time, as a note for the agent's tool result. The proxy's
-   * log line can trail the command's own error by a moment: when the output looks like a
-   * proxy refusal (403 from the proxy) and no line is in yet, wait for it, at most a second.
+   * Refused requests of a chat since a time (this computer's clock), as a note for the agent's
+   * tool result: lines recorded since then whose own time (HAProxy's accept date: the engine's
+   * clock, a VM's where Docker runs in one, hence a second's slack) is not older. A line recorded
+   * before the command began is never its own: a refusal just before (the user's command, say)
+   * would be named as this one's and, being in already, would stop the wait below. The proxy's
+   * line can trail the command's own error: when the output looks like a proxy refusal (403 from
+   * the proxy) and no line is in yet, wait for it, at most REFUSAL_LINE_WAIT_MS.
    */
   async refusalNote(chatId: string, profile: string, since: number, output: string): Promise<string | null> {
-    const refused = () => (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && r.time >= since - 1000);
+    const refused = () => (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && (this.recordedAt.get(r) ?? 0) >= since && r.time >= since - 1000);
     if (refused().length === 0 && /\b403\b|tunnel failed|ERR_ACCESS_DENIED|ssl|tls|handshake|unexpected eof/i.test(output)) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => done(), 1000);
+        const timer = setTimeout(() => done(), REFUSAL_LINE_WAIT_MS);
         const off = this.deps.events.on((event, payload) => {
           if (event === 'network.request' && (payload as NetworkRequest).chatId === chatId && !(payload as NetworkRequest).allowed) done();
         });
