@@ -212,7 +212,9 @@ export class WorkspaceService {
     // No container made with folders (the local backend, folders not mounted): nothing to replace.
     if (!shape || !this.sessions.requireProfile(chat.profile).settings.mountWorkspace) return keeps;
     const session = this.store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
-    const known = req.path === undefined ? undefined : session.find((a) => a.hostPath === req.path || a.hostPath === this.resolvedOrNull(req.path as string));
+    // Resolved once (a realpath and the folder checks), not per attachment compared.
+    const resolved = req.path === undefined ? null : this.resolvedOrNull(req.path);
+    const known = req.path === undefined ? undefined : session.find((a) => a.hostPath === req.path || a.hostPath === resolved);
     let reason: string;
     if (req.action === 'detach') {
       if (!known) return keeps;
@@ -222,10 +224,10 @@ export class WorkspaceService {
       const mode = req.mode ?? 'review';
       if (known?.mode === mode) return keeps;
       // A folder the attach refuses replaces nothing: the refusal is said once, by the attach.
-      if (!known && req.path !== undefined && this.resolvedOrNull(req.path) === null) return keeps;
+      if (!known && req.path !== undefined && resolved === null) return keeps;
       // A chat that still sees its folders through its slot: a copy goes into it beside the others.
       if (mode === 'review' && !known && shape.viaSlot) {
-        const problem = req.path === undefined ? null : await this.review?.slotProblem(this.resolvedOrNull(req.path) ?? req.path).catch(() => null);
+        const problem = req.path === undefined ? null : await this.review?.slotProblem(resolved ?? req.path).catch(() => null);
         if (!problem) return keeps;
         reason = freshSandboxReason(mode, problem);
       } else {
