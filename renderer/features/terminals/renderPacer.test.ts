@@ -115,25 +115,6 @@ describe('RenderPacer', () => {
     expect(log).toEqual(['hold', 'draw', 'hold', 'draw']);
   });
 
-  it('tells the screen once when a flood starts and once when it ends (the cursor stops blinking meanwhile)', () => {
-    const { pacer, screen, advance } = setup(100);
-    const floods: boolean[] = [];
-    screen.flooding = (on) => void floods.push(on);
-    pacer.written(false); // an echo: no flood
-    pacer.idle();
-    expect(floods).toEqual([]);
-    for (let i = 0; i < 10; i++) {
-      pacer.written(true);
-      screen.change();
-      advance(33);
-      pacer.drawn();
-    }
-    expect(floods).toEqual([true]);
-    pacer.idle();
-    pacer.idle();
-    expect(floods).toEqual([true, false]);
-  });
-
   it('dispose releases a held screen and cancels its timer', () => {
     const { pacer, screen, log, timers } = setup();
     pacer.written(true);

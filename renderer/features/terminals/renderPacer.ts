@@ -18,12 +18,6 @@ export interface ScreenHold {
   hold(): void;
   /** Redraw requests go through again; what waited is drawn at the next frame. False: nothing waited. */
   release(): boolean;
-  /**
-   * A flood starts (true) or ends (false): the screen stops what only matters to a reader between
-   * floods (the cursor's blink, a CSS animation that restyles the page every frame) and brings it
-   * back after.
-   */
-  flooding?(on: boolean): void;
 }
 
 export interface PacerTimers {
@@ -54,7 +48,6 @@ export class RenderPacer {
    */
   written(flood: boolean): void {
     if (!flood || this.state !== 'idle') return;
-    this.screen.flooding?.(true);
     this.hold();
   }
 
@@ -67,7 +60,6 @@ export class RenderPacer {
   idle(): void {
     this.cancel();
     if (this.state === 'idle') return;
-    this.screen.flooding?.(false);
     if (this.state === 'held') this.screen.release();
     this.state = 'idle';
   }

@@ -11,6 +11,7 @@ import type { BerthApi } from '../../api/types';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
 import { TERMINAL_FONT } from '../../../shared/terminalFont';
 import { matchShortcut } from '../shortcuts/shortcuts';
+import { CursorBlink } from './cursorBlink';
 import type { TerminalOutputHub } from './outputHub';
 import { OutputJoiner } from '../../../shared/outputJoiner';
 import type { TerminalSize } from '../../stores/terminals';
@@ -295,7 +296,8 @@ export class XtermSession {
     const term = new Terminal({
       cols: deps.initialSize.cols,
       rows: deps.initialSize.rows,
-      cursorBlink: true,
+      // Blinks on a timer instead (cursorBlink.ts): xterm's CSS blink restyles every frame.
+      cursorBlink: false,
       scrollback: 10_000,
       fontFamily: TERMINAL_FONT.family,
       fontSize: TERMINAL_FONT.size,
@@ -313,14 +315,9 @@ export class XtermSession {
     this.scrollbarThrottled = throttleScrollbarReveal(term);
     this.scrollsCoalesced = coalesceParserScrolls(term) && skipEmptySelectionRedraws(term);
     const held = holdableScreen(term);
-    // The cursor does not blink while a flood scrolls: xterm's DOM renderer blinks it with a CSS
-    // animation that makes Chromium recalculate style every frame (bench/README.md). A class on
-    // the host (styles.css), not xterm's cursorBlink option: changing any option makes xterm's DOM
-    // renderer re-inject its whole stylesheet, which measured dearer than the blink.
     const screen: ScreenHold | null = held && {
       hold: () => held.hold(),
       release: () => held.release(),
-      flooding: (on) => host.classList.toggle('xterm-flooding', on),
     };
     this.renderPacer = screen
       ? new RenderPacer(screen, TERMINAL_OUTPUT.floodDrawIntervalMs, {
@@ -333,6 +330,9 @@ export class XtermSession {
       warnedScrollbar = true;
       console.warn("xterm's internals changed: a patch is off (see throttleScrollbarReveal, coalesceParserScrolls, skipEmptySelectionRedraws, holdableScreen, shareOwnerClass)");
     }
+
+    const blink = new CursorBlink(term);
+    this.offs.push(() => blink.dispose());
 
     const input = term.onData((data) => this.sendInput(data));
     const binary = term.onBinary((data) => this.sendInput(data));
