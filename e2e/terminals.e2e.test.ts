@@ -93,3 +93,31 @@ describe('terminals across attach and detach', () => {
     await expect.poll(tabNames).toEqual(['Terminal 2', 'Terminal 3']);
   });
 });
+
+describe('an idle terminal', () => {
+  it('blinks its cursor without restyling the page every frame', async () => {
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await ui.waitForTerminal(page, (t) => /[$#]\s*$/.test(t), 'the prompt of a new chat', 60_000);
+    await ui.typeInTerminal(page, 'echo idle-$((6*7))');
+    await ui.waitForTerminal(page, (t) => t.includes('idle-42'), 'the echo');
+    await page.locator('.terminal-panel:not([hidden]) .xterm-helper-textarea').focus();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const recalcs = async () =>
+      ((await cdp.send('Performance.getMetrics')).metrics as Array<{ name: string; value: number }>).find((m) => m.name === 'RecalcStyleCount')?.value ?? NaN;
+    // The cursor goes dark and lit again, as the user sees it (the cell's computed background)...
+    const cursor = page.locator('.terminal-panel:not([hidden]) .xterm-rows .xterm-cursor');
+    const looks = new Set<string>();
+    const before = await recalcs();
+    const startedAt = Date.now();
+    while (looks.size < 2 && Date.now() - startedAt < 30_000) {
+      looks.add(await cursor.evaluate((el) => getComputedStyle(el).backgroundColor));
+      await page.waitForTimeout(100);
+    }
+    expect(looks.size).toBe(2);
+    // ...and the page restyles about twice a second for it, not on every frame (xterm's CSS blink: 60 a second).
+    const seconds = (Date.now() - startedAt) / 1000;
+    expect((await recalcs()) - before).toBeLessThan(10 * Math.max(seconds, 1));
+    await cdp.detach();
+  });
+});
