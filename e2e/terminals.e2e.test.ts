@@ -111,7 +111,7 @@ describe('an idle terminal', () => {
     const before = await recalcs();
     const startedAt = Date.now();
     while (looks.size < 2 && Date.now() - startedAt < 30_000) {
-      looks.add(await cursor.evaluate((el) => getComputedStyle(el).backgroundColor));
+      looks.add(await cursor.evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).backgroundColor ?? ''));
       await page.waitForTimeout(100);
     }
     expect(looks.size).toBe(2);
