@@ -314,11 +314,7 @@ export class XtermSession {
     this.sharedSheets = shareOwnerClass(term);
     this.scrollbarThrottled = throttleScrollbarReveal(term);
     this.scrollsCoalesced = coalesceParserScrolls(term) && skipEmptySelectionRedraws(term);
-    const held = holdableScreen(term);
-    const screen: ScreenHold | null = held && {
-      hold: () => held.hold(),
-      release: () => held.release(),
-    };
+    const screen = holdableScreen(term);
     this.renderPacer = screen
       ? new RenderPacer(screen, TERMINAL_OUTPUT.floodDrawIntervalMs, {
           set: (fn, ms) => setTimeout(fn, ms),
