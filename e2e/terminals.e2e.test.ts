@@ -96,7 +96,10 @@ describe('terminals across attach and detach', () => {
 
 describe('an idle terminal', () => {
   it('blinks its cursor without restyling the page every frame', async () => {
+    // The new chat's own terminal, not the previous chat's still on screen while it opens.
+    const previousTerminal = await ui.activeTerminal(page);
     await page.getByRole('button', { name: 'New chat' }).click();
+    await expect.poll(() => ui.activeTerminal(page), { timeout: 60_000 }).not.toBe(previousTerminal);
     await ui.waitForTerminal(page, (t) => /[$#]\s*$/.test(t), 'the prompt of a new chat', 60_000);
     await ui.typeInTerminal(page, 'echo idle-$((6*7))');
     await ui.waitForTerminal(page, (t) => t.includes('idle-42'), 'the echo');
