@@ -173,7 +173,10 @@ async function main(): Promise<void> {
     for (const note of changesPanel.cleanupNotes) console.error(`cleanup: ${note}`);
   }
 
-  if (mem) console.log(`\nmemory: ${mem.chats} chats set up in ${mem.setupSeconds.toFixed(0)} s`);
+  if (mem) {
+    const deleted = mem.deleteSeconds === null ? 'deleting their profile failed' : `their profile deleted with them in ${mem.deleteSeconds.toFixed(0)} s`;
+    console.log(`\nmemory: ${mem.chats} chats set up in ${mem.setupSeconds.toFixed(0)} s; ${deleted}`);
+  }
   if (web) {
     console.log(`\nbrowser: ${web.chromium}; profile ${web.profile}`);
     if (tp) {

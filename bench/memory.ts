@@ -15,6 +15,8 @@ export interface MemoryResult {
   heapUsedMb: number;
   baselineRssMb: number;
   setupSeconds: number;
+  /** Deleting the profile with all its chats (profiles.delete), as a user would; null if it failed. */
+  deleteSeconds: number | null;
 }
 
 function gc(): void {
@@ -48,14 +50,19 @@ export async function measureMemory(image: string, chats: number, log: (line: st
     await new Promise((r) => setTimeout(r, 500));
     gc();
     const usage = process.memoryUsage();
+    const setupSeconds = (Date.now() - started) / 1000;
+    const deleting = Date.now();
+    const deleted = await core.profiles.delete({ name: profile }).then(() => true, () => false);
     return {
       chats: ids.length,
       rssMb: usage.rss / 2 ** 20,
       heapUsedMb: usage.heapUsed / 2 ** 20,
       baselineRssMb,
-      setupSeconds: (Date.now() - started) / 1000,
+      setupSeconds,
+      deleteSeconds: deleted ? (Date.now() - deleting) / 1000 : null,
     };
   } finally {
+    // Already gone unless the measurement failed midway.
     await core.profiles.delete({ name: profile }).catch(() => undefined);
     const instance = core.instanceId;
     await core.dispose();

@@ -21,7 +21,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'profiles.list': 'Lists every profile with its settings, network and a plain description of its boundary.',
   'profiles.create': 'Creates a profile; settings not given take their defaults.',
   'profiles.update': "Changes a profile's settings.",
-  'profiles.delete': 'Deletes a profile with all its chats, containers, network and homes (not the default profile).',
+  'profiles.delete': 'Deletes a profile with all its chats, containers, network and homes (not the default profile). The chats go a few at a time, each with its own `chats.changed`, so a client sees how many are left; the answer comes after the last.',
   'chats.create': 'Creates a chat in a profile (the default one unless named); its sandbox starts on its first command.',
   'chats.rename': "Changes a chat's title.",
   'chats.list': 'Lists the chats, of one profile or of all, with their attached folders.',

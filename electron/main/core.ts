@@ -484,7 +484,8 @@ export function createCore(options: CoreOptions): BerthCore {
       changed(null, view);
       return { entry, egressAllow: view.settings.egressAllow };
     },
-    'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name) }),
+    // Each chat as it goes: the page's list (and the delete button's count) follows.
+    'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name, (chatId) => events.emit('chats.changed', { chatId })) }),
     'chats.create': async (req) => {
       const profile = sessions.requireProfile(req.profile);
       // A chat with an image of its own needs a container made for that image.

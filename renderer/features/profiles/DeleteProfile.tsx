@@ -1,6 +1,7 @@
 /**
  * Deleting a profile (issue 11 item 8): it asks first and says what goes with it, its chats
- * with their containers and home folders, by count. The default profile is not offered.
+ * with their containers and home folders, by count, then how many are left while they go. The
+ * default profile is not offered.
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
@@ -40,12 +41,18 @@ export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): 
         Delete the profile “{name}”? {what}
       </p>
       {error && <ErrorAlert error={error} />}
+      {busy && (
+        // Main deletes the chats a few at a time and says as each goes: the list, and this count, follow.
+        <p role="status" className="muted">
+          Deleting… {chats === 0 ? 'removing the profile' : `${chats === 1 ? '1 chat' : `${chats} chats`} left`}
+        </p>
+      )}
       <div className="dialog-buttons">
         <button type="button" onClick={() => setAsking(false)} disabled={busy} data-autofocus>
           Cancel
         </button>
         <button type="button" className="danger" onClick={() => void remove()} disabled={busy}>
-          {chats === 0 ? 'Delete profile' : `Delete profile and ${chats === 1 ? 'its chat' : `${chats} chats`}`}
+          {busy ? 'Deleting…' : chats === 0 ? 'Delete profile' : `Delete profile and ${chats === 1 ? 'its chat' : `${chats} chats`}`}
         </button>
       </div>
     </div>

@@ -117,6 +117,42 @@ describe('ProfilesDialog', () => {
     expect(closed).toBe(1);
   });
 
+  it('while a profile\'s chats are deleted, says how many are left as main removes each', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, {
+      profiles: [profileView('default'), profileView('work')],
+      chats: [chatView({ title: 'A', profile: 'work' }), chatView({ title: 'B', profile: 'work' }), chatView({ title: 'C', profile: 'work' })],
+    });
+    // As main does: each chat goes with its own chats.changed, the call answers after the last.
+    let finish: () => void = () => {};
+    api.handle('profiles.delete', ({ name }) => {
+      const removeOne = () => {
+        const chat = api.chats.find((c) => c.profile === name);
+        api.chats = api.chats.filter((c) => c !== chat);
+        api.emit('chats.changed', { chatId: chat?.id ?? null });
+      };
+      removeOne();
+      return new Promise((resolve) => {
+        finish = () => {
+          removeOne();
+          removeOne();
+          api.profiles = api.profiles.filter((p) => p.name !== name);
+          api.emit('chats.changed', { chatId: null });
+          resolve({ removedChats: 3 });
+        };
+      });
+    });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    await within(dialog).findByRole('form', { name: 'Edit profile work' });
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'Delete profile…' }));
+    const ask = await within(dialog).findByRole('alert', { name: 'Delete profile work?' });
+    await waitFor(() => expect(within(ask).getByRole('button', { name: 'Delete profile and 3 chats' })).toBeTruthy());
+    fireEvent.click(within(ask).getByRole('button', { name: 'Delete profile and 3 chats' }));
+    await waitFor(() => expect(within(ask).getByRole('status').textContent).toBe('Deleting… 2 chats left'));
+    expect((within(ask).getByRole('button', { name: 'Deleting…' }) as HTMLButtonElement).disabled).toBe(true);
+    finish();
+    await waitFor(() => expect(within(dialog).queryByRole('button', { name: 'work' })).toBeNull());
+  });
+
   it('deletes a profile after saying its chats go with it; the default profile offers no delete', async () => {
     const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, {
       profiles: [profileView('default'), profileView('work')],
