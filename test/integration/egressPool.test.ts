@@ -2,7 +2,8 @@
  * Many allowlist sandboxes at once (issue 9, address pools): each sandbox's sealed network takes
  * a small subnet from Berth's own range instead of one of the daemon's ~30 default pools, so
  * the 32nd sandbox starts like the first; the networks stay apart; a removed network's subnet
- * is used again; a used-up range fails the start with an error that says what to do.
+ * is used again; a used-up range fails the start with an error that says what to do; deleting
+ * the profile leaves none of its sandboxes, networks or proxy behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
@@ -88,6 +89,20 @@ describe('sealed networks from Berth\'s address range', () => {
     const probe = await core.sandbox.exec({ chatId: first, command: `nc -z -w 3 ${lastIp} 8080; echo "nc=$?"; wget -qO- -T 5 http://${lastIp}:8080/; echo "wget=$?"`, timeoutMs: 30_000 });
     expect(probe.output).toContain('nc=1');
     expect(probe.output).not.toContain('secret');
+
+    // Deleting the profile takes every sandbox, sealed network and the proxy with it (the chats
+    // go several at a time), and says as each chat goes.
+    const announced = new Set<string>();
+    const listening = core.onEvent((event, payload) => {
+      const chatId = event === 'chats.changed' ? (payload as { chatId: string | null }).chatId : null;
+      if (chatId !== null && chats.includes(chatId)) announced.add(chatId);
+    });
+    expect(await core.profiles.delete({ name: profile })).toEqual({ removedChats: SANDBOXES });
+    listening.dispose();
+    expect(announced.size).toBe(SANDBOXES);
+    const mine = ['--filter', `label=berth.instance=${core.instanceId}`, '--filter', `label=berth.profile=${profile}`];
+    expect(await docker('ps', '-aq', ...mine)).toBe('');
+    expect(await docker('network', 'ls', '-q', ...mine)).toBe('');
   }, 900_000);
 
   it('uses a removed network\'s subnet again, and a used-up range fails the start saying what to do', async () => {
