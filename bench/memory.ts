@@ -28,6 +28,7 @@ export async function measureMemory(image: string, chats: number, log: (line: st
   const core = createCore({ dataDir, reapIntervalMs: 0 });
   const profile = `bench-mem-${process.pid}`;
   const started = Date.now();
+  let deleted = false;
   try {
     await core.ready;
     gc();
@@ -52,7 +53,7 @@ export async function measureMemory(image: string, chats: number, log: (line: st
     const usage = process.memoryUsage();
     const setupSeconds = (Date.now() - started) / 1000;
     const deleting = Date.now();
-    const deleted = await core.profiles.delete({ name: profile }).then(() => true, () => false);
+    deleted = await core.profiles.delete({ name: profile }).then(() => true, () => false);
     return {
       chats: ids.length,
       rssMb: usage.rss / 2 ** 20,
@@ -62,8 +63,8 @@ export async function measureMemory(image: string, chats: number, log: (line: st
       deleteSeconds: deleted ? (Date.now() - deleting) / 1000 : null,
     };
   } finally {
-    // Already gone unless the measurement failed midway.
-    await core.profiles.delete({ name: profile }).catch(() => undefined);
+    // Gone already unless the measurement failed midway (or its delete did).
+    if (!deleted) await core.profiles.delete({ name: profile }).catch(() => undefined);
     const instance = core.instanceId;
     await core.dispose();
     // The default profile's warm sandbox is only stopped on dispose (kept for a next start that
