@@ -176,6 +176,11 @@ export const SandboxStatus = z.object({
    * sandbox is never moved: it moves when it stops); null when they are the same.
    */
   profileEngine: EngineRef.nullable().optional(),
+  /**
+   * When main read this state, in the order it read it (with sandbox.progress events): a client
+   * keeps the newest, so a status answered late (the engine was slow) never hides a newer event.
+   */
+  revision: z.number().int().nonnegative().optional(),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
@@ -434,6 +439,8 @@ export const SandboxProgressEvent = z.object({
   message: z.string(),
   /** 0..1 where the engine reports it (image pulls, build steps). */
   fraction: z.number().min(0).max(1).nullable(),
+  /** When it happened, in the order of SandboxStatus.revision. */
+  revision: z.number().int().nonnegative().optional(),
 });
 export type SandboxProgressEvent = z.infer<typeof SandboxProgressEvent>;
 

@@ -37,6 +37,21 @@ describe('reduceSandbox', () => {
     expect(s['c1']?.status?.containerName).toBe('berth-c1');
   });
 
+  it('a status main read before the sandbox came up, answered after the events, does not take "running" back', () => {
+    // The page asked for the status as the chat opened; the engine was slow, and meanwhile the
+    // warm sandbox came up and said so. Before: the late answer showed "none" from then on.
+    let s: SandboxViews = {};
+    s = reduceSandbox(s, { type: 'progress', progress: { ...progress('starting'), revision: 4 } });
+    s = reduceSandbox(s, { type: 'progress', progress: { ...progress('ready'), revision: 5 } });
+    s = reduceSandbox(s, { type: 'status', status: status('none', { revision: 3 }) });
+    expect(displaySandbox(s['c1']).state).toBe('running');
+    // Anything read later wins, as before.
+    s = reduceSandbox(s, { type: 'status', status: status('stopped', { revision: 6 }) });
+    expect(displaySandbox(s['c1']).state).toBe('stopped');
+    s = reduceSandbox(s, { type: 'progress', progress: { ...progress('creating'), revision: 2 } });
+    expect(displaySandbox(s['c1']).state).toBe('stopped');
+  });
+
   it('shows an error status with its message', () => {
     const s = reduceSandbox({}, { type: 'status', status: status('error', { error: { code: 'image_unavailable', message: 'The image could not be pulled.' } }) });
     expect(displaySandbox(s['c1'])).toMatchObject({ state: 'error', error: { code: 'image_unavailable', message: 'The image could not be pulled.' } });

@@ -12,6 +12,17 @@ export interface SandboxView {
   status: SandboxStatus | null;
   /** The bring-up in flight (pulling, creating, starting), until it is ready or a status says otherwise. */
   progress: SandboxProgressEvent | null;
+  /** The newest revision applied (SandboxStatus.revision): anything older is stale. */
+  revision?: number;
+}
+
+/** Read before what the view already shows (a late answer to `sandbox.status`, say). */
+function stale(prev: SandboxView | undefined, revision: number | undefined): boolean {
+  return revision !== undefined && prev?.revision !== undefined && revision < prev.revision;
+}
+
+function newest(prev: SandboxView | undefined, revision: number | undefined): number | undefined {
+  return revision ?? prev?.revision;
 }
 
 export type SandboxAction =
@@ -37,18 +48,21 @@ export function reduceSandbox(state: SandboxViews, action: SandboxAction): Sandb
     case 'status': {
       const { status } = action;
       const prev = state[status.chatId];
+      if (stale(prev, status.revision)) return state;
       // A status that is itself a bring-up phase keeps the progress of that phase (its fraction).
       const progress = prev?.progress && isBringingUp(status.state) && prev.progress.phase === status.state ? prev.progress : null;
-      return { ...state, [status.chatId]: { status, progress } };
+      return { ...state, [status.chatId]: { status, progress, revision: newest(prev, status.revision) } };
     }
     case 'progress': {
       const { progress } = action;
       const prev = state[progress.chatId];
+      if (stale(prev, progress.revision)) return state;
+      const revision = newest(prev, progress.revision);
       if (progress.phase === 'ready') {
         const base = prev?.status ?? emptyStatus(progress.chatId, progress.key);
-        return { ...state, [progress.chatId]: { status: { ...base, state: 'running', error: null }, progress: null } };
+        return { ...state, [progress.chatId]: { status: { ...base, state: 'running', error: null }, progress: null, revision } };
       }
-      return { ...state, [progress.chatId]: { status: prev?.status ?? null, progress } };
+      return { ...state, [progress.chatId]: { status: prev?.status ?? null, progress, revision } };
     }
     case 'forget':
       return action.chatId in state ? without(state, action.chatId) : state;

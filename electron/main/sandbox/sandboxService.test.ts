@@ -45,4 +45,31 @@ describe('SandboxService on the fake engine', () => {
     expect(await f.core.reap()).toBe(1);
     expect(f.engine.containers.size).toBe(1);
   });
+
+  it('numbers a status when it starts reading it: one answered after the sandbox came up is older than the events that said so', async () => {
+    f = fakeCore();
+    const chat = await f.chat();
+    // The engine is slow to answer the status's first question, until the sandbox has come up.
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const find = f.engine.findContainers.bind(f.engine);
+    let first = true;
+    f.engine.findContainers = async (labels) => {
+      if (first) {
+        first = false;
+        await held;
+        return [];
+      }
+      return find(labels);
+    };
+    const late = f.core.sandbox.status({ chatId: chat.id });
+    await f.core.sandbox.exec({ chatId: chat.id, command: 'true' });
+    letGo();
+    const answer = await late;
+    // What it read is from before the start ('none'); the start's events are numbered after it.
+    expect(answer.state).toBe('none');
+    const ready = f.of('sandbox.progress').find((p) => p.chatId === chat.id && p.phase === 'ready');
+    expect(ready?.revision).toBeGreaterThan(answer.revision ?? Infinity);
+    expect((await f.core.sandbox.status({ chatId: chat.id })).revision).toBeGreaterThan(ready?.revision ?? Infinity);
+  });
 });

@@ -35,6 +35,14 @@ export interface ResolvedTarget {
 }
 
 export class SandboxService {
+  /**
+   * Orders what clients hear of sandboxes: a status is numbered when main starts reading it, a
+   * progress event when it happens. A status read before a change but answered after it (a
+   * `sandbox.status` call the engine slowed) has the lower number, and a client keeps the newer
+   * (renderer/stores/sandbox.ts). Per process: no page outlives the main process it talks to.
+   */
+  private revision = 0;
+
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionService,
@@ -281,7 +289,7 @@ export class SandboxService {
         const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
         if (phase === 'ready') this.coldReasons.delete(r.chat.id);
         const text = why ? `${message} (${why})` : message;
-        this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message: text, fraction });
+        this.events.emit('sandbox.progress', { chatId: r.chat.id, key, phase, message: text, fraction, revision: ++this.revision });
       },
     };
   }
@@ -320,8 +328,10 @@ export class SandboxService {
   }
 
   async status(chatId: string): Promise<SandboxStatus> {
+    // Numbered before anything is read: whatever happens while the engine answers is newer.
+    const revision = ++this.revision;
     const r = this.resolve(chatId);
-    const base = { chatId, image: this.imageFor(r) };
+    const base = { chatId, image: this.imageFor(r), revision };
     if (r.target.kind === 'local') {
       return { ...base, state: 'local', key: null, containerId: null, containerName: null, networkName: null, error: null, engine: null, profileEngine: null };
     }
