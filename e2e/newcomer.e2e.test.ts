@@ -49,7 +49,7 @@ describe("a newcomer's screens", () => {
   it('a first chat right after start: its terminal works', async () => {
     await page.getByRole('button', { name: 'New chat' }).click();
     // Not "starting" beside a terminal that works (it was, when the chat took a warm sandbox still starting).
-    await page.getByText(/Sandbox: running/).waitFor({ timeout: 120_000 });
+    await ui.waitForSandboxRunning(page, 120_000);
     await ui.waitForTerminal(page, (t) => t.includes('$'), 'the prompt', 60_000);
     await ui.typeInTerminal(page, 'echo "works in $(pwd)"');
     await ui.waitForTerminal(page, (t) => /works in \//.test(t), 'the echo', 60_000);

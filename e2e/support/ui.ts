@@ -21,9 +21,26 @@ export async function activeTerminal(page: Page): Promise<string | null> {
   return page.evaluate(() => (globalThis as unknown as { __berthTest: { activeTerminalId(): string | null } }).__berthTest.activeTerminalId());
 }
 
-/** Focuses the terminal (Ctrl+`) and types a line. */
-export async function typeInTerminal(page: Page, line: string, enter = true): Promise<void> {
-  await page.keyboard.press('Control+Backquote');
+/** What these helpers read of the page's document (this project is compiled without the DOM's types). */
+interface PageDocument {
+  document: { activeElement: { closest(selector: string): unknown; outerHTML: string } | null };
+}
+
+/**
+ * Focuses the terminal (Ctrl+`) and types a line. While the chat's terminal is still opening
+ * there is none to take the keys (they would go to the message box): press Ctrl+` again until
+ * the terminal has the focus, as a person would, and say so if it never does.
+ */
+export async function typeInTerminal(page: Page, line: string, enter = true, timeout = 60_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    await page.keyboard.press('Control+Backquote');
+    if (await page.evaluate(() => (globalThis as unknown as PageDocument).document.activeElement?.closest('.xterm') != null)) break;
+    if (Date.now() > deadline) {
+      throw new Error(`The terminal never took the keyboard focus, so "${line}" was not typed. The focus is on: ${await page.evaluate(() => (globalThis as unknown as PageDocument).document.activeElement?.outerHTML.slice(0, 200) ?? 'nothing')}`);
+    }
+    await page.waitForTimeout(100);
+  }
   await page.keyboard.type(line);
   if (enter) await page.keyboard.press('Enter');
 }
@@ -94,4 +111,17 @@ export async function chooseFolderIn(page: Page, mode: AttachModeName): Promise<
   await how.getByRole('radio', { name: new RegExp(`^${mode} `) }).check();
   await how.getByRole('button', { name: 'Choose folder…' }).click();
   await how.waitFor({ state: 'hidden' });
+}
+/**
+ * Waits for the chat header to say "Sandbox: running"; if it never does, the error says what the
+ * header and the terminal showed instead (a stuck phase, an error), not only that time ran out.
+ */
+export async function waitForSandboxRunning(page: Page, timeout: number): Promise<void> {
+  try {
+    await page.getByText(/Sandbox: running/).waitFor({ timeout });
+  } catch (error) {
+    const header = await page.getByText(/Sandbox:/).first().innerText().catch(() => '(no sandbox line)');
+    const terminal = await terminalText(page).catch(() => '');
+    throw new Error(`The sandbox did not show as running within ${timeout} ms. The header shows "${header}"; the terminal shows:\n${terminal.slice(-800)}`, { cause: error });
+  }
 }
