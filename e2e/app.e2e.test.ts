@@ -60,7 +60,7 @@ async function newChatIn(profile: string): Promise<void> {
 /** After a folder change the chat's terminal starts again by itself, in the same tab, in the folder. */
 async function restartIntoWorkspace(): Promise<void> {
   const active = await activeTerminal();
-  await waitForTerminal((t) => /started again[\s\S]*\/workspace \$/.test(t), 'the terminal back in the attached folder');
+  await ui.waitForShellInWorkspace(page);
   expect(await activeTerminal()).toBe(active);
 }
 

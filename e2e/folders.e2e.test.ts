@@ -33,16 +33,6 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/**
- * Attaching a folder to a chat whose sandbox runs recreates it, and its terminal starts again
- * in the new one. What is typed before that terminal is on screen has nowhere to go (on a busy
- * machine the terminal may still be opening when the attach returns), so type after its new
- * shell's prompt, as a person would.
- */
-async function shellInAttachedFolder(): Promise<void> {
-  await ui.waitForTerminal(page, (t) => /started again[\s\S]*\/workspace \$/.test(t), 'the terminal back in the attached folder', 60_000);
-}
-
 describe.skipIf(!asRoot)('read-write folders (Berth runs as root)', () => {
   it('a root-owned folder: the attach says the sandbox cannot write it, and what to do', async () => {
     const dir = path.join(root, 'root-owned');
@@ -57,7 +47,9 @@ describe.skipIf(!asRoot)('read-write folders (Berth runs as root)', () => {
     expect(text).toContain('belongs to root');
     expect(text).toMatch(/Review mode.*Read-only.*chown -R 1000:1000/);
     await shot(page, 'refused-folder');
-    await shellInAttachedFolder();
+    // Attaching recreates the running sandbox; type once its terminal is back (on a busy machine
+    // it may still be opening when the attach returns).
+    await ui.waitForShellInWorkspace(page, 60_000);
     // It is true: the shell cannot write there.
     await ui.typeInTerminal(page, 'touch /workspace/x; echo "exit=$?"');
     await ui.waitForTerminal(page, (t) => /Permission denied[\s\S]*exit=1/.test(t), 'the refused write', 60_000);
@@ -71,7 +63,9 @@ describe.skipIf(!asRoot)('read-write folders (Berth runs as root)', () => {
     await ui.attach(page, dir, 'Read-write');
     await page.getByRole('region', { name: 'Attached folders' }).getByText(dir).waitFor();
     expect(await page.getByRole('region', { name: 'Attached folders' }).getByRole('alert').count()).toBe(0);
-    await shellInAttachedFolder();
+    // Attaching recreates the running sandbox; type once its terminal is back (on a busy machine
+    // it may still be opening when the attach returns).
+    await ui.waitForShellInWorkspace(page, 60_000);
     await ui.typeInTerminal(page, 'echo hi > /workspace/from-sandbox.txt; echo "exit=$?"');
     await ui.waitForTerminal(page, (t) => t.includes('exit=0'), 'the write', 60_000);
     expect(fs.statSync(path.join(dir, 'from-sandbox.txt')).uid).toBe(1234);

@@ -33,16 +33,28 @@ interface PageDocument {
  */
 export async function typeInTerminal(page: Page, line: string, enter = true, timeout = 60_000): Promise<void> {
   const deadline = Date.now() + timeout;
+  const focused = () =>
+    page.evaluate(() => {
+      const el = (globalThis as unknown as PageDocument).document.activeElement;
+      return { inTerminal: el?.closest('.xterm') != null, html: el?.outerHTML.slice(0, 200) ?? 'nothing' };
+    });
   for (;;) {
     await page.keyboard.press('Control+Backquote');
-    if (await page.evaluate(() => (globalThis as unknown as PageDocument).document.activeElement?.closest('.xterm') != null)) break;
-    if (Date.now() > deadline) {
-      throw new Error(`The terminal never took the keyboard focus, so "${line}" was not typed. The focus is on: ${await page.evaluate(() => (globalThis as unknown as PageDocument).document.activeElement?.outerHTML.slice(0, 200) ?? 'nothing')}`);
-    }
+    const now = await focused();
+    if (now.inTerminal) break;
+    if (Date.now() > deadline) throw new Error(`The terminal never took the keyboard focus, so "${line}" was not typed. The focus is on: ${now.html}`);
     await page.waitForTimeout(100);
   }
   await page.keyboard.type(line);
   if (enter) await page.keyboard.press('Enter');
+}
+
+/**
+ * After a folder change the chat's terminal starts again by itself, in the new sandbox: waits for
+ * its note and the new shell's prompt in the attached folder (what is typed before that may be lost).
+ */
+export async function waitForShellInWorkspace(page: Page, timeout = 30_000): Promise<string> {
+  return waitForTerminal(page, (t) => /started again[\s\S]*\/workspace \$/.test(t), 'the terminal back in the attached folder', timeout);
 }
 
 /** Creates a profile in the Profiles dialog and closes it. */
@@ -112,6 +124,7 @@ export async function chooseFolderIn(page: Page, mode: AttachModeName): Promise<
   await how.getByRole('button', { name: 'Choose folder…' }).click();
   await how.waitFor({ state: 'hidden' });
 }
+
 /**
  * Waits for the chat header to say "Sandbox: running"; if it never does, the error says what the
  * header and the terminal showed instead (a stuck phase, an error), not only that time ran out.
