@@ -53,6 +53,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: false,
           globalSetup: ['test/support/globalSetup.ts'],
+          setupFiles: ['e2e/support/pageWatch.setup.ts'],
           // A loaded machine takes seconds to draw what a user waits for: expect.poll waits for
           // the condition (up to 30 s), never for a time, instead of vitest's 1 s default.
           expect: { poll: { timeout: 30_000 } },

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOOKWORM } from '../test/support/docker.js';
 import { uniqueName } from '../test/support/harness.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../test/support/openaiTestServer.js';
-import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
+import { openApp, pageProblems, shot, tempRoot, type RunningHost } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
 const KEY = 'sk-e2e-newcomer-1';
@@ -103,5 +103,10 @@ describe("a newcomer's screens", () => {
     expect(await dialog.getByRole('button', { name: 'Choose this folder' }).isDisabled()).toBe(true);
     await shot(page, 'newcomer-refused-folder');
     await page.keyboard.press('Escape');
+  });
+
+  it('all along, the page broke no rule of its security policy and logged no error', () => {
+    // What a newcomer who opens the developer tools would see after the three screens above.
+    expect(pageProblems(page)).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
   });
 });

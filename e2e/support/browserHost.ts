@@ -129,6 +129,41 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * What went wrong in a page, as its user's developer tools would show it: errors logged to the
+ * console, uncaught exceptions, and anything the page's Content Security Policy refused (each
+ * such refusal is either our code doing what the policy forbids, or something we did not load).
+ */
+export interface PageProblems {
+  consoleErrors: string[];
+  pageErrors: string[];
+  cspViolations: string[];
+}
+
+const problemsOf = new WeakMap<Page, PageProblems>();
+/** The pages watched in this test file (e2e/support/pageWatch.setup.ts checks them at its end). */
+export const watchedPages: Page[] = [];
+
+/** Starts recording `page`'s problems (before it loads anything); read them with `pageProblems`. */
+export async function watchPage(page: Page): Promise<void> {
+  const problems: PageProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
+  problemsOf.set(page, problems);
+  watchedPages.push(page);
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.consoleErrors.push(`${m.text()} (${m.location().url}:${m.location().lineNumber})`);
+  });
+  page.on('pageerror', (e) => problems.pageErrors.push(e.message));
+  await page.exposeFunction('__berthCspViolation', (what: string) => problems.cspViolations.push(what));
+  // A string: this file is compiled without the DOM's types.
+  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) =>
+    void __berthCspViolation(e.effectiveDirective + ' refused ' + (e.blockedURI || '(inline)') + ' at ' + e.sourceFile + ':' + e.lineNumber))`);
+}
+
+/** What `watchPage` recorded so far (all empty for a page it does not watch). */
+export function pageProblems(page: Page): PageProblems {
+  return problemsOf.get(page) ?? { consoleErrors: [], pageErrors: [], cspViolations: [] };
+}
+
 /** A script for `page.addInitScript`: it runs in the page before the app's own scripts. */
 export type InitScript = Parameters<Page['addInitScript']>[0];
 
@@ -148,6 +183,7 @@ export async function openApp(
     // `permissions`: what the user granted the page (for example 'notifications').
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions });
     const page = await context.newPage();
+    await watchPage(page);
     for (const script of initScripts) await page.addInitScript(script);
     await page.goto(host.url);
     await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });

@@ -2,6 +2,7 @@
  * Picks the transport once: the preload bridge when the desktop app exposes `window.berth`,
  * otherwise JSON-RPC over WebSocket to the browser host that served this page.
  */
+import './zodJitless';
 import type { BerthApi, ConnectionSource } from './types';
 import { PreloadClient } from './preloadClient';
 import { WsClient, rpcUrl } from './wsClient';
