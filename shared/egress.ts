@@ -31,6 +31,12 @@ export function egressEntryProblem(entry: string): string | null {
   return null;
 }
 
+/** An IPv4 or IPv6 address (bracketed or not) as a host: the allowlist never takes one. */
+export function isIpAddress(host: string): boolean {
+  if (host.includes(':')) return /^\[?[0-9a-f:.]+\]?$/i.test(host);
+  return /^\d+$/.test(host.split('.').pop() ?? '');
+}
+
 export const EgressAllowEntry = z
   .string()
   .trim()

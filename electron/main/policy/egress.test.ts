@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { EgressAllowEntry, egressEntryProblem } from '../../../shared/egress.js';
+import { EgressAllowEntry, egressEntryProblem, isIpAddress } from '../../../shared/egress.js';
 import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
@@ -13,6 +13,11 @@ describe('egressAllow entries', () => {
     for (const bad of ['10.0.0.1', '127.0.0.1:80', '[::1]', '*', '*.com', 'a.*.com', 'host:0', 'host:70000', 'a b', 'x\nhttp_access allow all', '-n', 'a..b', '.github.com']) {
       expect(egressEntryProblem(bad), bad).not.toBeNull();
     }
+  });
+
+  it('tells an address from a host name spelled with hex digits (the Network view offers "Allow" for those)', () => {
+    for (const ip of ['1.1.1.1', '10.0.0.1', '[2001:db8::1]', '2001:db8::1', '::1', '[::ffff:10.0.0.1]']) expect(isIpAddress(ip), ip).toBe(true);
+    for (const host of ['deb.de', 'cafe.be', 'add.ad', 'allowed.test', 'localhost', '1password.com']) expect(isIpAddress(host), host).toBe(false);
   });
 });
 

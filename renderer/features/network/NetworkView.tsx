@@ -8,7 +8,7 @@ import type { EgressMode, NetworkRequest } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { EGRESS_EXPLAINED } from './egressText';
+import { EGRESS_EXPLAINED, canAllowHost, requestResult } from './egressText';
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -86,9 +86,9 @@ export function NetworkView({ chatId }: { chatId: string }) {
                     <td>{r.port ?? '—'}</td>
                     <td>{bytes(r.bytesOut)}</td>
                     <td>{bytes(r.bytesIn)}</td>
-                    <td>{r.allowed ? 'allowed' : 'refused'}</td>
+                    <td>{requestResult(r)}</td>
                     <td>
-                      {!r.allowed && !/^[\d.:[\]a-f]+$/i.test(r.host) && (
+                      {!r.allowed && canAllowHost(r.host) && (
                         allowedNow.includes(r.port && r.port !== 80 && r.port !== 443 ? `${r.host}:${r.port}` : r.host)
                           ? <span>Allowed for the profile</span>
                           : <button type="button" onClick={() => void allow(r)} aria-label={`Allow ${r.host} for the profile`}>Allow this host for the profile</button>
