@@ -11,7 +11,7 @@ export function ReviewCopySummary({ info }: { info: ReviewCopyInfo }) {
   const holds = info.contents.ignored ? 'ignored files included' : 'ignored files left out';
   return (
     <p className="review-copy muted">
-      {start}; {info.fileCount.toLocaleString()} files, {holds}.
+      {start}; {info.fileCount.toLocaleString()} file{info.fileCount === 1 ? '' : 's'}, {holds}.
       {info.excludedSecrets.length > 0 && (
         <>
           {' '}
