@@ -1,4 +1,6 @@
+import type { Terminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
+import { registerTerminal } from '../features/terminals/registry';
 import { createStores, startSync } from '../stores';
 import { chatView, createFakeApi, profileView } from '../test/fakeApi';
 import { activeTerminalId, runShortcut } from './shortcuts';
@@ -43,5 +45,39 @@ describe('app shortcuts', () => {
     runShortcut(stores, 'newChat');
     await new Promise((r) => setTimeout(r, 0));
     expect(api.callsTo('chats.create')).toEqual([{ profile: 'work' }]);
+  });
+
+  describe('Ctrl+` while the chat\'s terminal is still opening', () => {
+    const screen = (focused: string[], id: string) => registerTerminal(id, { focus: () => focused.push(id) } as unknown as Terminal);
+
+    it('focuses the terminal as soon as it is on screen', async () => {
+      const { stores } = await setup();
+      const focused: string[] = [];
+      runShortcut(stores, 'focusTerminal');
+      await stores.terminals.getState().open('b');
+      const off = screen(focused, activeTerminalId(stores) as string);
+      expect(focused).toEqual([activeTerminalId(stores)]);
+      off();
+    });
+
+    it('does not, once the user has moved on: another chat, or the focus put elsewhere', async () => {
+      const { stores } = await setup();
+      const focused: string[] = [];
+      runShortcut(stores, 'focusTerminal');
+      stores.chats.getState().select('a');
+      stores.chats.getState().select('b');
+      await stores.terminals.getState().open('b');
+      screen(focused, activeTerminalId(stores) as string)(); // on screen, then gone (its chat left)
+      expect(focused).toEqual([]);
+
+      runShortcut(stores, 'focusTerminal');
+      const input = document.body.appendChild(document.createElement('input'));
+      input.focus();
+      await stores.terminals.getState().open('b');
+      const off = screen(focused, activeTerminalId(stores) as string);
+      expect(focused).toEqual([]);
+      off();
+      input.remove();
+    });
   });
 });

@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import type { Stores } from '../stores';
 import { chatOrder, groupChats, stepChat } from '../stores/chats';
 import { matchShortcut, type ShortcutId } from '../features/shortcuts/shortcuts';
-import { getTerminal } from '../features/terminals/registry';
+import { getTerminal, onTerminalRegistered } from '../features/terminals/registry';
 import { focusConversation } from '../features/conversation/focusConversation';
 
 /** The terminal tab shown for the selected chat. */
@@ -28,7 +28,9 @@ export function runShortcut(stores: Stores, id: ShortcutId): void {
     }
     case 'focusTerminal': {
       const terminalId = activeTerminalId(stores);
-      if (terminalId !== null) getTerminal(terminalId)?.focus();
+      const term = terminalId === null ? undefined : getTerminal(terminalId);
+      if (term) term.focus();
+      else if (chats.selectedId !== null) focusTerminalOnceOpen(stores, chats.selectedId);
       return;
     }
     case 'focusMessage':
@@ -42,6 +44,33 @@ export function runShortcut(stores: Stores, id: ShortcutId): void {
   }
 }
 
+let pendingFocus: (() => void) | null = null;
+
+/**
+ * Ctrl+` while the chat's terminal is still opening (a chat just made): the focus goes to the
+ * terminal as soon as it is on screen, so what the user types next reaches the shell. Dropped if
+ * the user moves on first (another chat, the focus put somewhere else) or after a minute.
+ */
+function focusTerminalOnceOpen(stores: Stores, chatId: string): void {
+  pendingFocus?.();
+  const focusedAt = document.activeElement;
+  const tryNow = () => {
+    if (stores.chats.getState().selectedId !== chatId || document.activeElement !== focusedAt) return stop();
+    const terminalId = activeTerminalId(stores);
+    const term = terminalId === null ? undefined : getTerminal(terminalId);
+    if (!term) return;
+    stop();
+    term.focus();
+  };
+  const offs = [onTerminalRegistered(tryNow), stores.chats.subscribe(tryNow), stores.terminals.subscribe(tryNow)];
+  const timer = setTimeout(stop, 60_000);
+  function stop(): void {
+    for (const off of offs) off();
+    clearTimeout(timer);
+    if (pendingFocus === stop) pendingFocus = null;
+  }
+  pendingFocus = stop;
+}
 
 export function useGlobalShortcuts(stores: Stores): void {
   useEffect(() => {

@@ -6,9 +6,11 @@
 import type { Terminal } from '@xterm/xterm';
 
 const terminals = new Map<string, Terminal>();
+const registered = new Set<(terminalId: string) => void>();
 
 export function registerTerminal(terminalId: string, term: Terminal): () => void {
   terminals.set(terminalId, term);
+  for (const listener of [...registered]) listener(terminalId);
   return () => {
     if (terminals.get(terminalId) === term) terminals.delete(terminalId);
   };
@@ -16,6 +18,12 @@ export function registerTerminal(terminalId: string, term: Terminal): () => void
 
 export function getTerminal(terminalId: string): Terminal | undefined {
   return terminals.get(terminalId);
+}
+
+/** Calls `listener` each time a screen is made (in the document, ready for the focus); returns the way to stop. */
+export function onTerminalRegistered(listener: (terminalId: string) => void): () => void {
+  registered.add(listener);
+  return () => registered.delete(listener);
 }
 
 /** Anything with xterm's buffer shape: lines read with translateToString(true). */
