@@ -5,16 +5,25 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useServices } from '../../app/context';
+import { useChats, useReview, useServices } from '../../app/context';
+import { changedFiles } from '../changes/useChangedCount';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): void }) {
   const { api } = useServices();
-  const chats = useChats((s) => s.chats.filter((c) => c.profile === name).length);
+  const ofProfile = useChats((s) => s.chats).filter((c) => c.profile === name);
+  const chats = ofProfile.length;
+  // Their Review copies go with them: say what that loses.
+  const counts = useReview((s) => s.counts);
+  const unapplied = ofProfile.reduce((n, c) => n + (changedFiles(c, counts[c.id]) ?? 0), 0);
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const what = chats === 0 ? 'It has no chats.' : `Its ${chats === 1 ? 'chat is' : `${chats} chats are`} deleted with it, with their containers and home folders. Attached folders stay as they are.`;
+  const lost =
+    unapplied === 0
+      ? ''
+      : ` ${unapplied} changed file${unapplied === 1 ? '' : 's'} in their Review copies ${unapplied === 1 ? 'is' : 'are'} not applied to your folders and will be lost: apply what you want to keep first (each chat's Changes).`;
 
   const remove = async () => {
     setBusy(true);
@@ -39,6 +48,7 @@ export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): 
     <div className="alert unsaved" role="alert" aria-label={`Delete profile ${name}?`}>
       <p>
         Delete the profile “{name}”? {what}
+        {lost}
       </p>
       {error && <ErrorAlert error={error} />}
       {busy && (

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { chatView, profileView } from '../../test/fakeApi';
+import { chatView, profileView, reviewInfo } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { ProfilesDialog } from './ProfilesDialog';
 
@@ -151,6 +151,25 @@ describe('ProfilesDialog', () => {
     expect((within(ask).getByRole('button', { name: 'Deleting…' }) as HTMLButtonElement).disabled).toBe(true);
     finish();
     await waitFor(() => expect(within(dialog).queryByRole('button', { name: 'work' })).toBeNull());
+  });
+
+  it("warns that its chats' Review changes not yet applied go with the profile", async () => {
+    const review = (id: string, changedCount: number) => [
+      { hostPath: `/home/me/${id}`, containerPath: '/workspace/x', readOnly: false, mode: 'review' as const, review: { ...reviewInfo(id), changedCount }, attachedAt: 1, writeWarning: null },
+    ];
+    renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, {
+      profiles: [profileView('default'), profileView('work')],
+      chats: [
+        chatView({ id: 'a', title: 'A', profile: 'work', attachments: review('a', 2) }),
+        chatView({ id: 'b', title: 'B', profile: 'work', attachments: review('b', 1) }),
+        chatView({ id: 'c', title: 'C', profile: 'default', attachments: review('c', 5) }),
+      ],
+    });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    await within(dialog).findByRole('form', { name: 'Edit profile work' });
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'Delete profile…' }));
+    const ask = await within(dialog).findByRole('alert', { name: 'Delete profile work?' });
+    await waitFor(() => expect(ask.textContent).toContain('3 changed files in their Review copies are not applied to your folders and will be lost'));
   });
 
   it('deletes a profile after saying its chats go with it; the default profile offers no delete', async () => {

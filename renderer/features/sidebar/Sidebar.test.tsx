@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { chatView, profileView } from '../../test/fakeApi';
+import { chatView, profileView, reviewInfo } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { Sidebar } from './Sidebar';
 
@@ -83,6 +83,25 @@ describe('Sidebar', () => {
     expect(api.callsTo('chats.delete')).toEqual([{ chatId: 'b' }]);
     // The dialog closes once the deletion has answered (a microtask after the list dropped the chat).
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  });
+
+  it('warns that Review changes not yet applied to the folder go with the chat', async () => {
+    const review = (changedCount: number) => [
+      { hostPath: '/home/me/site', containerPath: '/workspace/site', readOnly: false, mode: 'review' as const, review: { ...reviewInfo('r'), changedCount }, attachedAt: 1, writeWarning: null },
+    ];
+    renderWithApp(<Sidebar />, {
+      ...seed,
+      chats: [chatView({ id: 'r', title: 'Reviewed', createdAt: 4, attachments: review(3) }), chatView({ id: 's', title: 'Clean', createdAt: 5, attachments: review(0) })],
+    });
+    fireEvent.click(await screen.findByRole('button', { name: 'Reviewed' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete chat' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete “Reviewed”?' });
+    expect(dialog.textContent).toContain('3 changed files in its Review copy are not applied to your folder and will be lost');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+
+    fireEvent.click(screen.getByRole('button', { name: 'Clean' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete chat' }));
+    expect(screen.getByRole('dialog', { name: 'Delete “Clean”?' }).textContent).not.toMatch(/not applied/);
   });
 
   it('closes the confirmation with Escape, wherever the focus is', async () => {
