@@ -5,6 +5,7 @@ import { chatView, createFakeApi } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { useChats } from '../../app/context';
 import { ChatHeader } from './ChatHeader';
+import { StatusBar } from '../status/StatusBar';
 
 function SelectedHeader() {
   const chat = useChats((s) => s.chats.find((c) => c.id === s.selectedId) ?? null);
@@ -263,6 +264,29 @@ describe('ChatHeader sandbox', () => {
     expect(screen.getByText('berth-default')).toBeTruthy();
     // Which engine the chat runs on, and that its folders are copies there.
     expect(screen.getByText('ssh://me@box (remote: attached folders are copies)')).toBeTruthy();
+  });
+
+  it('with the engine down, says so once, in the status bar: the chat does not repeat it', async () => {
+    const down = 'The Docker engine at /var/run/docker.sock cannot be reached: nothing answered.';
+    const api = createFakeApi({
+      chats: [chatView({ id: 'c1', title: 'Site' })],
+      engine: { state: 'unreachable', version: null, endpoint: 'unix:///var/run/docker.sock', message: down, hint: 'Start Docker; Berth reconnects by itself.' },
+    });
+    api.fail('sandbox.status', 'engine_unreachable', down, 'Start Docker; Berth reconnects by itself.');
+    renderWithApp(
+      <>
+        <SelectedHeader />
+        <StatusBar />
+      </>,
+      api,
+    );
+    await within(screen.getByRole('status', { name: 'Docker engine' })).findByText(new RegExp(down.replace(/[.*/]/g, '\\$&')));
+    const failed = { chatId: 'c1', state: 'error' as const, key: 'default:c1', containerId: null, containerName: null, image: null, networkName: null, error: { code: 'engine_unreachable', message: down }, engine: null };
+    api.emit('sandbox.status', failed);
+    const sandbox = screen.getByRole('region', { name: 'Sandbox' });
+    await within(sandbox).findByText(/waiting for the engine: see the status bar/);
+    expect(sandbox.textContent).not.toContain(down);
+    expect(screen.queryAllByText((_, el) => el?.children.length === 0 && (el.textContent ?? '').includes('cannot be reached')).length).toBe(1);
   });
 
   it('says when the sandbox runs on another engine than its profile now names, until it restarts', async () => {

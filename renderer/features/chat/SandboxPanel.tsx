@@ -2,7 +2,7 @@
 import { useId, useMemo, useState } from 'react';
 import type { SandboxState } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useConnection, useProfiles, useSandbox, useServices } from '../../app/context';
+import { useChats, useConnection, useEngine, useProfiles, useSandbox, useServices } from '../../app/context';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { SandboxUse } from './SandboxUse';
@@ -67,6 +67,11 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
     }
   };
 
+  // An engine that cannot be reached is said once, in the status bar, with what to do; the chat
+  // only points there (its sandbox comes back with the engine, no Retry needed).
+  const engineDownShown = useEngine((s) => s.status?.state === 'unreachable' || s.others.some((o) => o.state === 'unreachable'));
+  const shownBelow = (e: { code: string } | null | undefined) => engineDownShown && e?.code === 'engine_unreachable';
+
   const { state } = display;
   // Without the link to Berth, the last state seen is no news: say what is known.
   const linked = useConnection((s) => s.state === 'open');
@@ -91,6 +96,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
           Sandbox: <strong>{SANDBOX_LABELS[state]}</strong>
         </span>
         {display.message !== null && <span className="muted sandbox-message">{display.message}</span>}
+        {(shownBelow(display.error) || shownBelow(loadError)) && <span className="muted sandbox-message">waiting for the engine: see the status bar</span>}
         {state === 'pulling' && <ProgressBar fraction={display.fraction} label="Pulling image" text={display.message ?? undefined} />}
         {state === 'building' && <ProgressBar fraction={display.fraction} label="Building image" text={display.message ?? undefined} />}
         {(state === 'creating' || state === 'starting') && <ProgressBar fraction={null} label={state === 'creating' ? 'Creating container' : 'Starting container'} />}
@@ -106,7 +112,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
       </div>
       {state === 'local' && <p className="warning">Local backend: {LOCAL_WARNING}.</p>}
       {state === 'stopped' && <p className="muted">It starts again with the next command or terminal.</p>}
-      {state === 'error' && display.error !== null && (
+      {state === 'error' && display.error !== null && !shownBelow(display.error) && (
         <ErrorAlert
           error={{ ...display.error, hint: null }}
           action={
@@ -117,8 +123,8 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
         />
       )}
       {/* A retry that failed the same way shows as the sandbox's own error above, not twice. */}
-      {retryError && state !== 'error' && <ErrorAlert error={retryError} onDismiss={() => setRetryError(null)} />}
-      {loadError && (
+      {retryError && state !== 'error' && !shownBelow(retryError) && <ErrorAlert error={retryError} onDismiss={() => setRetryError(null)} />}
+      {loadError && !shownBelow(loadError) && (
         <div className="alert-with-action">
           <ErrorAlert error={loadError} />
           <button type="button" onClick={() => void stores.sandbox.getState().load(chatId)}>
