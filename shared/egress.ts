@@ -26,7 +26,7 @@ export function egressEntryProblem(entry: string): string | null {
   if (host.length > 253) return `"${entry}": a host name has at most 253 characters.`;
   const labels = host.split('.');
   if (!labels.every((l) => LABEL.test(l))) return `"${entry}" is not a host name (letters, digits, hyphens and dots, lower case).`;
-  if (/^\d+$/.test(labels[labels.length - 1] as string)) return `"${entry}" looks like an IP address; the allowlist takes host names only.`;
+  if (isIpAddress(host)) return `"${entry}" looks like an IP address; the allowlist takes host names only.`;
   if (m[1] && labels.length < 2) return `"${entry}": a wildcard needs a domain with a dot, like *.example.com.`;
   return null;
 }
@@ -35,6 +35,18 @@ export function egressEntryProblem(entry: string): string | null {
 export function isIpAddress(host: string): boolean {
   if (host.includes(':')) return /^\[?[0-9a-f:.]+\]?$/i.test(host);
   return /^\d+$/.test(host.split('.').pop() ?? '');
+}
+
+/** The default ports of an entry without one: HTTP and HTTPS. */
+export const DEFAULT_PORTS = [80, 443] as const;
+
+/** The entry "Allow this host" adds: the bare host for 80/443, host:port otherwise. */
+export function allowEntryFor(host: string, port: number | null): string {
+  const name = host.trim().toLowerCase().replace(/\.$/, '');
+  const entry = port === null || (DEFAULT_PORTS as readonly number[]).includes(port) ? name : `${name}:${port}`;
+  const problem = egressEntryProblem(entry);
+  if (problem) throw new Error(problem);
+  return entry;
 }
 
 export const EgressAllowEntry = z

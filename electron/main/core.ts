@@ -47,7 +47,7 @@ import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
 import { parseSubnetPool, type SubnetPool } from './policy/subnets.js';
-import { allowEntryFor } from './policy/egress.js';
+import { allowEntryFor } from '../../shared/egress.js';
 import { StatsService } from './sandbox/statsService.js';
 
 export interface CoreOptions {

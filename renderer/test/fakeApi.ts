@@ -27,6 +27,7 @@ import type {
   SandboxStatus,
   TerminalView,
 } from '../../shared/contract';
+import { allowEntryFor } from '../../shared/egress';
 import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 
@@ -500,7 +501,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const chat = fake.chats.find((c) => c.id === chatId);
       const old = fake.profiles.find((x) => x.name === chat?.profile);
       if (!old) throw notFound('profile');
-      const entry = port && port !== 80 && port !== 443 ? `${host}:${port}` : host;
+      const entry = allowEntryFor(host, port);
       const p = profileView(old.name, { ...old.settings, egressAllow: [...old.settings.egressAllow, entry] });
       fake.profiles = fake.profiles.map((x) => (x.name === p.name ? p : x));
       return { entry, egressAllow: p.settings.egressAllow };

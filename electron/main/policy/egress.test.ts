@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { EgressAllowEntry, egressEntryProblem, isIpAddress } from '../../../shared/egress.js';
-import { allowEntryFor, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
+import { allowEntryFor, EgressAllowEntry, egressEntryProblem, isIpAddress } from '../../../shared/egress.js';
+import { haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {

@@ -3,7 +3,7 @@
  * "Allow this host" adds, names of the egress networks and containers, and the proxy's log lines.
  */
 import { createHash } from 'node:crypto';
-import { egressEntryProblem } from '../../../shared/egress.js';
+import { DEFAULT_PORTS, egressEntryProblem } from '../../../shared/egress.js';
 
 /** The sandboxes' proxy port (HAProxy): HTTPS CONNECT and plain HTTP; HTTPS_PROXY points here. */
 export const PROXY_PORT = 3128;
@@ -11,8 +11,6 @@ export const PROXY_PORT = 3128;
 export const HTTP_PORT = 3130;
 /** The proxy's name on every sandbox network: HTTP(S)_PROXY points here. */
 export const PROXY_ALIAS = 'berth-egress-proxy';
-/** The default ports of an entry without one: HTTP and HTTPS. */
-export const DEFAULT_PORTS = [80, 443] as const;
 
 /**
  * Destinations the proxy never connects to, whatever name resolved to them: this computer, its
@@ -192,14 +190,6 @@ export function parseSniLog(line: string): SniVerdict | null {
   return { port: Number(m[1]), refused: m[2] === 'terminate', sni: m[3] === '-' ? null : (m[3] as string) };
 }
 
-/** The entry "Allow this host" adds: the bare host for 80/443, host:port otherwise. */
-export function allowEntryFor(host: string, port: number | null): string {
-  const name = host.trim().toLowerCase().replace(/\.$/, '');
-  const entry = port === null || (DEFAULT_PORTS as readonly number[]).includes(port) ? name : `${name}:${port}`;
-  const problem = egressEntryProblem(entry);
-  if (problem) throw new Error(problem);
-  return entry;
-}
 
 /** Docker names: the profile's proxy, its egress network, and a sandbox's own internal network. */
 function slug(s: string): string {

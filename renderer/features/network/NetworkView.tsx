@@ -5,6 +5,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import type { EgressMode, NetworkRequest } from '../../../shared/contract';
+import { allowEntryFor } from '../../../shared/egress';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
@@ -89,7 +90,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
                     <td>{requestResult(r)}</td>
                     <td>
                       {!r.allowed && canAllowHost(r.host) && (
-                        allowedNow.includes(r.port && r.port !== 80 && r.port !== 443 ? `${r.host}:${r.port}` : r.host)
+                        allowedNow.includes(allowEntryFor(r.host, r.port))
                           ? <span>Allowed for the profile</span>
                           : <button type="button" onClick={() => void allow(r)} aria-label={`Allow ${r.host} for the profile`}>Allow this host for the profile</button>
                       )}

@@ -1,6 +1,6 @@
 /** Plain words for each egress mode: the profile form and the Network view say the same thing. */
 import type { EgressMode, NetworkRequest } from '../../../shared/contract';
-import { egressEntryProblem, isIpAddress } from '../../../shared/egress';
+import { allowEntryFor, egressEntryProblem, isIpAddress } from '../../../shared/egress';
 
 export const EGRESS_LABELS: Record<EgressMode, string> = {
   allowlist: 'Allowlist — only the hosts below, through Berth’s proxy',
@@ -23,7 +23,7 @@ export function allowFromText(text: string): string[] {
 
 /** Whether "Allow this host for the profile" can add the request's host: a host name the allowlist takes. */
 export function canAllowHost(host: string): boolean {
-  return !isIpAddress(host) && egressEntryProblem(host) === null;
+  return egressEntryProblem(host) === null;
 }
 
 /** The Network view's Result cell: what happened and, for a refusal, why. */
@@ -31,6 +31,6 @@ export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port
   if (r.allowed) return 'allowed';
   if (isIpAddress(r.host)) return 'refused: an IP address; only host names can be allowed';
   if (!canAllowHost(r.host)) return 'refused: not a host name the list can take';
-  const port = r.port !== null && r.port !== 80 && r.port !== 443 ? ` with port ${r.port}` : '';
-  return `refused: not on the profile's list${port}`;
+  const withPort = allowEntryFor(r.host, r.port).endsWith(`:${r.port}`);
+  return `refused: not on the profile's list${withPort ? ` with port ${r.port}` : ''}`;
 }
