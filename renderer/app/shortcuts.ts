@@ -12,6 +12,12 @@ export function activeTerminalId(stores: Stores): string | null {
   return chatId === null ? null : (stores.terminals.getState().active[chatId] ?? null);
 }
 
+/** The xterm of that tab, once it is on screen. */
+function shownTerminal(stores: Stores) {
+  const terminalId = activeTerminalId(stores);
+  return terminalId === null ? undefined : getTerminal(terminalId);
+}
+
 export function runShortcut(stores: Stores, id: ShortcutId): void {
   const chats = stores.chats.getState();
   switch (id) {
@@ -27,8 +33,7 @@ export function runShortcut(stores: Stores, id: ShortcutId): void {
       return;
     }
     case 'focusTerminal': {
-      const terminalId = activeTerminalId(stores);
-      const term = terminalId === null ? undefined : getTerminal(terminalId);
+      const term = shownTerminal(stores);
       if (term) term.focus();
       else if (chats.selectedId !== null) focusTerminalOnceOpen(stores, chats.selectedId);
       return;
@@ -56,8 +61,7 @@ function focusTerminalOnceOpen(stores: Stores, chatId: string): void {
   const focusedAt = document.activeElement;
   const tryNow = () => {
     if (stores.chats.getState().selectedId !== chatId || document.activeElement !== focusedAt) return stop();
-    const terminalId = activeTerminalId(stores);
-    const term = terminalId === null ? undefined : getTerminal(terminalId);
+    const term = shownTerminal(stores);
     if (!term) return;
     stop();
     term.focus();

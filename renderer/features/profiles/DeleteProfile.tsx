@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useChats, useReview, useServices } from '../../app/context';
-import { changedFiles } from '../changes/useChangedCount';
+import { changedFiles, unappliedLoss } from '../changes/useChangedCount';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): void }) {
@@ -20,10 +20,7 @@ export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const what = chats === 0 ? 'It has no chats.' : `Its ${chats === 1 ? 'chat is' : `${chats} chats are`} deleted with it, with their containers and home folders. Attached folders stay as they are.`;
-  const lost =
-    unapplied === 0
-      ? ''
-      : ` ${unapplied} changed file${unapplied === 1 ? '' : 's'} in their Review copies ${unapplied === 1 ? 'is' : 'are'} not applied to your folders and will be lost: apply what you want to keep first (each chat's Changes).`;
+  const lost = unappliedLoss(unapplied, 'profile');
 
   const remove = async () => {
     setBusy(true);

@@ -2,18 +2,14 @@
 import { useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useServices } from '../../app/context';
-import { useChangedCount } from '../changes/useChangedCount';
+import { unappliedLoss, useChangedCount } from '../changes/useChangedCount';
 import { Dialog } from '../../ui/Dialog';
 
 export function DeleteChatDialog({ chat, onClose }: { chat: ChatView; onClose(): void }) {
   const { stores } = useServices();
   const [busy, setBusy] = useState(false);
   // Its Review copies go with it (main's DeletionService): say what that loses.
-  const changed = useChangedCount(chat) ?? 0;
-  const lost =
-    changed > 0
-      ? ` ${changed} changed file${changed === 1 ? '' : 's'} in its Review copy ${changed === 1 ? 'is' : 'are'} not applied to your folder and will be lost: apply or copy what you want to keep first (Changes).`
-      : '';
+  const lost = unappliedLoss(useChangedCount(chat) ?? 0, 'chat');
 
   const confirm = async () => {
     setBusy(true);
