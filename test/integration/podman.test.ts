@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
@@ -25,6 +26,15 @@ type PodmanEngine = keyof typeof SOCKETS;
 
 const chosen = process.env.BERTH_TEST_ENGINE;
 const engines = (Object.keys(SOCKETS) as PodmanEngine[]).filter((e) => !chosen?.startsWith('podman') || e === chosen);
+
+/**
+ * The temp folder the core sees in this file (TMPDIR), so that what it leaves there can be
+ * counted: the seccomp profile file Podman is given. Open to all, as /tmp is, for rootless
+ * Podman's user.
+ */
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-podman-tmp-'));
+fs.chmodSync(tmp, 0o1777);
+const seccompLeftovers = () => fs.readdirSync(tmp).filter((name) => name.startsWith('berth-seccomp-'));
 
 /** What each socket is, or why it cannot be used (asked before the cases are declared). */
 const kinds = new Map<PodmanEngine, EngineKind | string>();
@@ -48,11 +58,13 @@ for (const e of engines) {
     let core: BerthCore;
     let profile: string;
     const before = process.env.DOCKER_HOST;
+    const beforeTmp = process.env.TMPDIR;
     const output = new Map<string, string>();
 
     beforeAll(async () => {
       // The harness's docker CLI and the core both go to this Podman.
       process.env.DOCKER_HOST = `unix://${SOCKETS[e]}`;
+      process.env.TMPDIR = tmp;
       core = h.core({ env: { ...process.env } });
       core.onEvent((event, payload) => {
         if (event !== 'terminal.data') return;
@@ -64,6 +76,9 @@ for (const e of engines) {
     afterAll(async () => {
       await h.cleanup();
       process.env.DOCKER_HOST = before;
+      if (beforeTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = beforeTmp;
+      if (e === engines[engines.length - 1]) fs.rmSync(tmp, { recursive: true, force: true });
     });
 
     it('is told apart from Docker', () => {
@@ -112,6 +127,24 @@ for (const e of engines) {
       expect(cpu).toMatch(/^100000( 100000)?$/);
       const labels = JSON.parse(await docker('inspect', '--format', '{{json .Config.Labels}}', await containerOf(chat.id))) as Record<string, string>;
       expect(labels).toMatchObject({ 'berth.app': 'berth', 'berth.instance': core.instanceId, 'berth.profile': profile, 'berth.chat': chat.id });
+    });
+
+    it("enforces Berth's seccomp profile (no set-uid file), again when its container starts anew, and leaves no profile file in the temp folder", async () => {
+      const chat = await core.chats.create({ profile });
+      // Docker's and Podman's default profiles allow a set-uid bit; Berth's does not.
+      const probe = 'cp /bin/true /tmp/prog; chmod u+s /tmp/prog 2>/dev/null && echo "chmod u+s made it"; chmod 700 /tmp/prog && echo ordinary ok';
+      const first = await sh(chat.id, probe);
+      expect(first).not.toContain('made it');
+      expect(first).toContain('ordinary ok');
+      // Podman read the profile when it created the container: nothing of it stays on the host.
+      expect(seccompLeftovers()).toEqual([]);
+      const container = await containerOf(chat.id);
+      await core.sandbox.stop({ chatId: chat.id });
+      const again = await sh(chat.id, probe);
+      expect(await containerOf(chat.id)).toBe(container);
+      expect(again).not.toContain('made it');
+      expect(again).toContain('ordinary ok');
+      expect(seccompLeftovers()).toEqual([]);
     });
 
     it('keeps two chats of one profile apart: each on its own isolated network; a chat reaches only itself', async () => {

@@ -315,8 +315,28 @@ function networkJoinError(error: unknown): BerthError | null {
 /** Docker's bridge option that leaves the bridge without an address: the host is not a peer on it. */
 export const NO_GATEWAY_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 
-/** Podman's seccomp profile files, by profile text (DockerEngine.seccompFile). */
-const seccompFiles = new Map<string, string>();
+/**
+ * Runs `create` with seccomp profiles written as files for Podman (podmanSandbox.ts), each in a
+ * folder only this process can write, readable by a rootless Podman's user, and removes them
+ * when it is done. Podman reads the file when it creates the container (the profile becomes part
+ * of the container's spec and applies at every later start: test/integration/podman.test.ts), so
+ * keeping it only left one folder per process in the temp folder for good.
+ */
+async function withSeccompFiles<T>(create: (fileFor: (profile: string) => string) => Promise<T>): Promise<T> {
+  const dirs: string[] = [];
+  try {
+    return await create((profile) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-seccomp-'));
+      dirs.push(dir);
+      fs.chmodSync(dir, 0o755);
+      const file = path.join(dir, 'profile.json');
+      fs.writeFileSync(file, profile, { mode: 0o644 });
+      return file;
+    });
+  } finally {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** What a call makes of an engine error it expects: a result (`{ value }`) or nothing (map it as usual). */
 type Expected<T> = (error: unknown) => { value: T } | undefined;
@@ -401,23 +421,6 @@ export class DockerEngine implements Engine {
       throw error;
     });
     return this.kindAnswer;
-  }
-
-  /**
-   * A seccomp profile as a file for Podman (podmanSandbox.ts): one per profile text and process
-   * (shared by its engines), in a folder only this process can write, readable by a rootless
-   * Podman's user.
-   */
-  private seccompFile(profile: string): string {
-    let file = seccompFiles.get(profile);
-    if (!file) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-seccomp-'));
-      fs.chmodSync(dir, 0o755);
-      file = path.join(dir, 'profile.json');
-      fs.writeFileSync(file, profile, { mode: 0o644 });
-      seccompFiles.set(profile, file);
-    }
-    return file;
   }
 
   /** Podman's own API (libpod), for what its Docker-compatible one does not carry. */
@@ -833,8 +836,10 @@ export class DockerEngine implements Engine {
         // A Podman that cannot enforce the limits would drop them silently: refuse before creating.
         const cannot = podmanCannotLimit(kind);
         if (cannot) throw cannot;
-        const sent = kind.name === 'podman' ? withStdinFifo(withSeccompFile(body, (profile) => this.seccompFile(profile))) : body;
-        const id = (await docker.createContainer(sent as unknown as Docker.ContainerCreateOptions)).id;
+        const id =
+          kind.name === 'podman'
+            ? await withSeccompFiles(async (fileFor) => (await docker.createContainer(withStdinFifo(withSeccompFile(body, fileFor)) as unknown as Docker.ContainerCreateOptions)).id)
+            : (await docker.createContainer(body as unknown as Docker.ContainerCreateOptions)).id;
         if (kind.name === 'podman') {
           // What Podman made, not what was asked: a dropped setting removes the container.
           const refused = checkPodmanContainer(body, (await docker.getContainer(id).inspect()).HostConfig as unknown as Record<string, unknown>);
