@@ -52,19 +52,21 @@ export function AttachModePicker({ value, onChange }: { value: AttachChoice; onC
             For a git repository the copy starts from your current HEAD plus your uncommitted changes, on its own branch
             berth/&lt;chat&gt;; a plain folder is copied as it is.
           </legend>
-          <label>
-            <input type="checkbox" checked disabled /> Tracked files and your uncommitted changes (always)
+          <label className="check">
+            <input type="checkbox" checked disabled />
+            <span>Tracked files and your uncommitted changes (always)</span>
           </label>
-          <label>
-            <input type="checkbox" checked disabled /> Untracked files, except secret-looking ones (.env, keys, credentials)
+          <label className="check">
+            <input type="checkbox" checked disabled />
+            <span>Untracked files, except secret-looking ones (.env, keys, credentials)</span>
           </label>
-          <label>
+          <label className="check">
             <input
               type="checkbox"
               checked={contents.ignored}
               onChange={(e) => onChange({ ...value, contents: { ...contents, ignored: e.target.checked } })}
             />
-            Ignored files too (node_modules, build output): copied, never reviewed or applied
+            <span>Ignored files too (node_modules, build output): copied, never reviewed or applied</span>
           </label>
           <label htmlFor={includeId}>Secret-looking files to copy anyway, by name (comma-separated)</label>
           <input

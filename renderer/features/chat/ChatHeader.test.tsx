@@ -101,7 +101,10 @@ describe('ChatHeader attachments', () => {
     api.refusedFolders['/home/me'] = 'Berth does not attach /home/me: it holds credentials (.ssh).';
     await openAttach();
     let dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
-    await within(dialog).findByText(/it holds credentials/);
+    // Where the picker starts is not the user's choice: why it cannot be chosen is a note, not an error.
+    const note = await within(dialog).findByText(/it holds credentials/);
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+    expect(note.closest('[role="note"]')?.textContent).toMatch(/Open a folder below, or type its path above\.$/);
     const choose = within(dialog).getByRole('button', { name: 'Choose this folder' }) as HTMLButtonElement;
     expect(choose.disabled).toBe(true);
     // The icons are drawn, not characters a font may lack.

@@ -52,9 +52,13 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
   const [loading, setLoading] = useState(false);
   // Set once the user types: the first listing, arriving late, must not overwrite what they typed.
   const typedByUser = useRef(false);
+  // Set once the user goes to a folder (Go, Up, a folder, Choose): until then the folder shown is
+  // where the picker started, not the user's choice, so a refusal of it is a note, not an error.
+  const [navigated, setNavigated] = useState(false);
 
   /** Lists `path` (main's start when absent); the listing, or null when it failed (the error is shown). */
   const browse = async (path?: string, initial = false): Promise<DirectoryListing | null> => {
+    if (!initial) setNavigated(true);
     setLoading(true);
     try {
       const next = await api.call('workspace.browse', path === undefined ? {} : { path });
@@ -130,7 +134,12 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
       </form>
       {error && <ErrorAlert error={error} />}
       {/* Attach's own reason, before the user tries: Choose stays off for this folder. */}
-      {refusal !== null && (
+      {refusal !== null && !navigated && (
+        <p role="note" className="muted">
+          {refusal} {listing?.entries.length ? 'Open a folder below, or type its path above.' : "Type a folder's path above."}
+        </p>
+      )}
+      {refusal !== null && navigated && (
         <ErrorAlert
           error={{ code: 'workspace_refused', message: refusal, hint: 'Pick another folder: a project folder, for example one inside your home folder.' }}
         />
