@@ -105,6 +105,11 @@ export const CopyChanges = z.object({
   /** Changes whenever the copy's changes do (content too, not only the count): what the page compares. */
   version: z.string(),
   at: z.number(),
+  /**
+   * The last apply to the user's folder, while review.undoApply can still take it back (nothing
+   * applied, refreshed or discarded since); null otherwise.
+   */
+  lastApply: z.object({ files: z.array(z.string()), at: z.number() }).nullable(),
 });
 export type CopyChanges = z.infer<typeof CopyChanges>;
 
@@ -191,6 +196,21 @@ export const reviewMethods = {
       problems: z.array(ApplyProblem),
       /** The branch created in the user's repository ('branch' mode). */
       branch: z.string().nullable(),
+      message: z.string(),
+    }),
+  },
+  /**
+   * Takes back the last apply ('files' mode) to the user's folder: each file it wrote, deleted or
+   * renamed is put back as it was before, and folders it made go; the chat's copy keeps its work,
+   * listed again as changes to apply. Refused (nothing undone, the files named) when the user's
+   * folder changed any of those files since the apply.
+   */
+  'review.undoApply': {
+    request: z.object({ chatId: ChatIdField, hostPath: HostPathField }).strict(),
+    response: z.object({
+      ok: z.boolean(),
+      restored: z.array(z.string()),
+      problems: z.array(ApplyProblem),
       message: z.string(),
     }),
   },

@@ -608,6 +608,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'review.checkpoints': (req) => review.checkpoints(sessions.requireChat(req.chatId).id),
     'review.restore': (req) => review.restore(sessions.requireChat(req.chatId).id, req.checkpointId),
     'review.undoTurn': (req) => review.undoTurn(sessions.requireChat(req.chatId).id, req.messageId),
+    'review.undoApply': (req) => review.undoApply(sessions.requireChat(req.chatId).id, req.hostPath),
   };
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */

@@ -145,7 +145,7 @@ export function countChanges(files: readonly FileChange[]): CopyChanges['counts'
 /** One Review-mode copy with these changed files. */
 export function copyChanges(hostPath: string, files: FileChange[], partial: Partial<CopyChanges> = {}): CopyChanges {
   const name = hostPath.split('/').filter(Boolean).pop() ?? 'root';
-  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', files, counts: countChanges(files), truncated: false, version: 'v1', at: 1, ...partial };
+  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', files, counts: countChanges(files), truncated: false, version: 'v1', at: 1, lastApply: null, ...partial };
 }
 
 export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };
@@ -471,7 +471,16 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);
       const applied = (copy?.files ?? []).map((f) => f.path).filter((p) => files === undefined || files.includes(p));
       const branch = mode === 'branch' ? `berth/${chatId}` : null;
+      // Main's files apply can be taken back (review.undoApply) until the next one.
+      if (copy && !branch) copy.lastApply = { files: applied, at: Date.now() };
       return { ok: true, applied, problems: [], branch, message: branch ? `Created branch ${branch}.` : `Applied ${applied.length} files.` };
+    },
+    'review.undoApply': ({ chatId, hostPath }) => {
+      const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);
+      const last = copy?.lastApply;
+      if (!copy || !last) throw new ApiError('invalid_request', `There is no apply to undo for "${hostPath}".`, 'Reload the Changes panel.');
+      copy.lastApply = null;
+      return { ok: true, restored: last.files, problems: [], message: `Undid the apply: ${last.files.length} files in ${hostPath} are back as they were.` };
     },
     'review.discard': ({ chatId, hostPath }) => {
       const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);

@@ -256,6 +256,54 @@ describe('Review mode', () => {
     expect(userGit(repo, 'status', '--porcelain')).toBe('');
   });
 
+  it("Undo apply puts the folder back as it was before the apply and lists the chat's changes again; never over the user's own later edits", async () => {
+    const repo = userRepo('undo-apply');
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a1\nmine\n');
+    chownTree(repo, SANDBOX_UID, SANDBOX_GID);
+    const { chatId, attached } = await reviewChat(repo);
+    const hostPath = attached.attachment.hostPath;
+    await sh(chatId, 'printf "chat\\n" > a.txt && mkdir -p docs/deep && printf "new\\n" > docs/deep/b.txt && rm c.txt && git mv src/main.js src/app.js');
+    const changed = ['a.txt', 'c.txt', 'docs/deep/b.txt', 'src/app.js'];
+    expect((await core.review.changes({ chatId })).copies[0]!.files.map((f) => f.path).sort()).toEqual(changed);
+    // Nothing applied yet: nothing to undo.
+    expect((await core.review.changes({ chatId })).copies[0]!.lastApply).toBeNull();
+    await expect(core.review.undoApply({ chatId, hostPath })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/no apply to undo/) });
+
+    expect(await core.review.apply({ chatId, hostPath })).toMatchObject({ ok: true });
+    expect(read(path.join(repo, 'docs/deep/b.txt'))).toBe('new\n');
+    let copy = (await core.review.changes({ chatId })).copies[0]!;
+    expect(copy.files).toEqual([]);
+    expect(copy.lastApply?.files.sort()).toEqual(['a.txt', 'c.txt', 'docs/deep/b.txt', 'src/app.js', 'src/main.js']);
+
+    const undone = await core.review.undoApply({ chatId, hostPath });
+    expect(undone).toMatchObject({ ok: true, problems: [] });
+    expect(undone.message).toMatch(/back as they were/);
+    // The folder as the user left it: their own uncommitted edit kept, the chat's changes gone,
+    // and no folder the apply made left behind.
+    expect(read(path.join(repo, 'a.txt'))).toBe('a1\nmine\n');
+    expect(read(path.join(repo, 'c.txt'))).toBe('c1\n');
+    expect(read(path.join(repo, 'src/main.js'))).toBe('console.log(1);\n');
+    expect(fs.existsSync(path.join(repo, 'src/app.js'))).toBe(false);
+    expect(fs.existsSync(path.join(repo, 'docs'))).toBe(false);
+    expect(userGit(repo, 'status', '--porcelain')).toBe(' M a.txt\n');
+    // The chat's copy kept its work: the same changes are waiting to be applied again.
+    copy = (await core.review.changes({ chatId })).copies[0]!;
+    expect(copy.files.map((f) => f.path).sort()).toEqual(changed);
+    expect(copy.lastApply).toBeNull();
+    await expect(core.review.undoApply({ chatId, hostPath })).rejects.toMatchObject({ code: 'invalid_request' });
+
+    // Applied again, then the user edits an applied file: the undo refuses and changes nothing.
+    expect(await core.review.apply({ chatId, hostPath })).toMatchObject({ ok: true });
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'edited by me\n');
+    const refused = await core.review.undoApply({ chatId, hostPath });
+    expect(refused.ok).toBe(false);
+    expect(refused.problems).toEqual([{ path: 'a.txt', kind: 'conflict', message: expect.stringContaining('a.txt') }]);
+    expect(refused.message).toMatch(/^Nothing was undone/);
+    expect(read(path.join(repo, 'a.txt'))).toBe('edited by me\n');
+    expect(read(path.join(repo, 'docs/deep/b.txt'))).toBe('new\n');
+    expect(fs.existsSync(path.join(repo, 'c.txt'))).toBe(false);
+  });
+
   it('copies a plain folder, and applies it back', async () => {
     const folder = h.workspace('plain', { 'doc.md': '# doc\n', 'sub/data.csv': '1,2\n', 'server.key': 'KEY' });
     const done = nextEvent(core, 'review.progress', (e) => e.hostPath === fs.realpathSync(folder) && e.phase === 'done');

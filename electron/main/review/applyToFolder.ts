@@ -54,7 +54,8 @@ function makeParents(root: string, rel: string, made: string[]): void {
   }
 }
 
-export function applyWrites(root: string, writes: readonly FolderWrite[]): void {
+/** Returns the folders it made (paths relative to root, parents first), for an undo to remove. */
+export function applyWrites(root: string, writes: readonly FolderWrite[]): string[] {
   const tag = `.berth-apply-${randomBytes(4).toString('hex')}`;
   const staged: { target: string; temp: string | null }[] = [];
   const madeDirs: string[] = [];
@@ -121,4 +122,17 @@ export function applyWrites(root: string, writes: readonly FolderWrite[]): void 
     throw new BerthError('review_failed', `Nothing was applied: ${(error as Error).message}`, { hint: 'Fix what the message names in your folder and apply again.' });
   }
   for (const b of backups) fs.rmSync(b.backup, { force: true });
+  return madeDirs.map((d) => path.relative(root, d));
+}
+
+/** Removes the folders an apply made (relative to root) that are empty now, deepest first. */
+export function removeEmptyFolders(root: string, folders: readonly string[]): void {
+  for (const rel of [...folders].sort((a, b) => b.length - a.length)) {
+    if (leadingLinkProblem(root, `${rel}/x`) !== null) continue;
+    try {
+      fs.rmdirSync(path.join(root, rel));
+    } catch {
+      // Not empty (something else is in it now) or gone: left as it is.
+    }
+  }
 }

@@ -53,6 +53,11 @@ export interface CopyMeta {
   historyCopied?: boolean;
   /** Kind 'git', history borrowed although the chat had a free slot: why (said at attach). */
   historyNotCopied?: string | null;
+  /**
+   * The last apply to the user's folder, for review.undoApply: the base before and after it, the
+   * paths it wrote or removed, and the folders it made. Undoable while baseTree is still `after`.
+   */
+  lastApply?: { before: string; after: string; files: string[]; madeDirs: string[]; at: number } | null;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   GITLINK_MODE, NULL_OID, SYMLINK_MODE, applyProblems, branchNameFor, selectChanges, touchedPaths, type ApplyCandidate, type RawChange,
 } from '../policy/reviewPolicy.js';
 import type { Clock } from '../base/clock.js';
-import { applyWrites, type FolderWrite } from './applyToFolder.js';
+import { applyWrites, removeEmptyFolders, type FolderWrite } from './applyToFolder.js';
 import { git, gitText } from './git.js';
 import { ReviewCopy, objectsTargetFor, slotProblem } from './reviewCopy.js';
 import { arrangeSlot, emptySlot, isInSlot, removeFromSlot } from './slotFolders.js';
@@ -80,6 +80,24 @@ function versionOf(key: string): string {
 
 function listingKey(copy: ReviewCopy, snap: { tree: string; large: readonly string[] }): string {
   return `${copy.meta.baseTree}\0${snap.tree}\0${snap.large.join('\0')}`;
+}
+
+/** What writing `changes` (tree to tree, from the copy's objects) into the user's folder takes. */
+async function folderWrites(copy: ReviewCopy, changes: readonly RawChange[]): Promise<FolderWrite[]> {
+  const writes: FolderWrite[] = [];
+  for (const c of changes) {
+    if (c.oldPath) writes.push({ kind: 'delete', path: c.oldPath });
+    if (c.status === 'deleted') writes.push({ kind: 'delete', path: c.path });
+    else if (c.newMode === SYMLINK_MODE) writes.push({ kind: 'symlink', path: c.path, target: (await copy.blob(c.newOid)).toString('utf8') });
+    else writes.push({ kind: 'file', path: c.path, content: await copy.blob(c.newOid), executable: c.newMode === '100755' });
+  }
+  return writes;
+}
+
+/** The copy's last apply while review.undoApply can take it back, as the panel shows it. */
+function undoableApply(copy: ReviewCopy): { files: string[]; at: number } | null {
+  const last = copy.meta.lastApply;
+  return last && last.after === copy.meta.baseTree ? { files: last.files, at: last.at } : null;
 }
 
 export class ReviewService {
@@ -311,6 +329,7 @@ export class ReviewService {
     return {
       hostPath: copy.meta.hostPath, containerPath: att.containerPath, kind: copy.meta.kind, branch: copy.meta.branch,
       files: truncated ? files.slice(0, REVIEW_LIMITS.maxListedFiles) : files, counts, truncated, version: listing.version, at: this.deps.clock.now(),
+      lastApply: undoableApply(copy),
     };
   }
 
@@ -480,21 +499,60 @@ export class ReviewService {
           message: `Nothing was applied: ${problems.length === 1 ? 'one file has a problem' : `${problems.length} problems`}. ${problems[0]?.message ?? ''}`,
         };
       }
-      const writes: FolderWrite[] = [];
-      for (const c of chosen) {
-        if (c.oldPath) writes.push({ kind: 'delete', path: c.oldPath });
-        if (c.status === 'deleted') writes.push({ kind: 'delete', path: c.path });
-        else if (c.newMode === SYMLINK_MODE) writes.push({ kind: 'symlink', path: c.path, target: (await copy.blob(c.newOid)).toString('utf8') });
-        else writes.push({ kind: 'file', path: c.path, content: await copy.blob(c.newOid), executable: c.newMode === '100755' });
-      }
-      applyWrites(copy.meta.hostPath, writes);
-      copy.meta.baseTree = await copy.compose(copy.meta.baseTree, snap.tree, chosen);
+      const madeDirs = applyWrites(copy.meta.hostPath, await folderWrites(copy, chosen));
+      const before = copy.meta.baseTree;
+      copy.meta.baseTree = await copy.compose(before, snap.tree, chosen);
+      copy.meta.lastApply = { before, after: copy.meta.baseTree, files: [...new Set(chosen.flatMap(touchedPaths))], madeDirs, at: this.deps.clock.now() };
       copy.saveMeta();
       const applied = chosen.map((c) => c.path);
       await this.recountCopy(copy);
       return {
         ok: true, applied, problems: [], branch: null,
         message: `Applied ${applied.length} ${applied.length === 1 ? 'file' : 'files'} to ${copy.meta.hostPath}${copy.meta.kind === 'git' ? ' as uncommitted changes' : ''}.`,
+      };
+    });
+  }
+
+  /**
+   * Takes back the last apply: the user's folder gets each applied path as it was before (from the
+   * base before the apply), the folders the apply made go when empty, and the base goes back, so
+   * the chat's copy lists those changes again. Nothing is written when the user changed any of the
+   * applied files since (they are named), or when the base moved on (another apply, a refresh, a
+   * discard).
+   */
+  undoApply(chatId: string, hostPath: string) {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      const last = copy.meta.lastApply;
+      if (!last || last.after !== copy.meta.baseTree) {
+        throw new BerthError('invalid_request', `There is no apply to undo for "${copy.meta.hostPath}": nothing was applied since the copy was made, refreshed or discarded, or it was undone already.`, {
+          hint: 'Reload the Changes panel.',
+        });
+      }
+      const applied = new Set(last.files);
+      const userNow = await copy.userSnapshot();
+      const changedSince = new Set([...(await copy.diff(last.after, userNow.tree)).flatMap(touchedPaths), ...userNow.large]);
+      const problems: ApplyProblem[] = last.files
+        .filter((p) => changedSince.has(p))
+        .map((p) => ({ path: p, kind: 'conflict' as const, message: `"${p}" changed in your folder after the apply; Berth leaves your version as it is.` }));
+      if (problems.length > 0) {
+        return {
+          ok: false, restored: [], problems,
+          message: `Nothing was undone: ${problems.length === 1 ? 'one applied file' : `${problems.length} applied files`} changed in your folder since (${problems.slice(0, 3).map((p) => p.path).join(', ')}). Undo those edits yourself, or keep the apply.`,
+        };
+      }
+      // From the base after the apply back to the one before: exactly the applied paths change.
+      const back = (await copy.diff(last.after, last.before)).filter((c) => touchedPaths(c).some((p) => applied.has(p)));
+      applyWrites(copy.meta.hostPath, await folderWrites(copy, back));
+      removeEmptyFolders(copy.meta.hostPath, last.madeDirs);
+      copy.meta.baseTree = last.before;
+      copy.meta.lastApply = null;
+      copy.saveMeta();
+      await this.recountCopy(copy);
+      const restored = [...applied].sort();
+      return {
+        ok: true, restored, problems: [],
+        message: `Undid the apply: ${restored.length === 1 ? 'one file' : `${restored.length} files`} in ${copy.meta.hostPath} ${restored.length === 1 ? 'is' : 'are'} back as they were.`,
       };
     });
   }

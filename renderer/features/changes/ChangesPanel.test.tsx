@@ -176,6 +176,34 @@ describe('ChangesPanel', () => {
     expect(screen.getByRole('button', { name: 'src/app.ts (modified, conflict)' })).toBeTruthy();
   });
 
+  it('offers Undo last apply after an apply: it takes the apply back, or names the files the user changed since and undoes nothing', async () => {
+    const { api } = setup();
+    await screen.findByRole('list', { name: `Changed files in ${REPO}` });
+    expect(screen.queryByRole('button', { name: /Undo last apply/ })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Apply all as uncommitted changes' }));
+    await screen.findByText('Applied 7 files.');
+    fireEvent.click(await screen.findByRole('button', { name: 'Undo last apply (7 files)' }));
+    await screen.findByText(`Undid the apply: 7 files in ${REPO} are back as they were.`);
+    expect(api.callsTo('review.undoApply')).toEqual([{ chatId: 'c1', hostPath: REPO }]);
+    // Reloaded: nothing left to undo.
+    await waitFor(() => expect(screen.queryByRole('button', { name: /Undo last apply/ })).toBeNull());
+
+    fireEvent.click(screen.getByRole('button', { name: 'Apply all as uncommitted changes' }));
+    await screen.findByText('Applied 7 files.');
+    api.handle('review.undoApply', () => ({
+      ok: false,
+      restored: [],
+      problems: [{ path: 'src/app.ts', kind: 'conflict', message: 'changed in your folder after the apply; Berth leaves your version as it is.' }],
+      message: 'Nothing was undone: one applied file changed in your folder since (src/app.ts).',
+    }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Undo last apply (7 files)' }));
+    const alert = await screen.findByRole('alert', { name: 'Nothing was undone' });
+    expect(alert.textContent).toContain('Nothing was undone. 1 file in the way:');
+    expect(alert.textContent).toContain('src/app.ts: changed in your folder after the apply');
+    // Not the apply's advice: refreshing the copy does not help an undo.
+    expect(alert.textContent).not.toContain('Refresh from my folder');
+  });
+
   it('discards only after the user confirms', async () => {
     const { api } = setup();
     await screen.findByRole('list', { name: `Changed files in ${REPO}` });

@@ -18,6 +18,8 @@ import { FileList } from './FileList';
 type ApplyMode = 'files' | 'branch';
 
 interface Outcome {
+  /** What the problems stopped, if any: an apply or an undo of one. */
+  action: 'applied' | 'undone';
   message: string;
   problems: ApplyProblem[];
   /** Refresh: files both the user and the chat changed; the chat's version was kept. */
@@ -83,20 +85,26 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
     run(`apply-${mode}`, async () => {
       const r = await api.call('review.apply', { chatId, hostPath, mode, ...(only ? { files: only } : {}) });
       if (r.ok) setChecked(new Set());
-      return { message: r.message, problems: r.problems, conflicts: [] };
+      return { action: 'applied', message: r.message, problems: r.problems, conflicts: [] };
+    });
+
+  const undoApply = () =>
+    run('undo-apply', async () => {
+      const r = await api.call('review.undoApply', { chatId, hostPath });
+      return { action: 'undone', message: r.message, problems: r.problems, conflicts: [] };
     });
 
   const discard = () =>
     run('discard', async () => {
       setConfirmDiscard(false);
       const r = await api.call('review.discard', { chatId, hostPath });
-      return { message: r.message, problems: [], conflicts: [] };
+      return { action: 'applied', message: r.message, problems: [], conflicts: [] };
     });
 
   const refresh = () =>
     run('refresh', async () => {
       const r = await api.call('review.refresh', { chatId, hostPath });
-      return { message: r.message, problems: [], conflicts: r.conflicts };
+      return { action: 'applied', message: r.message, problems: [], conflicts: r.conflicts };
     });
 
   const none = files.length === 0;
@@ -135,6 +143,16 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
             {only ? `Create branch ${branch} with ${plural(only.length, 'selected file')}` : `Create branch ${branch} in my repository`}
           </button>
         )}
+        {copy.lastApply && (
+          <button
+            type="button"
+            disabled={busy !== null}
+            title="Puts the files the last apply changed in your folder back as they were; the chat's copy keeps its work."
+            onClick={() => void undoApply()}
+          >
+            Undo last apply ({plural(copy.lastApply.files.length, 'file')})
+          </button>
+        )}
         {busy !== null && (
           <span role="status" className="muted">
             <span className="spinner" aria-hidden="true" /> Working…
@@ -150,10 +168,12 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
       </div>
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
       {outcome && outcome.problems.length > 0 && (
-        <div role="alert" className="alert" aria-label="Nothing was applied">
+        <div role="alert" className="alert" aria-label={`Nothing was ${outcome.action}`}>
           <div className="alert-body">
             {/* Main's summary repeats the files' own messages: the list says it once, per file. */}
-            <p className="alert-message">Nothing was applied. {plural(outcome.problems.length, 'file')} in the way:</p>
+            <p className="alert-message">
+              Nothing was {outcome.action}. {plural(outcome.problems.length, 'file')} in the way:
+            </p>
             <ul className="conflict-list">
               {outcome.problems.map((p) => (
                 <li key={`${p.kind}:${p.path}`}>
@@ -161,7 +181,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
                 </li>
               ))}
             </ul>
-            {outcome.problems.some((p) => p.kind === 'conflict') && (
+            {outcome.action === 'applied' && outcome.problems.some((p) => p.kind === 'conflict') && (
               <p className="alert-hint">
                 To go on: Refresh from my folder (brings your newer changes into the chat&apos;s copy, keeping the chat&apos;s work), review, and apply
                 again; or apply only the other files.
@@ -191,7 +211,11 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
         </div>
       )}
       {none ? (
-        <p className="muted">No changes: the chat&apos;s copy matches your folder as it was copied.</p>
+        <p className="muted">
+          {copy.lastApply
+            ? 'No changes left to apply: your folder has everything the chat changed.'
+            : "No changes: the chat's copy matches your folder as it was copied."}
+        </p>
       ) : (
         <div className="changes-body">
           <div className="changes-files">
