@@ -71,6 +71,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'review.checkpoints': "The chat's restore points, oldest first, each with the files changed after it.",
   'review.restore': 'Restores every Review-mode copy of the chat to a checkpoint (the sandbox is stopped first; the current state is checkpointed).',
   'review.undoTurn': 'Undo this turn: restores the copies to the checkpoint taken when the given user message started its agent turn.',
+  'review.undoApply': "Takes back the last files apply to the user's folder: each file it wrote, deleted or renamed is put back as it was and the folders it made go; the chat's copy keeps its work, listed again. Nothing is undone (ok false, the files named) when the user changed any of them since.",
   'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes), oldest first, and the profile's egress mode.",
   'network.allow': "Adds a host (with its port unless 80 or 443) to the chat's profile allowlist; the running proxy takes it before this answers, so the next request passes. IP addresses are refused.",
 };
