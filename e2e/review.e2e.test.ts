@@ -173,6 +173,18 @@ describe('Review mode in the browser', () => {
     expect(read(path.join(repo, 'readme.md'))).toBe('# Project\n');
     expect(statusPaths(repo)).toEqual(['greeting.txt']);
     expect(git(repo, 'log', '--format=%s')).toBe('first\n');
+
+    // Undo last apply: the folder is as it was before it, and the chat's change waits again.
+    await changes().getByRole('button', { name: 'Undo last apply (1 file)' }).click();
+    await changes().getByText(`Undid the apply: one file in ${repo} is back as it was.`).waitFor({ timeout: 30_000 });
+    expect(fs.existsSync(path.join(repo, 'greeting.txt'))).toBe(false);
+    expect(statusPaths(repo)).toEqual([]);
+    await list.getByRole('button', { name: 'greeting.txt (added)' }).waitFor({ timeout: 30_000 });
+    expect(await changes().getByRole('button', { name: /Undo last apply/ }).count()).toBe(0);
+    // Applied again, for what follows.
+    await changes().getByRole('button', { name: 'Apply all as uncommitted changes' }).click();
+    await expect.poll(() => fs.existsSync(path.join(repo, 'greeting.txt')), { timeout: 30_000 }).toBe(true);
+    await changes().getByRole('button', { name: 'Undo last apply (1 file)' }).waitFor({ timeout: 30_000 });
     await closeChanges();
 
     // Discard: the copy goes back to the folder as it is now; the folder never sees the file.

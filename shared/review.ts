@@ -106,8 +106,8 @@ export const CopyChanges = z.object({
   version: z.string(),
   at: z.number(),
   /**
-   * The last apply to the user's folder, while review.undoApply can still take it back (nothing
-   * applied, refreshed or discarded since); null otherwise.
+   * The last apply to the user's folder, while review.undoApply can still take it back (no apply
+   * or discard since, and no refresh that brought newer changes in); null otherwise.
    */
   lastApply: z.object({ files: z.array(z.string()), at: z.number() }).nullable(),
 });

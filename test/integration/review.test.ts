@@ -302,6 +302,13 @@ describe('Review mode', () => {
     expect(read(path.join(repo, 'a.txt'))).toBe('edited by me\n');
     expect(read(path.join(repo, 'docs/deep/b.txt'))).toBe('new\n');
     expect(fs.existsSync(path.join(repo, 'c.txt'))).toBe(false);
+    // A discard drops the chat's work: what was applied of it is the user's own from then on
+    // (even with the folder just as the apply left it).
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'chat\n');
+    expect((await core.review.changes({ chatId })).copies[0]!.lastApply).not.toBeNull();
+    await core.review.discard({ chatId, hostPath });
+    expect((await core.review.changes({ chatId })).copies[0]!.lastApply).toBeNull();
+    await expect(core.review.undoApply({ chatId, hostPath })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('copies a plain folder, and applies it back', async () => {

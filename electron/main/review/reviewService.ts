@@ -552,7 +552,10 @@ export class ReviewService {
       const restored = [...applied].sort();
       return {
         ok: true, restored, problems: [],
-        message: `Undid the apply: ${restored.length === 1 ? 'one file' : `${restored.length} files`} in ${copy.meta.hostPath} ${restored.length === 1 ? 'is' : 'are'} back as they were.`,
+        message:
+          restored.length === 1
+            ? `Undid the apply: one file in ${copy.meta.hostPath} is back as it was.`
+            : `Undid the apply: ${restored.length} files in ${copy.meta.hostPath} are back as they were.`,
       };
     });
   }
@@ -615,6 +618,8 @@ export class ReviewService {
       for (const p of snap.large) fs.rmSync(path.join(copy.workDir, p), { force: true });
       await copy.resetWorkTo(userNow.tree);
       copy.meta.baseTree = userNow.tree;
+      // The chat's work is gone: an apply of it is the user's own now, not something to take back.
+      copy.meta.lastApply = null;
       copy.saveMeta();
       await this.recountCopy(copy);
       return { discarded, message: `Discarded ${discarded} changed ${discarded === 1 ? 'file' : 'files'}; the copy matches your folder again.` };
