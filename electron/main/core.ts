@@ -135,7 +135,8 @@ function isDiskFull(error: unknown): boolean {
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 3)
-    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    // One sentence: the caller ends it with a full stop, so the issues' own are dropped.
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message).replace(/\.+$/, ''))
     .join('; ');
 }
 

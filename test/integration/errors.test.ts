@@ -70,6 +70,13 @@ describe('malformed requests', () => {
     await expect(core.call('sandbox.exec', { chatId: 'x', command: 'true', privileged: true })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(core.call('docker.run', {})).rejects.toMatchObject({ code: 'invalid_request', message: 'Unknown method "docker.run".' });
     await expect(core.call('profiles.create', { name: 'x', egress: 'host' })).rejects.toMatchObject({ code: 'invalid_request' });
+    // Each problem said once, in one sentence: no doubled full stops between or after them.
+    await expect(core.call('profiles.create', { name: 'x', egressAllow: ['1.2.3.4', 'ok.example', '*.npmjs.org:99999'] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message:
+        'The request for profiles.create is not valid: egressAllow.0: "1.2.3.4" looks like an IP address; the allowlist takes host names only; ' +
+        'egressAllow.2: "*.npmjs.org:99999": a port is between 1 and 65535.',
+    });
     await expect(core.call('profiles.create', { name: 'y', sandboxUser: '0:0' })).rejects.toThrow(/never runs as root/);
     expect((await core.profiles.list({})).profiles.map((p) => p.name)).not.toContain('x');
     await expect(core.sandbox.exec({ chatId: 'no-such-chat', command: 'true' })).rejects.toMatchObject({ code: 'not_found' });

@@ -21,6 +21,18 @@ export function allowFromText(text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).map((s) => s.trim().toLowerCase()).filter(Boolean))];
 }
 
+/** Each allowlist entry main would refuse, as "Line N: why" (the rule is shared/egress.ts's). */
+export function allowProblems(text: string): string[] {
+  const problems: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    for (const entry of line.split(/[\s,]+/).map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+      const problem = egressEntryProblem(entry);
+      if (problem) problems.push(`Line ${i + 1}: ${problem}`);
+    }
+  });
+  return problems;
+}
+
 /** Whether "Allow this host for the profile" can add the request's host: a host name the allowlist takes. */
 export function canAllowHost(host: string): boolean {
   return egressEntryProblem(host) === null;

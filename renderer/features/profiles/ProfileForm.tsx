@@ -9,6 +9,7 @@ import { formatBytes } from '../chat/SandboxUse';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
 import { EgressFields } from '../network/EgressFields';
+import { allowProblems } from '../network/egressText';
 import { EngineField } from './EngineField';
 import { changedSettings, engineFromForm, formChanged, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
@@ -68,6 +69,8 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const [busy, setBusy] = useState(false);
   /** The engine fields' errors show once a save or a check was tried, then follow the typing. */
   const [engineTried, setEngineTried] = useState(false);
+  const [allowTried, setAllowTried] = useState(false);
+  const allowRef = useRef<HTMLTextAreaElement>(null);
   const editing = profile !== null;
   const engine = useEngineResources();
   const engineCpus = engine && engine.cpus > 0 ? engine.cpus : null;
@@ -89,6 +92,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
     if (!engineFromForm(values).ok) {
       // Said beside each engine field, not again here.
       setEngineTried(true);
+      return;
+    }
+    if (values.egress === 'allowlist' && allowProblems(values.egressAllow).length > 0) {
+      // Named by line beside the allowlist, not again here; the focus goes there.
+      setAllowTried(true);
+      allowRef.current?.focus();
       return;
     }
     const result = settingsFromForm(values);
@@ -147,7 +156,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       <fieldset className="field-grid" disabled={!docker}>
         <legend>Sandbox</legend>
         <EngineField values={values} set={set} showErrors={engineTried} onTried={() => setEngineTried(true)} saved={editing ? profile.settings.engine : null} />
-        <EgressFields values={values} set={set} />
+        <EgressFields values={values} set={set} showErrors={allowTried} allowRef={allowRef} />
         <Field label="Container scope">
           <select value={values.containerScope} onChange={(e) => set('containerScope', e.target.value as ProfileFormValues['containerScope'])}>
             <option value="chat">One container per chat</option>

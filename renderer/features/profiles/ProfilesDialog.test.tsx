@@ -40,6 +40,36 @@ describe('ProfilesDialog', () => {
     expect(within(dialog).getByRole('status').textContent).toBe('Saved.');
   });
 
+  it('names each allowlist entry it cannot use beside the field, by line, sends nothing, and keeps what was typed', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Name' }), { target: { value: 'tight' } });
+    const hosts = within(dialog).getByRole('textbox', { name: /Allowed hosts/ }) as HTMLTextAreaElement;
+    const typed = 'github.com\n1.2.3.4\n\n*.npmjs.org:99999\npypi.org';
+    fireEvent.change(hosts, { target: { value: typed } });
+    // Not while typing: a half-typed entry is not an error yet.
+    expect(hosts.getAttribute('aria-invalid')).toBeNull();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    await waitFor(() => expect(hosts.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.activeElement).toBe(hosts);
+    const problems = within(dialog).getByRole('list', { name: 'Allowlist entries Berth cannot use' });
+    expect([...problems.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'Line 2: "1.2.3.4" looks like an IP address; the allowlist takes host names only.',
+      'Line 4: "*.npmjs.org:99999": a port is between 1 and 65535.',
+    ]);
+    // Said once, beside the field: no second message at the foot of the form, nothing sent.
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+    expect(api.callsTo('profiles.create')).toEqual([]);
+    expect(hosts.value).toBe(typed);
+    // Fixed: the list goes, and the profile is made.
+    fireEvent.change(hosts, { target: { value: 'github.com\n*.npmjs.org:8443\npypi.org' } });
+    expect(within(dialog).queryByRole('list', { name: 'Allowlist entries Berth cannot use' })).toBeNull();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    await waitFor(() => expect(api.callsTo('profiles.create')).toHaveLength(1));
+    expect(api.callsTo('profiles.create')[0]).toMatchObject({ name: 'tight', egressAllow: ['github.com', '*.npmjs.org:8443', 'pypi.org'] });
+  });
+
   it('edits a profile and shows a refusal with its hint', async () => {
     const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('work')] });
     const dialog = screen.getByRole('dialog', { name: 'Profiles' });
