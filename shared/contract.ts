@@ -404,7 +404,15 @@ export const methods = {
   },
   /** An interactive shell (with a TTY) in the chat's own container. */
   'terminal.open': {
-    request: z.object({ chatId: ChatId, cols: Cols.default(80), rows: Rows.default(24) }).strict(),
+    request: z
+      .object({
+        chatId: ChatId,
+        cols: Cols.default(80),
+        rows: Rows.default(24),
+        /** Restart: the chat's terminal this one takes the place of; the new one gets its name. */
+        replaces: TerminalId.optional(),
+      })
+      .strict(),
     response: TerminalView,
   },
   'terminal.list': { request: z.object({ chatId: ChatId }).strict(), response: z.object({ terminals: z.array(TerminalView) }) },

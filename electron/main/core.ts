@@ -553,7 +553,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const { monitor } = engineOfProfile(req.profile ?? DEFAULT_PROFILE);
       return monitor.current().state === 'checking' ? monitor.check() : monitor.current();
     },
-    'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows),
+    'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows, req.replaces),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
     'terminal.busy': async (req) => ({ terminals: await terminals.busy(sessions.requireChat(req.chatId).id) }),
     'terminal.input': async (req) => {

@@ -39,6 +39,20 @@ describe('terminals store', () => {
     expect(api.callsTo('terminal.close')).toEqual([{ terminalId: 'term-1' }]);
   });
 
+  it("restarts an ended terminal under its own name and in its own place among the tabs", async () => {
+    const { api, store } = setup();
+    await store.getState().open('c1');
+    await store.getState().open('c1');
+    store.getState().markExited('term-1', 'c1', 'The shell exited.');
+    await store.getState().restart('term-1');
+    expect(api.callsTo('terminal.open').at(-1)).toMatchObject({ chatId: 'c1', replaces: 'term-1' });
+    expect(store.getState().byChat['c1']?.map((t) => [t.terminalId, t.title])).toEqual([
+      ['term-3', 'Terminal 1'],
+      ['term-2', 'Terminal 2'],
+    ]);
+    expect(store.getState().active['c1']).toBe('term-3');
+  });
+
   it('keeps a failed open to show, with its hint', async () => {
     const { api, store } = setup();
     api.fail('terminal.open', 'engine_unreachable', 'Docker is not answering.', 'Start Docker.');

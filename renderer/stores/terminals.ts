@@ -21,10 +21,11 @@ export function pickActive(list: readonly TerminalView[], remembered: string | u
   return (list.find((t) => t.state !== 'exited') ?? list[list.length - 1])?.terminalId ?? null;
 }
 
-export function withTerminal(list: readonly TerminalView[], view: TerminalView): TerminalView[] {
-  return list.some((t) => t.terminalId === view.terminalId)
-    ? list.map((t) => (t.terminalId === view.terminalId ? view : t))
-    : [...list, view];
+/** The list with `view` in it: in its own place when listed, else in the place of `replaces` (Restart), else last. */
+export function withTerminal(list: readonly TerminalView[], view: TerminalView, replaces?: string): TerminalView[] {
+  if (list.some((t) => t.terminalId === view.terminalId)) return list.map((t) => (t.terminalId === view.terminalId ? view : t));
+  if (replaces !== undefined && list.some((t) => t.terminalId === replaces)) return list.map((t) => (t.terminalId === replaces ? view : t));
+  return [...list, view];
 }
 
 export interface TerminalsState {
@@ -43,7 +44,8 @@ export interface TerminalsState {
   load(chatId: string): Promise<void>;
   /** Loads a chat's terminals and opens one when it has none (once per chat and session). */
   ensure(chatId: string): Promise<void>;
-  open(chatId: string): Promise<TerminalView | null>;
+  /** `replaces`: the ended terminal this one restarts (it takes that one's name and tab). */
+  open(chatId: string, replaces?: string): Promise<TerminalView | null>;
   /** Opens a new terminal in the same chat in place of an ended one. */
   restart(terminalId: string): Promise<void>;
   close(terminalId: string): Promise<void>;
@@ -107,15 +109,16 @@ export function createTerminalsStore(api: BerthApi): TerminalsStore {
       if ((s.byChat[chatId] ?? []).length === 0) await get().open(chatId);
     },
 
-    async open(chatId) {
+    async open(chatId, replaces) {
       if (get().opening[chatId]) return null;
       set((s) => ({ opening: { ...s.opening, [chatId]: true }, errors: without(s.errors, chatId), autoOpened: { ...s.autoOpened, [chatId]: true } }));
       try {
         const { cols, rows } = get().lastSize;
-        const view = await api.call('terminal.open', { chatId, cols, rows });
+        const view = await api.call('terminal.open', { chatId, cols, rows, ...(replaces ? { replaces } : {}) });
         set((s) => ({
-          // Ended tabs do not pile up: a new terminal takes their place (main lets them go too).
-          byChat: { ...s.byChat, [chatId]: withTerminal((s.byChat[chatId] ?? []).filter((t) => t.state !== 'exited'), view) },
+          // Ended tabs do not pile up: a new terminal takes their place (main lets them go too); a
+          // restarted one takes its own tab's place.
+          byChat: { ...s.byChat, [chatId]: withTerminal((s.byChat[chatId] ?? []).filter((t) => t.state !== 'exited' || t.terminalId === replaces), view, replaces) },
           active: { ...s.active, [chatId]: view.terminalId },
           opening: without(s.opening, chatId),
         }));
@@ -129,7 +132,7 @@ export function createTerminalsStore(api: BerthApi): TerminalsStore {
     async restart(terminalId) {
       const chatId = chatOfTerminal(get(), terminalId);
       if (chatId === null) return;
-      const view = await get().open(chatId);
+      const view = await get().open(chatId, terminalId);
       if (!view) return;
       // open() already dropped it from the tabs when it had ended; main still hears of it.
       if (chatOfTerminal(get(), terminalId) !== null) await get().close(terminalId);

@@ -214,6 +214,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
   const connectionListeners = new Set<(info: ConnectionInfo) => void>();
   let connectionInfo: ConnectionInfo = { transport: 'ws', state: 'open', epoch: 1, retryAt: null };
   let terminalCount = 0;
+  /** Each chat's last terminal number, as main counts them (never reused). */
+  const terminalNumbers = new Map<string, number>();
   /** As main: "Chat N", a number never given twice. */
   let chatNumber = 0;
 
@@ -404,9 +406,13 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const parent = at === '/' ? null : at.slice(0, at.lastIndexOf('/')) || '/';
       return { path: at, parent, entries: names.map((name) => ({ name, path: `${at === '/' ? '' : at}/${name}` })), refused: fake.refusedFolders[at] ?? null };
     },
-    'terminal.open': ({ chatId, cols, rows }) => {
+    'terminal.open': ({ chatId, cols, rows, replaces }) => {
       chat(chatId);
-      const t: TerminalView = { terminalId: `term-${++terminalCount}`, chatId, title: `Terminal ${terminalCount}`, state: 'running', exitReason: null, cols: cols ?? 80, rows: rows ?? 24 };
+      // As main names them: per chat, and a restart keeps the name of the terminal it replaces.
+      const replaced = fake.terminals.find((x) => x.terminalId === replaces && x.chatId === chatId);
+      const number = replaced ? 0 : (terminalNumbers.get(chatId) ?? 0) + 1;
+      if (!replaced) terminalNumbers.set(chatId, number);
+      const t: TerminalView = { terminalId: `term-${++terminalCount}`, chatId, title: replaced?.title ?? `Terminal ${number}`, state: 'running', exitReason: null, cols: cols ?? 80, rows: rows ?? 24 };
       fake.terminals = [...fake.terminals, t];
       return t;
     },

@@ -58,6 +58,21 @@ describe('terminals', () => {
     await waitFor(async () => screen(again.terminalId).includes('back-42'), 'the restarted terminal');
   });
 
+  it("Restart: the new terminal takes the ended one's name (Terminal 1 stays Terminal 1); a plain new one gets the next number", async () => {
+    const chat = await core.chats.create({ profile });
+    const other = await core.chats.create({ profile });
+    const first = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    const second = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    expect([first.title, second.title]).toEqual(['Terminal 1', 'Terminal 2']);
+    await core.terminal.input({ terminalId: first.terminalId, data: 'exit\n' });
+    await waitFor(async () => exits.has(first.terminalId), 'the first shell to exit');
+    const restarted = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24, replaces: first.terminalId });
+    expect(restarted.title).toBe('Terminal 1');
+    expect((await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 })).title).toBe('Terminal 3');
+    // Another chat's terminal lends nothing: its own numbering.
+    expect((await core.terminal.open({ chatId: other.id, cols: 80, rows: 24, replaces: second.terminalId })).title).toBe('Terminal 1');
+  });
+
   it('starts open terminals again, in place, when the folders change: the same terminal sees the new folder', async () => {
     const chat = await core.chats.create({ profile });
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });

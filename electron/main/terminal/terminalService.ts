@@ -83,7 +83,8 @@ export class TerminalService {
     return [...this.terminals.values()].filter((t) => t.view.chatId === chatId).map((t) => ({ ...t.view }));
   }
 
-  async open(chatId: string, cols: number, rows: number): Promise<TerminalView> {
+  /** `replaces`: a terminal of this chat the new one takes the place of (Restart): it keeps that one's name. */
+  async open(chatId: string, cols: number, rows: number, replaces?: string): Promise<TerminalView> {
     const seqBefore = this.changes.get(chatId)?.seq ?? 0;
     const terminal: Terminal = {
       view: { terminalId: randomUUID(), chatId, title: '', state: 'starting', exitReason: null, cols, rows },
@@ -102,9 +103,13 @@ export class TerminalService {
     };
     const started = await this.sandbox.startForTerminal(chatId, (where) => this.startShell(terminal, where.key, where.containerId, where.user, where.workingDir));
     const proc = started.started;
-    const number = (this.counters.get(chatId) ?? 0) + 1;
-    this.counters.set(chatId, number);
-    terminal.view.title = `Terminal ${number}`;
+    const replaced = replaces === undefined ? undefined : this.terminals.get(replaces);
+    if (replaced && replaced.view.chatId === chatId) terminal.view.title = replaced.view.title;
+    else {
+      const number = (this.counters.get(chatId) ?? 0) + 1;
+      this.counters.set(chatId, number);
+      terminal.view.title = `Terminal ${number}`;
+    }
     // Ended tabs do not pile up: a new terminal replaces the chat's ended ones.
     for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId && t.view.state === 'exited') this.terminals.delete(t.view.terminalId);
     Object.assign(terminal, { key: started.key, containerId: started.containerId, user: started.user, hold: started.hold, process: proc });
