@@ -410,9 +410,12 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       chat(chatId);
       // As main names them: per chat, and a restart keeps the name of the terminal it replaces.
       const replaced = fake.terminals.find((x) => x.terminalId === replaces && x.chatId === chatId);
-      const number = replaced ? 0 : (terminalNumbers.get(chatId) ?? 0) + 1;
-      if (!replaced) terminalNumbers.set(chatId, number);
-      const t: TerminalView = { terminalId: `term-${++terminalCount}`, chatId, title: replaced?.title ?? `Terminal ${number}`, state: 'running', exitReason: null, cols: cols ?? 80, rows: rows ?? 24 };
+      const nextTitle = () => {
+        const number = (terminalNumbers.get(chatId) ?? 0) + 1;
+        terminalNumbers.set(chatId, number);
+        return `Terminal ${number}`;
+      };
+      const t: TerminalView = { terminalId: `term-${++terminalCount}`, chatId, title: replaced?.title ?? nextTitle(), state: 'running', exitReason: null, cols: cols ?? 80, rows: rows ?? 24 };
       fake.terminals = [...fake.terminals, t];
       return t;
     },

@@ -18,14 +18,19 @@ export const EGRESS_EXPLAINED: Record<EgressMode, string> = {
 
 /** The allowlist as the form shows it: one entry a line. */
 export function allowFromText(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).map((s) => s.trim().toLowerCase()).filter(Boolean))];
+  return [...new Set(entriesIn(text))];
+}
+
+/** The entries typed in some text: separated by white space or commas, in lower case. */
+function entriesIn(text: string): string[] {
+  return text.split(/[\s,]+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
 }
 
 /** Each allowlist entry main would refuse, as "Line N: why" (the rule is shared/egress.ts's). */
 export function allowProblems(text: string): string[] {
   const problems: string[] = [];
   text.split('\n').forEach((line, i) => {
-    for (const entry of line.split(/[\s,]+/).map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+    for (const entry of entriesIn(line)) {
       const problem = egressEntryProblem(entry);
       if (problem) problems.push(`Line ${i + 1}: ${problem}`);
     }
