@@ -27,15 +27,6 @@ type PodmanEngine = keyof typeof SOCKETS;
 const chosen = process.env.BERTH_TEST_ENGINE;
 const engines = (Object.keys(SOCKETS) as PodmanEngine[]).filter((e) => !chosen?.startsWith('podman') || e === chosen);
 
-/**
- * The temp folder the core sees in this file (TMPDIR), so that what it leaves there can be
- * counted: the seccomp profile file Podman is given. Open to all, as /tmp is, for rootless
- * Podman's user.
- */
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-podman-tmp-'));
-fs.chmodSync(tmp, 0o1777);
-const seccompLeftovers = () => fs.readdirSync(tmp).filter((name) => name.startsWith('berth-seccomp-'));
-
 /** What each socket is, or why it cannot be used (asked before the cases are declared). */
 const kinds = new Map<PodmanEngine, EngineKind | string>();
 for (const e of engines) {
@@ -54,7 +45,14 @@ for (const e of engines) {
   const canLimit = usable && missingLimitControllers(kind).length === 0;
 
   describe.skipIf(!usable)(`${e} (${SOCKETS[e]})`, () => {
-    const h = new Harness();
+    // Made when the cases run, not when they are declared: a skipped engine leaves no folder behind.
+    let h: Harness;
+    /**
+     * The temp folder the core sees here (TMPDIR), so that what it leaves there can be counted:
+     * the seccomp profile file Podman is given. Open to all, as /tmp is, for rootless Podman's user.
+     */
+    let tmp: string;
+    const seccompLeftovers = () => fs.readdirSync(tmp).filter((name) => name.startsWith('berth-seccomp-'));
     let core: BerthCore;
     let profile: string;
     const before = process.env.DOCKER_HOST;
@@ -62,6 +60,9 @@ for (const e of engines) {
     const output = new Map<string, string>();
 
     beforeAll(async () => {
+      h = new Harness();
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-podman-tmp-'));
+      fs.chmodSync(tmp, 0o1777);
       // The harness's docker CLI and the core both go to this Podman.
       process.env.DOCKER_HOST = `unix://${SOCKETS[e]}`;
       process.env.TMPDIR = tmp;
@@ -78,7 +79,7 @@ for (const e of engines) {
       process.env.DOCKER_HOST = before;
       if (beforeTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = beforeTmp;
-      if (e === engines[engines.length - 1]) fs.rmSync(tmp, { recursive: true, force: true });
+      fs.rmSync(tmp, { recursive: true, force: true });
     });
 
     it('is told apart from Docker', () => {
