@@ -114,3 +114,34 @@ describe('ReviewCopy.create: the file cap', () => {
     expect(fs.readFileSync(path.join(copy.workDir, 'u3.txt'), 'utf8')).toBe('3\n');
   });
 });
+
+describe('ReviewCopy progress', () => {
+  /** Every progress report of making a copy (and, for a repository, of copying its history). */
+  async function reports(hostPath: string, ignored: boolean) {
+    const seen: Array<{ phase: string; files: number; total: number | null; message: string }> = [];
+    const copy = await ReviewCopy.create({
+      dir: path.join(temp.make(), 'copy'), chatId: 'c1', hostPath, branch: 'berth/c1', contents: { ignored, include: [] }, owner: null, now: 1, maxFiles: 5000,
+      progress: (phase, files, total, message) => seen.push({ phase, files, total, message }),
+    });
+    await copy.copyHistory(1e9, (phase, files, total, message) => seen.push({ phase, files, total, message }));
+    return seen;
+  }
+
+  it('says what it is doing in words and leaves the counts to its fields, which the panel shows once', async () => {
+    const plain = folder({ tracked: 0, untracked: 1100, git: false });
+    const repo = folder({ tracked: 3, untracked: 0, git: true });
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'deps/\n');
+    fs.mkdirSync(path.join(repo, 'deps'));
+    for (let i = 0; i < 1100; i++) fs.writeFileSync(path.join(repo, 'deps', `m${i}.js`), '');
+    const all = [...(await reports(plain, false)), ...(await reports(repo, true))];
+    // Before: "Copying: 500 of 1100 files", "Copying ignored files: 500 of 1100", shown with
+    // " (500 of 1,100 files)" after them; history and the starting point showed "N of N files".
+    expect(all.filter((r) => /\d/.test(r.message))).toEqual([]);
+    expect(all).toContainEqual({ phase: 'copying', files: 500, total: 1100, message: 'Copying files…' });
+    expect(all).toContainEqual({ phase: 'copying', files: 1000, total: 1100, message: 'Copying ignored files…' });
+    // Steps whose length is not a count of files report none: the bar runs without a value.
+    for (const step of ['Recording the starting point…', 'Copying the repository’s history…']) {
+      expect(all.filter((r) => r.message === step)).toEqual([expect.objectContaining({ files: 0, total: null })]);
+    }
+  });
+});

@@ -70,6 +70,7 @@ export interface CopyMeta {
  */
 export const SLOT_HISTORY_MAX_BYTES = 64 * 1024 * 1024;
 
+/** `message` says what is being done, in words; the counts are `files` and `total` (the panel shows them beside it). */
 export type Progress = (phase: 'scanning' | 'copying' | 'indexing' | 'done', files: number, total: number | null, message: string) => void;
 
 /** The container path at which a git copy's borrowed objects are mounted read-only. */
@@ -381,7 +382,7 @@ export class ReviewCopy {
     for (const rel of keep) {
       copyEntry(path.join(m.hostPath, rel), path.join(this.workDir, rel));
       if (++n % 500 === 0) {
-        progress('copying', n, keep.length, `Copying ignored files: ${n} of ${keep.length}`);
+        progress('copying', n, keep.length, 'Copying ignored files…');
         await breather();
       }
     }
@@ -424,7 +425,7 @@ export class ReviewCopy {
     if (!from) return null;
     const problem = await historyProblem(from, maxBytes);
     if (problem) return problem;
-    progress('copying', m.fileCount, m.fileCount, 'Copying the repository’s history…');
+    progress('copying', 0, null, 'Copying the repository’s history…');
     const to = path.join(this.workDir, '.git', 'objects');
     const staged = `${to}.copying`;
     try {
@@ -443,19 +444,19 @@ export class ReviewCopy {
   private async populateFromFolder(progress: Progress): Promise<void> {
     const m = this.meta;
     progress('scanning', 0, null, 'Counting files…');
-    const entries = await scanFolder(m.hostPath, this.maxFiles, (n) => progress('scanning', n, null, `Counting files: ${n.toLocaleString('en-US')} so far`));
+    const entries = await scanFolder(m.hostPath, this.maxFiles, (n) => progress('scanning', n, null, 'Counting files…'));
     const { keep, excluded } = partitionSecrets(entries, m.contents.include);
     m.excludedSecrets = excluded;
     let n = 0;
     for (const rel of keep) {
       copyEntry(path.join(m.hostPath, rel), path.join(this.workDir, rel));
       if (++n % 500 === 0) {
-        progress('copying', n, keep.length, `Copying: ${n} of ${keep.length} files`);
+        progress('copying', n, keep.length, 'Copying files…');
         await breather();
       }
     }
     m.fileCount = keep.length;
-    progress('indexing', n, keep.length, 'Recording the starting point…');
+    progress('indexing', 0, null, 'Recording the starting point…');
     const snap = await this.snapshot();
     m.baseTree = snap.tree;
     // Same files, same mtimes: the copy's index is a valid cache of the user's folder too.
