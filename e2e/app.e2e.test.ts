@@ -119,10 +119,18 @@ describe('Berth in the browser', () => {
     expect([fs.statSync(written).uid, fs.statSync(written).gid]).toEqual([SANDBOX_UID, SANDBOX_GID]);
 
     // Resizing the window reaches the container's TTY.
+    await typeInTerminal('seq 1 80');
     await typeInTerminal('stty size; echo S1-$((1+1))');
     const before = /(\d+) (\d+)\s*\n.*S1-2/s.exec(await waitForTerminal((t) => t.includes('S1-2'), 'stty size'));
     expect(before).not.toBeNull();
+    const shownRows = "document.querySelector('.terminal-panel:not([hidden]) .xterm-rows').children.length";
+    const rowsBefore = await page.evaluate<number>(shownRows);
     await page.setViewportSize({ width: 900, height: 600 });
+    // A shorter terminal with its cursor on the last row: the window must not scroll. (xterm's
+    // input textarea stays at the old cursor row until the cursor moves; it made the page taller
+    // than the window, whose scrollbar then narrowed the terminal.)
+    await page.waitForFunction(`${shownRows} < ${rowsBefore}`);
+    expect(await page.evaluate<number>('document.scrollingElement.scrollHeight')).toBe(600);
     // The new size reaches the TTY once the page has fitted the terminal and told main (after a
     // debounce): ask again, as a person would, until it has or the time is up.
     const after = await ttySizeOnceNarrower(Number(before?.[2]));
