@@ -10,7 +10,7 @@ export const EGRESS_LABELS: Record<EgressMode, string> = {
 
 export const EGRESS_EXPLAINED: Record<EgressMode, string> = {
   allowlist:
-    'The sandbox has no route out except Berth’s proxy, which lets HTTP and HTTPS through to the hosts listed here only, checked by name and, for HTTPS, by the name in the TLS handshake (SNI), without decrypting anything. No IP addresses, no other ports, no DNS; services on your computer are never reachable. Limits: an allowed host still receives whatever the sandbox sends it, so list only hosts you trust with your files. Tools that ignore HTTP_PROXY/HTTPS_PROXY get no network: point them at http://berth-egress-proxy:3128 (HTTP and HTTPS).',
+    'The sandbox has no route out except Berth’s proxy, which lets HTTP and HTTPS through only to the hosts on the profile’s allowlist, checked by name and, for HTTPS, by the name in the TLS handshake (SNI), without decrypting anything. No IP addresses, no other ports, no DNS; services on your computer are never reachable. Limits: an allowed host still receives whatever the sandbox sends it, so list only hosts you trust with your files. Tools that ignore HTTP_PROXY/HTTPS_PROXY get no network: point them at http://berth-egress-proxy:3128 (HTTP and HTTPS).',
   none: 'The sandbox has no network interface but loopback: nothing in or out.',
   open:
     'Warning: the sandbox can reach the whole internet and any service on your computer that listens on all interfaces (0.0.0.0), such as a development server or a database. Chats still cannot reach each other.',
