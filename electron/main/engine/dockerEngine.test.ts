@@ -81,3 +81,29 @@ describe('DockerEngine over TLS', () => {
     expect(error.message).not.toMatch(/TLS/);
   });
 });
+
+describe('DockerEngine: an engine that nothing answers', () => {
+  it("says what to check for the kind of engine it is: local Docker, Podman's socket, an SSH host, a TCP address", async () => {
+    const dir = temp.make();
+    const hintFor = async (endpoint: ConstructorParameters<typeof DockerEngine>[0]) => {
+      const engine = new DockerEngine(endpoint, { knownHostsFiles: [] });
+      try {
+        const error = await rejection(engine.ping());
+        expect(error.code).toBe('engine_unreachable');
+        return error.hint ?? '';
+      } finally {
+        engine.close();
+      }
+    };
+    // Before, all four said "Start Docker (Docker Desktop, Colima, or the docker service)".
+    expect(await hintFor({ kind: 'socket', socketPath: path.join(dir, 'docker.sock') })).toMatch(/^Start Docker \(Docker Desktop, Colima, or the docker service\)/);
+    expect(await hintFor({ kind: 'socket', socketPath: path.join(dir, 'podman', 'podman.sock') })).toMatch(/Podman's API service \(systemctl --user start podman\.socket, or podman system service\)/);
+    const ssh = await hintFor({ kind: 'ssh', host: 'ssh://me@127.0.0.1:1' });
+    expect(ssh).toMatch(/127\.0\.0\.1 is up and its SSH server listens on port 1/);
+    expect(ssh).toMatch(/Docker runs there \(ssh -p 1 me@127\.0\.0\.1 docker info\)/);
+    expect(ssh).not.toMatch(/Docker Desktop/);
+    const tcp = await hintFor({ kind: 'tcp', host: '127.0.0.1', port: 1, tls: false });
+    expect(tcp).toMatch(/engine listens on 127\.0\.0\.1:1/);
+    expect(tcp).not.toMatch(/Docker Desktop/);
+  });
+});

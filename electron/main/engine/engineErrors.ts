@@ -35,12 +35,27 @@ export function unreachableError(endpoint: string, cause: unknown): BerthError {
   const code = (cause as DockerodeError)?.code;
   const why = code === 'EACCES' ? 'Berth is not allowed to use it (permission denied)' : 'nothing answered';
   return new BerthError('engine_unreachable', `The Docker engine at ${endpoint} cannot be reached: ${why}.`, {
-    hint:
-      code === 'EACCES'
-        ? 'Add your user to the docker group (then log in again), or point DOCKER_HOST at an engine you may use.'
-        : 'Start Docker (Docker Desktop, Colima, or the docker service) and try again; Berth reconnects by itself.',
+    hint: code === 'EACCES' ? 'Add your user to the docker group (then log in again), or point DOCKER_HOST at an engine you may use.' : whatToStart(endpoint),
     cause,
   });
+}
+
+/** What to check when nothing answers, by the kind of engine `describeEndpoint` labelled: starting local Docker does nothing for a remote one. */
+function whatToStart(endpoint: string): string {
+  const again = 'Berth reconnects by itself.';
+  if (endpoint.startsWith('ssh://')) {
+    const url = new URL(endpoint);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const port = url.port || '22';
+    const login = `${port === '22' ? '' : `-p ${port} `}${url.username ? `${decodeURIComponent(url.username)}@` : ''}${host}`;
+    return `Check that ${host} is up and its SSH server listens on port ${port}, and that Docker runs there (ssh ${login} docker info); ${again}`;
+  }
+  const tcp = /^(tcp|https):\/\/(.+)$/.exec(endpoint);
+  if (tcp) {
+    return `Check that the engine listens on ${tcp[2]} and that this computer can reach it (docker -H tcp://${tcp[2]}${tcp[1] === 'https' ? ' --tlsverify' : ''} info); ${again}`;
+  }
+  if (/podman/i.test(endpoint)) return `Start Podman's API service (systemctl --user start podman.socket, or podman system service) and try again; ${again}`;
+  return `Start Docker (Docker Desktop, Colima, or the docker service) and try again; ${again}`;
 }
 
 /** Wraps an engine failure: unreachable engines get their own error; others name the action. */
