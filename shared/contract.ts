@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
-import { DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
+import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 
 export * from './agent.js';
@@ -95,7 +95,7 @@ const settingFields = {
 export const ProfileSettings = z.object({
   backend: settingFields.backend.default('docker'),
   image: settingFields.image.default(BERTH_BASE_IMAGE),
-  egress: settingFields.egress.default('allowlist'),
+  egress: settingFields.egress.default(DEFAULT_EGRESS),
   egressAllow: settingFields.egressAllow.default([...DEFAULT_EGRESS_ALLOW]),
   containerScope: settingFields.containerScope.default('chat'),
   mountWorkspace: settingFields.mountWorkspace.default(true),

@@ -11,6 +11,8 @@ import { z } from 'zod';
  */
 export const EgressMode = z.enum(['none', 'allowlist', 'open']);
 export type EgressMode = z.infer<typeof EgressMode>;
+/** New profiles' (and the default profile's) network. */
+export const DEFAULT_EGRESS: EgressMode = 'allowlist';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 

@@ -46,6 +46,8 @@ import { ReviewService } from './review/reviewService.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
+import { allowlistEngineProblem } from './policy/egress.js';
+import { DEFAULT_EGRESS } from '../../shared/egress.js';
 import { parseSubnetPool, type SubnetPool } from './policy/subnets.js';
 import { allowEntryFor } from '../../shared/egress.js';
 import { StatsService } from './sandbox/statsService.js';
@@ -426,6 +428,13 @@ export function createCore(options: CoreOptions): BerthCore {
     const problem = engineSettingProblem(setting);
     if (problem) throw problem;
   };
+  /** An allowlist profile on an engine its proxy cannot serve is refused when saved (policy/egress.ts), not at its first chat. */
+  const refuseAllowlistElsewhere = (egressMode: string, setting: EngineSetting) => {
+    // Not connected to: the setting may not be saved. One that cannot be resolved: its start says why.
+    const ref = engines.refFor(setting);
+    const problem = ref && allowlistEngineProblem(egressMode, ref);
+    if (problem) throw new BerthError('invalid_request', problem.message, { hint: problem.hint });
+  };
   const dockerContexts = () => listContexts(env, os.homedir(), engines.forSetting({ kind: 'context', name: 'default' }).engine.endpointLabel);
 
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
@@ -441,6 +450,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => {
       if (req.engine) refuseEngineSetting(req.engine);
+      refuseAllowlistElsewhere(req.egress ?? DEFAULT_EGRESS, req.engine ?? DEFAULT_ENGINE_SETTING);
       await checkCpus(req.limits?.cpus, req.engine);
       const view = sessions.createProfile(req);
       fillPool(sessions.requireProfile(view.name));
@@ -448,6 +458,8 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'profiles.update': async (req) => {
       if (req.settings.engine) refuseEngineSetting(req.settings.engine);
+      const saved = sessions.requireProfile(req.name).settings;
+      refuseAllowlistElsewhere(req.settings.egress ?? saved.egress, req.settings.engine ?? saved.engine);
       await checkCpus(req.settings.limits?.cpus, req.settings.engine ?? sessions.requireProfile(req.name).settings.engine);
       const before = warmShape(sessions.requireProfile(req.name).settings);
       const engineBefore = sessions.requireProfile(req.name).settings.engine;

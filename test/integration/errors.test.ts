@@ -1,5 +1,7 @@
 /** Bad input gets a clear error and loses nothing; engine trouble says what to do. */
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +86,31 @@ describe('malformed requests', () => {
 });
 
 describe('engine trouble', () => {
+  it('refuses an allowlist profile on an engine the egress proxy cannot serve when it is saved, not when its first chat starts', async () => {
+    // Before: saved as asked (a new profile's network is the allowlist), then every chat of it
+    // failed to start with "… cannot run on a remote engine yet."
+    const remote = { kind: 'ssh', url: 'ssh://me@127.0.0.1:1' };
+    // A socket of the user's Podman (nothing answers on it: the refusal comes before any call).
+    const socketPath = path.join(h.workspace('podman-socket'), 'podman.sock');
+    const listening = net.createServer().listen(socketPath);
+    await once(listening, 'listening');
+    const podman = { kind: 'podman', socketPath };
+    for (const engine of [remote, podman]) {
+      await expect(core.call('profiles.create', { name: 'elsewhere', engine })).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/^The allowlist network needs this computer's Docker engine/),
+        hint: 'Set Network to "None" or "Open" for this engine, or run the profile on this computer\'s Docker.',
+      });
+    }
+    expect((await core.profiles.list({})).profiles.map((p) => p.name)).not.toContain('elsewhere');
+    // Switching a profile to such an engine and the allowlist is refused the same way, and changes nothing.
+    for (const engine of [remote, podman]) {
+      await expect(core.call('profiles.update', { name: profile, settings: { engine, egress: 'allowlist' } })).rejects.toMatchObject({ code: 'invalid_request' });
+    }
+    expect((await core.profiles.list({})).profiles.find((p) => p.name === profile)?.settings).toMatchObject({ engine: { kind: 'default' }, egress: 'open' });
+    listening.close();
+  });
+
   it('an unreachable engine gives a typed error with a next step; chats still list', async () => {
     const offline = h.core({ env: { DOCKER_HOST: `unix://${path.join(h.root, 'no-docker.sock')}` } });
     const chat = await offline.chats.create({ title: 'works offline' });

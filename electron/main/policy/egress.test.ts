@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { allowEntryFor, EgressAllowEntry, egressEntryProblem, isIpAddress } from '../../../shared/egress.js';
-import { haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
+import { allowlistEngineProblem, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {
@@ -175,4 +175,21 @@ it("gives an allowlist sandbox its own network only, the proxy variables, and DN
   expect(spec.Env).toContain('HTTPS_PROXY=http://berth-egress-proxy:3128');
   expect(spec.HostConfig.Dns).toEqual(['127.0.0.1']);
   expect(spec.HostConfig.CapDrop).toEqual(['ALL']);
+});
+
+describe('allowlistEngineProblem', () => {
+  const local = { kind: 'default', remote: false, label: '/var/run/docker.sock' };
+  const remote = { kind: 'ssh', remote: true, label: 'ssh://me@build-box' };
+  const podman = { kind: 'podman', remote: false, label: '/run/podman/podman.sock' };
+  it('lets the allowlist run on this computer\'s Docker, and every other network anywhere', () => {
+    expect(allowlistEngineProblem('allowlist', local)).toBeNull();
+    for (const engine of [local, remote, podman]) for (const mode of ['none', 'open']) expect(allowlistEngineProblem(mode, engine)).toBeNull();
+  });
+  it('refuses the allowlist on a remote engine and on Podman, saying why and what to pick instead', () => {
+    expect(allowlistEngineProblem('allowlist', remote)?.message).toBe(
+      "The allowlist network needs this computer's Docker engine: its proxy runs here, and the engine at ssh://me@build-box is another machine whose sandboxes cannot reach it.",
+    );
+    expect(allowlistEngineProblem('allowlist', podman)?.message).toMatch(/Podman's networks cannot be sealed/);
+    expect(allowlistEngineProblem('allowlist', { ...remote, kind: 'context' })?.hint).toBe('Set Network to "None" or "Open" for this engine, or run the profile on this computer\'s Docker.');
+  });
 });

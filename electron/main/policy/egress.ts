@@ -347,3 +347,21 @@ export function parseHttpLog(line: string): ProxyLogLine | null {
     ...(method === 'CONNECT' && Number(backendPort) > 0 ? { sniCheckPort: Number(backendPort) } : {}),
   };
 }
+
+/**
+ * Why a profile cannot have the allowlist on its engine, or null. The allowlist's proxy runs on
+ * this computer's Docker engine and seals each sandbox in a Docker bridge with no address on the
+ * host: a remote engine's sandboxes cannot reach that proxy, and Podman's bridges cannot be sealed
+ * that way. Said when the profile is saved (core.ts) and, for a setting saved before this check or
+ * an engine found to be Podman only when asked, when a sandbox starts (sandboxManager.ts).
+ */
+export function allowlistEngineProblem(egress: string, engine: { kind: string; remote: boolean; label: string }): { message: string; hint: string } | null {
+  if (egress !== 'allowlist') return null;
+  const why = engine.remote
+    ? `its proxy runs here, and the engine at ${engine.label} is another machine whose sandboxes cannot reach it`
+    : engine.kind === 'podman'
+      ? "Podman's networks cannot be sealed the way it needs (a bridge without an address on the host), so a sandbox could reach this computer around the proxy"
+      : null;
+  if (why === null) return null;
+  return { message: `The allowlist network needs this computer's Docker engine: ${why}.`, hint: 'Set Network to "None" or "Open" for this engine, or run the profile on this computer\'s Docker.' };
+}

@@ -47,6 +47,16 @@ export class EngineRegistry {
     return this.handle(choice.ref, () => this.deps.create(choice));
   }
 
+  /** Where a setting points, without connecting or keeping anything; null when it cannot be resolved (its use says why). */
+  refFor(setting: EngineSetting): EngineRef | null {
+    try {
+      return this.deps.choose(setting).ref;
+    } catch (error) {
+      if (error instanceof BerthError) return null;
+      throw error;
+    }
+  }
+
   private handle(ref: EngineRef, create: () => Engine): EngineHandle {
     const known = this.handles.get(ref.id);
     if (known) return known;

@@ -13,7 +13,7 @@ import type { EngineHandle } from './engineRegistry.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { judgeMountProof, mountProofCommand, type ExpectedMount } from '../policy/mountProof.js';
 import { containerNameFor, folderNameFor, networkNameFor } from '../policy/names.js';
-import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
+import { allowlistEngineProblem, proxyEnv, sandboxNetworkName } from '../policy/egress.js';
 import { podmanChatNetwork, podmanNoAllowlist } from '../engine/podmanNetworks.js';
 import { openNetworkPool, type SubnetPool } from '../policy/subnets.js';
 import { killTreeScript } from '../policy/shellProtocol.js';
@@ -529,11 +529,9 @@ export class SandboxManager {
       if (pool instanceof BerthError) throw pool;
       await engine.ensureNetwork(name, labels, pool && openNetworkPool(pool));
     } else if (egress === 'allowlist') {
-      if (this.deps.engines.forProfile(req.profile.settings).ref.remote) {
-        throw new BerthError('network_failed', "An allowlist profile's egress proxy runs on this computer's engine, so its sandboxes cannot run on a remote engine yet.", {
-          hint: 'Set the profile\'s egress to "none" or "open", or use the default engine for this profile.',
-        });
-      }
+      // Refused when the profile is saved too; a profile saved before that check still fails closed here.
+      const elsewhere = allowlistEngineProblem(egress, this.deps.engines.forProfile(req.profile.settings).ref);
+      if (elsewhere) throw new BerthError('network_failed', elsewhere.message, { hint: elsewhere.hint });
       if (!this.deps.egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
       // Fails closed: Podman's networks cannot be sealed the way the allowlist needs (README, Podman).
       if (this.podman.get(this.engineOf(req.key, req.profile.settings))) throw podmanNoAllowlist();

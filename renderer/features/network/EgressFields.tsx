@@ -1,14 +1,16 @@
 /** The profile form's network part: the egress mode, what it allows in plain words, and the allowlist. */
 import { useId, type Ref } from 'react';
-import type { EgressMode } from '../../../shared/contract';
+import type { EgressMode, EngineSetting } from '../../../shared/contract';
 import type { ProfileFormValues } from '../profiles/profileForm';
-import { allowProblems, EGRESS_EXPLAINED, EGRESS_LABELS } from './egressText';
+import { allowProblems, allowlistEngineNote, EGRESS_EXPLAINED, EGRESS_LABELS } from './egressText';
 
 export function EgressFields({
   values,
   set,
   showErrors,
   allowRef,
+  networkRef,
+  engineKind,
 }: {
   values: Pick<ProfileFormValues, 'egress' | 'egressAllow'>;
   set: <K extends 'egress' | 'egressAllow'>(key: K, value: ProfileFormValues[K]) => void;
@@ -16,19 +18,36 @@ export function EgressFields({
   showErrors: boolean;
   /** The allowlist's text area: the form puts the focus there when a save finds entries to fix. */
   allowRef?: Ref<HTMLTextAreaElement>;
+  /** The network's select: the form puts the focus there when a save finds it does not fit the engine. */
+  networkRef?: Ref<HTMLSelectElement>;
+  /** The profile's engine: the allowlist runs on this computer's Docker only (said as soon as it does not fit). */
+  engineKind: EngineSetting['kind'];
 }) {
   const errorsId = useId();
+  const engineNoteId = useId();
   const problems = showErrors && values.egress === 'allowlist' ? allowProblems(values.egressAllow) : [];
+  const engineNote = allowlistEngineNote(values.egress, engineKind);
   return (
     <div className="egress-fields" style={{ gridColumn: '1 / -1' }}>
       <label className="field">
         <span>Network</span>
-        <select value={values.egress} onChange={(e) => set('egress', e.target.value as EgressMode)}>
+        <select
+          ref={networkRef}
+          value={values.egress}
+          onChange={(e) => set('egress', e.target.value as EgressMode)}
+          aria-invalid={engineNote ? true : undefined}
+          aria-describedby={engineNote ? engineNoteId : undefined}
+        >
           {(['allowlist', 'none', 'open'] as const).map((m) => (
             <option key={m} value={m}>{EGRESS_LABELS[m]}</option>
           ))}
         </select>
       </label>
+      {engineNote && (
+        <p id={engineNoteId} className="field-error" role="alert">
+          {engineNote}
+        </p>
+      )}
       <p className={values.egress === 'open' ? 'warning' : 'hint'} role="note">{EGRESS_EXPLAINED[values.egress]}</p>
       {values.egress === 'allowlist' && (
         <label className="field">

@@ -1,5 +1,5 @@
 /** Plain words for each egress mode: the profile form and the Network view say the same thing. */
-import type { EgressMode, NetworkRequest } from '../../../shared/contract';
+import type { EgressMode, EngineSetting, NetworkRequest } from '../../../shared/contract';
 import { allowEntryFor, egressEntryProblem, isIpAddress } from '../../../shared/egress';
 
 export const EGRESS_LABELS: Record<EgressMode, string> = {
@@ -50,4 +50,14 @@ export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port
   if (!canAllowHost(r.host)) return 'refused: not a host name the list can take';
   const withPort = allowEntryFor(r.host, r.port).endsWith(`:${r.port}`);
   return `refused: not on the profile's list${withPort ? ` with port ${r.port}` : ''}`;
+}
+
+/**
+ * Why the allowlist cannot be this profile's network on its engine, or null: its proxy runs on
+ * this computer's Docker. Main refuses such a profile when it is saved (policy/egress.ts,
+ * allowlistEngineProblem, which also covers a context that points elsewhere).
+ */
+export function allowlistEngineNote(egress: EgressMode, engineKind: EngineSetting['kind']): string | null {
+  if (egress !== 'allowlist' || !(engineKind === 'ssh' || engineKind === 'tcp' || engineKind === 'podman')) return null;
+  return "The allowlist needs this computer's Docker engine: its proxy runs here, so sandboxes on another machine or on Podman cannot use it. Pick None or Open for this engine.";
 }

@@ -11,6 +11,8 @@ function openNew() {
   const dialog = screen.getByRole('dialog', { name: 'Profiles' });
   fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
   fireEvent.change(within(dialog).getByRole('textbox', { name: 'Name' }), { target: { value: 'far' } });
+  // The allowlist runs on this computer's Docker only (ProfilesDialog.test.tsx): these engines' profiles have none.
+  fireEvent.change(within(dialog).getByRole('combobox', { name: 'Network' }), { target: { value: 'none' } });
   return { ...rendered, dialog };
 }
 
@@ -90,11 +92,12 @@ describe('the profile form: where the sandboxes run (engine)', { timeout: 30_000
     expect(within(dialog).queryByRole('note', { name: 'Engine change' })).toBeNull();
     fireEvent.change(within(dialog).getByRole('combobox', { name: 'Engine' }), { target: { value: 'podman' } });
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Podman socket' }), { target: { value: '/run/podman/podman.sock' } });
+    fireEvent.change(within(dialog).getByRole('combobox', { name: 'Network' }), { target: { value: 'open' } });
     const note = within(dialog).getByRole('note', { name: 'Engine change' });
     expect(note.textContent).toContain('A chat whose sandbox is running keeps running on the engine it started on');
     expect(note.textContent).toContain('until its sandbox stops');
     expect(note.textContent).toContain('home folder and installed packages stay on the old engine');
     fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
-    await waitFor(() => expect(api.callsTo('profiles.update')).toEqual([{ name: 'work', settings: { engine: { kind: 'podman', socketPath: '/run/podman/podman.sock' } } }]));
+    await waitFor(() => expect(api.callsTo('profiles.update')).toEqual([{ name: 'work', settings: { egress: 'open', engine: { kind: 'podman', socketPath: '/run/podman/podman.sock' } } }]));
   });
 });

@@ -9,7 +9,7 @@ import { formatBytes } from '../chat/SandboxUse';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
 import { EgressFields } from '../network/EgressFields';
-import { allowProblems } from '../network/egressText';
+import { allowlistEngineNote, allowProblems } from '../network/egressText';
 import { EngineField } from './EngineField';
 import { changedSettings, engineFromForm, formChanged, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 
@@ -71,6 +71,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const [engineTried, setEngineTried] = useState(false);
   const [allowTried, setAllowTried] = useState(false);
   const allowRef = useRef<HTMLTextAreaElement>(null);
+  const networkRef = useRef<HTMLSelectElement>(null);
   const editing = profile !== null;
   const engine = useEngineResources();
   const engineCpus = engine && engine.cpus > 0 ? engine.cpus : null;
@@ -92,6 +93,11 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
     if (!engineFromForm(values).ok) {
       // Said beside each engine field, not again here.
       setEngineTried(true);
+      return;
+    }
+    if (allowlistEngineNote(values.egress, values.engineKind)) {
+      // Said beside the network (as soon as the engine was picked), not again here; the focus goes there.
+      networkRef.current?.focus();
       return;
     }
     if (values.egress === 'allowlist' && allowProblems(values.egressAllow).length > 0) {
@@ -156,7 +162,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       <fieldset className="field-grid" disabled={!docker}>
         <legend>Sandbox</legend>
         <EngineField values={values} set={set} showErrors={engineTried} onTried={() => setEngineTried(true)} saved={editing ? profile.settings.engine : null} />
-        <EgressFields values={values} set={set} showErrors={allowTried} allowRef={allowRef} />
+        <EgressFields values={values} set={set} showErrors={allowTried} allowRef={allowRef} networkRef={networkRef} engineKind={values.engineKind} />
         <Field label="Container scope">
           <select value={values.containerScope} onChange={(e) => set('containerScope', e.target.value as ProfileFormValues['containerScope'])}>
             <option value="chat">One container per chat</option>

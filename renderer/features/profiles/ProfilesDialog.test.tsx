@@ -70,6 +70,34 @@ describe('ProfilesDialog', () => {
     expect(api.callsTo('profiles.create')[0]).toMatchObject({ name: 'tight', egressAllow: ['github.com', '*.npmjs.org:8443', 'pypi.org'] });
   });
 
+  it("says beside the network that the allowlist needs this computer's Docker as soon as another engine is picked, and saves nothing until the network fits", async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Create profile' }));
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Name' }), { target: { value: 'build-box' } });
+    const network = within(dialog).getByRole('combobox', { name: 'Network' }) as HTMLSelectElement;
+    const said = /^The allowlist needs this computer's Docker engine/;
+    expect(within(dialog).queryByText(said)).toBeNull();
+    for (const kind of ['ssh', 'tcp', 'podman']) {
+      fireEvent.change(within(dialog).getByRole('combobox', { name: 'Engine' }), { target: { value: kind } });
+      // Before: nothing here; main saved it and every chat of it failed to start.
+      expect(within(dialog).getByText(said).textContent).toBe(
+        "The allowlist needs this computer's Docker engine: its proxy runs here, so sandboxes on another machine or on Podman cannot use it. Pick None or Open for this engine.",
+      );
+      expect(network.getAttribute('aria-invalid')).toBe('true');
+    }
+    fireEvent.change(within(dialog).getByRole('combobox', { name: 'Engine' }), { target: { value: 'ssh' } });
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Engine address' }), { target: { value: 'ssh://me@build-box' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    await waitFor(() => expect(document.activeElement).toBe(network));
+    expect(api.callsTo('profiles.create')).toEqual([]);
+    fireEvent.change(network, { target: { value: 'none' } });
+    expect(within(dialog).queryByText(said)).toBeNull();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    await waitFor(() => expect(api.callsTo('profiles.create')).toHaveLength(1));
+    expect(api.callsTo('profiles.create')[0]).toMatchObject({ name: 'build-box', egress: 'none', engine: { kind: 'ssh', url: 'ssh://me@build-box' } });
+  });
+
   it('edits a profile and shows a refusal with its hint', async () => {
     const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('work')] });
     const dialog = screen.getByRole('dialog', { name: 'Profiles' });
