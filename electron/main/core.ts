@@ -47,9 +47,8 @@ import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
 import { allowlistEngineProblem } from './policy/egress.js';
-import { DEFAULT_EGRESS } from '../../shared/egress.js';
 import { parseSubnetPool, type SubnetPool } from './policy/subnets.js';
-import { allowEntryFor } from '../../shared/egress.js';
+import { allowEntryFor, DEFAULT_EGRESS } from '../../shared/egress.js';
 import { StatsService } from './sandbox/statsService.js';
 
 export interface CoreOptions {
@@ -460,9 +459,9 @@ export function createCore(options: CoreOptions): BerthCore {
       if (req.settings.engine) refuseEngineSetting(req.settings.engine);
       const saved = sessions.requireProfile(req.name).settings;
       refuseAllowlistElsewhere(req.settings.egress ?? saved.egress, req.settings.engine ?? saved.engine);
-      await checkCpus(req.settings.limits?.cpus, req.settings.engine ?? sessions.requireProfile(req.name).settings.engine);
-      const before = warmShape(sessions.requireProfile(req.name).settings);
-      const engineBefore = sessions.requireProfile(req.name).settings.engine;
+      await checkCpus(req.settings.limits?.cpus, req.settings.engine ?? saved.engine);
+      const before = warmShape(saved);
+      const engineBefore = saved.engine;
       const view = sessions.updateProfile(req);
       // The running proxy takes the new list before this answers: the next request sees it.
       if (req.settings.egressAllow) await egress.allowlistChanged(view.name);
