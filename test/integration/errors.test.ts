@@ -121,6 +121,18 @@ describe('engine trouble', () => {
     expect(error.hint).toMatch(/Start Docker/);
     expect((await offline.chats.list({})).chats.map((c) => c.title)).toContain('works offline');
   });
+
+  it('deletes a profile and its chats while an engine does not answer, as it deletes a chat', async () => {
+    const offline = h.core({ env: { DOCKER_HOST: `unix://${path.join(h.root, 'no-docker-either.sock')}` } });
+    const gone = await offline.profiles.create({ name: 'gone', egress: 'none' });
+    const chat = await offline.chats.create({ profile: gone.name });
+    await expect(offline.sandbox.exec({ chatId: chat.id, command: 'true' })).rejects.toMatchObject({ code: 'engine_unreachable' });
+    // Before: refused with "cannot be reached", the chats gone but the profile kept, and no way to
+    // delete it until that engine answered again (any engine Berth had talked to, a remote one too).
+    await offline.profiles.delete({ name: gone.name });
+    expect((await offline.profiles.list({})).profiles.map((p) => p.name)).not.toContain('gone');
+    expect((await offline.chats.list({})).chats.map((c) => c.id)).not.toContain(chat.id);
+  });
 });
 
 describe('engine status', () => {

@@ -100,7 +100,11 @@ export class DeletionService {
     };
     await Promise.all(Array.from({ length: Math.min(PROFILE_DELETE_CONCURRENCY, chats.length) }, worker));
     if (errors.length > 0) throw errors[0];
-    await manager.removeForProfile(profile.name);
+    // An engine that does not answer (this one, or any other Berth has talked to) does not keep
+    // the profile, as for a chat: its records go now, its containers at a sweep that reaches it.
+    await manager.removeForProfile(profile.name).catch((error: unknown) => {
+      if (!(error instanceof BerthError && error.code === 'engine_unreachable')) throw error;
+    });
     store.profiles.delete(profile.name);
     await this.deps.removeProxy(profile.name).catch(() => undefined);
     if (profile.settings.egress === 'open') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
