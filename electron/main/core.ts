@@ -434,6 +434,18 @@ export function createCore(options: CoreOptions): BerthCore {
     const problem = ref && allowlistEngineProblem(egressMode, ref);
     if (problem) throw new BerthError('invalid_request', problem.message, { hint: problem.hint });
   };
+  /**
+   * The engines the status bar lists: this computer's, each one a profile names, and any a sandbox
+   * still runs on. One no longer in use drops out, and its error with it (a deleted profile's).
+   */
+  const enginesInUse = () => {
+    const used = new Set([engines.forSetting(DEFAULT_ENGINE_SETTING).ref.id, ...manager.engineIdsInUse()]);
+    for (const p of store.profiles.list()) {
+      const ref = engines.refFor(p.settings.engine);
+      if (ref) used.add(ref.id);
+    }
+    return engines.all().filter((h) => used.has(h.ref.id));
+  };
   const dockerContexts = () => listContexts(env, os.homedir(), engines.forSetting({ kind: 'context', name: 'default' }).engine.endpointLabel);
 
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
@@ -552,7 +564,7 @@ export function createCore(options: CoreOptions): BerthCore {
       sessions.requireChat(req.chatId);
       return stats.usage(req.chatId);
     },
-    'engine.list': async () => ({ engines: engines.all().map((h) => h.monitor.current()) }),
+    'engine.list': async () => ({ engines: enginesInUse().map((h) => h.monitor.current()) }),
     'engine.check': async (req) => {
       refuseEngineSetting(req.engine);
       return engines.check(req.engine);

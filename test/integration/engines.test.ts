@@ -105,6 +105,9 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
       expect(engines.map((e) => [e.engine?.kind, e.state])).toEqual(expect.arrayContaining([['default', 'ok'], ['ssh', 'ok']]));
       await core.chats.delete({ chatId: chat.id });
       await core.profiles.delete({ name });
+      // No profile names it any more, and nothing runs there: the status bar drops it.
+      const after = (await client.call('engine.list', {})) as { engines: EngineStatus[] };
+      expect(after.engines.map((e) => e.engine?.kind)).not.toContain('ssh');
     } finally {
       client.dispose();
     }

@@ -136,6 +136,19 @@ describe('engine trouble', () => {
 });
 
 describe('engine status', () => {
+  it("lists an engine in the status bar while a profile names it, and not after (its error goes with its cause)", async () => {
+    const far = { kind: 'ssh', url: 'ssh://me@127.0.0.1:1' } as const;
+    const listed = async () => ((await core.call('engine.list', {})) as { engines: Array<{ engine?: { kind: string; label: string } }> }).engines.map((e) => e.engine?.label);
+    const p = await core.profiles.create({ name: 'far-away', engine: far, egress: 'none' });
+    const chat = await core.chats.create({ profile: p.name });
+    await expect(core.sandbox.exec({ chatId: chat.id, command: 'true' })).rejects.toMatchObject({ code: 'engine_unreachable' });
+    expect(await listed()).toContain('ssh://me@127.0.0.1:1');
+    await core.profiles.delete({ name: p.name });
+    // Before: still listed, "unreachable", until Berth restarted.
+    expect(await listed()).not.toContain('ssh://me@127.0.0.1:1');
+    expect((await listed()).length).toBeGreaterThan(0);
+  });
+
   it('says the engine is down, then notices by itself when it comes back', async () => {
     const net = await import('node:net');
     const { ManualClock } = await import('../support/manualClock.js');

@@ -725,6 +725,11 @@ export class SandboxManager {
     return this.removeEverywhere({ [LABEL.chat]: chatId });
   }
 
+  /** The engines this run's containers are on (a chat keeps its engine until its sandbox stops); not a start that made none. */
+  engineIdsInUse(): Set<string> {
+    return new Set([...this.slots.values()].flatMap((s) => (s.engine && s.containerId !== null ? [s.engine.ref.id] : [])));
+  }
+
   async removeForProfile(profile: string): Promise<void> {
     await this.removeEverywhere({ [LABEL.profile]: profile });
   }
