@@ -97,7 +97,7 @@ describe('DockerEngine: an engine that nothing answers', () => {
     };
     // Before, all four said "Start Docker (Docker Desktop, Colima, or the docker service)".
     expect(await hintFor({ kind: 'socket', socketPath: path.join(dir, 'docker.sock') })).toMatch(/^Start Docker \(Docker Desktop, Colima, or the docker service\)/);
-    expect(await hintFor({ kind: 'socket', socketPath: path.join(dir, 'podman', 'podman.sock') })).toMatch(/Podman's API service \(systemctl --user start podman\.socket, or podman system service\)/);
+    expect(await hintFor({ kind: 'socket', socketPath: path.join(dir, 'podman', 'podman.sock') })).toMatch(/^Start Podman's API service \(systemctl start podman\.socket, or systemctl --user start podman\.socket\) and try again/);
     const ssh = await hintFor({ kind: 'ssh', host: 'ssh://me@127.0.0.1:1' });
     expect(ssh).toMatch(/127\.0\.0\.1 is up and its SSH server listens on port 1/);
     expect(ssh).toMatch(/Docker runs there \(ssh -p 1 me@127\.0\.0\.1 docker info\)/);

@@ -40,6 +40,9 @@ export function unreachableError(endpoint: string, cause: unknown): BerthError {
   });
 }
 
+/** How to start Podman's Docker-compatible API, rootful or a user's: said wherever Podman's socket is missing or silent. */
+export const START_PODMAN = "Start Podman's API service (systemctl start podman.socket, or systemctl --user start podman.socket)";
+
 /** What to check when nothing answers, by the kind of engine `describeEndpoint` labelled: starting local Docker does nothing for a remote one. */
 function whatToStart(endpoint: string): string {
   const again = 'Berth reconnects by itself.';
@@ -54,7 +57,7 @@ function whatToStart(endpoint: string): string {
   if (tcp) {
     return `Check that the engine listens on ${tcp[2]} and that this computer can reach it (docker -H tcp://${tcp[2]}${tcp[1] === 'https' ? ' --tlsverify' : ''} info); ${again}`;
   }
-  if (/podman/i.test(endpoint)) return `Start Podman's API service (systemctl --user start podman.socket, or podman system service) and try again; ${again}`;
+  if (/podman/i.test(endpoint)) return `${START_PODMAN} and try again; ${again}`;
   return `Start Docker (Docker Desktop, Colima, or the docker service) and try again; ${again}`;
 }
 

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import ssh2 from 'ssh2';
 import type { EngineSetting } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
+import { START_PODMAN } from './engineErrors.js';
 
 /** Files this large are not a certificate or key: never read whole. */
 const MAX_KEY_FILE_BYTES = 256 * 1024;
@@ -82,7 +83,7 @@ export function engineSettingProblem(setting: EngineSetting): BerthError | null 
       const st = fs.statSync(setting.socketPath, { throwIfNoEntry: false });
       if (!st) problem = `There is no Podman socket at "${setting.socketPath}".`;
       else if (!st.isSocket()) problem = `"${setting.socketPath}" is not a socket.`;
-      hint = 'Start Podman\'s API service (systemctl start podman.socket, or systemctl --user start podman.socket) and name its socket.';
+      hint = `${START_PODMAN} and name its socket.`;
       break;
     }
   }
