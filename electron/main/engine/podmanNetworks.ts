@@ -10,6 +10,7 @@
 import { BerthError } from '../../../shared/errors.js';
 import { shortHash } from '../policy/names.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
+import { PODMAN_UNSEALED } from '../policy/egress.js';
 
 /** The libpod API version the calls name; Podman 4.0 and later answer it. */
 export const LIBPOD_PREFIX = '/v4.0.0/libpod';
@@ -99,7 +100,7 @@ async function createRetryingInterfaceRace(create: () => Promise<unknown>): Prom
 export function podmanNoAllowlist(): BerthError {
   return new BerthError(
     'network_failed',
-    'Egress "allowlist" is not available on Podman: its networks cannot be sealed the way the allowlist needs (a bridge without an address on the host), so the sandbox could reach this computer around the proxy.',
+    `Egress "allowlist" is not available on Podman: its ${PODMAN_UNSEALED}.`,
     { hint: 'Set the profile\'s egress to "none" (no network) or "open" (each chat on its own isolated network), or run this profile on Docker.' },
   );
 }

@@ -348,6 +348,10 @@ export function parseHttpLog(line: string): ProxyLogLine | null {
   };
 }
 
+/** Why Podman cannot have the allowlist, said wherever it is refused (here, and engine/podmanNetworks.ts when Podman is found only by asking). */
+export const PODMAN_UNSEALED =
+  'networks cannot be sealed the way the allowlist needs (a bridge without an address on the host), so a sandbox could reach this computer around the proxy';
+
 /**
  * Why a profile cannot have the allowlist on its engine, or null. The allowlist's proxy runs on
  * this computer's Docker engine and seals each sandbox in a Docker bridge with no address on the
@@ -360,7 +364,7 @@ export function allowlistEngineProblem(egress: string, engine: { kind: string; r
   const why = engine.remote
     ? `its proxy runs here, and the engine at ${engine.label} is another machine whose sandboxes cannot reach it`
     : engine.kind === 'podman'
-      ? "Podman's networks cannot be sealed the way it needs (a bridge without an address on the host), so a sandbox could reach this computer around the proxy"
+      ? `Podman's ${PODMAN_UNSEALED}`
       : null;
   if (why === null) return null;
   return { message: `The allowlist network needs this computer's Docker engine: ${why}.`, hint: 'Set Network to "None" or "Open" for this engine, or run the profile on this computer\'s Docker.' };
