@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../test/support/harness.js';
 import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../test/support/pretendInternet.js';
+import { seriousViolations } from './support/axe.js';
 import { openApp, shot, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
@@ -57,7 +58,8 @@ describe('the Network view', () => {
     await table.getByRole('row', { name: /allowed\.test.*allowed/ }).waitFor();
     await table.getByRole('row', { name: /blocked\.test.*refused/ }).waitFor();
     await shot(page, 'network-01-refused');
-    await table.getByRole('button', { name: 'Allow blocked.test for the profile' }).click();
+    expect(await seriousViolations(page, '.network-view'), 'the Network view: serious or critical axe violations').toEqual([]);
+    await table.getByRole('button', { name: 'Allow this host for the profile: blocked.test' }).click();
     await table.getByText('Allowed for the profile').waitFor();
 
     await ui.typeInTerminal(page, 'curl -s http://blocked.test/');

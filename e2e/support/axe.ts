@@ -15,7 +15,11 @@ export interface AxeFinding {
 
 /** The serious and critical axe violations on what `page` shows now (optionally within `include`). */
 export async function seriousViolations(page: Page, include?: string): Promise<AxeFinding[]> {
-  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']);
+  let builder = new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    // WCAG 2.5.3 (label in name): a control's accessible name holds the words it shows, so a voice
+    // user can say what they see. axe ships the rule as experimental, off unless named.
+    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } });
   if (include !== undefined) builder = builder.include(include);
   const result = await builder.analyze();
   return result.violations

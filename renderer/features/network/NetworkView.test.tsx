@@ -55,7 +55,8 @@ describe('NetworkView', () => {
       expect(row(ip).querySelector('button')).toBeNull();
     }
     for (const host of ['deb.de', 'cafe.be', 'blocked.test']) {
-      expect(screen.getByRole('button', { name: `Allow ${host} for the profile` })).toBeTruthy();
+      // The name starts with the words on the button (WCAG 2.5.3, label in name: what a voice user says), then names the host.
+      expect(screen.getByRole('button', { name: `Allow this host for the profile: ${host}` })).toBeTruthy();
     }
     expect(row('blocked.test').textContent).toContain("refused: not on the profile's list");
     expect(row('cafe.be').textContent).toContain("refused: not on the profile's list with port 8443");

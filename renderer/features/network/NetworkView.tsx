@@ -92,7 +92,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
                       {!r.allowed && canAllowHost(r.host) && (
                         allowedNow.includes(allowEntryFor(r.host, r.port))
                           ? <span>Allowed for the profile</span>
-                          : <button type="button" onClick={() => void allow(r)} aria-label={`Allow ${r.host} for the profile`}>Allow this host for the profile</button>
+                          : <button type="button" onClick={() => void allow(r)} aria-label={`Allow this host for the profile: ${r.host}`}>Allow this host for the profile</button>
                       )}
                     </td>
                   </tr>
