@@ -58,6 +58,13 @@ describe('the OpenAI-compatible API', () => {
     expect((await post({ messages: conversation }, {}, 'wrong')).status).toBe(401);
     const noAuth = await fetch(`${base}/v1/models`);
     expect(noAuth.status).toBe(401);
+    // An API client shows OpenAI's error shape, which says where its key comes from.
+    for (const res of [noAuth, await post({ messages: conversation }, {}, 'wrong'), await fetch(`${base}/t/wrong/v1/models`)]) {
+      expect(res.headers.get('content-type')).toBe('application/json');
+      const { error } = (await res.json()) as { error: { message: string; code: string } };
+      expect(error.code).toBe('unauthorized');
+      expect(error.message).toMatch(/API key.*Authorization: Bearer.*\?token=/s);
+    }
   });
 
   it('header-less requests with the same conversation in two named profiles land in two chats', async () => {

@@ -22,6 +22,10 @@ export const TOKEN_PATH_PREFIX = '/t/';
 export const UNAUTHORIZED_MESSAGE =
   'Berth needs its access token. Open the URL that `npm run web` printed (it ends in ?token=...).\n';
 
+/** The same for an API client, whose user sets an API key rather than opening a URL. */
+export const API_UNAUTHORIZED_MESSAGE =
+  "Berth's API needs its access token as the API key (Authorization: Bearer <token>): the part after ?token= in the URL that `npm run web` printed.";
+
 /** Constant-time comparison; lengths differ without the comparison taking less time. */
 export function tokensEqual(expected: string, given: string | null | undefined): boolean {
   if (typeof given !== 'string' || expected.length === 0) return false;
@@ -120,28 +124,31 @@ export type Route =
   /** `/t/<token><path>`: a file of the page; `path` is the raw rest (`''` for `/t/<token>` itself). */
   | { kind: 'page'; path: string };
 
-export type AccessDecision = { ok: true; route: Route } | { ok: false; status: 401 | 403; message: string };
+/** A refusal of an API path (`api`) is answered in OpenAI's error shape, the rest as text. */
+export type AccessDecision = { ok: true; route: Route } | { ok: false; status: 401 | 403; message: string; api: boolean };
 
-const UNAUTHORIZED: AccessDecision = { ok: false, status: 401, message: UNAUTHORIZED_MESSAGE };
+const UNAUTHORIZED: AccessDecision = { ok: false, status: 401, message: UNAUTHORIZED_MESSAGE, api: false };
+const API_UNAUTHORIZED: AccessDecision = { ok: false, status: 401, message: API_UNAUTHORIZED_MESSAGE, api: true };
 
 /** Host first, then Origin, then the token: the order the server answers in. */
 export function checkAccess(req: AccessRequest, expected: { port: number; token: string }): AccessDecision {
-  if (!isAllowedHost(req.host, expected.port)) {
-    return { ok: false, status: 403, message: 'Berth only answers requests addressed to 127.0.0.1 or localhost on its own port.\n' };
-  }
-  if (!isAllowedOrigin(req.origin, expected.port, req.upgrade ? 'upgrade' : 'plain')) {
-    return { ok: false, status: 403, message: 'Berth only answers its own pages: this request came from another origin.\n' };
-  }
   const rawPath = requestPath(req.url);
   const prefixed = splitTokenPath(rawPath);
+  const api = !req.upgrade && (prefixed?.rest ?? rawPath).startsWith(API_PREFIX);
+  if (!isAllowedHost(req.host, expected.port)) {
+    return { ok: false, status: 403, message: 'Berth only answers requests addressed to 127.0.0.1 or localhost on its own port.\n', api };
+  }
+  if (!isAllowedOrigin(req.origin, expected.port, req.upgrade ? 'upgrade' : 'plain')) {
+    return { ok: false, status: 403, message: 'Berth only answers its own pages: this request came from another origin.\n', api };
+  }
   if (prefixed !== null) {
-    if (!tokensEqual(expected.token, prefixed.token)) return UNAUTHORIZED;
-    if (prefixed.rest.startsWith(API_PREFIX) && !req.upgrade) return { ok: true, route: { kind: 'api', path: prefixed.rest } };
+    if (!tokensEqual(expected.token, prefixed.token)) return api ? API_UNAUTHORIZED : UNAUTHORIZED;
+    if (api) return { ok: true, route: { kind: 'api', path: prefixed.rest } };
     return { ok: true, route: prefixed.rest === RPC_PATH ? { kind: 'rpc' } : { kind: 'page', path: prefixed.rest } };
   }
-  if (rawPath.startsWith(API_PREFIX) && !req.upgrade) {
+  if (api) {
     // API clients send the token the way they send an OpenAI key.
-    if (!tokensEqual(expected.token, bearerToken(req.authorization))) return UNAUTHORIZED;
+    if (!tokensEqual(expected.token, bearerToken(req.authorization))) return API_UNAUTHORIZED;
     return { ok: true, route: { kind: 'api', path: rawPath } };
   }
   // The query token counts only where a URL is typed or handed to a non-browser client.

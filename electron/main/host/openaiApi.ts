@@ -43,6 +43,16 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.end(data);
 }
 
+/**
+ * A request the host refused before it reached the API (a missing or wrong token: 401
+ * `unauthorized`; another host or origin: 403 `forbidden`), in OpenAI's error shape, so an API
+ * client shows the message instead of a parse error.
+ */
+export function sendAccessRefusal(res: http.ServerResponse, status: 401 | 403, message: string): void {
+  const code = status === 401 ? 'unauthorized' : 'forbidden';
+  sendJson(res, status, { error: { message: message.trim(), type: code, code } });
+}
+
 function apiError(error: unknown): { status: number; body: unknown } {
   const p = toErrorPayload(error);
   return { status: STATUS[p.code] ?? 500, body: { error: { message: p.hint ? `${p.message} ${p.hint}` : p.message, type: p.code, code: p.code } } };

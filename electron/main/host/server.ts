@@ -15,7 +15,7 @@ import type { BerthCore } from '../core.js';
 import { contentTypeFor } from '../policy/contentTypes.js';
 import { RPC_PATH, checkAccess, homePath, requestPath, type AccessDecision } from './auth.js';
 import { RPC_INVALID_REQUEST, createDispatcher, errorResponse, notification } from './jsonRpc.js';
-import { handleApiRequest, type OpenAiApiCore } from './openaiApi.js';
+import { handleApiRequest, sendAccessRefusal, type OpenAiApiCore } from './openaiApi.js';
 import { TERMINAL_FRAME_PROTOCOL, encodeTerminalData } from '../../../shared/terminalFrame.js';
 
 /** What the host needs of the core: calls by name and the event stream. */
@@ -232,7 +232,7 @@ export async function createHostServer(options: HostServerOptions): Promise<Host
 
   const server = http.createServer((req, res) => {
     const decision = decide(req, false);
-    if (!decision.ok) return sendText(res, decision.status, decision.message);
+    if (!decision.ok) return decision.api && options.api ? sendAccessRefusal(res, decision.status, decision.message) : sendText(res, decision.status, decision.message);
     if (decision.route.kind === 'api') {
       if (!options.api) return sendText(res, 404, 'Not found.\n');
       return void handleApiRequest(options.api, req, res, decision.route.path).catch((error: unknown) => {
