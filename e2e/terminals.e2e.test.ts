@@ -124,3 +124,46 @@ describe('an idle terminal', () => {
     await cdp.detach();
   });
 });
+
+describe('find in a terminal', () => {
+  it('highlights every match and says which one is selected, of how many', async () => {
+    const previousTerminal = await ui.activeTerminal(page);
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await expect.poll(() => ui.activeTerminal(page), { timeout: 60_000 }).not.toBe(previousTerminal);
+    await ui.waitForTerminal(page, (t) => /[$#]\s*$/.test(t), 'the prompt of a new chat', 60_000);
+    // The command line spells it apart, so only the twelve output lines match.
+    await ui.typeInTerminal(page, 'clear; for i in $(seq 12); do echo "nee""dle-$i"; done');
+    await ui.waitForTerminal(page, (t) => t.includes('needle-12'), 'the twelve lines');
+    const panel = page.locator('.terminal-panel:not([hidden])');
+    await panel.getByRole('button', { name: 'Find in terminal' }).click();
+    const box = panel.getByRole('searchbox', { name: 'Search terminal output' });
+    const status = panel.getByRole('search').getByRole('status');
+    await box.fill('needle');
+    await expect.poll(() => status.textContent()).toMatch(/^\d+ of 12$/);
+    const first = Number(/^(\d+)/.exec((await status.textContent()) ?? '')?.[1]);
+    await box.press('Enter');
+    await expect.poll(() => status.textContent()).toBe(`${(first % 12) + 1} of 12`);
+    await box.press('Shift+Enter');
+    await expect.poll(() => status.textContent()).toBe(`${first} of 12`);
+    // Every match on screen is marked, in the colour of a match, but the selected one, which stands out.
+    const matchColours = () =>
+      panel.locator('.xterm-rows > div').evaluateAll((rows) =>
+        rows
+          .filter((r) => (r.textContent ?? '').startsWith('needle-'))
+          .map((r) => (r.firstElementChild as unknown as { style: { backgroundColor: string } } | null)?.style.backgroundColor ?? ''),
+      );
+    const MATCH = 'rgb(92, 74, 26)'; // FIND_DECORATIONS.matchBackground, #5c4a1a
+    await expect.poll(async () => (await matchColours()).filter((c) => c === MATCH).length).toBe(11);
+    await expect.poll(async () => (await matchColours()).filter((c) => c !== MATCH && c !== '').length).toBe(1);
+    const marks = panel.locator('.xterm-find-result-decoration');
+    await shot(page, 'terminal-find');
+    await box.fill('no-such-text');
+    await expect.poll(() => status.textContent()).toBe('No match');
+    await expect.poll(() => marks.count()).toBe(0);
+    await box.fill('needle');
+    await expect.poll(async () => (await matchColours()).filter((c) => c === MATCH).length).toBe(11);
+    await box.press('Escape');
+    await expect.poll(() => panel.locator('[class*=xterm-find-]').count()).toBe(0);
+    await expect.poll(async () => (await matchColours()).filter((c) => c !== '')).toEqual([]);
+  });
+});

@@ -3,7 +3,7 @@ import '@xterm/xterm/css/xterm.css';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { TerminalView } from '../../../shared/contract';
 import { useServices } from '../../app/context';
-import type { XtermSession } from './xtermSession';
+import { FIND_HIGHLIGHT_LIMIT, type XtermSession } from './xtermSession';
 
 export function TerminalPane({ terminal, visible }: { terminal: TerminalView; visible: boolean }) {
   const { stores, terminalSessions: sessions } = useServices();
@@ -81,15 +81,27 @@ export function TerminalPane({ terminal, visible }: { terminal: TerminalView; vi
 
 function FindBar({ session, onClose }: { session: XtermSession; onClose(): void }) {
   const [query, setQuery] = useState('');
-  const [missing, setMissing] = useState(false);
+  const [results, setResults] = useState<{ index: number; count: number } | null>(null);
   const ref = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
     ref.current?.focus();
   }, []);
+  // The marks go with the bar, however it goes (closed, or its chat left with it open).
+  useEffect(() => {
+    const off = session.onFindResults(setResults);
+    return () => {
+      off();
+      session.clearFind();
+    };
+  }, [session]);
 
-  const next = (q = query, incremental = false) => setMissing(q !== '' && !session.findNext(q, incremental));
-  const previous = () => setMissing(query !== '' && !session.findPrevious(query));
+  const next = (q = query, incremental = false) => {
+    if (q !== '') return void session.findNext(q, incremental);
+    session.clearFind();
+    setResults(null);
+  };
+  const previous = () => void (query !== '' && session.findPrevious(query));
 
   return (
     <div role="search" className="find-bar" aria-label="Find in terminal">
@@ -123,11 +135,16 @@ function FindBar({ session, onClose }: { session: XtermSession; onClose(): void 
       <button type="button" className="small" aria-label="Close find" onClick={onClose}>
         ×
       </button>
-      {missing && (
-        <span role="status" className="muted">
-          No match
-        </span>
-      )}
+      <span role="status" className="muted">
+        {query !== '' && results ? findStatus(results) : ''}
+      </span>
     </div>
   );
+}
+
+/** What the find bar says after a find: "3 of 12", "No match", or past xterm's count, how many it marked. */
+export function findStatus({ index, count }: { index: number; count: number }): string {
+  if (count === 0) return 'No match';
+  if (index < 0) return `More than ${FIND_HIGHLIGHT_LIMIT.toLocaleString('en-US')} matches`;
+  return `${index + 1} of ${count}`;
 }

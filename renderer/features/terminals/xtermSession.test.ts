@@ -88,33 +88,81 @@ describe('coalesceParserScrolls', () => {
 });
 
 describe('skipEmptySelectionRedraws', () => {
-  /** The part of xterm 6.0's selection service it touches. */
+  /**
+   * The part of xterm 6.0 it touches: the selection service, whose refresh asks for a redraw at the
+   * next frame (_refresh, which draws the selection as it is then), and the terminal's resize event.
+   */
   function selectionShaped() {
     const redraws: boolean[] = [];
+    const resized: Array<() => void> = [];
     const service = {
       selected: false,
+      frameAsked: false,
       get hasSelection() {
         return this.selected;
       },
       refresh() {
+        this.frameAsked = true;
+      },
+      _refresh() {
+        this.frameAsked = false;
         redraws.push(this.selected);
       },
     };
-    return { term: { _core: { _selectionService: service } } as unknown as Terminal, service, redraws };
+    /** The next frame: the redraw asked for, if any. */
+    const frame = () => service.frameAsked && service._refresh();
+    const term = { _core: { _selectionService: service }, onResize: (fn: () => void) => resized.push(fn) } as unknown as Terminal;
+    return { term, service, redraws, frame, resize: () => resized.forEach((fn) => fn()) };
   }
 
   it('redraws an empty selection once, then not again until something was selected; a selection always redraws', () => {
-    const { term, service, redraws } = selectionShaped();
+    const { term, service, redraws, frame } = selectionShaped();
     expect(skipEmptySelectionRedraws(term)).toBe(true);
-    for (let i = 0; i < 100; i++) service.refresh();
+    for (let i = 0; i < 100; i++) {
+      service.refresh();
+      frame();
+    }
     expect(redraws).toEqual([false]);
     service.selected = true;
     service.refresh();
+    frame();
     service.refresh();
+    frame();
     service.selected = false; // cleared: its highlight must go
     service.refresh();
+    frame();
     service.refresh();
+    frame();
     expect(redraws).toEqual([false, true, true, false]);
+  });
+
+  it('judges by what the last frame drew, not by what the selection was when a redraw was asked for', () => {
+    const { term, service, redraws, frame } = selectionShaped();
+    skipEmptySelectionRedraws(term);
+    service.refresh();
+    frame();
+    // Cleared and selected again within one frame: that frame draws the selection...
+    service.selected = true;
+    service.refresh();
+    service.selected = false;
+    service.refresh();
+    service.selected = true;
+    frame();
+    // ...so clearing it afterwards must draw again.
+    service.selected = false;
+    service.refresh();
+    frame();
+    expect(redraws).toEqual([false, true, false]);
+  });
+
+  it('redraws the selection after a resize (the DOM renderer draws its last one again then, even a cleared one)', () => {
+    const { term, service, redraws, frame, resize } = selectionShaped();
+    skipEmptySelectionRedraws(term);
+    service.refresh();
+    frame();
+    resize();
+    frame();
+    expect(redraws).toEqual([false, false]);
   });
 
   it('does nothing to a terminal whose internals differ (a later xterm)', () => {

@@ -21,6 +21,17 @@ import { RenderPacer, type ScreenHold } from './renderPacer';
 const INPUT_CHUNK = 256 * 1024;
 const RESIZE_DEBOUNCE_MS = 60;
 
+/** Find marks every match, up to this many (xterm's default), and counts them. */
+export const FIND_HIGHLIGHT_LIMIT = 1000;
+
+/** How matches look: every one dimly, the selected one brightly (xterm wants #RRGGBB backgrounds). */
+const FIND_DECORATIONS = {
+  matchBackground: '#5c4a1a',
+  activeMatchBackground: '#a67c00',
+  matchOverviewRuler: '#d7a53a',
+  activeMatchColorOverviewRuler: '#ffcc66',
+} as const;
+
 export const TERMINAL_THEME: ITheme = {
   background: '#14161a',
   foreground: '#d8dee9',
@@ -124,22 +135,36 @@ export function coalesceParserScrolls(term: Terminal): boolean {
  * layer and renders every row again, once a frame while output scrolls, even with nothing
  * selected (3–4% of the page's main thread during a 16 MiB `cat`, Chromium trace). With no
  * selection now and none drawn at the last redraw there is nothing to change, so that redraw is
- * skipped; any selection, and the first redraw after one is cleared, goes through as before.
+ * skipped; any selection, the first redraw after one is cleared, and the first after a resize
+ * go through as before.
  * Reaches into xterm's internals: checks their shape, does nothing when they differ; returns
  * whether it applied.
  */
 export function skipEmptySelectionRedraws(term: Terminal): boolean {
-  type Selection = { refresh(...args: unknown[]): void; readonly hasSelection: boolean };
+  type Selection = { refresh(...args: unknown[]): void; _refresh(...args: unknown[]): void; readonly hasSelection: boolean };
   const selection = (term as unknown as { _core?: { _selectionService?: Selection } })._core?._selectionService;
-  if (!selection || typeof selection.refresh !== 'function' || typeof selection.hasSelection !== 'boolean') return false;
+  if (!selection || typeof selection.refresh !== 'function' || typeof selection._refresh !== 'function' || typeof selection.hasSelection !== 'boolean') return false;
   const refresh = selection.refresh;
+  const draw = selection._refresh;
+  // What the last redraw showed, noted when it runs (the frame after a refresh): noting it when the
+  // refresh was asked for left an empty selection "drawn" while a later one was on screen, so a
+  // clear that followed was never drawn (Find's match stayed highlighted after the bar closed).
   let drawnEmpty = false;
+  selection._refresh = function drawNotingWhat(...args: unknown[]) {
+    drawnEmpty = !selection.hasSelection;
+    draw.apply(selection, args);
+  };
   selection.refresh = function refreshUnlessStillEmpty(...args: unknown[]) {
-    const empty = !selection.hasSelection;
-    if (empty && drawnEmpty) return;
-    drawnEmpty = empty;
+    if (drawnEmpty && !selection.hasSelection) return;
     refresh.apply(selection, args);
   };
+  // xterm 6.0's DOM renderer draws its last selection again on a resize, even one cleared since
+  // (its render model is not reset by a clear), and it was the next, now skipped, empty redraw
+  // that wiped it: so a resize is followed by one redraw of the selection as it is.
+  term.onResize(() => {
+    drawnEmpty = false;
+    selection.refresh();
+  });
   return true;
 }
 
@@ -258,7 +283,7 @@ export class XtermSession {
   /** Ctrl+Shift+F in the terminal: the pane showing it opens its find bar (null while kept off screen). */
   onFind: (() => void) | null = null;
   private readonly fitAddon = new FitAddon();
-  private readonly searchAddon = new SearchAddon();
+  private readonly searchAddon = new SearchAddon({ highlightLimit: FIND_HIGHLIGHT_LIMIT });
   private readonly offs: Array<() => void> = [];
   /** False while a replay is in flight: live output meanwhile is part of the replay. */
   private live = false;
@@ -302,6 +327,8 @@ export class XtermSession {
       fontFamily: TERMINAL_FONT.family,
       fontSize: TERMINAL_FONT.size,
       theme: TERMINAL_THEME,
+      // Find's marks on every match are decorations, which xterm 6 still calls a proposed API.
+      allowProposedApi: true,
     });
     this.term = term;
     term.loadAddon(this.fitAddon);
@@ -415,11 +442,20 @@ export class XtermSession {
   }
 
   findNext(query: string, incremental = false): boolean {
-    return query !== '' && this.searchAddon.findNext(query, { incremental });
+    return query !== '' && this.searchAddon.findNext(query, { incremental, decorations: FIND_DECORATIONS });
   }
 
   findPrevious(query: string): boolean {
-    return query !== '' && this.searchAddon.findPrevious(query);
+    return query !== '' && this.searchAddon.findPrevious(query, { decorations: FIND_DECORATIONS });
+  }
+
+  /**
+   * After each find: which match is selected (0-based; -1 past FIND_HIGHLIGHT_LIMIT matches,
+   * which xterm stops counting) and how many there are.
+   */
+  onFindResults(listener: (results: { index: number; count: number }) => void): () => void {
+    const sub = this.searchAddon.onDidChangeResults((r) => listener({ index: r.resultIndex, count: r.resultCount }));
+    return () => sub.dispose();
   }
 
   clearFind(): void {
