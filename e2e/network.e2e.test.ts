@@ -68,4 +68,25 @@ describe('the Network view', () => {
     await shot(page, 'network-02-allowed');
     expect(await terminalText(page)).toContain('hello from blocked.test');
   });
+
+  it('keeps the conversation and the terminal in view however many requests it lists', async () => {
+    // Names the allowlist refuses before any look-up: nothing leaves the machine.
+    await ui.typeInTerminal(page, 'for i in $(seq 40); do curl -s -o /dev/null http://h$i.refused.test/; done; echo sent-$((6*7))');
+    await ui.waitForTerminal(page, (t) => t.includes('sent-42'), 'the forty requests');
+    const table = page.getByRole('table', { name: 'Network requests' });
+    await table.getByRole('row', { name: /h40\.refused\.test/ }).waitFor();
+    const height = page.viewportSize()?.height ?? 0;
+    const terminal = await page.locator('.terminal-panel:not([hidden])').boundingBox();
+    const split = await page.locator('.split').boundingBox();
+    await shot(page, 'network-03-many');
+    // Both still on screen and of a usable height; the window itself does not scroll.
+    expect(terminal && terminal.y + terminal.height <= height && terminal.height > height * 0.3, `terminal at ${JSON.stringify(terminal)} in a window ${height} high`).toBe(true);
+    expect(split && split.y + split.height <= height && split.height > height * 0.3, `conversation and terminals at ${JSON.stringify(split)}`).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { scrollingElement: { scrollHeight: number } } }).document.scrollingElement.scrollHeight)).toBe(height);
+    // The oldest request is still there, a scroll away.
+    const oldest = table.getByRole('row', { name: /allowed\.test.*allowed/ }).first();
+    await oldest.scrollIntoViewIfNeeded();
+    expect(await oldest.isVisible()).toBe(true);
+    expect(await seriousViolations(page, '.network-view'), 'the Network view, scrolled: serious or critical axe violations').toEqual([]);
+  });
 });

@@ -73,32 +73,35 @@ export function NetworkView({ chatId }: { chatId: string }) {
           {error && <ErrorAlert error={error} />}
           {mode === 'allowlist' && requests.length === 0 && <p className="hint">No requests yet.</p>}
           {requests.length > 0 && (
-            <table aria-label="Network requests">
-              <thead>
-                <tr>
-                  <th>Time</th><th>Host</th><th>Port</th><th>Sent</th><th>Received</th><th>Result</th><th />
-                </tr>
-              </thead>
-              <tbody>
-                {[...requests].reverse().map((r, i) => (
-                  <tr key={`${r.time}-${r.host}-${i}`} className={r.allowed ? 'allowed' : 'refused'}>
-                    <td>{new Date(r.time).toLocaleTimeString()}</td>
-                    <td>{r.host}</td>
-                    <td>{r.port ?? '—'}</td>
-                    <td>{bytes(r.bytesOut)}</td>
-                    <td>{bytes(r.bytesIn)}</td>
-                    <td>{requestResult(r)}</td>
-                    <td>
-                      {!r.allowed && canAllowHost(r.host) && (
-                        allowedNow.includes(allowEntryFor(r.host, r.port))
-                          ? <span>Allowed for the profile</span>
-                          : <button type="button" onClick={() => void allow(r)} aria-label={`Allow this host for the profile: ${r.host}`}>Allow this host for the profile</button>
-                      )}
-                    </td>
+            // Focusable, so a keyboard scrolls it too (even when no row has a button).
+            <div className="network-requests" tabIndex={0} role="region" aria-label="Network requests, newest first">
+              <table aria-label="Network requests">
+                <thead>
+                  <tr>
+                    <th>Time</th><th>Host</th><th>Port</th><th>Sent</th><th>Received</th><th>Result</th><th />
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {[...requests].reverse().map((r, i) => (
+                    <tr key={`${r.time}-${r.host}-${i}`} className={r.allowed ? 'allowed' : 'refused'}>
+                      <td>{new Date(r.time).toLocaleTimeString()}</td>
+                      <td>{r.host}</td>
+                      <td>{r.port ?? '—'}</td>
+                      <td>{bytes(r.bytesOut)}</td>
+                      <td>{bytes(r.bytesIn)}</td>
+                      <td>{requestResult(r)}</td>
+                      <td>
+                        {!r.allowed && canAllowHost(r.host) && (
+                          allowedNow.includes(allowEntryFor(r.host, r.port))
+                            ? <span>Allowed for the profile</span>
+                            : <button type="button" onClick={() => void allow(r)} aria-label={`Allow this host for the profile: ${r.host}`}>Allow this host for the profile</button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </div>
       )}
