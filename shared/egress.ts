@@ -89,6 +89,9 @@ export const DEFAULT_EGRESS_ALLOW: readonly string[] = [
   'bitbucket.org',
 ];
 
+/** A chat's Network view lists its newest requests, up to this many: main keeps them, the page shows them. */
+export const NETWORK_LOG_LIMIT = 500;
+
 export const NetworkRequest = z.object({
   chatId: z.string(),
   /** Milliseconds since the epoch, when the proxy finished with the request. */

@@ -15,6 +15,7 @@
  */
 import type { NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
+import { NETWORK_LOG_LIMIT } from '../../../shared/egress.js';
 import type { Engine, PullProgress } from '../engine/dockerEngine.js';
 import { EGRESS_IMAGE } from '../policy/egressImage.js';
 import type { EventHub } from '../events.js';
@@ -41,7 +42,6 @@ const CONF_DIR = '/tmp/berth';
 const READY_LINE = /Accepting SSL bumped HTTP Socket connections/;
 const HAPROXY_PID = '/tmp/haproxy.pid';
 const READY_TIMEOUT_MS = 30_000;
-const LOG_LIMIT = 500;
 /** The Debian image's squid user. */
 const PROXY_USER = 'proxy';
 
@@ -284,7 +284,7 @@ export class EgressService {
     const list = this.logs.get(client.chatId) ?? [];
     this.recordedAt.set(request, Date.now());
     list.push(request);
-    if (list.length > LOG_LIMIT) list.splice(0, list.length - LOG_LIMIT);
+    if (list.length > NETWORK_LOG_LIMIT) list.splice(0, list.length - NETWORK_LOG_LIMIT);
     this.logs.set(client.chatId, list);
     this.deps.events.emit('network.request', request);
   }

@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import type { EgressMode, NetworkRequest } from '../../../shared/contract';
-import { allowEntryFor } from '../../../shared/egress';
+import { NETWORK_LOG_LIMIT, allowEntryFor } from '../../../shared/egress';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
@@ -31,7 +31,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
     setRequests([]);
     setAllowedNow([]);
     const off = api.on('network.request', (r) => {
-      if (r.chatId === chatId) setRequests((list) => [...list.slice(-499), r]);
+      if (r.chatId === chatId) setRequests((list) => [...list.slice(1 - NETWORK_LOG_LIMIT), r]);
     });
     // Requests that finish meanwhile arrive through the subscription above and are merged below.
     (later ?? ((run: () => void) => run()))(() => {
