@@ -193,3 +193,22 @@ describe('the desktop folder picker on a pooled chat whose terminals run somethi
     }
   }, 240_000);
 });
+
+describe('a pooled chat without a folder', () => {
+  it('opens its terminal in the home folder, as a chat with a container of its own does, not in its empty slot', async () => {
+    const core = h.core();
+    let screen = '';
+    core.onEvent((event, payload) => {
+      if (event === 'terminal.data') screen += (payload as { data: string }).data;
+    });
+    const profile = (await h.profile(core, { warmPool: 1 })).name;
+    const { chat } = await pooledChat(core, profile);
+    await core.terminal.open({ chatId: chat.id, cols: 120, rows: 24 });
+    const { terminalId } = (await core.terminal.list({ chatId: chat.id })).terminals[0] as { terminalId: string };
+    await core.terminal.input({ terminalId, data: 'echo "cwd=$(pwd) home=$HOME end-$((1+1))"; touch notes.txt && echo wrote-$((1+1))\n' });
+    await waitFor(async () => /wrote-2|denied/.test(screen) || undefined, 'the first command', 60_000);
+    const m = /cwd=(\S+) home=(\S+) end-2/.exec(screen);
+    expect(m?.[1], screen).toBe(m?.[2]);
+    expect(screen).toContain('wrote-2');
+  });
+});

@@ -236,7 +236,8 @@ export class SandboxService {
       // Joins the pinned container (same request, nothing can recreate it while pinned).
       const hold = await this.manager.hold(request);
       try {
-        const started = await start({ key, containerId: hold.containerId, user: hold.user, workingDir: defaultContainerCwd(mounts, SANDBOX_HOME) });
+        // The chat's folders only: a pooled chat's empty slot is no folder of its own (it starts in the home, as commands do).
+        const started = await start({ key, containerId: hold.containerId, user: hold.user, workingDir: defaultContainerCwd(visibleFolders(mounts), SANDBOX_HOME) });
         return { key, containerId: hold.containerId, user: hold.user, hold, started };
       } catch (error) {
         hold.dispose();
