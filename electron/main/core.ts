@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING, DEFAULT_PROFILE, methods, type EngineSetting, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
+import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING, DEFAULT_PROFILE, methods, type EngineSetting, type EventPayload, type MethodName, type ParsedRequest, type ProfileSettings, type Request, type Response } from '../../shared/contract.js';
 import { BerthError } from '../../shared/errors.js';
 import { createEngine, type DockerEngineOptions, type Engine } from './engine/dockerEngine.js';
 import { contextByName, currentContextHost, listContexts } from './engine/dockerContext.js';
@@ -714,6 +714,14 @@ export function createCore(options: CoreOptions): BerthCore {
     for (const p of store.profiles.list()) fillPool(p);
   });
   events.on((event, payload) => {
+    if (event === 'sandbox.progress') {
+      // A chat's sandbox is up, so its image is on the engine now: on a first run the first chat
+      // built it, and the pool, which never builds, could not warm the next chat until now.
+      const { phase, chatId } = payload as EventPayload<'sandbox.progress'>;
+      const profile = phase === 'ready' ? store.profiles.get(store.chats.get(chatId)?.profile ?? '') : undefined;
+      if (profile) fillPool(profile);
+      return;
+    }
     if (event !== 'engine.status' || (payload as { state: string }).state !== 'ok') return;
     manager.forgetEngineErrors();
     // The engine is back (or answered for the first time): warm what could not be warmed.

@@ -144,6 +144,25 @@ describe('warm sandboxes', () => {
     expect((await containersOf(core, profile)).map((c) => c.chat)).toEqual([chat.id]);
   });
 
+  it('a profile whose image arrives with its first chat (the first run builds it) warms the next chat without waiting for another to be made', async () => {
+    const core = h.core();
+    const image = `berth-test:warm-late-${Math.random().toString(16).slice(2, 8)}`;
+    try {
+      const profile = (await h.profile(core, { warmPool: 1, image })).name;
+      await core.ready;
+      const first = await core.chats.create({ profile });
+      expect(await containersOf(core, profile)).toEqual([]); // nothing to warm: the engine lacks the image
+      await docker('tag', 'berth-test:busybox', image); // what the first chat's own start does on a first run: Berth builds its image
+      await core.sandbox.exec({ chatId: first.id, command: 'true' });
+      await waitFor(async () => (await containersOf(core, profile)).some((c) => c.chat !== first.id) || undefined, 'a warm sandbox after the first chat started', 60_000);
+      const second = await core.chats.create({ profile });
+      expect((await containersOf(core, profile)).map((c) => c.chat)).toContain(second.id);
+    } finally {
+      // Only the tag goes (the test image stays); the containers go with the harness.
+      await docker('rmi', '-f', image).catch(() => undefined);
+    }
+  }, 120_000);
+
   it("an allowlist profile's warm sandbox is sealed behind its proxy like any other: the chat that takes it reaches allowed hosts only", async () => {
     inet = await startPretendInternet();
     const core = h.core({ egress: { outsideNetwork: inet.network } });
