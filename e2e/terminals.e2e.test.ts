@@ -96,11 +96,7 @@ describe('terminals across attach and detach', () => {
 
 describe('an idle terminal', () => {
   it('blinks its cursor without restyling the page every frame', async () => {
-    // The new chat's own terminal, not the previous chat's still on screen while it opens.
-    const previousTerminal = await ui.activeTerminal(page);
-    await page.getByRole('button', { name: 'New chat' }).click();
-    await expect.poll(() => ui.activeTerminal(page), { timeout: 60_000 }).not.toBe(previousTerminal);
-    await ui.waitForTerminal(page, (t) => /[$#]\s*$/.test(t), 'the prompt of a new chat', 60_000);
+    await ui.newChatAtPrompt(page);
     await ui.typeInTerminal(page, 'echo idle-$((6*7))');
     await ui.waitForTerminal(page, (t) => t.includes('idle-42'), 'the echo');
     await page.locator('.terminal-panel:not([hidden]) .xterm-helper-textarea').focus();
@@ -127,10 +123,7 @@ describe('an idle terminal', () => {
 
 describe('find in a terminal', () => {
   it('highlights every match and says which one is selected, of how many', async () => {
-    const previousTerminal = await ui.activeTerminal(page);
-    await page.getByRole('button', { name: 'New chat' }).click();
-    await expect.poll(() => ui.activeTerminal(page), { timeout: 60_000 }).not.toBe(previousTerminal);
-    await ui.waitForTerminal(page, (t) => /[$#]\s*$/.test(t), 'the prompt of a new chat', 60_000);
+    await ui.newChatAtPrompt(page);
     // The command line spells it apart, so only the twelve output lines match.
     await ui.typeInTerminal(page, 'clear; for i in $(seq 12); do echo "nee""dle-$i"; done');
     await ui.waitForTerminal(page, (t) => t.includes('needle-12'), 'the twelve lines');

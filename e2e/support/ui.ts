@@ -21,6 +21,21 @@ export async function activeTerminal(page: Page): Promise<string | null> {
   return page.evaluate(() => (globalThis as unknown as { __berthTest: { activeTerminalId(): string | null } }).__berthTest.activeTerminalId());
 }
 
+/**
+ * New chat, then waits for its own terminal (not the previous chat's, still on screen while the
+ * new one opens) to show a prompt.
+ */
+export async function newChatAtPrompt(page: Page, timeout = 60_000): Promise<void> {
+  const previous = await activeTerminal(page);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  const deadline = Date.now() + timeout;
+  while ((await activeTerminal(page)) === previous) {
+    if (Date.now() > deadline) throw new Error('New chat opened no terminal of its own.');
+    await page.waitForTimeout(100);
+  }
+  await waitForTerminal(page, (t) => /[$#]\s*$/.test(t), 'the prompt of a new chat', Math.max(1, deadline - Date.now()));
+}
+
 /** What these helpers read of the page's document (this project is compiled without the DOM's types). */
 interface PageDocument {
   document: { activeElement: { closest(selector: string): unknown; outerHTML: string } | null };
