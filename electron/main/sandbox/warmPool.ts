@@ -125,11 +125,14 @@ export class WarmPool implements Disposable {
 
   private async fillNow(profile: ProfileRecord): Promise<void> {
     const { store, engine, clock } = this.deps;
+    const short = () => store.warmSlots.list(profile.name).length < profile.settings.warmPool;
+    // A full pool asks the engine nothing (a fill is asked for at every new chat and sandbox start).
+    if (!short()) return;
     // Never a pull or a build in the background: only what the engine already has is warmed.
     for (const image of [profile.settings.image, ...(this.deps.moreImages?.(profile) ?? [])]) {
       if (!(await engine.hasImage(image).catch(() => false))) return;
     }
-    while (!this.disposed && store.profiles.get(profile.name) && store.warmSlots.list(profile.name).length < profile.settings.warmPool) {
+    while (!this.disposed && store.profiles.get(profile.name) && short()) {
       const slot: Slot = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false };
       store.warmSlots.insert(slot.chatId, profile.name, clock.now());
       this.slots.set(slot.chatId, slot);

@@ -101,7 +101,7 @@ function FindBar({ session, onClose }: { session: XtermSession; onClose(): void 
     session.clearFind();
     setResults(null);
   };
-  const previous = () => void (query !== '' && session.findPrevious(query));
+  const previous = () => void session.findPrevious(query);
 
   return (
     <div role="search" className="find-bar" aria-label="Find in terminal">
@@ -143,7 +143,7 @@ function FindBar({ session, onClose }: { session: XtermSession; onClose(): void 
 }
 
 /** What the find bar says after a find: "3 of 12", "No match", or past xterm's count, how many it marked. */
-export function findStatus({ index, count }: { index: number; count: number }): string {
+function findStatus({ index, count }: { index: number; count: number }): string {
   if (count === 0) return 'No match';
   if (index < 0) return `More than ${FIND_HIGHLIGHT_LIMIT.toLocaleString('en-US')} matches`;
   return `${index + 1} of ${count}`;
