@@ -98,6 +98,8 @@ export const CopyChanges = z.object({
   containerPath: z.string().nullable(),
   kind: z.enum(['git', 'folder']),
   branch: z.string().nullable(),
+  /** The branch "Create branch" made in the user's repository (named from the chat's title), once it exists: what review.push pushes. */
+  exportBranch: z.string().nullable(),
   files: z.array(FileChange),
   counts: ChangeCounts,
   /** More files changed than the list holds (REVIEW_LIMITS.maxListedFiles). */
@@ -178,8 +180,9 @@ export const reviewMethods = {
    * Applies the copy's changes (all, or the named files) to the user's folder. 'files' writes the
    * files (in a git repository they become uncommitted changes there: nothing is staged or
    * committed); 'uncommitted' is the same as 'files', kept for older clients. 'branch' creates
-   * branch berth/<chat> in the user's repository with one commit holding the changes, leaving the
-   * user's files alone. With any problem nothing is applied.
+   * a branch named from the chat's title (berth/<title>) in the user's repository with one commit
+   * holding the changes, authored as the user, leaving the user's files alone; again, it moves that
+   * branch on (no commit when it already holds the changes). With any problem nothing is applied.
    */
   'review.apply': {
     request: z
@@ -197,6 +200,28 @@ export const reviewMethods = {
       /** The branch created in the user's repository ('branch' mode). */
       branch: z.string().nullable(),
       message: z.string(),
+    }),
+  },
+  /**
+   * Pushes the branch 'branch' mode made to the user's remote (the current branch's upstream
+   * remote, else origin, else the only one), with the user's own git, credentials and
+   * configuration on this computer, read from the user's real repository (never the chat's
+   * copy). A refusal by the remote (not a fast-forward, credentials) is ok: false with a sentence
+   * and git's words; nothing is forced.
+   */
+  'review.push': {
+    request: z.object({ chatId: ChatIdField, hostPath: HostPathField }).strict(),
+    response: z.object({
+      ok: z.boolean(),
+      branch: z.string(),
+      remote: z.string().nullable(),
+      /** The address pushed to, with any password in it removed. */
+      remoteUrl: z.string().nullable(),
+      /** git's own words (capped). */
+      output: z.string(),
+      message: z.string(),
+      /** The forge's page that opens a pull request (GitHub, GitLab, Bitbucket, Gitea); null for other remotes. */
+      pullRequestUrl: z.string().nullable(),
     }),
   },
   /**

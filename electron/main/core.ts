@@ -31,6 +31,8 @@ import { hasSlot, makeSlot, removeSlot, slotDirFor, sweepSlots } from './review/
 import { qualifyTaskId } from './policy/containerKey.js';
 import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
 import { SessionService } from './sessions/sessionService.js';
+import { directlyWritableFolders } from './sessions/mountedFolders.js';
+import { directWriterOf } from './policy/attachmentOverlap.js';
 import { openDatabase } from './store/database.js';
 import { createStore, type ChatRecord, type Store } from './store/repositories.js';
 import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderValidation.js';
@@ -287,6 +289,7 @@ export function createCore(options: CoreOptions): BerthCore {
       await sandbox.dropRemoteCopies(chatId);
     },
     pull: (chatId) => sandbox.pullRemoteCopies(chatId),
+    writableBySandbox: (hostPath) => directWriterOf(directlyWritableFolders(store), hostPath),
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
     slotOf: (chatId) => {
       const chat = store.chats.get(chatId);
@@ -633,6 +636,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'review.restore': (req) => review.restore(sessions.requireChat(req.chatId).id, req.checkpointId),
     'review.undoTurn': (req) => review.undoTurn(sessions.requireChat(req.chatId).id, req.messageId),
     'review.undoApply': (req) => review.undoApply(sessions.requireChat(req.chatId).id, req.hostPath),
+    'review.push': (req) => review.push(sessions.requireChat(req.chatId).id, req.hostPath),
   };
 
   /** A chat's open terminals run in a container without the new folders: end them, saying why. */

@@ -145,7 +145,7 @@ export function countChanges(files: readonly FileChange[]): CopyChanges['counts'
 /** One Review-mode copy with these changed files. */
 export function copyChanges(hostPath: string, files: FileChange[], partial: Partial<CopyChanges> = {}): CopyChanges {
   const name = hostPath.split('/').filter(Boolean).pop() ?? 'root';
-  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', files, counts: countChanges(files), truncated: false, version: 'v1', at: 1, lastApply: null, ...partial };
+  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', exportBranch: null, files, counts: countChanges(files), truncated: false, version: 'v1', at: 1, lastApply: null, ...partial };
 }
 
 export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };
@@ -479,10 +479,20 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'review.apply': ({ chatId, hostPath, mode, files }) => {
       const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);
       const applied = (copy?.files ?? []).map((f) => f.path).filter((p) => files === undefined || files.includes(p));
-      const branch = mode === 'branch' ? `berth/${chatId}` : null;
+      const branch = mode === 'branch' ? (copy?.exportBranch ?? 'berth/the-chat') : null;
       // Main's files apply can be taken back (review.undoApply) until the next one.
       if (copy && !branch) copy.lastApply = { files: applied, at: Date.now() };
+      if (copy && branch) copy.exportBranch = branch;
       return { ok: true, applied, problems: [], branch, message: branch ? `Created branch ${branch}.` : `Applied ${applied.length} files.` };
+    },
+    // Answers like main for a GitHub remote; tests replace it (handle) for refusals.
+    'review.push': ({ chatId, hostPath }) => {
+      const branch = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath)?.exportBranch;
+      if (!branch) throw new ApiError('invalid_request', 'There is no branch to push yet.', 'Create the branch from the Changes panel first, then push it.');
+      return {
+        ok: true, branch, remote: 'origin', remoteUrl: 'git@github.com:acme/site.git', output: `To github.com:acme/site.git\n*\trefs/heads/${branch}:refs/heads/${branch}\t[new branch]\nDone\n`,
+        message: `Pushed ${branch} to origin.`, pullRequestUrl: `https://github.com/acme/site/compare/main...${encodeURIComponent(branch)}?expand=1`,
+      };
     },
     'review.undoApply': ({ chatId, hostPath }) => {
       const copy = fake.reviewCopies[chatId]?.find((c) => c.hostPath === hostPath);

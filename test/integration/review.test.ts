@@ -243,12 +243,12 @@ describe('Review mode', () => {
     expect(read(path.join(repo, 'only-b.txt'))).toBe('only-b\n');
   });
 
-  it('creates branch berth/<chat> in the user’s repository on request, leaving their files alone', async () => {
+  it('creates a branch named from the chat in the user’s repository on request, leaving their files alone', async () => {
     const repo = userRepo('branch');
     const { chatId, attached } = await reviewChat(repo);
     await sh(chatId, 'echo branch-work > a.txt && echo added > new.txt');
     const r = await core.review.apply({ chatId, hostPath: attached.attachment.hostPath, mode: 'branch' });
-    expect(r).toMatchObject({ ok: true, branch: attached.attachment.review?.branch });
+    expect(r).toMatchObject({ ok: true, branch: 'berth/review' });
     expect(userGit(repo, 'show', `${r.branch}:a.txt`)).toBe('branch-work\n');
     expect(userGit(repo, 'show', `${r.branch}:new.txt`)).toBe('added\n');
     expect(userGit(repo, 'log', '--format=%s', '-1', r.branch!)).toMatch(/^Changes from the Berth chat "review"/);

@@ -27,3 +27,9 @@ export function overlapProblem(candidate: { hostPath: string; readOnly: boolean 
   }
   return null;
 }
+
+/** Who can write `hostPath` or a folder around or inside it directly (a sentence's subject), or null: what Berth must not trust there. */
+export function directWriterOf(writable: readonly MountedFolder[], hostPath: string): string | null {
+  const hit = writable.find((w) => !w.readOnly && (isSameOrInside(hostPath, w.hostPath) || isSameOrInside(w.hostPath, hostPath)));
+  return hit ? hit.owner : null;
+}

@@ -42,8 +42,10 @@ export interface CopyMeta {
   excludedSecrets: string[];
   fileCount: number;
   createdAt: number;
-  /** The last commit Berth put on berth/<chat> in the user's repository. */
+  /** The last commit Berth put on the export branch in the user's repository. */
   exportedCommit: string | null;
+  /** The branch in the user's repository that holds the chat's work ("Create branch"), named from the chat's title when first made. */
+  exportBranch?: string | null;
   /** Where the work tree is when not work/ beside the meta: inside the chat's slot folder. */
   workDir?: string | null;
   /**
@@ -191,10 +193,13 @@ export class ReviewCopy {
     return parseRawDiff(await gitZ(['diff-tree', '-r', '-z', '--raw', '-M', '--no-ext-diff', '--no-textconv', from, to], this.copyGit()));
   }
 
-  async commit(tree: string, parent: string | null, message: string): Promise<string> {
+  /** A commit of `tree`, authored and committed as `identity` (the user's own, for a branch in their repository) or as Berth. */
+  async commit(tree: string, parent: string | null, message: string, identity?: { name: string; email: string } | null): Promise<string> {
     const args = ['commit-tree', tree, '-m', message];
     if (parent) args.push('-p', parent);
-    return gitText(args, this.copyGit());
+    const opts = this.copyGit();
+    // Later -c settings win over SAFE_GIT_CONFIG's user.name=Berth.
+    return gitText(args, identity ? { ...opts, config: [...(opts.config ?? []), `user.name=${identity.name}`, `user.email=${identity.email}`] } : opts);
   }
 
   async setRef(ref: string, oid: string): Promise<void> {

@@ -11,11 +11,13 @@ import {
 } from '../../../shared/review.js';
 import type { EventHub } from '../events.js';
 import {
-  GITLINK_MODE, NULL_OID, SYMLINK_MODE, applyProblems, branchNameFor, selectChanges, touchedPaths, type ApplyCandidate, type RawChange,
+  NULL_OID, SYMLINK_MODE, applyProblems, branchNameFor, selectChanges, touchedPaths, type ApplyCandidate, type RawChange,
 } from '../policy/reviewPolicy.js';
 import type { Clock } from '../base/clock.js';
 import { applyWrites, removeEmptyFolders, type FolderWrite } from './applyToFolder.js';
-import { git, gitText } from './git.js';
+import { exportToBranch } from './branchExport.js';
+import { git } from './git.js';
+import { pushBranch, type PushOutcome } from './pushBranch.js';
 import { ReviewCopy, objectsTargetFor, slotProblem } from './reviewCopy.js';
 import { arrangeSlot, emptySlot, isInSlot, removeFromSlot } from './slotFolders.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
@@ -57,6 +59,8 @@ export interface ReviewDeps {
    * engine that does not answer leaves the copy here as it was last brought.
    */
   pull?: (chatId: string) => Promise<void>;
+  /** Who else can write a host folder directly (a chat's read-write attachment, a profile's mount), as a sentence's subject; null when no sandbox can. */
+  writableBySandbox?: (hostPath: string) => string | null;
 }
 
 const COUNT_DEBOUNCE_MS = 400;
@@ -328,6 +332,7 @@ export class ReviewService {
     this.setCount(copy.meta.chatId, copy.meta.hostPath, files.length, listing.version);
     return {
       hostPath: copy.meta.hostPath, containerPath: att.containerPath, kind: copy.meta.kind, branch: copy.meta.branch,
+      exportBranch: copy.meta.exportBranch ?? null,
       files: truncated ? files.slice(0, REVIEW_LIMITS.maxListedFiles) : files, counts, truncated, version: listing.version, at: this.deps.clock.now(),
       lastApply: undoableApply(copy),
     };
@@ -471,7 +476,7 @@ export class ReviewService {
       if (chosen.length === 0 && largeChosen.length === 0) {
         return { ok: true, applied: [], problems: [], branch: null, message: 'There is nothing to apply.' };
       }
-      if (mode === 'branch') return this.applyAsBranch(copy, chosen, largeChosen);
+      if (mode === 'branch') return exportToBranch(copy, chosen, largeChosen, this.deps.chatTitle(chatId));
 
       const candidates: ApplyCandidate[] = [];
       for (const c of chosen) {
@@ -569,41 +574,26 @@ export class ReviewService {
     this.setCount(copy.meta.chatId, copy.meta.hostPath, n, versionOf(key));
   }
 
-  /** Branch berth/<chat> in the user's repository: one commit on the user's HEAD (or on the last such commit), the user's files untouched. */
-  private async applyAsBranch(copy: ReviewCopy, chosen: RawChange[], large: string[]) {
-    const m = copy.meta;
-    if (m.kind !== 'git' || !m.userGitDir || !m.branch) {
-      throw new BerthError('invalid_request', `"${m.hostPath}" is not a git repository, so Berth cannot create a branch in it.`, { hint: 'Apply the files instead.' });
-    }
-    const problems: ApplyProblem[] = [];
-    for (const p of large) problems.push({ path: p, kind: 'too_large', message: `"${p}" is larger than Berth reviews; it cannot be applied from here.` });
-    for (const c of chosen) {
-      if (c.newMode === GITLINK_MODE) problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" is a nested git repository; Berth does not apply those.` });
-    }
-    if (problems.length) return { ok: false, applied: [], problems, branch: null, message: `Nothing was applied: ${problems[0]?.message}` };
-    const parent = m.exportedCommit ?? m.headCommit;
-    const parentTree = parent ? await gitText(['rev-parse', `${parent}^{tree}`], { gitDir: copy.trackDir }) : copy.meta.baseTree;
-    // The chosen changes on top of what the branch already holds.
-    const tree = await copy.compose(parentTree, '', chosen);
-    const title = this.deps.chatTitle(m.chatId).replace(/\s+/g, ' ').slice(0, 72);
-    const commit = await copy.commit(tree, parent, `Changes from the Berth chat "${title}"\n\n${chosen.map((c) => `${c.status}: ${c.path}`).slice(0, 200).join('\n')}\n`);
-    await copy.setRef('refs/heads/export', commit);
-    const userOpts = { gitDir: m.userGitDir, config: [`safe.directory=${m.userGitDir}`, `safe.directory=${m.hostPath}`] };
-    const existing = (await git(['rev-parse', '--verify', '-q', `refs/heads/${m.branch}`], { ...userOpts, okCodes: [1] })).stdout.toString().trim();
-    if (existing && existing !== m.exportedCommit) {
-      return {
-        ok: false, applied: [], branch: null,
-        problems: [{ path: m.branch, kind: 'conflict' as const, message: `Your repository already has a branch ${m.branch} that Berth did not make (or that moved since); Berth leaves it alone.` }],
-        message: `Nothing was applied: the branch ${m.branch} already exists in your repository.`,
-      };
-    }
-    await git(['fetch', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '-q', copy.trackDir, `refs/heads/export:refs/heads/${m.branch}`], userOpts);
-    m.exportedCommit = commit;
-    copy.saveMeta();
-    return {
-      ok: true, applied: chosen.map((c) => c.path), problems: [], branch: m.branch,
-      message: `Created branch ${m.branch} in your repository with ${chosen.length} changed ${chosen.length === 1 ? 'file' : 'files'}; merge it with your own tools.`,
-    };
+  /**
+   * Pushes the chat's branch (made by "Create branch") to the user's remote with the user's own
+   * git, credentials and configuration; refused while any sandbox can write that repository,
+   * whose configuration and hooks git obeys.
+   */
+  push(chatId: string, hostPath: string): Promise<PushOutcome> {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      const m = copy.meta;
+      if (m.kind !== 'git' || !m.exportBranch || !m.exportedCommit) {
+        throw new BerthError('invalid_request', 'There is no branch to push yet.', { hint: 'Create the branch from the Changes panel first, then push it.' });
+      }
+      const writer = this.deps.writableBySandbox?.(m.hostPath) ?? null;
+      if (writer) {
+        throw new BerthError('invalid_request', `Berth does not push from "${m.hostPath}" while ${writer} can write it: git would obey the configuration and hooks a sandbox could have written there.`, {
+          hint: 'Detach the folder from that chat (or attach it read-only or in Review mode there), then push again.',
+        });
+      }
+      return pushBranch(m.hostPath, m.exportBranch);
+    });
   }
 
   // ---------- discard and refresh ----------

@@ -129,10 +129,10 @@ describe('ChangesPanel', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Apply 2 selected files as uncommitted changes' }));
     await screen.findByText('Applied 2 files.');
     fireEvent.click(screen.getByRole('checkbox', { name: 'Select notes.md' }));
-    fireEvent.click(screen.getByRole('button', { name: 'Create branch berth/c1 with 1 selected file' }));
-    await screen.findByText('Created branch berth/c1.');
-    // A successful apply clears the selection: the branch button is for all files again.
-    fireEvent.click(await screen.findByRole('button', { name: 'Create branch berth/c1 in my repository' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Create branch in my repository with 1 selected file' }));
+    await screen.findByText('Created branch berth/the-chat.');
+    // A successful apply clears the selection: the branch button is for all files again, and moves the branch on.
+    fireEvent.click(await screen.findByRole('button', { name: 'Update branch berth/the-chat' }));
     await waitFor(() => expect(api.callsTo('review.apply')).toHaveLength(4));
     expect(api.callsTo('review.apply')).toEqual([
       { chatId: 'c1', hostPath: REPO, mode: 'files' },
@@ -140,6 +140,30 @@ describe('ChangesPanel', () => {
       { chatId: 'c1', hostPath: REPO, mode: 'branch', files: ['notes.md'] },
       { chatId: 'c1', hostPath: REPO, mode: 'branch' },
     ]);
+  });
+
+  it('pushes the branch it made with the user\'s git, and opens the pull request page or says why the push was refused', async () => {
+    const { api } = setup();
+    await screen.findByRole('list', { name: `Changed files in ${REPO}` });
+    // Nothing to push before the branch exists.
+    expect(screen.queryByRole('button', { name: /^Push/ })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Create branch in my repository' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Push berth/the-chat' }));
+    const pushed = await screen.findByRole('status', { name: 'Pushed' });
+    expect(pushed.textContent).toContain('Pushed berth/the-chat to origin.');
+    expect(screen.getByRole('link', { name: 'Open pull request' }).getAttribute('href')).toBe('https://github.com/acme/site/compare/main...berth%2Fthe-chat?expand=1');
+    expect(api.callsTo('review.push')).toEqual([{ chatId: 'c1', hostPath: REPO }]);
+
+    api.handle('review.push', () => ({
+      ok: false, branch: 'berth/the-chat', remote: 'origin', remoteUrl: '/srv/git/site.git', pullRequestUrl: null,
+      output: ' ! [rejected]        berth/the-chat -> berth/the-chat (non-fast-forward)\n',
+      message: 'origin already has a different berth/the-chat (not a fast-forward); Berth does not force a push.',
+    }));
+    fireEvent.click(screen.getByRole('button', { name: 'Push berth/the-chat' }));
+    const refused = await screen.findByRole('alert', { name: 'Push refused' });
+    expect(refused.textContent).toContain('not a fast-forward');
+    expect(refused.textContent).toContain('[rejected]');
+    expect(screen.queryByRole('link', { name: 'Open pull request' })).toBeNull();
   });
 
   it('in a plain folder applies all or the selected files, and offers no branch', async () => {

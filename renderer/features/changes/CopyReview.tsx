@@ -3,7 +3,9 @@
  * can do with them: apply (all or the selected files), discard, refresh from their folder. In a
  * git repository, applying files is applying them as uncommitted changes (the files are written,
  * nothing is staged or committed), so the button says so and is the only file-writing one; the
- * other is "Create branch berth/<chat> in my repository", which leaves the user's files alone.
+ * other is "Create branch in my repository" (named from the chat's title, authored as the user),
+ * which leaves the user's files alone; once it exists, "Push" sends it to the user's remote with
+ * the user's own git, and a known forge's pull-request page can be opened.
  * A refused apply lists its conflicting files: nothing was applied.
  */
 import { useEffect, useMemo, useState } from 'react';
@@ -14,6 +16,7 @@ import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { FileDiff, type DiffLayout } from './FileDiff';
 import { FileList } from './FileList';
+import { PushResult, type PushResponse } from './PushResult';
 
 type ApplyMode = 'files' | 'branch';
 
@@ -39,6 +42,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
+  const [pushed, setPushed] = useState<PushResponse | null>(null);
   // Diffs fetched when shown, by copy version and path: a file changed again is a new version, never the old diff.
   const [fetched, setFetched] = useState<Readonly<Record<string, FileChange>>>({});
   const [diffError, setDiffError] = useState<ApiErrorInfo | null>(null);
@@ -67,10 +71,11 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
     };
   }, [api, chatId, hostPath, file, fetchKey, fetched, copy.version]);
 
-  const run = async (what: string, action: () => Promise<Outcome>) => {
+  const run = async (what: string, action: () => Promise<Outcome | null>) => {
     setBusy(what);
     setError(null);
     setOutcome(null);
+    setPushed(null);
     try {
       setOutcome(await action());
     } catch (e) {
@@ -86,6 +91,12 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
       const r = await api.call('review.apply', { chatId, hostPath, mode, ...(only ? { files: only } : {}) });
       if (r.ok) setChecked(new Set());
       return { action: 'applied', message: r.message, problems: r.problems, conflicts: [] };
+    });
+
+  const push = () =>
+    run('push', async () => {
+      setPushed(await api.call('review.push', { chatId, hostPath }));
+      return null;
     });
 
   const undoApply = () =>
@@ -110,7 +121,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
   const none = files.length === 0;
   const only = selected.length > 0 ? selected : undefined;
   const git = copy.kind === 'git';
-  const branch = copy.branch ?? 'berth/<chat>';
+  const branch = copy.exportBranch;
 
   return (
     <section className="copy-review" aria-label={`Changes in ${hostPath}`}>
@@ -137,10 +148,20 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
           <button
             type="button"
             disabled={busy !== null || none}
-            title="One commit on your HEAD, in your repository; your files are left alone."
+            title="One commit on your HEAD, in your repository, authored as you; your files are left alone."
             onClick={() => void apply('branch', only)}
           >
-            {only ? `Create branch ${branch} with ${plural(only.length, 'selected file')}` : `Create branch ${branch} in my repository`}
+            {(branch ? `Update branch ${branch}` : 'Create branch in my repository') + (only ? ` with ${plural(only.length, 'selected file')}` : '')}
+          </button>
+        )}
+        {git && branch && (
+          <button
+            type="button"
+            disabled={busy !== null}
+            title="Pushes the branch to your repository's remote with your own git and credentials, on this computer."
+            onClick={() => void push()}
+          >
+            Push {branch}
           </button>
         )}
         {copy.lastApply && (
@@ -167,6 +188,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
         </button>
       </div>
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
+      {pushed && <PushResult result={pushed} onDismiss={() => setPushed(null)} />}
       {outcome && outcome.problems.length > 0 && (
         <div role="alert" className="alert" aria-label={`Nothing was ${outcome.action}`}>
           <div className="alert-body">
