@@ -139,6 +139,10 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     await changes.getByRole('button', { name: /^notes\.txt/ }).click();
     await changes.getByRole('region', { name: 'Diff of notes.txt' }).getByText('three').first().waitFor({ timeout: 30_000 });
     await expectClean('Changes panel, side by side');
+    // The empty side of an added line carries no coloured mark (it was a red bar, read as an error).
+    type StyleOf = { getComputedStyle(el: unknown, pseudo: string): { backgroundColor: string } };
+    const emptyMark = await changes.locator('.diff-gutter-omit').first().evaluate((el) => (globalThis as unknown as StyleOf).getComputedStyle(el, '::before').backgroundColor);
+    expect(emptyMark).toBe('rgba(0, 0, 0, 0)');
     await changes.getByRole('button', { name: 'Back to the chat' }).click();
     // A terminal that ends gets Berth's note line ("[… — press Restart]").
     await ui.typeInTerminal(page, 'exit');
