@@ -1,14 +1,15 @@
 /**
  * axe on Berth's main screens, in Chromium against the browser host: no serious or critical
  * violation on the empty window, a chat with its running terminal, the Profiles dialog, the
- * attach flow (mode picker and folder browser), the keyboard shortcuts, and a primary button
- * under the pointer (its hover colours are what a user sees while clicking). Each screen also
- * has its one h1.
+ * attach flow (mode picker and folder browser), the keyboard shortcuts, a primary button
+ * under the pointer (its hover colours are what a user sees while clicking), the Changes panel
+ * side by side, and a terminal's note from Berth. Each screen also has its one h1.
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '../test/support/harness.js';
+import path from 'node:path';
+import { SANDBOX_GID, SANDBOX_UID, uniqueName, writeTree } from '../test/support/harness.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../test/support/openaiTestServer.js';
 import { launchBrowser, startHost, tempRoot, type RunningHost } from './support/browserHost.js';
 import { seriousViolations } from './support/axe.js';
@@ -108,6 +109,45 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     await conversation.locator('pre code', { hasText: 'echo xxx' }).waitFor({ timeout: 60_000 });
     await conversation.getByRole('button', { name: 'Send' }).waitFor();
     await expectClean('long conversation');
+  });
+
+  it("the Changes panel side by side, and a terminal's note from Berth", async () => {
+    const folder = path.join(root, 'axe-review');
+    writeTree(folder, { 'notes.txt': 'one\ntwo\n' }, SANDBOX_UID, SANDBOX_GID);
+    const dialog = await ui.fillAgentProfile(page, { name: uniqueName('axereview'), image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Run automatically', key: KEY });
+    const name = await dialog.getByLabel('Name').inputValue();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByLabel('Profile for new chats').selectOption(name);
+    await ui.newChatAtPrompt(page);
+    await ui.attach(page, folder, 'Review');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    // The copy is made once its row says Review.
+    await page.getByRole('list', { name: 'Attached folders' }).getByRole('listitem').filter({ hasText: folder }).getByText('review', { exact: true }).waitFor({ timeout: 60_000 });
+    // The chat's agent (this profile runs its tools without asking) edits the copy.
+    // Its command starts the sandbox again with the folder's copy in it, at /workspace/axe-review (or
+    // at /workspace in a chat that took a warm sandbox).
+    const edit = 'f=$(ls -d /workspace/axe-review/notes.txt /workspace/notes.txt 2>/dev/null | head -n 1) && echo three >> "$f"';
+    provider.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: edit } }] }, { text: 'Edited the notes.' }));
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    await conversation.getByRole('textbox', { name: 'Message' }).fill('Add a line to the notes');
+    await page.keyboard.press('Enter');
+    await conversation.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'Edited the notes.' }).waitFor({ timeout: 90_000 });
+    await page.getByRole('button', { name: /^Changes/ }).click();
+    const changes = page.getByRole('region', { name: 'Changes', exact: true });
+    await changes.getByRole('button', { name: 'Side by side' }).click();
+    await changes.getByRole('button', { name: /^notes\.txt/ }).click();
+    await changes.getByRole('region', { name: 'Diff of notes.txt' }).getByText('three').first().waitFor({ timeout: 30_000 });
+    await expectClean('Changes panel, side by side');
+    // The empty side of an added line carries no coloured mark (it was a red bar, read as an error).
+    type StyleOf = { getComputedStyle(el: unknown, pseudo: string): { backgroundColor: string } };
+    const emptyMark = await changes.locator('.diff-gutter-omit').first().evaluate((el) => (globalThis as unknown as StyleOf).getComputedStyle(el, '::before').backgroundColor);
+    expect(emptyMark).toBe('rgba(0, 0, 0, 0)');
+    await changes.getByRole('button', { name: 'Back to the chat' }).click();
+    // A terminal that ends gets Berth's note line ("[… — press Restart]").
+    await ui.typeInTerminal(page, 'exit');
+    await ui.waitForTerminal(page, (t) => t.includes('press Restart]'), "Berth's note");
+    await expectClean("a terminal with Berth's note");
   });
 
   it('the keyboard shortcuts', async () => {

@@ -27,12 +27,13 @@ export function App() {
   const chat = useChats((s) => (s.selectedId === null ? null : (s.chats.find((c) => c.id === s.selectedId) ?? null)));
   const loaded = useChats((s) => s.loaded);
   /** The Profiles dialog: closed (null), or open at a profile (or at the first one). */
-  const [profiles, setProfiles] = useState<{ at: string | null } | null>(null);
+  const [profiles, setProfiles] = useState<{ at: string | null; focusAgent?: boolean } | null>(null);
   /** The chat whose Changes panel is shown instead of its conversation and terminals. */
   const [changesFor, setChangesFor] = useState<string | null>(null);
   const showChanges = chat !== null && changesFor === chat.id;
   useGlobalShortcuts(stores);
-  const openProfile = useCallback((at: string) => setProfiles({ at }), []);
+  // From a chat whose agent is not set up: straight to the field it needs.
+  const openProfile = useCallback((at: string) => setProfiles({ at, focusAgent: true }), []);
   // Without the link to Berth nothing here can act: inert (no clicks, no focus, no typing) until it is back.
   const offline = useConnection((s) => s.state !== 'open');
   // Made once: the sidebar is memoized, and new elements here would re-render it (and its rows) on every switch.
@@ -96,7 +97,7 @@ export function App() {
         </main>
       </div>
       <StatusBar />
-      {profiles && <ProfilesDialog initialProfile={profiles.at} onClose={() => setProfiles(null)} />}
+      {profiles && <ProfilesDialog initialProfile={profiles.at} focusAgent={profiles.focusAgent ?? false} onClose={() => setProfiles(null)} />}
     </div>
   );
 }

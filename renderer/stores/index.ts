@@ -4,7 +4,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { BerthApi, ConnectionInfo, ConnectionSource } from '../api/types';
-import type { ApprovalRequest } from '../../shared/contract';
+import { DEFAULT_PROFILE, type ApprovalRequest } from '../../shared/contract';
 import { createAgentStore, type AgentStore } from './agent';
 import { createAttentionStore, type AttentionStore } from './attention';
 import { createChatsStore, type ChatsStore, type SelectionMemory } from './chats';
@@ -130,6 +130,14 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
     refreshSelected();
     void loadWaiting();
   };
+
+  // A profile deleted (here or in another window) is no longer where new chats go.
+  offs.push(
+    stores.profiles.subscribe(({ loaded, profiles }) => {
+      const chats = stores.chats.getState();
+      if (loaded && chats.newChatProfile !== DEFAULT_PROFILE && !profiles.some((p) => p.name === chats.newChatProfile)) chats.setNewChatProfile(DEFAULT_PROFILE);
+    }),
+  );
 
   offs.push(
     api.on('chats.changed', ({ chatId }) => {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
+import { terminalNote } from '../../../shared/terminalNote.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub } from '../events.js';
 import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from '../policy/terminalProcesses.js';
@@ -191,7 +192,7 @@ export class TerminalService {
   noteForChat(chatId: string, note: string): void {
     for (const t of this.terminals.values()) {
       if (t.view.chatId !== chatId || t.view.state !== 'running' || !t.process || !t.output) continue;
-      t.output.push(noteLine(note));
+      t.output.push(terminalNote(note));
       t.output.flush();
     }
   }
@@ -248,7 +249,7 @@ export class TerminalService {
       }
       Object.assign(t, { key: started.key, containerId: started.containerId, user: started.user, hold: started.hold });
       // Said before anything the new shell prints (its output is joined and sent after this).
-      t.output?.push(noteLine(note));
+      t.output?.push(terminalNote(note));
       t.output?.flush();
       t.process = proc;
       t.restarting = false;
@@ -434,10 +435,6 @@ export class TerminalService {
   }
 }
 
-/** A note from Berth in a terminal: on a line of its own, dimmed, in brackets. */
-function noteLine(note: string): string {
-  return `\r\n\x1b[2m[${note}]\x1b[0m\r\n`;
-}
 
 function first<T>(set: Set<T>): T | undefined {
   for (const item of set) return item;

@@ -6,7 +6,7 @@ import 'react-diff-view/style/index.css';
 import './changes.css';
 import { memo, useMemo, useState } from 'react';
 import { Diff, Hunk } from 'react-diff-view';
-import { diffTokens, parseFileDiff } from './diffModel';
+import { diffTokens, noContentNote, parseFileDiff } from './diffModel';
 
 export type DiffLayout = 'unified' | 'split';
 
@@ -28,7 +28,7 @@ export const FileDiff = memo(function FileDiff({ path, diff, binary = false, not
 
   if (parsed.binary) return <p className="diff-note">Binary file changed: no text diff to show.</p>;
   if (note) return <p className="diff-note">{note}</p>;
-  if (!parsed.file || parsed.hunks.length === 0) return <p className="diff-note">No content changes (the file's mode or name changed).</p>;
+  if (!parsed.file || parsed.hunks.length === 0) return <p className="diff-note">{noContentNote(diff)}</p>;
   if (!show) {
     return (
       <div className="diff-note diff-collapsed">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LARGE_DIFF_LINES, diffTokens, languageFor, parseFileDiff } from './diffModel';
+import { LARGE_DIFF_LINES, diffTokens, languageFor, noContentNote, parseFileDiff } from './diffModel';
 
 export const MODIFIED = `diff --git a/src/app.ts b/src/app.ts
 index 1111111..2222222 100644
@@ -42,6 +42,14 @@ describe('parseFileDiff', () => {
     const d = parseFileDiff(`--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,${n} @@\n${body}\n`);
     expect(d.lines).toBe(n);
     expect(d.large).toBe(true);
+  });
+
+  it('says what changed when no line did: an empty file added or deleted, a rename, a mode change', () => {
+    const note = noContentNote;
+    expect(note('diff --git a/empty.txt b/empty.txt\nnew file mode 100644\nindex 0000000..e69de29\n')).toBe('An empty file was added.');
+    expect(note('diff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n')).toBe('An empty file was deleted.');
+    expect(note('diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to b.txt\n')).toBe('Renamed; its content did not change.');
+    expect(note('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n')).toBe('Only its mode changed (100644 → 100755).');
   });
 
   it('is empty for no text', () => {

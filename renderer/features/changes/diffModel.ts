@@ -112,3 +112,19 @@ export function diffTokens(hunks: HunkData[], path: string, lines: number): Hunk
     return null;
   }
 }
+
+/**
+ * What to say for a change with no content lines, from git's extended header lines (gitdiff-parser
+ * calls a header-only diff "modify" and drops its modes): an empty file added or deleted, a
+ * rename, or a mode change.
+ */
+export function noContentNote(text: string | null | undefined): string {
+  const t = text ?? '';
+  if (/^new file mode /m.test(t)) return 'An empty file was added.';
+  if (/^deleted file mode /m.test(t)) return 'An empty file was deleted.';
+  const oldMode = /^old mode (\d+)$/m.exec(t)?.[1];
+  const newMode = /^new mode (\d+)$/m.exec(t)?.[1];
+  const modes = oldMode && newMode ? `${oldMode} → ${newMode}` : null;
+  if (/^rename from /m.test(t)) return `Renamed; its content did not change${modes ? ` (mode ${modes})` : ''}.`;
+  return modes ? `Only its mode changed (${modes}).` : 'No content changes.';
+}

@@ -21,6 +21,8 @@ export interface ProfileFormProps {
   initiallySaved?: boolean;
   /** Told whether the form holds edits not saved yet. */
   onDirtyChange?(dirty: boolean): void;
+  /** Opened to set up the agent (a chat's "Open profile settings"): the first empty agent field takes the focus. */
+  focusAgent?: boolean;
 }
 
 /** A labelled control; its hint describes the control (aria-describedby) without joining its name. */
@@ -60,7 +62,7 @@ function useEngineResources(): { cpus: number; memoryBytes: number } | null {
   return resources;
 }
 
-export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyChange }: ProfileFormProps) {
+export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyChange, focusAgent = false }: ProfileFormProps) {
   const { api, stores } = useServices();
   const keyField = useRef<AgentKeyHandle>(null);
   const [values, setValues] = useState<ProfileFormValues>(() => (profile ? formFromProfile(profile) : NEW_PROFILE));
@@ -72,6 +74,17 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const [allowTried, setAllowTried] = useState(false);
   const allowRef = useRef<HTMLTextAreaElement>(null);
   const networkRef = useRef<HTMLSelectElement>(null);
+  const baseUrlRef = useRef<HTMLInputElement>(null);
+  const modelRef = useRef<HTMLInputElement>(null);
+  // Opened to set up the agent: the focus goes to the first agent field still empty, once, when the
+  // form for that profile appears (the dialog may open before the list arrives, on another form).
+  // (data-autofocus too, for when the dialog opens on this form and focuses after it.)
+  const [agentFocus] = useState<'baseUrl' | 'model'>(() => (values.baseUrl !== '' && values.model === '' ? 'model' : 'baseUrl'));
+  useEffect(() => {
+    if (!focusAgent) return;
+    (agentFocus === 'model' ? modelRef : baseUrlRef).current?.focus();
+    // Once per form (focusAgent only): later typing must not move the focus.
+  }, [focusAgent]);
   const editing = profile !== null;
   const engine = useEngineResources();
   const engineCpus = engine && engine.cpus > 0 ? engine.cpus : null;
@@ -202,10 +215,25 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       <fieldset className="field-grid">
         <legend>Agent</legend>
         <Field label="Provider URL">
-          <input value={values.baseUrl} onChange={(e) => set('baseUrl', e.target.value)} inputMode="url" spellCheck={false} placeholder="https://api.openai.com/v1" />
+          <input
+            value={values.baseUrl}
+            onChange={(e) => set('baseUrl', e.target.value)}
+            inputMode="url"
+            spellCheck={false}
+            placeholder="https://api.openai.com/v1"
+            ref={baseUrlRef}
+            data-autofocus={focusAgent && agentFocus === 'baseUrl' ? true : undefined}
+          />
         </Field>
         <Field label="Model">
-          <input value={values.model} onChange={(e) => set('model', e.target.value)} spellCheck={false} placeholder="gpt-4o-mini" />
+          <input
+            value={values.model}
+            onChange={(e) => set('model', e.target.value)}
+            spellCheck={false}
+            placeholder="gpt-4o-mini"
+            ref={modelRef}
+            data-autofocus={focusAgent && agentFocus === 'model' ? true : undefined}
+          />
         </Field>
         <Field label="Approval">
           <select value={values.approval} onChange={(e) => set('approval', e.target.value as ProfileFormValues['approval'])}>

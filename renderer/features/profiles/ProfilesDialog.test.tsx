@@ -15,6 +15,19 @@ describe('ProfilesDialog', () => {
     expect(within(dialog).queryByRole('combobox', { name: 'Backend' })).toBeNull();
   });
 
+  it("opened from a chat whose agent is not set up, puts the focus in the agent field it lacks", async () => {
+    const agent = (baseUrl: string | null) => ({ ...profileView('x').settings.agent, baseUrl, model: null });
+    const first = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" focusAgent />, {
+      profiles: [profileView('default'), profileView('work', { agent: agent(null) })],
+    });
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Provider URL' })));
+    first.unmount();
+    renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" focusAgent />, {
+      profiles: [profileView('default'), profileView('work', { agent: agent('http://127.0.0.1:9/v1') })],
+    });
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Model' })));
+  });
+
   it('creates a profile with the form\'s settings', async () => {
     const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default')] });
     const dialog = screen.getByRole('dialog', { name: 'Profiles' });

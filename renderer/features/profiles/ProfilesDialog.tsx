@@ -13,9 +13,11 @@ export interface ProfilesDialogProps {
   onClose(): void;
   /** The profile to open at (a chat's "Open profile settings"); the first one otherwise. */
   initialProfile?: string | null;
+  /** Opened to set up that profile's agent: its first empty agent field takes the focus. */
+  focusAgent?: boolean;
 }
 
-export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialogProps) {
+export function ProfilesDialog({ onClose, initialProfile = null, focusAgent = false }: ProfilesDialogProps) {
   const profiles = useProfiles((s) => s.profiles);
   const error = useProfiles((s) => s.error);
   const [mode, setMode] = useState<Mode>(() => {
@@ -109,6 +111,7 @@ export function ProfilesDialog({ onClose, initialProfile = null }: ProfilesDialo
           profile={editing}
           initiallySaved={editing !== null && editing.name === created}
           onDirtyChange={onDirtyChange}
+          focusAgent={focusAgent && editing?.name === initialProfile}
           onSaved={(p) => {
             if (mode.kind !== 'create') return;
             setCreated(p.name);

@@ -114,6 +114,24 @@ describe('Sidebar', () => {
     expect(screen.getByRole('navigation', { name: 'Chats' })).toBeTruthy();
   });
 
+  it('forgets deleted profiles: two deleted in a row leave neither in the list nor as the profile for new chats', async () => {
+    const { api, stores } = renderWithApp(<Sidebar />, seed);
+    // The user picks "work" for new chats, then deletes it and another in the Profiles dialog.
+    await screen.findByRole('button', { name: 'Write docs' });
+    fireEvent.change(screen.getByRole('combobox', { name: 'Profile for new chats' }), { target: { value: 'work' } });
+    await api.call('profiles.delete', { name: 'work' });
+    await api.call('profiles.delete', { name: 'scratch' });
+    const nav = screen.getByRole('navigation', { name: 'Chats' });
+    await waitFor(() => expect(within(nav).queryByRole('heading', { name: 'scratch' })).toBeNull());
+    const select = screen.getByRole('combobox', { name: 'Profile for new chats' }) as HTMLSelectElement;
+    expect([...select.options].map((o) => o.value)).toEqual(['default']);
+    expect(within(nav).queryByRole('heading', { name: 'work' })).toBeNull();
+    expect(stores.chats.getState().newChatProfile).toBe('default');
+    fireEvent.click(screen.getByRole('button', { name: 'New chat' }));
+    await screen.findByRole('button', { name: 'Chat 1' });
+    expect(api.callsTo('chats.create')).toEqual([{ profile: 'default' }]);
+  });
+
   it('refetches when main says chats changed', async () => {
     const { api } = renderWithApp(<Sidebar />, seed);
     await screen.findByRole('button', { name: 'Write docs' });

@@ -21,15 +21,17 @@ export const Sidebar = memo(function Sidebar({ header, footer }: { header?: Reac
   const newChatProfile = useChats((s) => s.newChatProfile);
   const error = useChats((s) => s.error);
   const profiles = useProfiles((s) => s.profiles);
+  const profilesLoaded = useProfiles((s) => s.loaded);
   const [deleting, setDeleting] = useState<ChatView | null>(null);
   const [creating, setCreating] = useState(false);
 
   const profileNames = useMemo(() => {
     const names = profiles.map((p) => p.name);
     if (!names.includes(DEFAULT_PROFILE) && profiles.length === 0) names.push(DEFAULT_PROFILE);
-    if (!names.includes(newChatProfile)) names.push(newChatProfile);
+    // Before the list arrives, the choice is shown as it is; after, only profiles that exist.
+    if (!profilesLoaded && !names.includes(newChatProfile)) names.push(newChatProfile);
     return names;
-  }, [profiles, newChatProfile]);
+  }, [profiles, profilesLoaded, newChatProfile]);
   const groups = useMemo(() => groupChats(chats, profileNames, filter), [chats, profileNames, filter]);
   const chatsState = stores.chats.getState;
 

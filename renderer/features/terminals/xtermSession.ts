@@ -10,6 +10,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import type { BerthApi } from '../../api/types';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
 import { TERMINAL_FONT } from '../../../shared/terminalFont';
+import { terminalNote } from '../../../shared/terminalNote';
 import { matchShortcut } from '../shortcuts/shortcuts';
 import { CursorBlink } from './cursorBlink';
 import type { TerminalOutputHub } from './outputHub';
@@ -266,7 +267,7 @@ export function shareOwnerClass(term: Terminal): boolean {
 /** The line written when a terminal ends, e.g. "[sandbox stopped — press Restart]". */
 export function exitLine(reason: string | null): string {
   const why = (reason ?? '').trim().replace(/\.+$/, '') || 'The terminal ended';
-  return `\r\n\x1b[2m[${why} — press Restart]\x1b[0m\r\n`;
+  return terminalNote(`${why} — press Restart`);
 }
 
 export interface XtermSessionDeps {
