@@ -22,6 +22,7 @@ import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/review
 import { git, gitText, gitZ, type GitOptions } from './git.js';
 import { folderSize } from '../base/folderSize.js';
 import { emptySlot, fillSlot } from './slotFolders.js';
+import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
 
 export interface CopyMeta {
   copyId: string;
@@ -92,13 +93,22 @@ export class ReviewCopy {
   get trackDir(): string {
     return path.join(this.dir, 'track.git');
   }
+  private attributesChecked = false;
+  /** Berth's repository, with the attributes of the copy and the folder overridden (trackAttributes.ts). */
+  private get trackGitDir(): string {
+    if (!this.attributesChecked) {
+      overrideAttributes(this.trackDir);
+      this.attributesChecked = true;
+    }
+    return this.trackDir;
+  }
   /** git on the copy: Berth's repository, the copy as work tree, Berth's index. */
   private copyGit(): GitOptions {
-    return { gitDir: this.trackDir, workTree: this.workDir, indexFile: path.join(this.trackDir, 'index') };
+    return { gitDir: this.trackGitDir, workTree: this.workDir, indexFile: path.join(this.trackDir, 'index') };
   }
   /** git on the user's folder, through Berth's repository and a separate index (a cache of the folder's stat data). */
   private userGit(): GitOptions {
-    return { gitDir: this.trackDir, workTree: this.meta.hostPath, indexFile: path.join(this.trackDir, 'user-index') };
+    return { gitDir: this.trackGitDir, workTree: this.meta.hostPath, indexFile: path.join(this.trackDir, 'user-index') };
   }
 
   saveMeta(): void {
@@ -229,7 +239,7 @@ export class ReviewCopy {
   /** A tree made from `base` with the entries of `paths` taken from `source` (or removed where `source` lacks them). */
   async compose(base: string, source: string, changes: readonly RawChange[]): Promise<string> {
     const index = path.join(this.trackDir, `compose-${randomBytes(4).toString('hex')}`);
-    const opts = { gitDir: this.trackDir, indexFile: index };
+    const opts = { gitDir: this.trackGitDir, indexFile: index };
     try {
       await git(['read-tree', base], opts);
       const lines: string[] = [];
@@ -330,6 +340,7 @@ export class ReviewCopy {
       /* no index yet */
     }
     if (!fs.existsSync(userIndex)) await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
+    else await forgetConvertedStat({ hostPath: m.hostPath, ...repo }, this.userGit());
     // The cap first, before anything is hashed or checked out: the index says how many files are
     // tracked in its header, and the untracked ones are counted while git lists them.
     const tracked = indexEntryCount(userIndex);
