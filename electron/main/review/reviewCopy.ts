@@ -223,6 +223,16 @@ export class ReviewCopy {
     return sizes;
   }
 
+  /** Which of these paths a tree holds (as any kind of entry). */
+  async inTree(tree: string, paths: readonly string[]): Promise<Set<string>> {
+    // One query per line: a name with a newline cannot be asked, and counts as not there.
+    const asked = paths.filter((p) => !p.includes('\n'));
+    if (asked.length === 0) return new Set();
+    const out = await gitText(['cat-file', '--batch-check=%(objectname)'], { ...this.copyGit(), input: asked.map((p) => `${tree}:${p}\n`).join('') });
+    const lines = out.split('\n');
+    return new Set(asked.filter((_, i) => lines[i] !== undefined && !lines[i]!.endsWith(' missing')));
+  }
+
   async blob(oid: string): Promise<Buffer> {
     return (await git(['cat-file', 'blob', oid], this.copyGit())).stdout;
   }
