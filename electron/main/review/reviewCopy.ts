@@ -23,6 +23,7 @@ import { git, gitText, gitZ, type GitOptions } from './git.js';
 import { folderSize } from '../base/folderSize.js';
 import { emptySlot, fillSlot } from './slotFolders.js';
 import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
+import { chownTree, handBackToSandbox } from './copyOwner.js';
 
 export interface CopyMeta {
   copyId: string;
@@ -266,10 +267,11 @@ export class ReviewCopy {
     }
   }
 
-  /** Makes the copy's files match a tree (the sandbox must be stopped: Berth writes into the copy). */
+  /** Makes the copy's files match a tree (the sandbox must be stopped: Berth writes into the copy), the sandbox's to edit again. */
   async resetWorkTo(tree: string): Promise<void> {
     await this.snapshot();
     await git(['read-tree', '-u', '--reset', tree], this.copyGit());
+    await handBackToSandbox(this.workDir);
   }
 
   // ---------- making a copy ----------
@@ -604,21 +606,6 @@ async function copyTree(from: string, to: string, skip: (rel: string) => boolean
  */
 function breather(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** chown -R in a child process, not spawnSync: a big copy must not stop the main process meanwhile. */
-async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
-  const { spawn } = await import('node:child_process');
-  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => {
-      if (err.length < 16 * 1024) err += c.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (c) => resolve({ code: c, stderr: err }));
-  });
-  if (code !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${stderr.trim() || `chown exited ${code}`}.`);
 }
 
 /** The user's repository when the folder is the top of one: its git dir and common dir; null for a plain folder. */
