@@ -5,7 +5,9 @@
  * root, 0644 files and 0755 folders the sandbox (uid 1000 by default) cannot write, so it is
  * handed over again after each such write. The copy's own top folder says to whom: Berth gave it
  * to the sandbox user when the copy was made (a slot takes its owner when filled), and no
- * sandbox can give a folder away.
+ * sandbox can give a folder away. The whole copy is walked (chown -R): 0.65 s for 100,000 files
+ * on this machine's ext4 (`time chown -R -h 1000:1000` on 100 folders of 1,000 files), once per
+ * Undo, Restore, Discard or Refresh.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
