@@ -36,8 +36,17 @@ export function overrideAttributes(gitDir: string): void {
   fs.renameSync(`${file}.tmp`, file);
 }
 
-/** The attributes by which the user's own git stores a file other than as its bytes on disk. */
-const CONVERTING = ['text', 'eol', 'crlf', 'filter', 'ident', 'working-tree-encoding'];
+/**
+ * The attributes by which the user's checkout holds other bytes than the blobs it stores: CRLF
+ * endings (`eol=crlf`), an expanded `$Id$` (ident), another encoding. (`text` or `text=auto`
+ * alone store CR-less blobs that a checkout here writes back as they are; a filter has no
+ * program in Berth's git, so it never changed a checkout either.)
+ */
+function checksOutOtherBytes(attribute: string, value: string): boolean {
+  if (attribute === 'eol') return value === 'crlf';
+  if (attribute === 'ident') return value === 'set';
+  return attribute === 'working-tree-encoding' && value !== 'unspecified' && value !== 'unset';
+}
 
 /**
  * A copy starts from the user's index (its stat data spares hashing unchanged files), but the
@@ -55,12 +64,12 @@ export async function forgetConvertedStat(user: { hostPath: string; gitDir: stri
     fs.existsSync(path.join(user.common, 'info', 'attributes'));
   if (!hasAttributes || entries.length === 0) return 0;
   // check-attr reads attributes only (it runs no filter); in the user's repository, as their git sees it.
-  const out = await gitZ(['check-attr', '-z', '--stdin', ...CONVERTING], {
+  const out = await gitZ(['check-attr', '-z', '--stdin', 'eol', 'ident', 'working-tree-encoding'], {
     gitDir: user.gitDir, workTree: user.hostPath, config: [`safe.directory=${user.hostPath}`, `safe.directory=${user.gitDir}`],
     input: entries.map((e) => `${pathOf(e)}\0`).join(''),
   });
   const converted = new Set<string>();
-  for (let i = 0; i + 2 < out.length; i += 3) if (out[i + 2] !== 'unspecified' && out[i + 2] !== 'unset') converted.add(out[i] as string);
+  for (let i = 0; i + 2 < out.length; i += 3) if (checksOutOtherBytes(out[i + 1] as string, out[i + 2] as string)) converted.add(out[i] as string);
   const lines = entries.filter((e) => converted.has(pathOf(e)));
   // --index-info puts each entry back as it is but without stat data: the next `add` hashes the file.
   if (lines.length > 0) await git(['update-index', '-z', '--index-info'], { ...tracking, input: lines.map((l) => `${l}\0`).join('') });
