@@ -426,13 +426,16 @@ describe('Review mode security: nothing the container writes runs on this comput
   it('lists a 2 GB file as too large without reading it, and refuses to apply it', async () => {
     const repo = userRepo('big');
     const { chatId, attached } = await reviewChat(repo);
-    await sh(chatId, 'truncate -s 2G big.bin && echo small > small.txt');
+    await sh(chatId, 'truncate -s 2G big.bin && truncate -s 150M c.txt && echo small > small.txt');
     const { copies } = await core.review.changes({ chatId });
     const big = copies[0]!.files.find((f) => f.path === 'big.bin');
-    expect(big).toMatchObject({ tooLarge: true, diff: null });
+    // A new file is listed as added, a file that was there as modified, however large.
+    expect(big).toMatchObject({ status: 'added', tooLarge: true, diff: null });
+    expect(copies[0]!.files.find((f) => f.path === 'c.txt')).toMatchObject({ status: 'modified', tooLarge: true });
+    expect(copies[0]!.counts).toMatchObject({ added: 2, modified: 1, total: 3 });
     const r = await core.review.apply({ chatId, hostPath: attached.attachment.hostPath });
     expect(r.ok).toBe(false);
-    expect(r.problems).toEqual([expect.objectContaining({ path: 'big.bin', kind: 'too_large' })]);
+    expect(r.problems.map((p) => [p.path, p.kind]).sort()).toEqual([['big.bin', 'too_large'], ['c.txt', 'too_large']]);
     expect(fs.existsSync(path.join(repo, 'small.txt'))).toBe(false);
   });
 });

@@ -55,6 +55,16 @@ const CLEAN_ENV =
   'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; ' +
   'unset -f dirname basename readlink head ls mkdir base64 printf mv rm cd pwd 2>/dev/null; ';
 
+/**
+ * The agent's commands run with pipefail where the shell has it (bash, busybox ash; in dash,
+ * which lacks it, `command` keeps the failed `set` from ending the shell): `make 2>&1 | tail -20`, the way models read long
+ * output, otherwise ends with tail's status, and a failed build showed as a green "Exit code 0"
+ * to the user and as success to the model. A stage that dies because a later one stopped
+ * reading (`... | head`) then counts too (141). The option lives only in the command's own
+ * subshell (policy/shellProtocol runs each command in a fresh one).
+ */
+const PIPEFAIL = 'command set -o pipefail 2>/dev/null; ';
+
 /** Runs a helper script in a nested subshell, so what it sets never reaches the chat's shell. */
 function helper(script: string): string {
   return `( ${CLEAN_ENV}${script} )`;
@@ -77,7 +87,7 @@ export class SandboxTools {
     const r = await this.sandbox.exec({
       chatId: caller.chatId,
       taskId: caller.taskId,
-      command: args.command,
+      command: `${PIPEFAIL}${args.command}`,
       workdir: args.workdir,
       timeoutMs: args.timeout_seconds === undefined ? undefined : Math.max(100, Math.round(args.timeout_seconds * 1000)),
     }, caller.signal);

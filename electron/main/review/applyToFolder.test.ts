@@ -51,4 +51,32 @@ describe('applyWrites', () => {
     expect(fs.readFileSync(path.join(outside, 'victim'), 'utf8')).toBe('safe');
     expect(fs.lstatSync(path.join(root, 'f')).isFile()).toBe(true);
   });
+
+  // Owners other than Berth's own can only be given as root (Berth's documented set-up here).
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot) console.log('applyToFolder.test: owner tests need root (they give files to uid 4242); skipped as uid', process.getuid?.());
+  it.runIf(asRoot)('keeps the owner and mode of a file it replaces, and gives new files and folders the owner of the folder they are made in', () => {
+    const root = temp.make();
+    fs.chownSync(root, 4242, 4243);
+    const own = (p: string) => fs.lstatSync(path.join(root, p));
+    fs.writeFileSync(path.join(root, 'secret.txt'), 'old');
+    fs.chmodSync(path.join(root, 'secret.txt'), 0o640);
+    fs.chownSync(path.join(root, 'secret.txt'), 4242, 4243);
+    fs.writeFileSync(path.join(root, 'tool'), 'old');
+    fs.chmodSync(path.join(root, 'tool'), 0o640);
+    fs.chownSync(path.join(root, 'tool'), 4244, 4245);
+    applyWrites(root, [
+      { kind: 'file', path: 'secret.txt', content: Buffer.from('new'), executable: false },
+      { kind: 'file', path: 'tool', content: Buffer.from('#!/bin/sh\n'), executable: true },
+      { kind: 'file', path: 'made/deep/n.txt', content: Buffer.from('n'), executable: false },
+      { kind: 'symlink', path: 'made/link', target: 'deep/n.txt' },
+    ]);
+    expect(fs.readFileSync(path.join(root, 'secret.txt'), 'utf8')).toBe('new');
+    const view = (p: string) => ({ uid: own(p).uid, gid: own(p).gid, mode: (own(p).mode & 0o7777).toString(8) });
+    expect(view('secret.txt')).toEqual({ uid: 4242, gid: 4243, mode: '640' });
+    // Made executable: execute where it could be read, as chmod +x would for 0640.
+    expect(view('tool')).toEqual({ uid: 4244, gid: 4245, mode: '750' });
+    expect([view('made'), view('made/deep'), view('made/deep/n.txt')].map((v) => [v.uid, v.gid])).toEqual([[4242, 4243], [4242, 4243], [4242, 4243]]);
+    expect([own('made/link').uid, own('made/link').gid]).toEqual([4242, 4243]);
+  });
 });

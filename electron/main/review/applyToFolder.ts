@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
+import { replacedFileMode } from '../policy/replacedFileMode.js';
+import { giveTo, ownerFor } from './folderOwners.js';
 
 export type FolderWrite =
   | { kind: 'file'; path: string; content: Buffer; executable: boolean }
@@ -47,6 +49,9 @@ function makeParents(root: string, rel: string, made: string[]): void {
     try {
       fs.mkdirSync(cur);
       made.push(cur);
+      const dir = cur;
+      const parent = fs.lstatSync(path.dirname(dir));
+      giveTo((uid, gid) => fs.lchownSync(dir, uid, gid), fs.lstatSync(dir), { uid: parent.uid, gid: parent.gid }, false, path.relative(root, dir));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (!fs.lstatSync(cur).isDirectory()) throw new Error(`${cur} is not a folder`, { cause: error });
@@ -73,16 +78,23 @@ export function applyWrites(root: string, writes: readonly FolderWrite[]): strin
       }
       makeParents(root, w.path, madeDirs);
       const temp = `${target}${tag}`;
-      if (w.kind === 'symlink') fs.symlinkSync(w.target, temp);
-      else {
+      // The owner (and a file's mode) of what it replaces, or the folder's owner for a new entry.
+      const { existing, owner } = ownerFor(target);
+      if (w.kind === 'symlink') {
+        fs.symlinkSync(w.target, temp);
+        staged.push({ target, temp });
+        giveTo((uid, gid) => fs.lchownSync(temp, uid, gid), fs.lstatSync(temp), owner, existing !== null, w.path);
+      } else {
         const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, w.executable ? 0o755 : 0o644);
+        staged.push({ target, temp });
         try {
           fs.writeSync(fd, w.content);
+          giveTo((uid, gid) => fs.fchownSync(fd, uid, gid), fs.fstatSync(fd), owner, existing !== null, w.path);
+          if (existing?.isFile()) fs.fchmodSync(fd, replacedFileMode(existing.mode, w.executable));
         } finally {
           fs.closeSync(fd);
         }
       }
-      staged.push({ target, temp });
     }
     // 2. Old versions move aside, new ones take their place (renames replace links, never follow them).
     for (const s of staged) {

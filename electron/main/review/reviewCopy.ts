@@ -20,8 +20,14 @@ import { BerthError } from '../../../shared/errors.js';
 import { REVIEW_LIMITS, type CopyContents, type ReviewCopyInfo } from '../../../shared/review.js';
 import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
 import { git, gitText, gitZ, type GitOptions } from './git.js';
-import { folderSize } from '../base/folderSize.js';
 import { emptySlot, fillSlot } from './slotFolders.js';
+import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
+import { chownTree, handBackToSandbox } from './copyOwner.js';
+import { breather, copyEntry, copyTree, indexEntryCount, scanFolder, tooManyFiles } from './copyFiles.js';
+import { SLOT_HISTORY_MAX_BYTES, historyProblem, userRepository } from './userRepository.js';
+
+export { indexEntryCount, scanFolder } from './copyFiles.js';
+export { SLOT_HISTORY_MAX_BYTES, historyProblem, slotProblem } from './userRepository.js';
 
 export interface CopyMeta {
   copyId: string;
@@ -62,16 +68,6 @@ export interface CopyMeta {
   lastApply?: { before: string; after: string; files: string[]; madeDirs: string[]; at: number } | null;
 }
 
-/**
- * The most a git copy copies of the user's history (its object store) so that the copy fits a
- * warm sandbox's slot folder without a mount of its own. Measured on this machine's ext4 (no
- * reflink, so a real copy) under a load of ~11: 256 MiB of packs took 4.2-5.4 s, as long as the
- * recreate it saves (~5 s, npm run bench:slots); 64 MiB costs about a second at worst, and a
- * repository's object store is smaller than that in most projects. Above it the history is
- * mounted read-only as for a chat without a slot, and the chat waits for a new container.
- */
-export const SLOT_HISTORY_MAX_BYTES = 64 * 1024 * 1024;
-
 /** `message` says what is being done, in words; the counts are `files` and `total` (the panel shows them beside it). */
 export type Progress = (phase: 'scanning' | 'copying' | 'indexing' | 'done', files: number, total: number | null, message: string) => void;
 
@@ -94,13 +90,22 @@ export class ReviewCopy {
   get trackDir(): string {
     return path.join(this.dir, 'track.git');
   }
+  private attributesChecked = false;
+  /** Berth's repository, with the attributes of the copy and the folder overridden (trackAttributes.ts). */
+  private get trackGitDir(): string {
+    if (!this.attributesChecked) {
+      overrideAttributes(this.trackDir);
+      this.attributesChecked = true;
+    }
+    return this.trackDir;
+  }
   /** git on the copy: Berth's repository, the copy as work tree, Berth's index. */
   private copyGit(): GitOptions {
-    return { gitDir: this.trackDir, workTree: this.workDir, indexFile: path.join(this.trackDir, 'index') };
+    return { gitDir: this.trackGitDir, workTree: this.workDir, indexFile: path.join(this.trackDir, 'index') };
   }
   /** git on the user's folder, through Berth's repository and a separate index (a cache of the folder's stat data). */
   private userGit(): GitOptions {
-    return { gitDir: this.trackDir, workTree: this.meta.hostPath, indexFile: path.join(this.trackDir, 'user-index') };
+    return { gitDir: this.trackGitDir, workTree: this.meta.hostPath, indexFile: path.join(this.trackDir, 'user-index') };
   }
 
   saveMeta(): void {
@@ -218,6 +223,16 @@ export class ReviewCopy {
     return sizes;
   }
 
+  /** Which of these paths a tree holds (as any kind of entry). */
+  async inTree(tree: string, paths: readonly string[]): Promise<Set<string>> {
+    // One query per line: a name with a newline cannot be asked, and counts as not there.
+    const asked = paths.filter((p) => !p.includes('\n'));
+    if (asked.length === 0) return new Set();
+    const out = await gitText(['cat-file', '--batch-check=%(objectname)'], { ...this.copyGit(), input: asked.map((p) => `${tree}:${p}\n`).join('') });
+    const lines = out.split('\n');
+    return new Set(asked.filter((_, i) => lines[i] !== undefined && !lines[i]!.endsWith(' missing')));
+  }
+
   async blob(oid: string): Promise<Buffer> {
     return (await git(['cat-file', 'blob', oid], this.copyGit())).stdout;
   }
@@ -234,7 +249,7 @@ export class ReviewCopy {
   /** A tree made from `base` with the entries of `paths` taken from `source` (or removed where `source` lacks them). */
   async compose(base: string, source: string, changes: readonly RawChange[]): Promise<string> {
     const index = path.join(this.trackDir, `compose-${randomBytes(4).toString('hex')}`);
-    const opts = { gitDir: this.trackDir, indexFile: index };
+    const opts = { gitDir: this.trackGitDir, indexFile: index };
     try {
       await git(['read-tree', base], opts);
       const lines: string[] = [];
@@ -251,10 +266,11 @@ export class ReviewCopy {
     }
   }
 
-  /** Makes the copy's files match a tree (the sandbox must be stopped: Berth writes into the copy). */
+  /** Makes the copy's files match a tree (the sandbox must be stopped: Berth writes into the copy), the sandbox's to edit again. */
   async resetWorkTo(tree: string): Promise<void> {
     await this.snapshot();
     await git(['read-tree', '-u', '--reset', tree], this.copyGit());
+    await handBackToSandbox(this.workDir);
   }
 
   // ---------- making a copy ----------
@@ -335,6 +351,7 @@ export class ReviewCopy {
       /* no index yet */
     }
     if (!fs.existsSync(userIndex)) await git(['read-tree', m.headCommit ?? EMPTY_TREE], this.userGit());
+    else await forgetConvertedStat({ hostPath: m.hostPath, ...repo }, this.userGit());
     // The cap first, before anything is hashed or checked out: the index says how many files are
     // tracked in its header, and the untracked ones are counted while git lists them.
     const tracked = indexEntryCount(userIndex);
@@ -467,151 +484,4 @@ export class ReviewCopy {
     // Same files, same mtimes: the copy's index is a valid cache of the user's folder too.
     fs.copyFileSync(path.join(this.trackDir, 'index'), path.join(this.trackDir, 'user-index'));
   }
-}
-
-function tooManyFiles(hostPath: string, limit: number = REVIEW_LIMITS.maxCopyFiles): BerthError {
-  return new BerthError('review_too_large', `"${hostPath}" holds more than ${limit.toLocaleString('en-US')} files, more than a Review-mode copy takes.`, {
-    hint: 'Attach a smaller folder, or attach this one read-write or read-only.',
-  });
-}
-
-/**
- * Every file and link under a folder (relative paths), never following links. The walk streams
- * (one directory handle at a time, the event loop free between entries) and stops at the first
- * entry over the limit: a folder of a million files is refused after reading that many names,
- * never all of them, and Berth's other chats keep running meanwhile.
- */
-export async function scanFolder(root: string, limit: number = REVIEW_LIMITS.maxCopyFiles, progress?: (files: number) => void): Promise<string[]> {
-  const out: string[] = [];
-  const dirs: string[] = [''];
-  while (dirs.length > 0) {
-    const rel = dirs.pop() as string;
-    // Leaving the loop early (the throw below) closes the handle.
-    for await (const d of await fs.promises.opendir(path.join(root, rel), { bufferSize: 256 })) {
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) dirs.push(r);
-      else if (d.isFile() || d.isSymbolicLink()) {
-        out.push(r);
-        if (out.length > limit) throw tooManyFiles(root, limit);
-        if (progress && out.length % 20_000 === 0) progress(out.length);
-      }
-    }
-  }
-  return out;
-}
-
-/** The entry count in a git index file's header ("DIRC", version, count), or null when it is not one. */
-export function indexEntryCount(file: string): number | null {
-  let fd: number | null = null;
-  try {
-    fd = fs.openSync(file, 'r');
-    const head = Buffer.alloc(12);
-    if (fs.readSync(fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== 'DIRC') return null;
-    return head.readUInt32BE(8);
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) fs.closeSync(fd);
-  }
-}
-
-/** Copies one file (copy-on-write where the filesystem can) or link (as a link), keeping mtime and mode. */
-function copyEntry(from: string, to: string): void {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
-  const st = fs.lstatSync(from);
-  if (st.isSymbolicLink()) {
-    fs.symlinkSync(fs.readlinkSync(from), to);
-    return;
-  }
-  if (!st.isFile()) return;
-  fs.copyFileSync(from, to, fs.constants.COPYFILE_FICLONE);
-  fs.chmodSync(to, st.mode & 0o777);
-  fs.utimesSync(to, st.atime, st.mtime);
-}
-
-/**
- * Why a repository's object store will not be copied into a slot (it is borrowed through a
- * read-only mount instead), or null when it will: it borrows from another repository itself, or
- * it is over `maxBytes`.
- */
-export async function historyProblem(objects: string, maxBytes: number = SLOT_HISTORY_MAX_BYTES): Promise<string | null> {
-  const mb = (n: number) =>
-    n >= 1024 * 1024 ? `${Math.ceil(n / (1024 * 1024)).toLocaleString('en-US')} MB` : n >= 1024 ? `${Math.ceil(n / 1024)} KB` : `${n} bytes`;
-  try {
-    if (fs.readFileSync(path.join(objects, 'info', 'alternates'), 'utf8').trim() !== '') {
-      return 'a git repository that borrows history from another repository (its history is mounted read-only)';
-    }
-  } catch {
-    /* none: the usual case */
-  }
-  const size = await folderSize(objects, 500_000);
-  if (!size || size.capped || size.bytes > maxBytes) {
-    const bytes = size ? `${size.capped ? 'over ' : ''}${mb(size.bytes)}` : 'unknown in size';
-    return `a git repository whose history (${bytes}) is more than the ${mb(maxBytes)} a ready sandbox copies (it is mounted read-only instead)`;
-  }
-  return null;
-}
-
-/** Why a Review-mode copy of this folder would not fit a free slot (its git history), or null when it would. */
-export async function slotProblem(hostPath: string, maxBytes: number = SLOT_HISTORY_MAX_BYTES): Promise<string | null> {
-  const repo = await userRepository(hostPath);
-  return repo ? historyProblem(path.join(repo.common, 'objects'), maxBytes) : null;
-}
-
-/**
- * Copies a folder's files (copy-on-write where the filesystem can, else a real copy; never a
- * hard link), links as links, skipping what `skip` names; the event loop runs between batches.
- */
-async function copyTree(from: string, to: string, skip: (rel: string) => boolean): Promise<void> {
-  const dirs: string[] = [''];
-  let n = 0;
-  fs.mkdirSync(to, { recursive: true, mode: 0o755 });
-  while (dirs.length > 0) {
-    const rel = dirs.pop() as string;
-    for (const d of fs.readdirSync(path.join(from, rel), { withFileTypes: true })) {
-      const r = rel ? path.join(rel, d.name) : d.name;
-      if (skip(r)) continue;
-      if (d.isDirectory()) {
-        fs.mkdirSync(path.join(to, r), { mode: 0o755 });
-        dirs.push(r);
-      } else if (d.isFile() || d.isSymbolicLink()) {
-        copyEntry(path.join(from, r), path.join(to, r));
-        if (++n % 200 === 0) await breather();
-      }
-    }
-  }
-}
-
-/**
- * Lets the event loop run between batches of synchronous copies: the progress just emitted
- * reaches the page, and the other chats' terminals keep flowing while a big folder is copied.
- */
-function breather(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** chown -R in a child process, not spawnSync: a big copy must not stop the main process meanwhile. */
-async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
-  const { spawn } = await import('node:child_process');
-  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => {
-      if (err.length < 16 * 1024) err += c.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (c) => resolve({ code: c, stderr: err }));
-  });
-  if (code !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${stderr.trim() || `chown exited ${code}`}.`);
-}
-
-/** The user's repository when the folder is the top of one: its git dir and common dir; null for a plain folder. */
-async function userRepository(hostPath: string): Promise<{ gitDir: string; common: string } | null> {
-  if (!fs.existsSync(path.join(hostPath, '.git'))) return null;
-  const opts: GitOptions = { cwd: hostPath, config: [`safe.directory=${hostPath}`], okCodes: [128] };
-  const r = await git(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], opts);
-  if (r.code !== 0) return null;
-  const [top, gitDir, common] = r.stdout.toString('utf8').trim().split('\n') as [string, string, string];
-  if (fs.realpathSync(top) !== fs.realpathSync(hostPath)) return null;
-  return { gitDir, common: path.resolve(hostPath, common) };
 }

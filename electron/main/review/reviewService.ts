@@ -288,8 +288,9 @@ export class ReviewService {
         additions: tooLarge ? null : (stat?.additions ?? null), deletions: tooLarge ? null : (stat?.deletions ?? null), diff: null, diffOmitted: false,
       };
     });
+    const largeInBase = await copy.inTree(base, snap.large);
     for (const p of snap.large) {
-      files.push({ path: p, oldPath: null, status: 'modified', binary: false, tooLarge: true, symlink: false, additions: null, deletions: null, diff: null, diffOmitted: false });
+      files.push({ path: p, oldPath: null, status: largeInBase.has(p) ? 'modified' : 'added', binary: false, tooLarge: true, symlink: false, additions: null, deletions: null, diff: null, diffOmitted: false });
     }
     const listing: Listing = { key, version: versionOf(key), tree: snap.tree, files };
     this.listings.set(copy.meta.copyId, listing);
