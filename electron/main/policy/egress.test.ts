@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { allowEntryFor, EgressAllowEntry, egressEntryProblem, isIpAddress } from '../../../shared/egress.js';
-import { allowlistEngineProblem, haproxyConf, neverReachedFiles, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
+import { allowlistEngineProblem, haproxyConf, neverReachedFiles, SANDBOX_CONNECTIONS, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {
@@ -133,6 +133,16 @@ describe('plain HTTP (HAProxy)', () => {
     // The decision comes before the address is set: nothing is connected to before it.
     expect(conf.indexOf('-f /tmp/berth/http-allow.lst')).toBeLessThan(conf.indexOf('set-dst var'));
     expect(conf.indexOf('-m ip')).toBeLessThan(conf.indexOf('set-dst var'));
+  });
+
+  it(`holds at most ${SANDBOX_CONNECTIONS} connections from one sandbox (its own address), refusing the rest as they come`, () => {
+    const conf = haproxyConf('/tmp/berth');
+    expect(conf).toContain('tcp-request connection track-sc0 src\n');
+    expect(conf).toContain(`tcp-request connection reject if { sc0_conn_cur gt ${SANDBOX_CONNECTIONS} }\n`);
+    expect(conf).toMatch(/stick-table type ip size \d+k expire \d+m store conn_cur\n/);
+    // A half-sent request holds its place no longer than this.
+    expect(conf).toContain('timeout http-request 10s\n');
+    expect(SANDBOX_CONNECTIONS).toBeLessThan(1024 / 8);
   });
 
   it('passes an allowed CONNECT, decided the same way, to squid on its loopback for the SNI check; plain HTTP to the resolved address', () => {

@@ -43,6 +43,16 @@ export function neverReachedFiles(local: readonly string[]): { squid: string; ht
   };
 }
 
+/**
+ * How many connections one sandbox may hold at the profile's shared proxy at once. The proxy
+ * serves every chat of a profile (HAProxy's maxconn 1024 in all); without a limit per sandbox
+ * one chat's ~1,100 idle half-sent requests held every place and the other chats' requests
+ * waited up to the request timeout or failed. 64: what busy clients open at most — a browser 6
+ * per host, npm 15 per origin (its maxsockets), pnpm 16 and yarn 50 (their network concurrency)
+ * — with room to spare; it takes 16 chats at their limit at once to fill the proxy.
+ */
+export const SANDBOX_CONNECTIONS = 64;
+
 export interface AllowRule {
   /** squid's dstdomain form: `.example.com` for `*.example.com` (the domain and every name under it). */
   domain: string;
@@ -307,7 +317,9 @@ defaults
   timeout client 1h
   timeout server 1h
   timeout tunnel 1h
-  timeout http-request 30s
+  # A client sends a request's head in one go; 10 s is ample on a slow link, and a half-sent
+  # one holds a place (and a buffer) no longer than that.
+  timeout http-request 10s
   log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U %bp"
 resolvers docker
   parse-resolv-conf
@@ -315,6 +327,11 @@ resolvers docker
 frontend berth_proxy
   bind :${PROXY_PORT}
   bind :${HTTP_PORT}
+  # Each sandbox has an address of its own on its sealed network: at most SANDBOX_CONNECTIONS
+  # at once from one, so one chat cannot take every place of the profile's proxy.
+  stick-table type ip size 16k expire 10m store conn_cur
+  tcp-request connection track-sc0 src
+  tcp-request connection reject if { sc0_conn_cur gt ${SANDBOX_CONNECTIONS} }
   http-request deny deny_status 403 if METH_CONNECT { dst_port ${HTTP_PORT} }
   http-request deny deny_status 403 if METH_CONNECT !{ url -m reg ^[^:/]+:[0-9]+$ }
   http-request set-var(txn.authority) url,lower if METH_CONNECT
