@@ -27,6 +27,33 @@ const SELF_ADDRESS = '203.0.113.7';
 const LATE_ADDRESS = '203.0.113.8';
 const REACHED = 'host service reached';
 
+/** An HTTPS tunnel through the proxy to allowed.test: one request now, one more once /tmp/go exists. */
+const TUNNEL = String.raw`
+import os, socket, ssl, time
+s = socket.create_connection(('berth-egress-proxy', 3128))
+s.sendall(b'CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n')
+head = b''
+while b'\r\n\r\n' not in head:
+    head += s.recv(1)
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+t = ctx.wrap_socket(s, server_hostname='allowed.test')
+def get():
+    t.sendall(b'GET / HTTP/1.1\r\nHost: allowed.test\r\n\r\n')
+    data = b''
+    while b'hello from' not in data:
+        chunk = t.recv(4096)
+        if not chunk: break
+        data += chunk
+    return b'hello from' in data
+print('first', get(), flush=True)
+while not os.path.exists('/tmp/go'):
+    time.sleep(0.1)
+try:
+    print('second', get(), flush=True)
+except OSError as e:
+    print('second failed', e, flush=True)
+`;
+
 const h = new Harness();
 let inet: PretendInternet;
 let dns: PretendDns;
@@ -131,7 +158,11 @@ describe("the allowlist proxy and this computer's own addresses", () => {
     }
   });
 
-  it('refuses an address that appears on an interface after the proxy started', async () => {
+  it('refuses an address that appears on an interface after the proxy started, keeping an open tunnel', async () => {
+    // A tunnel opened before the change (HTTPS to an allowed host, one request answered) must
+    // carry its next request after the proxy took the new list.
+    await run(`cat > /tmp/tunnel.py <<'EOF'\n${TUNNEL}\nEOF\nnohup python3 /tmp/tunnel.py > /tmp/tunnel.log 2>&1 &`);
+    await waitFor(async () => (await run('cat /tmp/tunnel.log')).includes('first True'), 'the tunnel to answer its first request', 30_000);
     addAddress(LATE_ADDRESS);
     expect(await docker('exec', dns.name, 'curl', '-sS', '--max-time', '5', `http://${LATE_ADDRESS}:${httpPort}/`)).toContain(REACHED);
     // Berth notices interface changes on an interval: wait for the refusal, never for time.
@@ -140,5 +171,11 @@ describe("the allowlist proxy and this computer's own addresses", () => {
       return !r.includes(REACHED) && r;
     }, 'the proxy to refuse the new address', 60_000);
     expectRefused(out);
-  }, 90_000);
+    await run('touch /tmp/go');
+    const tunnel = await waitFor(async () => {
+      const log = await run('cat /tmp/tunnel.log');
+      return log.includes('second') && log;
+    }, "the tunnel's second answer", 30_000);
+    expect(tunnel).toContain('second True');
+  }, 120_000);
 });
