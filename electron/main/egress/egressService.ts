@@ -169,6 +169,7 @@ export class EgressService {
       this.proxies.set(profile, p);
       p.catch(() => {
         if (this.proxies.get(profile) === p) this.proxies.delete(profile);
+        if (this.proxies.size === 0) this.localAddresses.stop();
       });
     }
     return p;
