@@ -116,7 +116,7 @@ export class EgressService {
     this.subnetPool = options.subnetPool ?? DEFAULT_SUBNET_POOL;
     this.localAddresses = new LocalAddressWatch({
       engine: deps.engine,
-      onChange: (addresses) => void this.refreshAll(addresses),
+      onChange: (addresses) => this.refreshAll(addresses),
       ...(options.localAddressRefreshMs ? { refreshMs: options.localAddressRefreshMs } : {}),
     });
   }
@@ -358,13 +358,17 @@ export class EgressService {
     await this.apply(proxy, this.proxyFiles(profile, await this.localAddresses.current()));
   }
 
-  /** This computer's addresses changed: every running proxy refuses the new list. */
-  private async refreshAll(local: readonly string[]): Promise<void> {
+  /**
+   * This computer's addresses changed: every running proxy refuses the new list. False when one
+   * did not take it (it keeps refusing the older list): the watch offers the list again.
+   */
+  private async refreshAll(local: readonly string[]): Promise<boolean> {
+    let all = true;
     for (const p of [...this.proxies.values()]) {
       const proxy = await p.catch(() => null);
-      // A failure here is retried at the next change; the proxy keeps refusing the older list meanwhile.
-      if (proxy) await this.apply(proxy, this.proxyFiles(proxy.profile, local)).catch(() => undefined);
+      if (proxy) all = (await this.apply(proxy, this.proxyFiles(proxy.profile, local)).then(() => true, () => false)) && all;
     }
+    return all;
   }
 
   requests(chatId: string): NetworkRequest[] {

@@ -24,12 +24,16 @@ export class LocalAddressWatch {
   private list: string[] | null = null;
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<string[]> | null = null;
+  private refreshing = false;
 
   constructor(
     private readonly deps: {
       engine: Engine;
-      /** Called with the new list whenever it differs from the last one. */
-      onChange: (addresses: string[]) => void;
+      /**
+       * Called with the new list whenever it differs from the last one taken; false (a proxy did
+       * not take it) has it offered again at the next look.
+       */
+      onChange: (addresses: string[]) => Promise<boolean>;
       interfaces?: () => Record<string, readonly InterfaceAddress[] | undefined>;
       refreshMs?: number;
     },
@@ -65,10 +69,17 @@ export class LocalAddressWatch {
   }
 
   private async refresh(): Promise<void> {
-    // Docker unreachable for a moment: the last list stays (the proxies keep refusing it).
-    const next = await this.read().catch(() => null);
-    if (!next || !this.timer || (this.list && next.join(' ') === this.list.join(' '))) return;
-    this.list = next;
-    this.deps.onChange(next);
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      // Docker unreachable for a moment: the last list stays (the proxies keep refusing it).
+      const next = await this.read().catch(() => null);
+      if (!next || !this.timer || (this.list && next.join(' ') === this.list.join(' '))) return;
+      const before = this.list;
+      this.list = next;
+      if (!(await this.deps.onChange(next)) && this.list === next) this.list = before;
+    } finally {
+      this.refreshing = false;
+    }
   }
 }
