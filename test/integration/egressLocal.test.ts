@@ -67,7 +67,11 @@ let httpsPort: number;
 const added: string[] = [];
 
 function addAddress(address: string): void {
-  execFileSync('ip', ['addr', 'replace', `${address}/32`, 'dev', 'lo']);
+  try {
+    execFileSync('ip', ['addr', 'replace', `${address}/32`, 'dev', 'lo'], { stdio: 'pipe' });
+  } catch (error) {
+    throw new Error(`This test puts ${address} on loopback and needs root (CAP_NET_ADMIN) and iproute2 for it: ${String(error)}`, { cause: error });
+  }
   added.push(address);
 }
 
