@@ -11,7 +11,8 @@
  * ports and decides it by host and port; it passes an allowed HTTPS CONNECT to squid on the
  * container's loopback, which checks the client hello's SNI and splices (policy/egress.ts).
  * A changed allowlist is applied by squid's reconfigure and HAProxy's reload, and we wait until
- * both accept connections again, so the next request sees it.
+ * both accept connections again, so the next request sees it. So is a change of this computer's
+ * own addresses (LocalAddressWatch), which the proxies refuse besides the private ranges.
  */
 import type { NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
@@ -22,9 +23,10 @@ import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import { DEFAULT_SUBNET_POOL, type SubnetPool } from '../policy/subnets.js';
 import {
-  HTTP_ALLOW_FILE, HTTP_READY_LINE, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyCertCommand,
+  HTTP_ALLOW_FILE, HTTP_READY_LINE, NEVER_FILES, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, neverReachedFiles, parseHttpLog, parseSniLog, proxyCertCommand,
   proxyContainerName, refusedNote, sandboxNetworkName, SNI_MATCH_HELPER, sniHelperPath, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
 } from '../policy/egress.js';
+import { LocalAddressWatch } from './localAddressWatch.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
@@ -56,12 +58,25 @@ export interface EgressOptions {
    * (a bad BERTH_EGRESS_POOL) fails each allowlist start with it rather than Berth's start.
    */
   subnetPool?: SubnetPool | BerthError;
+  /** How often this computer's addresses are looked at again (LocalAddressWatch's REFRESH_MS). */
+  localAddressRefreshMs?: number;
+}
+
+/** What the proxy reads from its configuration folder and Berth rewrites on a change. */
+interface ProxyFiles {
+  squid: string;
+  http: string;
+  squidNever: string;
+  httpNever: string;
 }
 
 interface Proxy {
   id: string;
   profile: string;
+  /** The ProxyFiles it runs with, as JSON. */
   applied: string;
+  /** The change being applied: the next waits for it (each reload waits for its own ready lines). */
+  applying: Promise<void>;
   log: { stop(): void };
   /** Each waits for squid's and HAProxy's next ready lines. */
   readyWaiters: { squid: boolean; http: boolean; done: () => void }[];
@@ -82,6 +97,7 @@ export class EgressService {
   private readonly outsideNetwork: string;
   private readonly dns: string[];
   private readonly subnetPool: SubnetPool | BerthError;
+  private readonly localAddresses: LocalAddressWatch;
 
   constructor(
     private readonly deps: {
@@ -98,6 +114,11 @@ export class EgressService {
     this.outsideNetwork = options.outsideNetwork ?? OUTSIDE_NETWORK;
     this.dns = options.dns ?? [];
     this.subnetPool = options.subnetPool ?? DEFAULT_SUBNET_POOL;
+    this.localAddresses = new LocalAddressWatch({
+      engine: deps.engine,
+      onChange: (addresses) => this.refreshAll(addresses),
+      ...(options.localAddressRefreshMs ? { refreshMs: options.localAddressRefreshMs } : {}),
+    });
   }
 
   private labels(profile: string, role: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -148,6 +169,7 @@ export class EgressService {
       this.proxies.set(profile, p);
       p.catch(() => {
         if (this.proxies.get(profile) === p) this.proxies.delete(profile);
+        if (this.proxies.size === 0) this.localAddresses.stop();
       });
     }
     return p;
@@ -157,9 +179,11 @@ export class EgressService {
     const { engine } = this.deps;
     await this.deps.ensureImage?.(this.image, onProgress);
     await engine.ensureEgressNetwork(this.outsideNetwork, { [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }, 'outside');
-    const allow = this.allowFiles(profile);
+    const allow = this.proxyFiles(profile, await this.localAddresses.current());
     const { id, running } = await this.ensureProxyContainer(profile, allow);
-    const proxy: Proxy = { id, profile, applied: running ? '' : allow, log: { stop: () => undefined }, readyWaiters: [], sniVerdicts: new Map(), sniPending: new Map() };
+    const proxy: Proxy = {
+      id, profile, applied: running ? '' : allow, applying: Promise.resolve(), log: { stop: () => undefined }, readyWaiters: [], sniVerdicts: new Map(), sniPending: new Map(),
+    };
     const ready = running ? Promise.resolve() : this.nextReady(proxy);
     // A created container's log cannot be followed yet: start first, then read from its start.
     if (!running) await engine.startContainer(id);
@@ -170,15 +194,20 @@ export class EgressService {
     return proxy;
   }
 
-  /** The profile's allowlist as squid's include file and HAProxy's pattern file (one string: what was applied). */
-  private allowFiles(profile: string): string {
+  /**
+   * The profile's allowlist as squid's include file and HAProxy's pattern file, and the addresses
+   * never reached (this computer's among them) as theirs (one string: what was applied).
+   */
+  private proxyFiles(profile: string, local: readonly string[]): string {
     const entries = this.deps.settingsOf(profile)?.egressAllow ?? [];
-    return JSON.stringify({ squid: squidAllowConf(entries), http: httpAllowList(entries) });
+    const never = neverReachedFiles(local);
+    const files: ProxyFiles = { squid: squidAllowConf(entries), http: httpAllowList(entries), squidNever: never.squid, httpNever: never.http };
+    return JSON.stringify(files);
   }
 
   /** The profile's proxy container: the one left by an earlier start, or a new one (not started). */
   private async ensureProxyContainer(profile: string, allow: string): Promise<{ id: string; running: boolean }> {
-    const files = JSON.parse(allow) as { squid: string; http: string };
+    const files = JSON.parse(allow) as ProxyFiles;
     const { engine } = this.deps;
     const name = proxyContainerName(this.deps.instanceId, profile);
     for (let attempt = 0; ; attempt++) {
@@ -198,9 +227,11 @@ export class EgressService {
             `mkdir -p ${CONF_DIR} && ${proxyCertCommand(CONF_DIR)} && printf '%s' "$BERTH_SQUID_CONF" > ${CONF_DIR}/squid.conf && printf '%s' "$BERTH_ALLOW_CONF" > ${CONF_DIR}/allow.conf`
               + ` && printf '%s' "$BERTH_SNI_HELPER" > ${sniHelperPath(CONF_DIR)}`
               + ` && printf '%s' "$BERTH_HAPROXY_CONF" > ${CONF_DIR}/haproxy.cfg && printf '%s' "$BERTH_HTTP_ALLOW" > ${CONF_DIR}/${HTTP_ALLOW_FILE}`
+              + ` && printf '%s' "$BERTH_SQUID_NEVER" > ${CONF_DIR}/${NEVER_FILES.squid} && printf '%s' "$BERTH_HTTP_NEVER" > ${CONF_DIR}/${NEVER_FILES.http}`
               + ` && { /usr/sbin/haproxy -W -db -p ${HAPROXY_PID} -f ${CONF_DIR}/haproxy.cfg & } && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
           ],
-          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR)}`, `BERTH_HTTP_ALLOW=${files.http}`, `BERTH_SNI_HELPER=${SNI_MATCH_HELPER}`],
+          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR)}`, `BERTH_HTTP_ALLOW=${files.http}`, `BERTH_SNI_HELPER=${SNI_MATCH_HELPER}`,
+            `BERTH_SQUID_NEVER=${files.squidNever}`, `BERTH_HTTP_NEVER=${files.httpNever}`],
           network: this.outsideNetwork,
           dns: this.dns,
           memoryMb: 512,
@@ -289,15 +320,25 @@ export class EgressService {
     this.deps.events.emit('network.request', request);
   }
 
-  private async apply(proxy: Proxy, allow: string): Promise<void> {
+  /**
+   * Rewrites the proxy's files and reloads both programs (HAProxy's old worker finishes the
+   * connections it has; squid's reconfigure keeps its tunnels), after any change still being applied.
+   */
+  private apply(proxy: Proxy, allow: string): Promise<void> {
+    const run = proxy.applying.catch(() => undefined).then(() => (allow === proxy.applied ? undefined : this.applyNow(proxy, allow)));
+    proxy.applying = run;
+    return run;
+  }
+
+  private async applyNow(proxy: Proxy, allow: string): Promise<void> {
     const ready = this.nextReady(proxy);
-    const files = JSON.parse(allow) as { squid: string; http: string };
+    const files = JSON.parse(allow) as ProxyFiles;
     const { exitCode, output } = await this.deps.engine.execOnce(proxy.id, [
       '/bin/sh', '-c',
-      `printf '%s' "$1" > ${CONF_DIR}/allow.conf.new && mv ${CONF_DIR}/allow.conf.new ${CONF_DIR}/allow.conf`
-        + ` && printf '%s' "$2" > ${CONF_DIR}/${HTTP_ALLOW_FILE}.new && mv ${CONF_DIR}/${HTTP_ALLOW_FILE}.new ${CONF_DIR}/${HTTP_ALLOW_FILE}`
+      `put() { printf '%s' "$2" > "${CONF_DIR}/$1.new" && mv "${CONF_DIR}/$1.new" "${CONF_DIR}/$1"; }`
+        + ` && put allow.conf "$1" && put ${HTTP_ALLOW_FILE} "$2" && put ${NEVER_FILES.squid} "$3" && put ${NEVER_FILES.http} "$4"`
         + ` && kill -USR2 "$(cat ${HAPROXY_PID})" && exec /usr/sbin/squid -k reconfigure -f ${CONF_DIR}/squid.conf`,
-      'sh', files.squid, files.http,
+      'sh', files.squid, files.http, files.squidNever, files.httpNever,
     ], PROXY_USER);
     if (exitCode !== 0) {
       ready.catch(() => undefined);
@@ -314,8 +355,20 @@ export class EgressService {
     const p = this.proxies.get(profile);
     if (!p) return;
     const proxy = await p;
-    const allow = this.allowFiles(profile);
-    if (allow !== proxy.applied) await this.apply(proxy, allow);
+    await this.apply(proxy, this.proxyFiles(profile, await this.localAddresses.current()));
+  }
+
+  /**
+   * This computer's addresses changed: every running proxy refuses the new list. False when one
+   * did not take it (it keeps refusing the older list): the watch offers the list again.
+   */
+  private async refreshAll(local: readonly string[]): Promise<boolean> {
+    let all = true;
+    for (const p of [...this.proxies.values()]) {
+      const proxy = await p.catch(() => null);
+      if (proxy) all = (await this.apply(proxy, this.proxyFiles(proxy.profile, local)).then(() => true, () => false)) && all;
+    }
+    return all;
   }
 
   requests(chatId: string): NetworkRequest[] {
@@ -359,6 +412,7 @@ export class EgressService {
   async removeProxy(profile: string): Promise<void> {
     const p = this.proxies.get(profile);
     this.proxies.delete(profile);
+    if (this.proxies.size === 0) this.localAddresses.stop();
     const proxy = await p?.catch(() => null);
     proxy?.log.stop();
     for (const pending of proxy?.sniPending.values() ?? []) clearTimeout(pending.timer);
@@ -370,6 +424,7 @@ export class EgressService {
    * containers. The outside network goes too when Berth made it and no other Berth uses it.
    */
   async dispose(): Promise<void> {
+    this.localAddresses.stop();
     await Promise.all([...this.proxies.keys()].map((profile) => this.removeProxy(profile)));
     const ours = await this.deps.engine.findNetworks({ [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }).catch(() => []);
     for (const n of ours) if (n.name === this.outsideNetwork) await this.deps.engine.removeNetwork(n.name).catch(() => undefined);

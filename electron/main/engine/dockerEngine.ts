@@ -34,6 +34,8 @@ export interface NetworkSummary {
   labels: Record<string, string>;
   /** Its IPv4 subnets (what its address management holds). */
   subnets: string[];
+  /** The IPv4 gateways it reports (none for a subnet made without one: Docker then takes its first host). */
+  gateways?: string[];
 }
 
 /** A container Berth runs for itself, not a sandbox: read-only root, no capabilities, one network. */
@@ -708,7 +710,8 @@ export class DockerEngine implements Engine {
     const list = await this.call('list networks', (docker) =>
       docker.listNetworks({ filters: { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) } }),
     );
-    return list.map((n) => ({ name: n.Name, labels: n.Labels ?? {}, subnets: (n.IPAM?.Config ?? []).map((c) => c.Subnet ?? '').filter((x) => x.includes('.')) }));
+    const ipv4 = (n: Docker.NetworkInspectInfo, field: 'Subnet' | 'Gateway') => (n.IPAM?.Config ?? []).map((c) => c[field] ?? '').filter((x) => x.includes('.'));
+    return list.map((n) => ({ name: n.Name, labels: n.Labels ?? {}, subnets: ipv4(n, 'Subnet'), gateways: ipv4(n, 'Gateway') }));
   }
 
   connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { allowEntryFor, EgressAllowEntry, egressEntryProblem, isIpAddress } from '../../../shared/egress.js';
-import { allowlistEngineProblem, haproxyConf, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
+import { allowlistEngineProblem, haproxyConf, neverReachedFiles, SANDBOX_CONNECTIONS, httpAllowList, parseHttpLog, parseSniLog, proxyEnv, SNI_MATCH_HELPER, squidAllowConf, squidConf } from './egress.js';
 
 describe('egressAllow entries', () => {
   it('takes host, *.domain and either with :port, lower-cased', () => {
@@ -66,12 +66,29 @@ describe('squid configuration', () => {
     const conf = squidConf('/tmp/berth');
     const never = conf.indexOf('http_access deny berth_never');
     const include = conf.indexOf('include /tmp/berth/allow.conf');
+    expect(conf.indexOf('include /tmp/berth/never.conf')).toBeLessThan(never);
     const denyAll = conf.indexOf('http_access deny all');
     expect(never).toBeGreaterThan(0);
     expect(include).toBeGreaterThan(never);
     expect(denyAll).toBeGreaterThan(include);
-    expect(conf).toMatch(/acl berth_never dst .*127\.0\.0\.0\/8.*10\.0\.0\.0\/8.*172\.16\.0\.0\/12.*192\.168\.0\.0\/16.*169\.254\.0\.0\/16/);
     expect(conf).toContain('cache deny all');
+  });
+});
+
+describe('addresses never reached', () => {
+  it("lists the private ranges and this computer's other addresses for both programs, HAProxy's IPv4 only", () => {
+    const files = neverReachedFiles(['192.0.2.2', '198.18.7.1', '2001:db8::5']);
+    for (const range of ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '192.0.2.2', '198.18.7.1', '2001:db8::5']) {
+      expect(files.squid, range).toContain(`acl berth_never dst ${range}\n`);
+    }
+    expect(files.http.split('\n')).toEqual(expect.arrayContaining(['127.0.0.0/8', '169.254.0.0/16', '192.0.2.2', '198.18.7.1']));
+    expect(files.http).not.toContain('2001:db8::5');
+    // squid refuses an acl with no value: there is always one.
+    expect(neverReachedFiles([]).squid).toContain('acl berth_never dst 127.0.0.0/8\n');
+  });
+
+  it('leaves out addresses a private range already holds, so bridges there change nothing', () => {
+    expect(neverReachedFiles(['10.213.0.1', '172.17.0.1', '127.0.0.1', 'fe80::1', 'fd00::1'])).toEqual(neverReachedFiles([]));
   });
 });
 
@@ -112,10 +129,20 @@ describe('plain HTTP (HAProxy)', () => {
     expect(conf).toContain('http-request deny deny_status 403 if METH_CONNECT !{ url -m reg ^[^:/]+:[0-9]+$ }');
     expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.host\) -m reg \^\[0-9\.\]\+\$ \}/);
     expect(conf).toContain('-m reg -f /tmp/berth/http-allow.lst');
-    expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.dstip\) -m ip 0\.0\.0\.0\/8 127\.0\.0\.0\/8 10\.0\.0\.0\/8 172\.16\.0\.0\/12 192\.168\.0\.0\/16 169\.254/);
+    expect(conf).toContain('http-request deny deny_status 403 if { var(txn.dstip) -m ip -f /tmp/berth/never.lst }');
     // The decision comes before the address is set: nothing is connected to before it.
     expect(conf.indexOf('-f /tmp/berth/http-allow.lst')).toBeLessThan(conf.indexOf('set-dst var'));
     expect(conf.indexOf('-m ip')).toBeLessThan(conf.indexOf('set-dst var'));
+  });
+
+  it(`holds at most ${SANDBOX_CONNECTIONS} connections from one sandbox (its own address), refusing the rest as they come`, () => {
+    const conf = haproxyConf('/tmp/berth');
+    expect(conf).toContain('tcp-request connection track-sc0 src\n');
+    expect(conf).toContain(`tcp-request connection reject if { sc0_conn_cur gt ${SANDBOX_CONNECTIONS} }\n`);
+    expect(conf).toMatch(/stick-table type ip size \d+k expire \d+m store conn_cur\n/);
+    // A half-sent request holds its place no longer than this.
+    expect(conf).toContain('timeout http-request 10s\n');
+    expect(SANDBOX_CONNECTIONS).toBeLessThan(1024 / 8);
   });
 
   it('passes an allowed CONNECT, decided the same way, to squid on its loopback for the SNI check; plain HTTP to the resolved address', () => {

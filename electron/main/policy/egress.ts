@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_PORTS, egressEntryProblem } from '../../../shared/egress.js';
+import { coveredBy } from './localAddresses.js';
 
 /** The sandboxes' proxy port (HAProxy): HTTPS CONNECT and plain HTTP; HTTPS_PROXY points here. */
 export const PROXY_PORT = 3128;
@@ -13,13 +14,44 @@ export const HTTP_PORT = 3130;
 export const PROXY_ALIAS = 'berth-egress-proxy';
 
 /**
- * Destinations the proxy never connects to, whatever name resolved to them: this computer, its
- * LAN and link-local (cloud metadata) addresses. An allowed name cannot be pointed at them.
+ * Destinations the proxy never connects to, whatever name resolved to them: loopback, the LAN's
+ * and link-local (cloud metadata) ranges. An allowed name cannot be pointed at them. This
+ * computer's other addresses (a public one, a Docker bridge's gateway outside these ranges) are
+ * added as they are found (neverReachedFiles).
  */
 export const NEVER_REACHED = [
   '0.0.0.0/8', '127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10',
   '::1', 'fc00::/7', 'fe80::/10',
 ];
+
+/** The files the proxy reads its never-reached addresses from (rewritten on each change, then reloaded). */
+export const NEVER_FILES = { squid: 'never.conf', http: 'never.lst' } as const;
+
+/**
+ * NEVER_REACHED and this computer's own addresses (policy/localAddresses.ts) as squid's include
+ * file (`acl berth_never dst`) and HAProxy's pattern file (`-m ip -f`, IPv4: HAProxy resolves
+ * IPv4 only). A service of this computer on 0.0.0.0 answers on every one of its addresses, and
+ * the proxy reaches those that are not private through its default route: a name allowed for
+ * the internet, pointed by its DNS at one of them, would reach it.
+ */
+export function neverReachedFiles(local: readonly string[]): { squid: string; http: string } {
+  const all = [...NEVER_REACHED, ...local.filter((a) => !coveredBy(a, NEVER_REACHED))];
+  const head = '# Written by Berth: loopback, private and link-local ranges, and this computer\'s own addresses.';
+  return {
+    squid: `${[head, ...all.map((a) => `acl berth_never dst ${a}`)].join('\n')}\n`,
+    http: `${[head, ...all.filter((a) => a.includes('.'))].join('\n')}\n`,
+  };
+}
+
+/**
+ * How many connections one sandbox may hold at the profile's shared proxy at once. The proxy
+ * serves every chat of a profile (HAProxy's maxconn 1024 in all); without a limit per sandbox
+ * one chat's ~1,100 idle half-sent requests held every place and the other chats' requests
+ * waited up to the request timeout or failed. 64: what busy clients open at most — a browser 6
+ * per host, npm 15 per origin (its maxsockets), pnpm 16 and yarn 50 (their network concurrency)
+ * — with room to spare; it takes 16 chats at their limit at once to fill the proxy.
+ */
+export const SANDBOX_CONNECTIONS = 64;
 
 export interface AllowRule {
   /** squid's dstdomain form: `.example.com` for `*.example.com` (the domain and every name under it). */
@@ -84,7 +116,7 @@ export const SNI_PORT = 3129;
  * The proxy's layout (which program listens where, what the logs say). A proxy container left
  * running by a Berth with another layout is replaced, not reused.
  */
-export const PROXY_LAYOUT = '3';
+export const PROXY_LAYOUT = '4';
 
 /** Where the proxy keeps SNI_MATCH_HELPER (written when it starts). */
 export function sniHelperPath(confDir: string): string {
@@ -141,7 +173,7 @@ cache_log stdio:/dev/stderr
 logfile_rotate 0
 acl CONNECT method CONNECT
 acl berth_haproxy src 127.0.0.1
-acl berth_never dst ${NEVER_REACHED.join(' ')}
+include ${confDir}/${NEVER_FILES.squid}
 http_access deny !berth_haproxy
 http_access deny !CONNECT
 http_access deny berth_never
@@ -262,12 +294,11 @@ export function httpAllowList(entries: readonly string[]): string {
  * authority (`host:port`, a port required; on PROXY_PORT only), a plain request's Host header
  * (HAProxy refuses, with 400, an absolute URI whose authority differs from it). Refused with a
  * plain 403: anything not in the list, an IP literal, and a name that resolves to this computer
- * or the LAN (NEVER_REACHED), before any connection is made. Plain HTTP is then connected to
+ * or the LAN (neverReachedFiles), before any connection is made. Plain HTTP is then connected to
  * the address the name resolved to (the container's resolver, Docker's), on that port; an
  * allowed CONNECT goes to squid (SNI_PORT), which checks the client hello and the address again.
  */
 export function haproxyConf(confDir: string): string {
-  const never = NEVER_REACHED.filter((a) => a.includes('.')).join(' ');
   return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host and port (the SNI check: squid on ${SNI_PORT}).
 global
   log stdout format raw local0
@@ -286,7 +317,9 @@ defaults
   timeout client 1h
   timeout server 1h
   timeout tunnel 1h
-  timeout http-request 30s
+  # A client sends a request's head in one go; 10 s is ample on a slow link, and a half-sent
+  # one holds a place (and a buffer) no longer than that.
+  timeout http-request 10s
   log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U %bp"
 resolvers docker
   parse-resolv-conf
@@ -294,6 +327,11 @@ resolvers docker
 frontend berth_proxy
   bind :${PROXY_PORT}
   bind :${HTTP_PORT}
+  # Each sandbox has an address of its own on its sealed network: at most SANDBOX_CONNECTIONS
+  # at once from one, so one chat cannot take every place of the profile's proxy.
+  stick-table type ip size 16k expire 10m store conn_cur
+  tcp-request connection track-sc0 src
+  tcp-request connection reject if { sc0_conn_cur gt ${SANDBOX_CONNECTIONS} }
   http-request deny deny_status 403 if METH_CONNECT { dst_port ${HTTP_PORT} }
   http-request deny deny_status 403 if METH_CONNECT !{ url -m reg ^[^:/]+:[0-9]+$ }
   http-request set-var(txn.authority) url,lower if METH_CONNECT
@@ -305,7 +343,7 @@ frontend berth_proxy
   http-request deny deny_status 403 unless { var(txn.authority) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} }
   http-request do-resolve(txn.dstip,docker,ipv4) var(txn.host)
   http-request deny deny_status 502 unless { var(txn.dstip) -m found }
-  http-request deny deny_status 403 if { var(txn.dstip) -m ip ${never} }
+  http-request deny deny_status 403 if { var(txn.dstip) -m ip -f ${confDir}/${NEVER_FILES.http} }
   http-request set-dst var(txn.dstip) unless METH_CONNECT
   http-request set-dst-port var(txn.port) unless METH_CONNECT
   http-request set-uri %[pathq] unless METH_CONNECT
