@@ -777,12 +777,12 @@ export function createCore(options: CoreOptions): BerthCore {
       deletion.dispose();
       engines.dispose();
       stats.dispose();
-      pool.dispose();
+      const poolRemoved = pool.dispose();
       terminals.dispose();
       touchReview.dispose();
       review.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
-      const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
+      const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight, poolRemoved]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
       await egress.dispose().catch(() => undefined);
