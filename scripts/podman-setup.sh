@@ -106,9 +106,14 @@ if ! answers "$ROOTLESS_SOCK"; then
   mkdir -p "$RUNTIME_DIR/podman"
   chown "$USER_UID:$USER_GID" "$RUNTIME_DIR/podman"
   rm -f "$ROOTLESS_SOCK"
-  (cd "$USER_HOME" && setsid nohup runuser -u "$USER_NAME" -- env HOME="$USER_HOME" XDG_RUNTIME_DIR="$RUNTIME_DIR" XDG_CONFIG_HOME="$USER_HOME/.config" XDG_DATA_HOME="$USER_HOME/.local/share" \
-    podman system service --time=0 "unix://$ROOTLESS_SOCK" >"/var/log/podman-$USER_NAME.log" 2>&1 < /dev/null &
-    echo $! > "$RUNTIME_DIR/berth-service.pid")
+  # Braced, so that $! is setsid's own pid, which is its process group ('stop' ends that group);
+  # without the braces the whole `cd && setsid` went to the background as a subshell, whose pid
+  # was recorded, and 'stop' left the rootless service running.
+  (cd "$USER_HOME" && {
+    setsid nohup runuser -u "$USER_NAME" -- env HOME="$USER_HOME" XDG_RUNTIME_DIR="$RUNTIME_DIR" XDG_CONFIG_HOME="$USER_HOME/.config" XDG_DATA_HOME="$USER_HOME/.local/share" \
+      podman system service --time=0 "unix://$ROOTLESS_SOCK" >"/var/log/podman-$USER_NAME.log" 2>&1 < /dev/null &
+    echo $! > "$RUNTIME_DIR/berth-service.pid"
+  })
 fi
 
 for sock in "$ROOTFUL_SOCK" "$ROOTLESS_SOCK"; do
