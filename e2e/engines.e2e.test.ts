@@ -118,9 +118,10 @@ async function createInDialog(page: Page, profile: string, kind: Kind, engine: E
     await dialog.getByLabel('Client certificate file').fill(engine.tls.cert);
     await dialog.getByLabel('Client key file').fill(engine.tls.key);
   }
-  // Check connection: main pings that engine before anything is saved.
+  // Check connection before saving: main does not read key files the profile was not saved with.
+  const check = dialog.getByRole('status', { name: 'Connection check' });
   await dialog.getByRole('button', { name: 'Check connection' }).click();
-  await dialog.getByRole('status', { name: 'Connection check' }).getByText(/^Docker \S+ answers at /).waitFor({ timeout: 60_000 });
+  await check.getByText(/only once they are saved with the profile/).waitFor({ timeout: 60_000 });
   await dialog.getByLabel('Image').fill(kind.image);
   await dialog.getByRole('combobox', { name: /^Network/ }).selectOption('none');
   await dialog.getByLabel('Provider URL').fill(baseUrl);
@@ -129,6 +130,9 @@ async function createInDialog(page: Page, profile: string, kind: Kind, engine: E
   await dialog.getByLabel('API key').fill(KEY);
   await dialog.getByRole('button', { name: 'Save profile' }).click();
   await dialog.getByText('Saved.').waitFor({ timeout: 60_000 });
+  // Saved with the profile, its files are read: main pings that engine.
+  await dialog.getByRole('button', { name: 'Check connection' }).click();
+  await check.getByText(/^Docker \S+ answers at /).waitFor({ timeout: 60_000 });
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
   // The status bar lists that engine beside this computer's, with its own health.

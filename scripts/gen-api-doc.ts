@@ -40,7 +40,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'sandbox.usage': "The size of the chat's home folder and of its container's writable layer.",
   'engine.status': 'Reports whether the Docker engine answers, its version, and what to do when it does not.',
   'engine.list': 'Lists every engine Berth talks to (each profile\'s), each with its own health: the status bar\'s engines.',
-  'engine.check': "Pings the engine a setting names before it is saved (the profile form's Check connection), after checking the files it names are a certificate, key or socket.",
+  'engine.check':
+    "Pings the engine a setting names (the profile form's Check connection). Key files are read only when they are the ones saved with `profile` (else: save first); an engine that does not answer gets one sentence whatever the reason (Berth's log has the engine client's words) unless the setting is the profile's saved one; at most 6 checks a minute.",
   'engine.contexts': 'Lists the Docker contexts in the user\'s Docker config, as `docker context ls` does, marking the current one.',
   'engine.images': "Lists the engine's local images (repo:tag) and Berth's own base image, for a profile's Image field.",
   'engine.resources': "The engine's CPUs and memory (docker info), shown beside a profile's limits: a sandbox cannot have more.",

@@ -97,15 +97,23 @@ done
 mkdir -p "$RUNTIME_DIR" "$USER_HOME"
 chown "$USER_UID:$USER_GID" "$RUNTIME_DIR" "$USER_HOME"
 chmod 700 "$RUNTIME_DIR"
-as_user() { runuser -u "$USER_NAME" -- env HOME="$USER_HOME" XDG_RUNTIME_DIR="$RUNTIME_DIR" XDG_CONFIG_HOME="$USER_HOME/.config" XDG_DATA_HOME="$USER_HOME/.local/share" "$@"; }
+# Always from the user's own home: this script runs in the clone, whose folder (or a parent,
+# such as a 0700 home) the user may not enter, and rootless Podman then stops at once with
+# "cannot chdir to <clone>: Permission denied". Never loosen the clone's permissions instead.
+as_user() { (cd "$USER_HOME" && runuser -u "$USER_NAME" -- env HOME="$USER_HOME" XDG_RUNTIME_DIR="$RUNTIME_DIR" XDG_CONFIG_HOME="$USER_HOME/.config" XDG_DATA_HOME="$USER_HOME/.local/share" "$@"); }
 if ! answers "$ROOTLESS_SOCK"; then
   log "starting the rootless API service on $ROOTLESS_SOCK (user $USER_NAME, uid $USER_UID)"
   mkdir -p "$RUNTIME_DIR/podman"
   chown "$USER_UID:$USER_GID" "$RUNTIME_DIR/podman"
   rm -f "$ROOTLESS_SOCK"
-  (cd "$USER_HOME" && setsid nohup runuser -u "$USER_NAME" -- env HOME="$USER_HOME" XDG_RUNTIME_DIR="$RUNTIME_DIR" XDG_CONFIG_HOME="$USER_HOME/.config" XDG_DATA_HOME="$USER_HOME/.local/share" \
-    podman system service --time=0 "unix://$ROOTLESS_SOCK" >"/var/log/podman-$USER_NAME.log" 2>&1 < /dev/null &
-    echo $! > "$RUNTIME_DIR/berth-service.pid")
+  # Braced, so that $! is setsid's own pid, which is its process group ('stop' ends that group);
+  # without the braces the whole `cd && setsid` went to the background as a subshell, whose pid
+  # was recorded, and 'stop' left the rootless service running.
+  (cd "$USER_HOME" && {
+    setsid nohup runuser -u "$USER_NAME" -- env HOME="$USER_HOME" XDG_RUNTIME_DIR="$RUNTIME_DIR" XDG_CONFIG_HOME="$USER_HOME/.config" XDG_DATA_HOME="$USER_HOME/.local/share" \
+      podman system service --time=0 "unix://$ROOTLESS_SOCK" >"/var/log/podman-$USER_NAME.log" 2>&1 < /dev/null &
+    echo $! > "$RUNTIME_DIR/berth-service.pid"
+  })
 fi
 
 for sock in "$ROOTFUL_SOCK" "$ROOTLESS_SOCK"; do

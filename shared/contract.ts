@@ -358,10 +358,13 @@ export const methods = {
   /** Every engine Berth talks to (each profile's), each with its own health: the status bar's list. */
   'engine.list': { request: Empty, response: z.object({ engines: z.array(EngineStatus) }) },
   /**
-   * Pings the engine a setting names, before it is saved (the profile form's "Check connection"):
-   * main checks the setting's files first (certificates, keys, a socket) and says what is wrong.
+   * Pings the engine a setting names (the profile form's "Check connection"). `profile` is the
+   * profile the form edits: the key files the setting names are read only when they are the ones
+   * saved with it (else the answer says to save first). An engine that does not answer gets one
+   * sentence whatever the reason (main's log has the engine client's words), and main answers
+   * at most a few checks a minute: a page may not use it to scan ports or files.
    */
-  'engine.check': { request: z.object({ engine: EngineSetting }).strict(), response: EngineStatus },
+  'engine.check': { request: z.object({ engine: EngineSetting, profile: ProfileName.optional() }).strict(), response: EngineStatus },
   /** The Docker contexts in the user's Docker config, as `docker context ls` lists them. */
   'engine.contexts': { request: Empty, response: z.object({ contexts: z.array(DockerContextView) }) },
   /**

@@ -16,6 +16,7 @@ import { engineSettingProblem } from './engine/engineSettingCheck.js';
 import { EventHub, type Disposable, type EventListener } from './events.js';
 import { chooseEngine, type EngineChoice } from './policy/engineChoice.js';
 import { EngineRegistry } from './sandbox/engineRegistry.js';
+import { EngineCheckGate, causeChain } from './sandbox/engineCheckGate.js';
 import { clientRequestProblem } from './policy/clientPolicy.js';
 import { sandboxUserFor, type HostUser } from './policy/sandboxUser.js';
 import { decideWritable, type FolderOwner } from './policy/writableFolders.js';
@@ -84,6 +85,8 @@ export interface CoreOptions {
    * and the system's, as `ssh` reads them (tests: a file of their own). Never from the environment.
    */
   knownHostsFiles?: string[];
+  /** Main's log, for what a page is told only in general (an engine check's real error); stderr by default. */
+  log?: (line: string) => void;
 }
 
 type Handler<M extends MethodName> = (request: Request<M>) => Promise<Response<M>>;
@@ -194,6 +197,7 @@ function folderOwners(paths: readonly string[]): FolderOwner[] {
 export function createCore(options: CoreOptions): BerthCore {
   const dataDir = path.resolve(options.dataDir);
   const clock = options.clock ?? systemClock;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const env = options.env ?? process.env;
   const hostUser: HostUser = options.hostUser ?? {
     uid: process.getuid?.() ?? null,
@@ -428,7 +432,10 @@ export function createCore(options: CoreOptions): BerthCore {
   /** A setting whose files are not what its fields say (a page may name them) is refused before use. */
   const refuseEngineSetting = (setting: EngineSetting) => {
     const problem = engineSettingProblem(setting);
-    if (problem) throw problem;
+    if (problem) {
+      log(`engine setting refused: ${causeChain(problem)}`);
+      throw problem;
+    }
   };
   /** An allowlist profile on an engine its proxy cannot serve is refused when saved (policy/egress.ts), not at its first chat. */
   const refuseAllowlistElsewhere = (egressMode: string, setting: EngineSetting) => {
@@ -449,6 +456,7 @@ export function createCore(options: CoreOptions): BerthCore {
     }
     return engines.all().filter((h) => used.has(h.ref.id));
   };
+  const engineCheck = new EngineCheckGate({ engines, savedEngine: (name) => store.profiles.get(name)?.settings.engine ?? null, clock, log });
   const dockerContexts = () => listContexts(env, os.homedir(), engines.forSetting({ kind: 'context', name: 'default' }).engine.endpointLabel);
 
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
@@ -568,10 +576,7 @@ export function createCore(options: CoreOptions): BerthCore {
       return stats.usage(req.chatId);
     },
     'engine.list': async () => ({ engines: enginesInUse().map((h) => h.monitor.current()) }),
-    'engine.check': async (req) => {
-      refuseEngineSetting(req.engine);
-      return engines.check(req.engine);
-    },
+    'engine.check': (req) => engineCheck.check(req.engine, req.profile),
     'engine.contexts': async () => ({ contexts: dockerContexts() }),
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.resources': (req) => engineOfProfile(req.profile ?? DEFAULT_PROFILE).engine.resources(),
@@ -776,12 +781,12 @@ export function createCore(options: CoreOptions): BerthCore {
       deletion.dispose();
       engines.dispose();
       stats.dispose();
-      pool.dispose();
+      const poolRemoved = pool.dispose();
       terminals.dispose();
       touchReview.dispose();
       review.dispose();
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
-      const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight]);
+      const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight, poolRemoved]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await manager.dispose();
       await egress.dispose().catch(() => undefined);

@@ -85,10 +85,10 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
     const client = core.connectClient();
     try {
       const engine = { kind: 'ssh' as const, url: sshd.url, identityFile: sshd.identityFile };
-      // Check connection: a real ping over SSH, before anything is saved.
-      expect(await client.call('engine.check', { engine })).toMatchObject({ state: 'ok', engine: { kind: 'ssh' } });
-      const wrong = { ...engine, url: sshd.url.replace(/:(\d+)/, ':1') };
-      expect(await client.call('engine.check', { engine: wrong })).toMatchObject({ state: 'unreachable', message: expect.stringMatching(/127\.0\.0\.1/) });
+      // Check connection: a key file not yet saved with the profile is not read; through the agent, a real ping over SSH.
+      expect(await client.call('engine.check', { engine })).toMatchObject({ state: 'unreachable', message: expect.stringMatching(/saved with the profile/) });
+      const wrong = { ...engine, url: sshd.url.replace(/:(\d+)/, ':1'), identityFile: null };
+      expect(await client.call('engine.check', { engine: wrong })).toMatchObject({ state: 'unreachable', message: `Berth could not connect to the engine at ${wrong.url.replace(/\/$/, '')}.` });
       // A file named as the key that is not one: refused before Berth uses it, without quoting it.
       const notKey = h.workspace('not-a-key', { 'passwd': 'root:x:0:0:secret-line\n' });
       const refused = await client.call('profiles.create', { name: 'far-wrong', engine: { ...engine, identityFile: `${notKey}/passwd` } }).then(() => null, (e: { code: string; message: string }) => e);
@@ -98,6 +98,8 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
       // The form's save: the profile runs its chats there.
       const name = `far-${Date.now().toString(36)}`;
       await client.call('profiles.create', { name, engine, egress: 'none' });
+      // Saved with the profile, its key file is read: the check pings over SSH.
+      expect(await client.call('engine.check', { engine, profile: name })).toMatchObject({ state: 'ok', engine: { kind: 'ssh' } });
       const chat = await core.chats.create({ profile: name });
       expect((await core.sandbox.exec({ chatId: chat.id, command: 'echo far' })).output).toBe('far\n');
       // The status bar's list: this computer's engine and the ssh one, each with its health.
@@ -147,8 +149,9 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
       const core = h.core({ knownHostsFiles: [file] });
       instances.push(core.instanceId);
       const engine = { kind: 'ssh' as const, url: sshd.url, identityFile: sshd.identityFile };
-      const checked = (await core.call('engine.check', { engine })) as EngineStatus;
       const profile = await h.profile(core, { engine });
+      // The profile's own saved setting: the check says what the engine client said, as engine.status does.
+      const checked = (await core.call('engine.check', { engine, profile: profile.name })) as EngineStatus;
       const chat = await core.chats.create({ profile: profile.name });
       const refused = await core.sandbox.exec({ chatId: chat.id, command: 'echo never' }).then(() => null, (e: { code: string; message: string; hint?: string }) => e);
       const status = await core.engine.status({ profile: profile.name });
@@ -195,7 +198,9 @@ describe.skipIf(missing !== null)('a profile on an ssh:// engine', () => {
       expect(hashed.status).toBe(0);
       expect(fs.readFileSync(file, 'utf8')).toMatch(/^\|1\|/);
       const core = h.core({ knownHostsFiles: [file] });
-      const checked = (await core.call('engine.check', { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } })) as EngineStatus;
+      const engine = { kind: 'ssh' as const, url: sshd.url, identityFile: sshd.identityFile };
+      const profile = await h.profile(core, { engine });
+      const checked = (await core.call('engine.check', { engine, profile: profile.name })) as EngineStatus;
       expect(checked).toMatchObject({ state: 'ok', engine: { kind: 'ssh' } });
     }, 120_000);
   });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import { LABEL } from '../../electron/main/policy/containerSpec.js';
+import { folderNameFor } from '../../electron/main/policy/names.js';
 import { docker, inspect } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
@@ -111,15 +112,15 @@ describe('warm sandboxes', () => {
     }
   });
 
-  it('after a restart, warm sandboxes of the earlier run are removed and new ones made; a profile change or 0 empties the pool', async () => {
+  it('quitting removes the warm sandboxes and the next run makes new ones; a profile change or 0 empties the pool', async () => {
     const dataDir = h.dataDir();
     const first = h.core({ dataDir });
     const profile = (await h.profile(first, { warmPool: 1, retention: { idleStopMinutes: 30, onQuit: 'keep' } })).name;
     await waitFor(async () => (await containersOf(first, profile)).length === 1, 'the warm sandbox', 60_000);
     const [old] = await containersOf(first, profile);
     await first.dispose();
-    // Kept at quit, it is still there; the next run does not trust it with a new chat.
-    expect((await containersOf(first, profile)).map((c) => c.id)).toEqual([old!.id]);
+    // Removed at quit, even on a profile that keeps its chats' containers; the next run makes another.
+    expect(await containersOf(first, profile)).toEqual([]);
 
     const second = h.core({ dataDir });
     expect(second.instanceId).toBe(first.instanceId);
@@ -133,6 +134,23 @@ describe('warm sandboxes', () => {
     await second.profiles.update({ name: profile, settings: { warmPool: 0 } });
     await waitFor(async () => (await containersOf(second, profile)).every((c) => c.chat === chat.id), 'the pool emptied');
   });
+
+  it('quitting removes the warm sandboxes, with their homes and slot folders, even where the profile keeps containers at quit', async () => {
+    const dataDir = h.dataDir();
+    const core = h.core({ dataDir });
+    const views = [await h.profile(core, { warmPool: 1 }), await h.profile(core, { warmPool: 1, retention: { idleStopMinutes: 30, onQuit: 'keep' } })];
+    const [plain, keeping] = views.map((v) => v.name) as [string, string];
+    await waitFor(async () => (await containersOf(core, plain)).length === 1 && (await containersOf(core, keeping)).length === 1, 'the warm sandboxes', 60_000);
+    // Each warm sandbox's home and slot folder, in the profile's folder of Berth's data.
+    const made = [plain, keeping].flatMap((p) => ['homes', 'slots'].map((d) => path.join(dataDir, 'profiles', folderNameFor(p), d)));
+    for (const dir of made) expect(fs.readdirSync(dir)).toHaveLength(1);
+    await core.dispose();
+    // A data folder never opened again keeps nothing: no container of this instance, exited or not.
+    expect(await docker('ps', '-aq', '--filter', `label=${LABEL.instance}=${core.instanceId}`)).toBe('');
+    for (const dir of made) expect(fs.readdirSync(dir)).toEqual([]);
+    // The profiles' own networks stay with the profiles (the harness cannot delete them through a core that quit).
+    for (const v of views) if (v.networkName) await docker('network', 'rm', v.networkName);
+  }, 120_000);
 
   it('a profile without a pool starts nothing before a chat asks', async () => {
     const core = h.core();

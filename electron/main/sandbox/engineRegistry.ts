@@ -83,8 +83,9 @@ export class EngineRegistry {
    * Pings the engine a setting names, as a profile form's "Check connection": an engine Berth
    * already talks to is checked by its monitor; another is made for this one ping and closed,
    * so checking an address the user then does not save leaves nothing connected or polling.
+   * `failed` hears the engine client's own error, for main's log.
    */
-  async check(setting: EngineSetting): Promise<EngineStatus> {
+  async check(setting: EngineSetting, failed?: (error: unknown) => void): Promise<EngineStatus> {
     let choice: EngineChoice;
     try {
       choice = this.deps.choose(setting);
@@ -99,6 +100,7 @@ export class EngineRegistry {
       const v = await engine.ping();
       return { state: 'ok', version: v.version, endpoint: engine.endpointLabel, message: null, hint: null, engine: choice.ref };
     } catch (error) {
+      failed?.(error);
       const known = error instanceof BerthError;
       return {
         state: 'unreachable',

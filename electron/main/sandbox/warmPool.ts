@@ -53,12 +53,14 @@ export class WarmPool implements Disposable {
   /** Reserved ids, warming or ready, in the order they were reserved. */
   private readonly slots = new Map<string, Slot>();
   private readonly filling = new Set<string>();
+  /** Fills in progress, which quitting waits for before it removes what they made. */
+  private readonly fills = new Set<Promise<void>>();
   private disposed = false;
 
   constructor(private readonly deps: WarmPoolDeps) {}
 
   /**
-   * At start-up: reservations from an earlier run (a crash, or containers kept at quit) are
+   * At start-up: reservations from an earlier run (a crash, or a quit that could not finish) are
    * dropped with their containers and homes, and every profile is then filled afresh.
    */
   async forgetEarlierRun(): Promise<void> {
@@ -92,7 +94,11 @@ export class WarmPool implements Disposable {
   fill(profile: ProfileRecord): void {
     if (this.disposed || !this.eligible(profile) || this.filling.has(profile.name)) return;
     this.filling.add(profile.name);
-    void this.fillNow(profile).finally(() => this.filling.delete(profile.name));
+    const fill: Promise<void> = this.fillNow(profile).finally(() => {
+      this.filling.delete(profile.name);
+      this.fills.delete(fill);
+    });
+    this.fills.add(fill);
   }
 
   /** The profile changed or went: its warm sandboxes no longer match it. */
@@ -106,9 +112,20 @@ export class WarmPool implements Disposable {
     await Promise.all(ids.map((id) => this.deps.discard(id, profileName).catch(() => undefined)));
   }
 
-  dispose(): void {
+  /**
+   * Berth is quitting: no more fills, and every warm sandbox goes, with its home and slot
+   * folder, whatever the profile keeps at quit. It was never a chat's, the next start makes it
+   * again in about a second, and a data folder that is never opened again would otherwise keep
+   * an exited container forever (the next start's clean-up, forgetEarlierRun, never comes).
+   */
+  async dispose(): Promise<void> {
     this.disposed = true;
     for (const slot of [...this.slots.values()]) this.abandon(slot);
+    // A bring-up in progress ends first, so nothing is made after it was removed.
+    await Promise.allSettled([...this.fills]);
+    const reserved = this.deps.store.warmSlots.list();
+    this.deps.store.warmSlots.clear();
+    await Promise.all(reserved.map((s) => this.deps.discard(s.chatId, s.profile).catch(() => undefined)));
   }
 
   private abandon(slot: Slot): void {

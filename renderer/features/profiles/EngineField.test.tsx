@@ -67,6 +67,14 @@ describe('the profile form: where the sandboxes run (engine)', { timeout: 30_000
     expect(within(dialog).queryByRole('status', { name: 'Connection check' })).toBeNull();
   });
 
+  it('checks an edited profile\'s connection naming the profile, whose saved key files main may read', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" />, { profiles: [profileView('default'), profileView('work')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    await within(dialog).findByRole('heading', { name: 'Profile “work”' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Check connection' }));
+    await waitFor(() => expect(api.callsTo('engine.check')).toEqual([{ engine: { kind: 'default' }, profile: 'work' }]));
+  });
+
   it('lists the Docker contexts from the Docker config, as the docker command does', async () => {
     const { api, dialog } = openNew();
     api.handle('engine.contexts', () => ({

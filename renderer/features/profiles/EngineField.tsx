@@ -1,7 +1,7 @@
 /**
  * The profile's engine: where its sandboxes run. Each kind's fields, checked by the schema main
  * checks them with (profileForm.engineFromForm), each error beside its field; "Check connection"
- * asks main to ping that engine before anything is saved; and, when an edit changes the engine,
+ * asks main to ping that engine (key files only once saved with the profile); and, when an edit changes the engine,
  * what happens to chats whose sandbox is running (they stay where they are until it stops).
  */
 import { useEffect, useId, useState } from 'react';
@@ -72,9 +72,14 @@ export interface EngineFieldProps {
   onTried(): void;
   /** The engine saved for the profile being edited (null for a new one). */
   saved: EngineSetting | null;
+  /**
+   * The profile being edited (null for a new one): main reads the key files a check names only
+   * when they are the ones saved with it, and otherwise answers to save first.
+   */
+  profile: string | null;
 }
 
-export function EngineField({ values, set, showErrors, onTried, saved }: EngineFieldProps) {
+export function EngineField({ values, set, showErrors, onTried, saved, profile }: EngineFieldProps) {
   const { api } = useServices();
   const result: EngineResult = engineFromForm(values);
   const errors = showErrors && !result.ok ? result.errors : {};
@@ -98,7 +103,7 @@ export function EngineField({ values, set, showErrors, onTried, saved }: EngineF
     const key = JSON.stringify(result.setting);
     setCheck({ for: key, state: 'checking' });
     try {
-      const status = await api.call('engine.check', { engine: result.setting });
+      const status = await api.call('engine.check', { engine: result.setting, ...(profile ? { profile } : {}) });
       setCheck({ for: key, state: 'done', status });
     } catch (error) {
       const info = errorInfo(error);

@@ -174,7 +174,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       )}
       <fieldset className="field-grid" disabled={!docker}>
         <legend>Sandbox</legend>
-        <EngineField values={values} set={set} showErrors={engineTried} onTried={() => setEngineTried(true)} saved={editing ? profile.settings.engine : null} />
+        <EngineField values={values} set={set} showErrors={engineTried} onTried={() => setEngineTried(true)} saved={editing ? profile.settings.engine : null} profile={editing ? profile.name : null} />
         <EgressFields values={values} set={set} showErrors={allowTried} allowRef={allowRef} networkRef={networkRef} engineKind={values.engineKind} />
         <Field label="Container scope">
           <select value={values.containerScope} onChange={(e) => set('containerScope', e.target.value as ProfileFormValues['containerScope'])}>
