@@ -3,20 +3,28 @@
  * a real HTTP client and a WebSocket client on 127.0.0.1; who is refused; chats kept apart; the
  * forward gone with its chat.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BerthCore } from '../../electron/main/core.js';
-import { BOOKWORM, BUSYBOX } from '../support/docker.js';
+import { BOOKWORM, BUSYBOX, docker } from '../support/docker.js';
 import { NET_IMAGE } from '../support/pretendInternet.js';
 import { Harness } from '../support/harness.js';
 import { enter, get, httpServerCommand, wsEchoCommand } from '../support/portServers.js';
 import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
+/** An image made here from berth-test:busybox with busybox renamed (removed in afterAll). */
+const BARE = 'berth-test:ports-bare';
 let core: BerthCore;
 let profile: string;
-afterAll(() => h.cleanup());
+afterAll(async () => {
+  await h.cleanup();
+  await docker('rmi', '-f', BARE).catch(() => undefined);
+});
 beforeAll(async () => {
   core = h.core();
   // berth-test:bookworm's python3 is Debian's python3-minimal, without http.server; the net image has all of it.
@@ -125,5 +133,47 @@ describe('port forwards', () => {
     const { cookie } = await enter(forward.url);
     const answers = await Promise.all(Array.from({ length: 5 }, () => get(`http://127.0.0.1:${forward.hostPort}/`, { cookie })));
     expect(answers.map((a) => a.body.trim())).toEqual(Array(5).fill('busybox-served'));
+  });
+
+  it('brings its own relay into an image with none of the tools: root’s, read-only, run as the sandbox user', async () => {
+    // busybox under another name: no `busybox`, no nc, python3 or bash for the probe to find.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-bare-'));
+    fs.writeFileSync(
+      path.join(dir, 'Dockerfile'),
+      `FROM ${BUSYBOX}\nRUN ["/bin/busybox", "sh", "-c", "mkdir -p /opt/bb && cp /bin/busybox /opt/bb/box && for f in /bin/* /sbin/* /usr/bin/* /usr/sbin/*; do [ -L $f ] && ln -sf /opt/bb/box $f; done; rm /bin/busybox"]\n`,
+    );
+    await docker('build', '-q', '-t', BARE, dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const p = (await h.profile(core, { image: BARE, egress: 'none' })).name;
+    const chat = await core.chats.create({ profile: p });
+    await serving(chat.id, 'mkdir -p /tmp/www && echo helper-served > /tmp/www/index.html && httpd -p 8080 -h /tmp/www', 8080);
+    const forward = await core.ports.open({ chatId: chat.id, port: 8080 });
+    const { cookie } = await enter(forward.url);
+    expect((await get(`http://127.0.0.1:${forward.hostPort}/`, { cookie })).body.trim()).toBe('helper-served');
+    const helper = await core.sandbox.exec({ chatId: chat.id, command: 'stat -c "%u %a" /.berth-relay /.berth-relay/busybox; echo x > /.berth-relay/busybox || echo refused' });
+    expect(helper.output).toMatch(/^0 555\n0 555\n[\s\S]*refused\n$/);
+  });
+
+  it('comes back after a restart of Berth when the port is still open, at the same address with the same cookie', async () => {
+    const dataDir = h.dataDir();
+    const first = h.core({ dataDir });
+    const p = (await h.profile(first, { image: NET_IMAGE, egress: 'none', retention: { idleStopMinutes: 30, onQuit: 'keep' } })).name;
+    const chat = await first.chats.create({ profile: p });
+    const r = await first.sandbox.exec({ chatId: chat.id, command: httpServerCommand(8000, 'survives.txt') });
+    expect(r.exitCode).toBe(0);
+    await waitFor(async () => (await first.ports.list({ chatId: chat.id })).ports.some((x) => x.port === 8000), 'port 8000');
+    const forward = await first.ports.open({ chatId: chat.id, port: 8000 });
+    const { cookie } = await enter(forward.url);
+    await first.dispose();
+    expect(await refused(`http://127.0.0.1:${forward.hostPort}/`)).toBe(true);
+
+    const second = h.core({ dataDir });
+    await second.ready;
+    const back = await waitFor(async () => {
+      const a = await get(`http://127.0.0.1:${forward.hostPort}/`, { cookie }).catch(() => null);
+      return a?.status === 200 ? a : undefined;
+    }, 'the forward back after the restart');
+    expect(back.body).toContain('survives.txt');
+    expect((await second.ports.list({ chatId: chat.id })).ports).toContainEqual({ port: 8000, forward });
   });
 });

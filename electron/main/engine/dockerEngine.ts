@@ -6,7 +6,8 @@ import Docker from 'dockerode';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
+import { demuxExec } from './execDemux.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
@@ -993,7 +994,7 @@ export class DockerEngine implements Engine {
       const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream & { destroy(): void };
       const stdout = new PassThrough();
       const stderr = new PassThrough();
-      docker.modem.demuxStream(stream, stdout, stderr);
+      demuxExec(stream as unknown as Readable, stdout, stderr);
       const ended = new Promise<void>((resolve) => {
         for (const event of ['end', 'close', 'error']) stream.on(event, () => resolve());
       });

@@ -80,9 +80,12 @@ export const PROBE_RELAY_COMMAND = [
   '/bin/sh',
   '-c',
   [
-    'command -v busybox >/dev/null 2>&1 && busybox --list 2>/dev/null | grep -qx nc && echo busybox',
-    'command -v python3 >/dev/null 2>&1 && echo python3',
-    'command -v bash >/dev/null 2>&1 && command -v cat >/dev/null 2>&1 && echo bash',
+    // A file on PATH, as docker exec needs: busybox's own sh names its applets (busybox among
+    // them) as if they were commands, without a path, when no such file exists.
+    'has() { case "$(command -v "$1" 2>/dev/null)" in /*) return 0;; esac; return 1; }',
+    'has busybox && busybox --list 2>/dev/null | grep -qx nc && echo busybox',
+    'has python3 && echo python3',
+    'has bash && has cat && echo bash',
     `[ -x ${HELPER_PATH} ] && echo helper`,
     'exit 0',
   ].join('; '),

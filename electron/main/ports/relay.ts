@@ -23,15 +23,14 @@ export interface RelayTarget {
  * when the relay in the container exits (the server closed its side).
  */
 export class RelaySocket extends Duplex {
-  private idle: NodeJS.Timeout | null = null;
-  private idleMs = 0;
+  /** Set while the relay waits in the agent's pool: it ends when nothing takes it in time. */
+  idle: NodeJS.Timeout | null = null;
   /** What the relay tool said on stderr (why it could not connect). */
   problem = '';
 
   constructor(private readonly streams: AttachedStreams) {
     super({ allowHalfOpen: false });
     streams.stdout.on('data', (chunk: Buffer) => {
-      this.touch();
       if (!this.push(chunk)) streams.stdout.pause();
     });
     streams.stdout.on('end', () => this.push(null));
@@ -45,7 +44,6 @@ export class RelaySocket extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.touch();
     this.streams.stdin.write(chunk, done);
   }
 
@@ -68,17 +66,9 @@ export class RelaySocket extends Duplex {
   unref(): this {
     return this;
   }
-  setTimeout(ms: number, listener?: () => void): this {
-    this.idleMs = ms;
-    if (listener) this.once('timeout', listener);
-    this.touch();
+  /** Idle relays are ended by the agent's pool (relayAgent), not by socket timeouts. */
+  setTimeout(): this {
     return this;
-  }
-
-  private touch(): void {
-    if (this.idle) clearTimeout(this.idle);
-    this.idle = this.idleMs > 0 ? setTimeout(() => this.emit('timeout'), this.idleMs) : null;
-    this.idle?.unref();
   }
 }
 
@@ -95,7 +85,19 @@ const IDLE_MS = 30_000;
 const MAX_IDLE = 8;
 
 export function relayAgent(target: () => RelayTarget, opened: (socket: RelaySocket) => void): http.Agent {
-  const agent = new http.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE, timeout: IDLE_MS });
+  const agent = new http.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE });
+  agent.on('free', (socket: RelaySocket) => {
+    if (socket.idle) clearTimeout(socket.idle);
+    socket.idle = setTimeout(() => socket.destroy(), IDLE_MS);
+    socket.idle.unref();
+  });
+  const reuse = agent.reuseSocket.bind(agent);
+  agent.reuseSocket = (socket, request) => {
+    const relay = socket as unknown as RelaySocket;
+    if (relay.idle) clearTimeout(relay.idle);
+    relay.idle = null;
+    reuse(socket, request);
+  };
   (agent as unknown as { createConnection: (o: unknown, cb: (error: Error | null, socket?: Duplex) => void) => undefined }).createConnection = (_options, cb) => {
     openRelay(target()).then(
       (socket) => {
