@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cookieName, isLoopback, judgeForwardRequest, type GateRequest } from './forwardGate.js';
 
 const forward = { hostPort: 41234, secret: 's3cret-s3cret' };
-const base: GateRequest = { remoteAddress: '127.0.0.1', host: '127.0.0.1:41234', origin: undefined, url: '/', cookie: undefined, upgrade: false };
+const base: GateRequest = { remoteAddress: '127.0.0.1', host: '127.0.0.1:41234', origin: undefined, fetchSite: undefined, fetchMode: undefined, url: '/', cookie: undefined, upgrade: false };
 const withCookie = (extra: Partial<GateRequest> = {}): GateRequest => ({ ...base, cookie: `${cookieName(41234)}=${forward.secret}`, ...extra });
 
 describe('judgeForwardRequest', () => {
@@ -44,6 +44,22 @@ describe('judgeForwardRequest', () => {
     expect(judgeForwardRequest(withCookie({ upgrade: true, origin: 'http://evil.example' }), forward)).toMatchObject({ kind: 'refuse', status: 403 });
     expect(judgeForwardRequest(withCookie({ upgrade: true, origin: 'http://127.0.0.1:41234' }), forward).kind).toBe('pass');
     expect(judgeForwardRequest({ ...base, upgrade: true, url: '/ws?berth_secret=s3cret-s3cret' }, forward)).toEqual({ kind: 'pass', url: '/ws', cookie: null });
+  });
+});
+
+describe('requests from other pages', () => {
+  it('refuses another origin’s fetch, form post or script, another forward’s page included (same site: ports do not count)', () => {
+    expect(judgeForwardRequest(withCookie({ origin: 'http://127.0.0.1:5000' }), forward)).toMatchObject({ kind: 'refuse', status: 403 });
+    expect(judgeForwardRequest(withCookie({ fetchSite: 'same-site', fetchMode: 'no-cors' }), forward)).toMatchObject({ kind: 'refuse', status: 403 });
+    expect(judgeForwardRequest(withCookie({ fetchSite: 'cross-site', fetchMode: 'cors' }), forward)).toMatchObject({ kind: 'refuse', status: 403 });
+    expect(judgeForwardRequest(withCookie({ upgrade: true, fetchSite: 'same-site', fetchMode: 'websocket' }), forward)).toMatchObject({ kind: 'refuse', status: 403 });
+  });
+
+  it('lets the page’s own requests through, and the user following a link to it', () => {
+    expect(judgeForwardRequest(withCookie({ origin: 'http://127.0.0.1:41234', fetchSite: 'same-origin', fetchMode: 'cors' }), forward).kind).toBe('pass');
+    expect(judgeForwardRequest(withCookie({ fetchSite: 'same-site', fetchMode: 'navigate' }), forward).kind).toBe('pass');
+    expect(judgeForwardRequest(withCookie({ fetchSite: 'none', fetchMode: 'navigate' }), forward).kind).toBe('pass');
+    expect(judgeForwardRequest(withCookie({ upgrade: true, fetchSite: 'same-origin', origin: 'http://127.0.0.1:41234' }), forward).kind).toBe('pass');
   });
 });
 

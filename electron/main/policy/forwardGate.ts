@@ -19,8 +19,11 @@ export function cookieName(hostPort: number): string {
 export interface GateRequest {
   remoteAddress: string | undefined;
   host: string | undefined;
-  /** The Origin header, if any (browsers send it on WebSocket handshakes and unsafe methods). */
+  /** The Origin header, if any (browsers send it on WebSocket handshakes, cross-origin requests and unsafe methods). */
   origin: string | undefined;
+  /** Sec-Fetch-Site and Sec-Fetch-Mode, which browsers send to 127.0.0.1 (a trustworthy origin). */
+  fetchSite: string | undefined;
+  fetchMode: string | undefined;
   url: string;
   cookie: string | undefined;
   /** A WebSocket (or other) upgrade: it cannot be redirected, so the secret in its URL is taken as is. */
@@ -66,8 +69,13 @@ export function judgeForwardRequest(req: GateRequest, forward: { hostPort: numbe
   const hosts = [`127.0.0.1:${forward.hostPort}`, `localhost:${forward.hostPort}`];
   const host = (req.host ?? '').toLowerCase();
   if (!hosts.includes(host)) return { kind: 'refuse', status: 421, reason: `This port forward answers to ${hosts[0]} only.` };
-  if (req.upgrade && req.origin !== undefined && !hosts.some((h) => req.origin?.toLowerCase() === `http://${h}`)) {
-    return { kind: 'refuse', status: 403, reason: 'A page from another site may not open a connection through this port forward.' };
+  // Cookies ignore ports, and so does SameSite: a page another forward serves (another chat's
+  // app on 127.0.0.1) is "same-site" and its requests here would carry this forward's cookie.
+  // So requests from any other origin are refused, save the user following a link (a navigation).
+  const foreignOrigin = req.origin !== undefined && !hosts.some((h) => req.origin?.toLowerCase() === `http://${h}`);
+  const foreignFetch = (req.fetchSite === 'same-site' || req.fetchSite === 'cross-site') && req.fetchMode !== 'navigate';
+  if (foreignOrigin || foreignFetch || (req.upgrade && req.fetchSite !== undefined && req.fetchSite !== 'same-origin')) {
+    return { kind: 'refuse', status: 403, reason: 'A page from another site (or another port) may not use this port forward.' };
   }
   if (!req.url.startsWith('/')) return { kind: 'refuse', status: 400, reason: 'The request names no path.' };
   const url = new URL(req.url, `http://${hosts[0]}`);

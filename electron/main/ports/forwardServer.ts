@@ -78,7 +78,18 @@ export class ForwardServer {
   }
 
   private judge(req: http.IncomingMessage, upgrade: boolean) {
-    const gate: GateRequest = { remoteAddress: req.socket.remoteAddress, host: req.headers.host, origin: req.headers.origin, url: req.url ?? '', cookie: req.headers.cookie, upgrade };
+    const h = req.headers;
+    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+    const gate: GateRequest = {
+      remoteAddress: req.socket.remoteAddress,
+      host: h.host,
+      origin: h.origin,
+      fetchSite: one(h['sec-fetch-site']),
+      fetchMode: one(h['sec-fetch-mode']),
+      url: req.url ?? '',
+      cookie: h.cookie,
+      upgrade,
+    };
     return judgeForwardRequest(gate, { hostPort: this.port, secret: this.secret });
   }
 
