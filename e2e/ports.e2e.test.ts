@@ -30,16 +30,7 @@ afterAll(async () => {
 describe('the Ports section', () => {
   it('opens a sealed sandbox’s http.server in a new tab through Berth, and the bare address refuses another browser', async () => {
     const profile = uniqueName('ports');
-    await page.getByRole('button', { name: 'Profiles' }).click();
-    const dialog = page.getByRole('dialog');
-    await dialog.getByRole('button', { name: 'Create profile' }).click();
-    await dialog.getByLabel('Name').fill(profile);
-    await dialog.getByLabel('Image').fill(NET_IMAGE);
-    await dialog.getByRole('combobox', { name: /^Network/ }).selectOption('none');
-    await dialog.getByRole('button', { name: 'Save profile' }).click();
-    await dialog.getByText('Saved.').waitFor();
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'hidden' });
+    await ui.createProfile(page, profile, NET_IMAGE, 'none');
 
     await page.getByLabel('Profile for new chats').selectOption(profile);
     await page.getByRole('button', { name: 'New chat' }).click();

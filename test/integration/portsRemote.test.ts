@@ -4,7 +4,7 @@
  * on this computer's 127.0.0.1 with nothing published on the engine's side.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, inspect } from '../support/docker.js';
+import { inspect } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { enter, get, httpServerCommand } from '../support/portServers.js';
 import { NET_IMAGE } from '../support/pretendInternet.js';
@@ -15,25 +15,18 @@ const h = new Harness();
 const missing = sshdMissing();
 if (missing) console.warn(`portsRemote.test.ts: skipping the ssh:// port forward test: ${missing}`);
 const sshd = new TestSshd();
-const instances: string[] = [];
 
 beforeAll(async () => {
   if (!missing) await sshd.start();
 });
 afterAll(async () => {
   await h.cleanup();
-  // The volumes the remote chat used (its home), should the test fail before deleting its chat.
-  for (const instance of instances) {
-    const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
-    if (names.length) await docker('volume', 'rm', '-f', ...names);
-  }
   await sshd.dispose();
 }, 240_000);
 
 describe.skipIf(missing !== null)('a port forward on an ssh:// engine', () => {
   it('opens the sealed sandbox’s http.server on this computer, with no port published there', async () => {
     const core = h.core({ knownHostsFiles: [sshd.knownHostsFile] });
-    instances.push(core.instanceId);
     const profile = await h.profile(core, { image: NET_IMAGE, egress: 'none', engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } });
     const chat = await core.chats.create({ profile: profile.name });
     expect((await core.sandbox.exec({ chatId: chat.id, command: httpServerCommand(8000, 'over-ssh.txt') })).exitCode).toBe(0);
