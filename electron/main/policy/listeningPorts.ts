@@ -100,27 +100,28 @@ export function chooseRelayTool(probeOutput: string): RelayTool | null {
 }
 
 /**
- * Copies stdin to the socket and the socket to stdout, and exits when the server closes the
- * connection (an HTTP/1.0 answer's end) or stdin ends.
+ * Copies stdin to the socket and the socket to stdout in one thread (select: no hand-over
+ * between threads on each request), and exits when the server closes the connection (an
+ * HTTP/1.0 answer's end); stdin's end half-closes the socket.
  */
 const PYTHON_RELAY = [
-  'import os, socket, sys, threading',
+  'import os, select, socket, sys',
   's = socket.create_connection((sys.argv[1], int(sys.argv[2])))',
   's.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)',
-  'def up():',
-  '    try:',
-  '        while True:',
-  '            b = os.read(0, 65536)',
-  '            if not b: break',
-  '            s.sendall(b)',
-  '    except OSError: pass',
-  '    try: s.shutdown(socket.SHUT_WR)',
-  '    except OSError: pass',
-  'threading.Thread(target=up, daemon=True).start()',
+  'ins = [0, s]',
   'while True:',
-  '    b = s.recv(65536)',
-  '    if not b: break',
-  '    os.write(1, b)',
+  '    ready = select.select(ins, [], [])[0]',
+  '    if s in ready:',
+  '        b = s.recv(262144)',
+  '        if not b: break',
+  '        v = memoryview(b)',
+  '        while v: v = v[os.write(1, v):]',
+  '    if 0 in ready:',
+  '        b = os.read(0, 262144)',
+  '        if b: s.sendall(b)',
+  '        else:',
+  '            ins.remove(0)',
+  '            s.shutdown(socket.SHUT_WR)',
 ].join('\n');
 
 /** The command that relays one connection to `address`:`port` inside the container. */
