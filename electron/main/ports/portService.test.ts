@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { BerthError } from '../../../shared/errors.js';
 import type { Engine } from '../engine/dockerEngine.js';
 import { LIST_PORTS_COMMAND, PROBE_RELAY_COMMAND } from '../policy/listeningPorts.js';
 import { waitFor } from '../../../test/support/waitFor.js';
@@ -7,7 +8,7 @@ import { PortService, type PortContainer } from './portService.js';
 
 const line = (port: number) => `   0: 00000000:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000 0 1 1`;
 
-function setup() {
+function setup(savedBefore?: string) {
   const listening = new Set<number>();
   const engine = {
     execOnce: async (_id: string, cmd: string[]) => {
@@ -17,14 +18,26 @@ function setup() {
     },
   } as unknown as Engine;
   let running: PortContainer | null = { key: 'k1', id: 'c1', user: '1000:1000', engine };
+  let chats = new Set(['chat']);
   const gone = new Set<(key: string) => void>();
-  let saved: string | undefined;
+  let saved: string | undefined = savedBefore;
   const ports = new PortService({
-    container: async () => running,
+    container: async (chatId) => {
+      if (!chats.has(chatId)) throw new BerthError('not_found', `No chat ${chatId}.`);
+      return running;
+    },
     onGone: (l) => (gone.add(l), () => gone.delete(l)),
     saved: { get: () => saved, set: (v) => (saved = v) },
   });
-  return { ports, listening, gone, stop: () => (running = null), saved: () => JSON.parse(saved ?? '[]') as unknown[] };
+  return {
+    ports,
+    listening,
+    gone,
+    stop: () => (running = null),
+    forget: (chatId: string) => (chats = new Set([...chats].filter((c) => c !== chatId))),
+    saved: () => JSON.parse(saved ?? '[]') as unknown[],
+    savedText: () => saved,
+  };
 }
 
 function answers(port: number): Promise<boolean> {
@@ -67,5 +80,26 @@ describe('PortService', () => {
     await ports.dispose();
     expect(await answers(again.hostPort)).toBe(false);
     expect(saved()).toHaveLength(1);
+  });
+
+  it('opens a saved forward again at its address when the port still listens, and forgets one whose chat is gone', async () => {
+    const before = setup();
+    before.listening.add(8000);
+    const f = await before.ports.open('chat', 8000);
+    await before.ports.dispose();
+    expect(await answers(f.hostPort)).toBe(false);
+
+    // A restart: the same settings value, as the store keeps it.
+    const after = setup(before.savedText());
+    after.listening.add(8000);
+    await after.ports.restoreAll();
+    expect(await answers(f.hostPort)).toBe(true);
+    expect((await after.ports.list('chat')).ports).toEqual([{ port: 8000, forward: f }]);
+    await after.ports.dispose();
+
+    const gone = setup(before.savedText());
+    gone.forget('chat');
+    await gone.ports.restoreAll();
+    expect(gone.saved()).toEqual([]);
   });
 });

@@ -120,7 +120,12 @@ export class PortService {
 
   /** Open forwards at Berth's start whose chat's sandbox still runs and listens on the port. */
   async restoreAll(): Promise<void> {
-    for (const chatId of new Set(this.savedList().map((s) => s.chatId))) await this.list(chatId).catch(() => undefined);
+    for (const chatId of new Set(this.savedList().map((s) => s.chatId))) {
+      await this.list(chatId).catch((error: unknown) => {
+        // A chat that is gone keeps no forward; an engine that does not answer may later.
+        if (error instanceof BerthError && error.code === 'not_found') this.save(this.savedList().filter((s) => s.chatId !== chatId));
+      });
+    }
   }
 
   /** Quitting: forwards close, but stay saved so the next start opens them again. */
