@@ -73,6 +73,11 @@ describe('port forwards', () => {
     expect(rebound.body).not.toContain('marker-a.txt');
 
     expect((await core.ports.list({ chatId: chat.id })).ports).toContainEqual({ port: 8000, forward });
+
+    // The sandbox stops: the forward ends with it, and its address stops answering.
+    await core.sandbox.stop({ chatId: chat.id });
+    expect(await refused(`${origin}/`)).toBe(true);
+    expect(await core.ports.list({ chatId: chat.id })).toEqual({ running: false, ports: [] });
   });
 
   it('carries a WebSocket both ways, and the sandbox never sees Berth’s cookie', async () => {
