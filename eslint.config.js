@@ -30,13 +30,15 @@ export const LAYERS = {
   'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Egress (issue 9): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.
   'main/egress': { files: ['electron/main/egress/'], may: ['main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
+  // Ports: each chat's listening ports and their forwards to 127.0.0.1, relayed through the engine.
+  'main/ports': { files: ['electron/main/ports/'], may: ['main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   'main/sandbox': { files: ['electron/main/sandbox/'], may: BELOW_SANDBOX, packages: NODE_ONLY },
   'main/terminal': { files: ['electron/main/terminal/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The provider client: the only code that speaks to a model's server (the OpenAI SDK).
   'main/agent/provider': { files: ['electron/main/agent/provider/'], may: ['shared'], packages: [...NODE_ONLY, 'openai', 'eventsource-parser'] },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/agent/provider', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The composition root builds everything below the transports.
-  'main/core': { files: ['electron/main/core'], may: ['main/agent', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  'main/core': { files: ['electron/main/core'], may: ['main/agent', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // Transports: the browser host and Electron's IPC (the only main code with Electron).
   'main/host': { files: ['electron/main/host/'], may: ['main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'ws'] },
   'main/ipc-protocol': { files: ['electron/main/ipc/protocol'], may: ['shared'], packages: [] },

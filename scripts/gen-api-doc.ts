@@ -75,6 +75,9 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'review.undoTurn': 'Undo this turn: restores the copies to the checkpoint taken when the given user message started its agent turn.',
   'review.undoApply': "Takes back the last files apply to the user's folder: each file it wrote, deleted or renamed is put back as it was and the folders it made go; the chat's copy keeps its work, listed again. Nothing is undone (ok false, the files named) when the user changed any of them since.",
   'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes), oldest first, and the profile's egress mode.",
+  'ports.list': "The ports the chat's running sandbox listens on (read inside it from /proc/net/tcp and tcp6), each with its open forward; `running` false when no sandbox runs (none is started).",
+  'ports.open': "Opens a port's forward: a listener on 127.0.0.1 only, relayed into the sandbox through the Engine API; the URL's secret becomes a cookie for that browser, and every other request is refused (README: Ports).",
+  'ports.close': "Ends a port's forward: its listener on this computer stops answering.",
   'network.allow': "Adds a host (with its port unless 80 or 443) to the chat's profile allowlist; the running proxy takes it before this answers, so the next request passes. IP addresses are refused.",
 };
 

@@ -8,11 +8,13 @@ import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
+import { portsMethods } from './ports.js';
 
 export * from './agent.js';
 export * from './engines.js';
 export * from './review.js';
 export * from './egress.js';
+export * from './ports.js';
 
 // ---------- profiles ----------
 
@@ -434,6 +436,7 @@ export const methods = {
   ...agentMethods,
   ...reviewMethods,
   ...egressMethods,
+  ...portsMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;

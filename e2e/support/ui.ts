@@ -73,15 +73,15 @@ export async function waitForShellInWorkspace(page: Page, timeout = 30_000): Pro
 }
 
 /** Creates a profile in the Profiles dialog and closes it. */
-export async function createProfile(page: Page, name: string, image: string): Promise<void> {
+export async function createProfile(page: Page, name: string, image: string, network: 'open' | 'none' = 'open'): Promise<void> {
   await page.getByRole('button', { name: 'Profiles' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByRole('button', { name: 'Create profile' }).click();
   await dialog.getByLabel('Name').fill(name);
   await dialog.getByLabel('Image').fill(image);
   // These tests are about folders and terminals: the profile network they had before egress
-  // ('open'); e2e/network.e2e.test.ts covers 'allowlist' and its proxy.
-  await dialog.getByRole('combobox', { name: 'Network' }).selectOption('open');
+  // ('open'); e2e/network.e2e.test.ts covers 'allowlist' and its proxy, ports 'none'.
+  await dialog.getByRole('combobox', { name: 'Network' }).selectOption(network);
   await dialog.getByRole('button', { name: 'Save profile' }).click();
   await dialog.getByText('Saved.').waitFor();
   await page.keyboard.press('Escape');

@@ -53,6 +53,7 @@ import { allowlistEngineProblem } from './policy/egress.js';
 import { parseSubnetPool, type SubnetPool } from './policy/subnets.js';
 import { allowEntryFor, DEFAULT_EGRESS } from '../../shared/egress.js';
 import { StatsService } from './sandbox/statsService.js';
+import { PortService } from './ports/portService.js';
 
 export interface CoreOptions {
   /** Where Berth keeps its store and the sandboxes' homes (Electron's userData in the app). */
@@ -357,6 +358,19 @@ export function createCore(options: CoreOptions): BerthCore {
     },
   });
 
+  // Ports (README: Ports): forwards to the chat's running container, as its own user, on its own engine.
+  const ports = new PortService({
+    container: async (chatId) => {
+      const s = await sandbox.status(chatId);
+      if (s.state !== 'running' || !s.key || !s.containerId) return null;
+      const engine = manager.engineOf(s.key);
+      const user = (await engine.inspectContainer(s.containerId))?.user;
+      return user ? { key: s.key, id: s.containerId, user, engine } : null;
+    },
+    onGone: (listener) => manager.onGone(listener),
+    saved: { get: () => store.settings.get('port_forwards') ?? undefined, set: (v) => store.settings.set('port_forwards', v) },
+  });
+
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
   const agent = new AgentService({
@@ -371,6 +385,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
+      newPorts: (chatId) => ports.newPortsNote(chatId),
       networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
@@ -392,6 +407,7 @@ export function createCore(options: CoreOptions): BerthCore {
     endChat: async (chatId) => {
       await agent.stopAll(chatId);
       terminals.closeForChat(chatId);
+      await ports.closeChat(chatId);
     },
     dropWarm: (profile) => pool.drop(profile),
     removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
@@ -584,6 +600,9 @@ export function createCore(options: CoreOptions): BerthCore {
       const { monitor } = engineOfProfile(req.profile ?? DEFAULT_PROFILE);
       return monitor.current().state === 'checking' ? monitor.check() : monitor.current();
     },
+    'ports.list': (req) => ports.list(sessions.requireChat(req.chatId).id),
+    'ports.open': (req) => ports.open(sessions.requireChat(req.chatId).id, req.port),
+    'ports.close': (req) => ports.close(req.chatId, req.port),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows, req.replaces),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
     'terminal.busy': async (req) => ({ terminals: await terminals.busy(sessions.requireChat(req.chatId).id) }),
@@ -721,6 +740,7 @@ export function createCore(options: CoreOptions): BerthCore {
   });
   const ready = Promise.all([forgotten, reaper.ready]).then(() => {
     for (const p of store.profiles.list()) fillPool(p);
+    void ports.restoreAll();
   });
   events.on((event, payload) => {
     if (event === 'sandbox.progress') {
@@ -788,6 +808,7 @@ export function createCore(options: CoreOptions): BerthCore {
       // Let running calls finish (a command gets its timeout's worth), but never hang quitting.
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight, poolRemoved]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
+      await ports.dispose();
       await manager.dispose();
       await egress.dispose().catch(() => undefined);
       store.close();

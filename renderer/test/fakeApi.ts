@@ -194,6 +194,8 @@ export interface FakeApi extends BerthApi {
   reviewCopies: Record<string, CopyChanges[]>;
   /** What review.checkpoints answers, per chat. */
   checkpoints: Record<string, Checkpoint[]>;
+  /** The ports each chat's sandbox listens on (ports.list), and their open forwards' host ports. */
+  ports: Record<string, { port: number; hostPort: number | null }[]>;
 }
 
 export interface FakeSeed {
@@ -201,6 +203,10 @@ export interface FakeSeed {
   chats?: ChatView[];
   engine?: EngineStatus;
   conversations?: Record<string, FakeConversation>;
+}
+
+function fakeForward(port: number, hostPort: number) {
+  return { port, hostPort, url: `http://127.0.0.1:${hostPort}/?berth_secret=fake` };
 }
 
 function notFound(what: string): ApiError {
@@ -237,6 +243,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     keys: {},
     reviewCopies: {},
     checkpoints: {},
+    ports: {},
     pushAgent: (event, payload) => emit(event, payload),
     refusedFolders: {},
     resources: { cpus: 8, memoryBytes: 16 * 1024 ** 3 },
@@ -524,6 +531,22 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       const chat = fake.chats.find((c) => c.id === chatId);
       const p = fake.profiles.find((x) => x.name === chat?.profile);
       return { mode: p?.settings.egress ?? 'allowlist', requests: [] };
+    },
+    'ports.list': ({ chatId }) => ({
+      running: chatId in fake.ports,
+      ports: (fake.ports[chatId] ?? []).map((p) => ({ port: p.port, forward: p.hostPort === null ? null : fakeForward(p.port, p.hostPort) })),
+    }),
+    'ports.open': ({ chatId, port }) => {
+      const p = fake.ports[chatId]?.find((x) => x.port === port);
+      if (!p) throw new ApiError('invalid_request', `Nothing listens on port ${port} in the chat's sandbox.`);
+      p.hostPort ??= 40000 + port;
+      return fakeForward(port, p.hostPort);
+    },
+    'ports.close': ({ chatId, port }) => {
+      const p = fake.ports[chatId]?.find((x) => x.port === port);
+      const closed = p?.hostPort != null;
+      if (p) p.hostPort = null;
+      return { closed };
     },
     'network.allow': ({ chatId, host, port }) => {
       const chat = fake.chats.find((c) => c.id === chatId);

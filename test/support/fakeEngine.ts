@@ -479,6 +479,14 @@ export class FakeEngine implements Engine {
     return { exitCode: result.exitCode, output: result.output };
   }
 
+  /** The fake has no network stack inside its containers: a relay has nothing to reach (port forwards run against the real engine). */
+  async execPipe(id: string, _cmd: string[], _user: string): Promise<AttachedStreams> {
+    this.enter('execPipe');
+    const c = this.container(id);
+    if (!c) throw notFound('relay a port of the sandbox');
+    throw new BerthError('container_failed', 'Docker could not relay a port of the sandbox: the in-memory engine has no network inside its containers.');
+  }
+
   /** Readings a second apart while the container runs: memory and processes grow with what it runs. */
   async streamStats(id: string, onSample: (sample: StatsSample) => void): Promise<StatsStream> {
     this.enter('streamStats');

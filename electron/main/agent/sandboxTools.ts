@@ -17,6 +17,8 @@ export interface AgentSandbox {
   folders(chatId: string): AgentFolder[];
   /** What the network policy refused for the chat since a time (a note for the model), or null. */
   networkRefusals?(chatId: string, since: number, output: string): Promise<string | null>;
+  /** The ports the sandbox began listening on since the last command, and how the user opens them (a note for the model), or null. */
+  newPorts?(chatId: string): Promise<string | null>;
 }
 
 /** What a tool call produced: the card's fields, and the text the model gets back. */
@@ -92,7 +94,9 @@ export class SandboxTools {
       timeoutMs: args.timeout_seconds === undefined ? undefined : Math.max(100, Math.round(args.timeout_seconds * 1000)),
     }, caller.signal);
     const refusals = await this.sandbox.networkRefusals?.(caller.chatId, started, r.output).catch(() => null);
-    const text = refusals ? `${execText(r)}\n${refusals}` : execText(r);
+    const opened = await this.sandbox.newPorts?.(caller.chatId).catch(() => null);
+    let text = refusals ? `${execText(r)}\n${refusals}` : execText(r);
+    if (opened) text = `${text}\n${opened}`;
     return {
       ok: r.exitCode === 0,
       command: args.command,

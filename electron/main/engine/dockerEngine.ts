@@ -6,7 +6,8 @@ import Docker from 'dockerode';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, Writable, type Readable } from 'node:stream';
+import { demuxExec } from './execDemux.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { EngineEndpoint } from '../policy/engineEndpoint.js';
 import type { ContainerCreateBody } from '../policy/containerSpec.js';
@@ -173,6 +174,8 @@ export interface Engine {
   removeContainer(id: string): Promise<void>;
   /** Runs a short command in a running container and collects its output. */
   execOnce(id: string, cmd: string[], user: string): Promise<{ exitCode: number; output: string }>;
+  /** A process in the container with stdin attached and no TTY: its bytes both ways (a port forward's relay). */
+  execPipe(id: string, cmd: string[], user: string): Promise<AttachedStreams>;
   /** Starts an interactive process with a TTY in a running container. */
   execTty(id: string, options: TtyOptions): Promise<TtyProcess>;
   /** Streams a running container's use (CPU, memory, processes); a missing container rejects. */
@@ -985,6 +988,22 @@ export class DockerEngine implements Engine {
       });
       const info = await exec.inspect();
       return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
+    });
+  }
+
+  execPipe(id: string, cmd: string[], user: string): Promise<AttachedStreams> {
+    return this.call('relay a port of the sandbox', async (docker) => {
+      const exec = await docker.getContainer(id).exec({ Cmd: cmd, User: user, AttachStdin: true, AttachStdout: true, AttachStderr: true });
+      const stream = (await exec.start({ hijack: true, stdin: true })) as NodeJS.ReadWriteStream & { destroy(): void };
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      demuxExec(stream as unknown as Readable, stdout, stderr);
+      const ended = new Promise<void>((resolve) => {
+        for (const event of ['end', 'close', 'error']) stream.on(event, () => resolve());
+      });
+      // The demultiplexer never ends its outputs: the relay's end is the stream's.
+      void ended.then(() => (stdout.end(), stderr.end()));
+      return { stdin: stream as unknown as Writable, stdout, stderr, ended, close: () => stream.destroy() };
     });
   }
 

@@ -7,6 +7,7 @@ import { ChangesButton } from '../changes/ChangesPanel';
 import { Attachments } from './Attachments';
 import { SandboxPanel } from './SandboxPanel';
 import { NetworkView } from '../network/NetworkView';
+import { PortsView } from '../ports/PortsView';
 
 export interface ChangesToggle {
   open: boolean;
@@ -32,6 +33,7 @@ export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: Change
       <Attachments key={`attachments:${chat.id}`} chat={chat} />
       <SandboxPanel key={`sandbox:${chat.id}`} chatId={chat.id} />
       <NetworkView key={`network:${chat.id}`} chatId={chat.id} />
+      <PortsView key={`ports:${chat.id}`} chatId={chat.id} />
     </header>
   );
 }

@@ -1,0 +1,103 @@
+/**
+ * The chat's Ports section: the ports its sandbox listens on (main reads them inside the
+ * sandbox: ports.list, asked again every few seconds while the section is open), each with a
+ * forward to 127.0.0.1 on this computer: "Open in browser" and "Copy URL" (README: Ports).
+ */
+import { useCallback, useEffect, useId, useState } from 'react';
+import type { ListeningPortView } from '../../../shared/contract';
+import { errorInfo, type ApiErrorInfo } from '../../api/errors';
+import { useServices } from '../../app/context';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+
+/** A server the user just started shows up within this long while the section is open. */
+const REFRESH_MS = 3000;
+
+export function PortsView({ chatId }: { chatId: string }) {
+  const { api } = useServices();
+  const [open, setOpen] = useState(false);
+  const [running, setRunning] = useState(false);
+  const [ports, setPorts] = useState<ListeningPortView[]>([]);
+  const [error, setError] = useState<ApiErrorInfo | null>(null);
+  const [copied, setCopied] = useState<number | null>(null);
+  const panelId = useId();
+
+  const refresh = useCallback(async (live: () => boolean = () => true) => {
+    try {
+      const answer = await api.call('ports.list', { chatId });
+      if (!live()) return;
+      setRunning(answer.running);
+      setPorts(answer.ports);
+    } catch (e) {
+      if (live()) setError(errorInfo(e));
+    }
+  }, [api, chatId]);
+
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    void refresh(() => live);
+    const timer = setInterval(() => void refresh(() => live), REFRESH_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [open, refresh]);
+
+  const act = async (run: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await run();
+      await refresh();
+    } catch (e) {
+      setError(errorInfo(e));
+    }
+  };
+
+  const copy = async (p: ListeningPortView) => {
+    if (!p.forward) return;
+    try {
+      await navigator.clipboard.writeText(p.forward.url);
+      setCopied(p.port);
+    } catch (e) {
+      setError(errorInfo(e));
+    }
+  };
+
+  return (
+    <section className="ports-view" aria-label="Ports">
+      <button type="button" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)}>
+        Ports{ports.length ? ` (${ports.length})` : ''}
+      </button>
+      {open && (
+        <div id={panelId}>
+          {error && <ErrorAlert error={error} />}
+          {!running && <p className="hint">The sandbox is not running: start a server in the chat and its ports show here.</p>}
+          {running && ports.length === 0 && <p className="hint">Nothing listens in the sandbox yet.</p>}
+          {ports.length > 0 && (
+            <ul aria-label="Listening ports">
+              {ports.map((p) => (
+                <li key={p.port}>
+                  <span>Port {p.port}</span>
+                  {p.forward ? (
+                    <>
+                      {' '}
+                      <a href={p.forward.url} target="_blank" rel="noopener noreferrer">Open in browser</a>{' '}
+                      <button type="button" onClick={() => void copy(p)}>{copied === p.port ? 'Copied' : 'Copy URL'}</button>{' '}
+                      <button type="button" onClick={() => void act(() => api.call('ports.close', { chatId, port: p.port }))} aria-label={`Stop forwarding port ${p.port}`}>Stop forwarding</button>
+                    </>
+                  ) : (
+                    <>
+                      {' '}
+                      <button type="button" onClick={() => void act(() => api.call('ports.open', { chatId, port: p.port }))} aria-label={`Forward port ${p.port}`}>Forward to this computer</button>
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p className="hint">A forward listens on 127.0.0.1 only; its link lets only the browser that opens it in.</p>
+        </div>
+      )}
+    </section>
+  );
+}
