@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEW_LIMITS } from '../../shared/review.js';
-import { docker } from '../support/docker.js';
+import { removeInstanceVolumes } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { TestSshd, sshdMissing } from '../support/sshd.js';
 
@@ -25,10 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.cleanup();
-  for (const instance of instances) {
-    const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
-    if (names.length) await docker('volume', 'rm', '-f', ...names);
-  }
+  await removeInstanceVolumes(instances);
   await sshd.dispose();
 }, 240_000);
 
@@ -38,16 +35,21 @@ function diskUse(dir: string): number {
   return Number(du.stdout.split('\t')[0]);
 }
 
+/** A chat on the ssh:// engine with a folder (a.txt, keep.txt) attached in Review mode, on a data folder of its own. */
+async function reviewChatThere(name: string) {
+  const dataDir = h.dataDir();
+  const core = h.core({ dataDir, knownHostsFiles: [sshd.knownHostsFile] });
+  instances.push(core.instanceId);
+  const profile = await h.profile(core, { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } });
+  const host = h.workspace(name, { 'a.txt': 'original\n', 'keep.txt': 'kept\n' });
+  const chat = await core.chats.create({ profile: profile.name });
+  const attached = await core.workspace.attach({ chatId: chat.id, path: host });
+  return { dataDir, core, host, chat, hostPath: attached.attachment.hostPath, target: attached.attachment.containerPath as string };
+}
+
 describe.skipIf(missing !== null)('a Review copy on an ssh:// engine is mirrored back within Review’s limits', () => {
   it('a 3 GiB sparse file and one just over the per-file cap are listed as too large, never written here; other files come back', async () => {
-    const dataDir = h.dataDir();
-    const core = h.core({ dataDir, knownHostsFiles: [sshd.knownHostsFile] });
-    instances.push(core.instanceId);
-    const profile = await h.profile(core, { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } });
-    const host = h.workspace('sparse', { 'a.txt': 'original\n', 'keep.txt': 'kept\n' });
-    const chat = await core.chats.create({ profile: profile.name });
-    const attached = await core.workspace.attach({ chatId: chat.id, path: host });
-    const target = attached.attachment.containerPath as string;
+    const { dataDir, core, host, chat, hostPath, target } = await reviewChatThere('sparse');
     const justOver = REVIEW_LIMITS.maxTrackedFileBytes + 1;
     const made = await core.sandbox.exec({
       chatId: chat.id,
@@ -68,27 +70,20 @@ describe.skipIf(missing !== null)('a Review copy on an ssh:// engine is mirrored
     // copy here and the mirror-back's scratch) stays under the per-file cap.
     expect(diskUse(path.join(dataDir, 'review'))).toBeLessThan(REVIEW_LIMITS.maxTrackedFileBytes);
     expect(diskUse(dataDir)).toBeLessThan(REVIEW_LIMITS.maxTrackedFileBytes);
-    const refused = await core.review.apply({ chatId: chat.id, hostPath: attached.attachment.hostPath });
+    const refused = await core.review.apply({ chatId: chat.id, hostPath: hostPath });
     expect(refused.problems.map((p) => [p.path, p.kind, p.message]).sort()).toEqual([
       ['big.bin', 'too_large', '"big.bin" is larger than Berth reviews; it cannot be applied from here.'],
       ['just-over.bin', 'too_large', '"just-over.bin" is larger than Berth reviews; it cannot be applied from here.'],
     ]);
     expect(fs.readdirSync(host).sort()).toEqual(['a.txt', 'keep.txt']);
     // The small files apply as usual.
-    expect(await core.review.apply({ chatId: chat.id, hostPath: attached.attachment.hostPath, files: ['a.txt', 'z-after.txt'] })).toMatchObject({ ok: true });
+    expect(await core.review.apply({ chatId: chat.id, hostPath: hostPath, files: ['a.txt', 'z-after.txt'] })).toMatchObject({ ok: true });
     expect(fs.readFileSync(path.join(host, 'z-after.txt'), 'utf8')).toBe('new\n');
     await core.chats.delete({ chatId: chat.id });
   }, 300_000);
 
   it('a 1 TiB sparse file stops the mirror-back there (its bytes are never read): listed as too large, nothing here removed', async () => {
-    const dataDir = h.dataDir();
-    const core = h.core({ dataDir, knownHostsFiles: [sshd.knownHostsFile] });
-    instances.push(core.instanceId);
-    const profile = await h.profile(core, { engine: { kind: 'ssh', url: sshd.url, identityFile: sshd.identityFile } });
-    const host = h.workspace('huge', { 'a.txt': 'original\n', 'keep.txt': 'kept\n' });
-    const chat = await core.chats.create({ profile: profile.name });
-    const attached = await core.workspace.attach({ chatId: chat.id, path: host });
-    const target = attached.attachment.containerPath as string;
+    const { dataDir, core, chat, target } = await reviewChatThere('huge');
     // The archive lists a.txt, huge.bin, then where keep.txt was: the stream stops at huge.bin.
     const made = await core.sandbox.exec({ chatId: chat.id, command: `cd ${target} && echo changed > a.txt && truncate -s $((1024 * 1024 * 1024 * 1024)) huge.bin && rm keep.txt && echo done` });
     expect(made).toMatchObject({ exitCode: 0, output: 'done\n' });
