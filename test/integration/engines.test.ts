@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineStatus } from '../../shared/contract.js';
-import { docker, inspect } from '../support/docker.js';
+import { docker, inspect, removeInstanceVolumes } from '../support/docker.js';
 import { Harness } from '../support/harness.js';
 import { TestSshd, sshdMissing } from '../support/sshd.js';
 import { waitFor } from '../support/waitFor.js';
@@ -29,11 +29,7 @@ afterAll(async () => {
   // A test that failed while the engine was down: bring it back so its chats can be removed there.
   if (!missing && !sshd.running) await sshd.start().catch(() => undefined);
   await h.cleanup();
-  // Volumes a remote engine's chats used (homes, folder copies), should a test fail before deleting its chat.
-  for (const instance of instances) {
-    const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
-    if (names.length) await docker('volume', 'rm', '-f', ...names);
-  }
+  await removeInstanceVolumes(instances);
   await sshd.dispose();
 }, 240_000);
 

@@ -47,6 +47,14 @@ export async function removeInstanceContainers(instanceId: string, { volumes = f
   return left;
 }
 
+/** Volumes these instances' chats left on this machine's engine (a remote engine's homes and folder copies), should a test fail before deleting its chat. */
+export async function removeInstanceVolumes(instanceIds: readonly string[]): Promise<void> {
+  for (const instance of instanceIds) {
+    const names = (await docker('volume', 'ls', '-q', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
+    if (names.length) await docker('volume', 'rm', '-f', ...names);
+  }
+}
+
 export async function inspect<T = Record<string, unknown>>(id: string): Promise<T> {
   return (JSON.parse(await docker('inspect', id)) as T[])[0] as T;
 }

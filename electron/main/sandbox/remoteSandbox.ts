@@ -99,10 +99,12 @@ export class RemoteCopySync {
     fs.mkdirSync(scratch, { recursive: true, mode: 0o700 });
     for (const m of mounts) {
       if (m.origin !== 'review' || m.readOnly) continue;
-      // Only what changed is written out and compared (fetchCopy's quick check against the copy here).
+      // Only what changed is written out and compared (fetchCopy's quick check against the copy
+      // here), within Review's caps: a file over its per-file cap is never written here, and the
+      // Changes panel lists it as too large (policy/mirrorLimits).
       const fetched = await fetchCopy({ engine: where.engine, containerId: where.containerId, containerPath: m.target }, scratch, m.source);
       try {
-        mirrorCopy(fetched.dir, m.source, fetched.unchanged);
+        mirrorCopy(fetched.dir, m.source, fetched.unchanged, fetched);
       } finally {
         fs.rmSync(fetched.dir, { recursive: true, force: true });
       }

@@ -108,4 +108,31 @@ describe('bringing a remote copy back into the Review copy here (mirrorCopy)', (
     expect(fs.readFileSync(path.join(here, 'changed.txt'), 'utf8')).toBe('new\n');
     expect(fs.statSync(path.join(here, 'changed.txt')).mtime.getTime()).toBe(then.getTime());
   });
+
+  it('makes a file over the per-file cap a file of its size with no data (listed as too large, 0 blocks), and removes nothing after a stopped fetch', () => {
+    const here = tree({ 'a.txt': 'old\n', 'kept.txt': 'k\n' });
+    const fetched = tree({ 'a.txt': 'new\n' });
+    const then = new Date('2024-05-01T10:00:00Z');
+    const size = 3 * 1024 ** 3;
+    mirrorCopy(fetched, here, new Set(), { tooLarge: new Map([['big.bin', { size, mode: 0o644, mtime: then }]]), stoppedAt: 'z.txt' });
+    const big = fs.statSync(path.join(here, 'big.bin'));
+    expect([big.size, big.blocks, big.mtime.getTime()]).toEqual([size, 0, then.getTime()]);
+    expect(fs.readFileSync(path.join(here, 'a.txt'), 'utf8')).toBe('new\n');
+    // kept.txt was not in the part of the copy that was read: it stays.
+    expect(fs.readFileSync(path.join(here, 'kept.txt'), 'utf8')).toBe('k\n');
+    // The same entry again: the file here is left alone.
+    const ino = big.ino;
+    mirrorCopy(fetched, here, new Set(), { tooLarge: new Map([['big.bin', { size, mode: 0o644, mtime: then }]]), stoppedAt: null });
+    expect(fs.statSync(path.join(here, 'big.bin')).ino).toBe(ino);
+    expect(fs.existsSync(path.join(here, 'kept.txt'))).toBe(false);
+  });
+
+  it('compares files of the same size chunk by chunk: a difference past the first chunk is a change', () => {
+    const body = 'x'.repeat(3 * 1024 * 1024);
+    const here = tree({ 'f.bin': body });
+    const fetched = tree({ 'f.bin': `${body.slice(0, -1)}y` });
+    mirrorCopy(fetched, here);
+    expect(fs.readFileSync(path.join(here, 'f.bin'), 'utf8').endsWith('y')).toBe(true);
+    expect(diffCopy(here, fetched)).toEqual([]);
+  });
 });
