@@ -27,6 +27,8 @@ export interface ToolOutcome {
   exitCode: number | null;
   output: string;
   resultForModel: string;
+  /** An edit's change as a unified diff, for the card. */
+  diff?: string;
 }
 
 export const READ_LIMIT_BYTES = 60_000;
@@ -56,11 +58,11 @@ const CLEAN_ENV =
   'unset -f dirname basename readlink head ls mkdir base64 printf mv rm cd pwd 2>/dev/null; ';
 
 /** Runs a helper script in a nested subshell, so what it sets never reaches the chat's shell. */
-function helper(script: string): string {
+export function helper(script: string): string {
   return `( ${CLEAN_ENV}${script} )`;
 }
 
-function refused(command: string, problem: string): ToolOutcome {
+export function refused(command: string, problem: string): ToolOutcome {
   return { ok: false, command, cwd: null, exitCode: null, output: problem, resultForModel: `Refused: ${problem}` };
 }
 
@@ -93,18 +95,29 @@ export class SandboxTools {
     };
   }
 
+  /**
+   * A file, or a range of its lines, cut to READ_LIMIT_BYTES. Streamed through tail and head:
+   * a 100 MB file (or one 100 MB line) is never held whole by the sandbox or by Berth.
+   */
   async readFile(caller: Caller, args: ToolArgs<'read_file'>): Promise<ToolOutcome> {
     const where = await this.confined(caller, args.path, 'read');
     if (typeof where !== 'string') return refused(`read ${args.path}`, where.problem);
     const q = shellQuote(where);
-    const r = await this.run(caller, helper(`[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; head -c ${READ_LIMIT_BYTES + 1} -- ${q}`));
-    if (r.exitCode !== 0) return { ok: false, command: `read ${where}`, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not read ${where}: ${r.output.trim()}` };
-    let content = r.output;
-    if (content.includes('\u0000')) return { ok: false, command: `read ${where}`, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
-    const cut = Buffer.byteLength(content) > READ_LIMIT_BYTES;
-    if (cut) content = Buffer.from(content).subarray(0, READ_LIMIT_BYTES).toString('utf8');
-    const note = cut ? `\n[only the first ${READ_LIMIT_BYTES} bytes are shown]` : '';
-    return { ok: true, command: `read ${where}`, cwd: null, exitCode: 0, output: content + note, resultForModel: content + note };
+    const first = args.offset ?? 1;
+    const range = `${first > 1 ? `tail -n +${first} < ${q}` : `cat < ${q}`}${args.limit === undefined ? '' : ` | head -n ${args.limit}`}`;
+    const r = await this.run(caller, helper(
+      `[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; ` +
+        `n=$(wc -l < ${q}); [ -n "$(tail -c 1 < ${q})" ] && n=$((n + 1)); printf '%s %s\n' "$(wc -c < ${q})" "$n"; ` +
+        `${range} | head -c ${READ_LIMIT_BYTES + 1}`,
+    ));
+    const command = `read ${where}${args.offset !== undefined || args.limit !== undefined ? ` (lines ${first}${args.limit === undefined ? '–' : `–${first + args.limit - 1}`})` : ''}`;
+    if (r.exitCode !== 0) return { ok: false, command, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not read ${where}: ${r.output.trim()}` };
+    const newline = r.output.indexOf('\n');
+    const [size = 0, lines = 0] = r.output.slice(0, newline).trim().split(/\s+/).map(Number);
+    const content = r.output.slice(newline + 1);
+    if (content.includes('\u0000')) return { ok: false, command, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
+    const shown = readWindow(content, { first, limit: args.limit, lines, size });
+    return { ok: true, command, cwd: null, exitCode: 0, output: shown, resultForModel: shown };
   }
 
   /** Checks a write and resolves where it would land; nothing is written yet. */
@@ -140,7 +153,7 @@ export class SandboxTools {
    * The path the tool may use, or why not. The container resolves symlinks (a link in the
    * workspace could point anywhere in the container), and the resolved path is checked again.
    */
-  private async confined(caller: Caller, requested: string, intent: 'read' | 'write'): Promise<string | { problem: string }> {
+  async confined(caller: Caller, requested: string, intent: 'read' | 'write'): Promise<string | { problem: string }> {
     const folders = this.sandbox.folders(caller.chatId);
     const first = resolveAgentPath(requested, folders, intent);
     if (!first.ok) return { problem: first.problem };
@@ -161,7 +174,7 @@ export class SandboxTools {
     return second.path;
   }
 
-  private async run(caller: Caller, command: string): Promise<ExecResult> {
+  async run(caller: Caller, command: string): Promise<ExecResult> {
     if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
     try {
       return await this.sandbox.exec({ chatId: caller.chatId, taskId: caller.taskId, command, timeoutMs: FILE_OP_TIMEOUT_MS }, caller.signal);
@@ -170,4 +183,28 @@ export class SandboxTools {
       throw new BerthError('internal', 'A file tool failed inside the sandbox.', { cause: error });
     }
   }
+}
+
+/** What read_file shows of the lines it got: cut to the byte limit at a line's end, saying what was left out. */
+function readWindow(content: string, f: { first: number; limit: number | undefined; lines: number; size: number }): string {
+  if (content === '' && f.first > 1) return `[line ${f.first} is past the end: the file has ${f.lines} lines]`;
+  let text = content;
+  const bytes = Buffer.from(content);
+  const cut = bytes.length > READ_LIMIT_BYTES;
+  if (cut) {
+    const head = bytes.subarray(0, READ_LIMIT_BYTES);
+    const end = head.lastIndexOf(0x0a);
+    // A line longer than the whole limit is cut inside it; otherwise at the last whole line.
+    text = (end >= 0 ? head.subarray(0, end + 1) : head).toString('utf8').replace(/\uFFFD+$/, '');
+  }
+  const got = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const last = f.first + got - 1;
+  const more = cut || last < f.lines;
+  if (!more) return text;
+  const partial = cut && !text.endsWith('\n');
+  const shown = partial ? `the first ${Buffer.byteLength(text)} bytes of line ${last}` : `lines ${f.first}–${last}`;
+  const next = last + 1;
+  const why = cut ? ` (a read returns at most ${READ_LIMIT_BYTES} bytes)` : '';
+  const onward = next <= f.lines ? ` Read on with offset ${next}.` : '';
+  return `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}[shown: ${shown} of ${f.lines} lines, ${f.size} bytes in all${why}; the rest was left out.${onward}]`;
 }
