@@ -7,6 +7,7 @@
 import type { ExecResult } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveAgentPath, type AgentFolder } from '../policy/agentPaths.js';
+import { readWindow } from '../policy/readWindow.js';
 import { shellQuote } from '../policy/shellProtocol.js';
 import type { ToolArgs } from './toolSpecs.js';
 
@@ -116,7 +117,7 @@ export class SandboxTools {
     const [size = 0, lines = 0] = r.output.slice(0, newline).trim().split(/\s+/).map(Number);
     const content = r.output.slice(newline + 1);
     if (content.includes('\u0000')) return { ok: false, command, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
-    const shown = readWindow(content, { first, limit: args.limit, lines, size });
+    const shown = readWindow(content, { first, lines, size, limitBytes: READ_LIMIT_BYTES });
     return { ok: true, command, cwd: null, exitCode: 0, output: shown, resultForModel: shown };
   }
 
@@ -185,26 +186,3 @@ export class SandboxTools {
   }
 }
 
-/** What read_file shows of the lines it got: cut to the byte limit at a line's end, saying what was left out. */
-function readWindow(content: string, f: { first: number; limit: number | undefined; lines: number; size: number }): string {
-  if (content === '' && f.first > 1) return `[line ${f.first} is past the end: the file has ${f.lines} lines]`;
-  let text = content;
-  const bytes = Buffer.from(content);
-  const cut = bytes.length > READ_LIMIT_BYTES;
-  if (cut) {
-    const head = bytes.subarray(0, READ_LIMIT_BYTES);
-    const end = head.lastIndexOf(0x0a);
-    // A line longer than the whole limit is cut inside it; otherwise at the last whole line.
-    text = (end >= 0 ? head.subarray(0, end + 1) : head).toString('utf8').replace(/\uFFFD+$/, '');
-  }
-  const got = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  const last = f.first + got - 1;
-  const more = cut || last < f.lines;
-  if (!more) return text;
-  const partial = cut && !text.endsWith('\n');
-  const shown = partial ? `the first ${Buffer.byteLength(text)} bytes of line ${last}` : `lines ${f.first}–${last}`;
-  const next = last + 1;
-  const why = cut ? ` (a read returns at most ${READ_LIMIT_BYTES} bytes)` : '';
-  const onward = next <= f.lines ? ` Read on with offset ${next}.` : '';
-  return `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}[shown: ${shown} of ${f.lines} lines, ${f.size} bytes in all${why}; the rest was left out.${onward}]`;
-}
