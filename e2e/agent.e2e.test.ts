@@ -41,6 +41,7 @@ describe('an agent chat in the browser', () => {
     provider.setResponder(byTurn(
       { toolCalls: [{ name: 'list_dir', arguments: {} }] },
       { toolCalls: [{ name: 'terminal', arguments: { command: 'echo hello-from-agent > /workspace/agent.txt' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'readme.md', edits: [{ old_string: '# Project', new_string: '# Project, edited' }] } }] },
       { text: ['I wrote **agent.txt**.\n\n', '```sh\ncat agent.txt\n```\n'], chunkDelayMs: 20 },
     ));
 
@@ -69,6 +70,9 @@ describe('an agent chat in the browser', () => {
     expect(fs.existsSync(path.join(folder, 'agent.txt'))).toBe(false);
     await shot(page, 'agent-02-approval');
     await approval.getByRole('button', { name: 'Allow once' }).click();
+    // The edit asks too, showing its diff; allowed, its card draws the diff.
+    await expect.poll(() => approval.textContent(), { timeout: 60_000 }).toContain('+# Project, edited');
+    await approval.getByRole('button', { name: 'Allow once' }).click();
 
     // The streamed answer, rendered as Markdown with a highlighted code block.
     const answer = conversation.getByRole('article', { name: 'Assistant' }).filter({ hasText: 'I wrote agent.txt' });
@@ -86,6 +90,11 @@ describe('an agent chat in the browser', () => {
     const listCard = conversation.getByRole('group', { name: 'list_dir: list /workspace' });
     await listCard.getByRole('button', { name: 'Show output' }).click();
     await expect.poll(() => listCard.textContent()).toContain('readme.md');
+    const editCard = conversation.getByRole('group', { name: 'edit_file: edit /workspace/readme.md' });
+    const diff = editCard.getByRole('region', { name: 'Diff of /workspace/readme.md' });
+    await expect.poll(() => diff.locator('.diff-code-insert').allTextContents()).toEqual(['# Project, edited']);
+    expect(await diff.locator('.diff-code-delete').allTextContents()).toEqual(['# Project']);
+    expect(fs.readFileSync(path.join(folder, 'readme.md'), 'utf8')).toBe('# Project, edited\n');
     await shot(page, 'agent-03-answer');
 
     // The provider got the key; the page never did.

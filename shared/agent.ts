@@ -21,7 +21,7 @@ export const AgentSettings = z.object({
 export type AgentSettings = z.infer<typeof AgentSettings>;
 export const DEFAULT_AGENT_SETTINGS: AgentSettings = { baseUrl: null, model: null, approval: 'ask' };
 
-export const AGENT_TOOL_NAMES = ['terminal', 'read_file', 'write_file', 'list_dir', 'delegate_task'] as const;
+export const AGENT_TOOL_NAMES = ['terminal', 'read_file', 'write_file', 'edit_file', 'list_dir', 'search', 'find_files', 'delegate_task'] as const;
 export const AgentToolName = z.enum(AGENT_TOOL_NAMES);
 export type AgentToolName = z.infer<typeof AgentToolName>;
 
@@ -46,6 +46,8 @@ export const AgentToolCall = z.object({
   output: z.string().nullable(),
   /** A delegate_task call's subagent: its messages carry this task id. */
   subtaskId: z.string().nullable(),
+  /** An edit_file call's change, as a unified diff (absent for every other tool, and in older chats). */
+  diff: z.string().nullable().optional(),
 });
 export type AgentToolCall = z.infer<typeof AgentToolCall>;
 
@@ -75,7 +77,7 @@ export const ApprovalRequest = z.object({
   /** The command exactly as it would run (or the file it would write, resolved). */
   command: z.string(),
   cwd: z.string().nullable(),
-  /** For a file write: the content it would write (cut to its first 20,000 characters). */
+  /** For a file write: the content it would write; for an edit, its unified diff (either cut to its first 20,000 characters). */
   detail: z.string().nullable(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;

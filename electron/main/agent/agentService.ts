@@ -16,8 +16,10 @@ import { providerMessages, systemPrompt } from './conversation.js';
 import type { Completion, CompletionRequest } from './provider/openaiClient.js';
 import { ProviderCancelled } from './provider/openaiClient.js';
 import type { ProviderKeys } from './providerKeys.js';
+import { commitEdit, prepareEdit, type PreparedEdit } from './sandboxEdit.js';
+import { findFiles, search } from './sandboxSearch.js';
 import { SandboxTools, type AgentSandbox, type Caller, type PreparedWrite, type ToolOutcome } from './sandboxTools.js';
-import { toolArgs, toolSpecs } from './toolSpecs.js';
+import { toolArgs, toolSpecs, type ToolArgs } from './toolSpecs.js';
 
 export const MAX_STEPS = 40;
 /** Subagents may start subagents, this deep. */
@@ -318,20 +320,24 @@ export class AgentService {
       return `Error: subagents nest at most ${MAX_DEPTH} deep; do this task yourself.`;
     }
 
-    // A write is resolved first, so the user approves the real path and sees the content.
-    let prepared: PreparedWrite | null = null;
-    if (name === 'write_file') {
-      const p = await this.tools.prepareWrite(run.caller, args as { path: string; content: string }).catch((error: unknown) => this.toolFailed(run, call, update, error, started));
+    // A write or edit is resolved first, so the user approves the real path and sees the content
+    // (or, for an edit, its diff: decided before it is asked for, written only after).
+    let prepared: PreparedWrite | PreparedEdit | null = null;
+    if (name === 'write_file' || name === 'edit_file') {
+      const p = await (name === 'write_file'
+        ? this.tools.prepareWrite(run.caller, args as ToolArgs<'write_file'>)
+        : prepareEdit(this.tools, run.caller, args as ToolArgs<'edit_file'>)
+      ).catch((error: unknown) => this.toolFailed(run, call, update, error, started));
       if (typeof p === 'string') return p;
       if (!('path' in p)) {
         update({ status: 'failed', command: p.command, output: p.output, durationMs: this.deps.clock.now() - started });
         return p.resultForModel;
       }
       prepared = p;
-      update({ command: p.command });
+      update({ command: p.command, ...(isEdit(p) ? { diff: p.diff } : {}) });
     }
 
-    if ((name === 'terminal' || name === 'write_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
+    if ((name === 'terminal' || name === 'write_file' || name === 'edit_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
       update({ status: 'awaiting_approval' });
       const outcome = await this.approvals.ask(
         {
@@ -342,7 +348,7 @@ export class AgentService {
           tool: name,
           command: call.command ?? '',
           cwd: call.cwd,
-          detail: prepared ? preview(prepared.bytes) : null,
+          detail: prepared === null ? null : isEdit(prepared) ? previewText(prepared.diff, Buffer.byteLength(prepared.diff)) : preview(prepared.bytes),
         },
         run.turn.controller.signal,
       );
@@ -359,7 +365,9 @@ export class AgentService {
     run.turn.executing.add(run.caller);
     let outcome: ToolOutcome;
     try {
-      outcome = prepared ? await this.tools.commitWrite(run.caller, prepared) : await this.toolCall(name as Exclude<AgentToolName, 'delegate_task' | 'write_file'>, run.caller, args);
+      outcome = prepared === null
+        ? await this.toolCall(name as Exclude<AgentToolName, 'delegate_task' | 'write_file' | 'edit_file'>, run.caller, args)
+        : isEdit(prepared) ? await commitEdit(this.tools, run.caller, prepared) : await this.tools.commitWrite(run.caller, prepared);
     } catch (error) {
       return this.toolFailed(run, call, update, error, started);
     } finally {
@@ -369,15 +377,18 @@ export class AgentService {
     update({
       status: stopped ? 'cancelled' : outcome.ok ? 'done' : 'failed',
       command: outcome.command, cwd: outcome.cwd ?? call.cwd, exitCode: outcome.exitCode, output: outcome.output, durationMs: this.deps.clock.now() - started,
+      ...(outcome.diff === undefined ? {} : { diff: outcome.diff }),
     });
     return outcome.resultForModel;
   }
 
-  private toolCall(name: Exclude<AgentToolName, 'delegate_task' | 'write_file'>, caller: Caller, args: Record<string, unknown>): Promise<ToolOutcome> {
+  private toolCall(name: Exclude<AgentToolName, 'delegate_task' | 'write_file' | 'edit_file'>, caller: Caller, args: Record<string, unknown>): Promise<ToolOutcome> {
     switch (name) {
-      case 'terminal': return this.tools.terminal(caller, args as { command: string });
-      case 'read_file': return this.tools.readFile(caller, args as { path: string });
-      case 'list_dir': return this.tools.listDir(caller, args as { path?: string });
+      case 'terminal': return this.tools.terminal(caller, args as ToolArgs<'terminal'>);
+      case 'read_file': return this.tools.readFile(caller, args as ToolArgs<'read_file'>);
+      case 'list_dir': return this.tools.listDir(caller, args as ToolArgs<'list_dir'>);
+      case 'search': return search(this.tools, caller, args as ToolArgs<'search'>);
+      case 'find_files': return findFiles(this.tools, caller, args as ToolArgs<'find_files'>);
     }
   }
 
@@ -434,8 +445,14 @@ export class AgentService {
 /** What a write would put in the file, as the approval shows it. */
 export const APPROVAL_PREVIEW_CHARS = 20_000;
 function preview(bytes: Buffer): string {
-  const text = bytes.toString('utf8');
-  return text.length <= APPROVAL_PREVIEW_CHARS ? text : `${text.slice(0, APPROVAL_PREVIEW_CHARS)}\n… (${bytes.length} bytes in all; the rest is not shown)`;
+  return previewText(bytes.toString('utf8'), bytes.length);
+}
+function previewText(text: string, bytes: number): string {
+  return text.length <= APPROVAL_PREVIEW_CHARS ? text : `${text.slice(0, APPROVAL_PREVIEW_CHARS)}\n… (${bytes} bytes in all; the rest is not shown)`;
+}
+
+function isEdit(p: PreparedWrite | PreparedEdit): p is PreparedEdit {
+  return 'readHash' in p;
 }
 
 function describeCall(name: AgentToolName, args: Record<string, unknown>): string {
@@ -443,6 +460,9 @@ function describeCall(name: AgentToolName, args: Record<string, unknown>): strin
     case 'terminal': return String(args.command);
     case 'read_file': return `read ${String(args.path)}`;
     case 'write_file': return `write ${String(args.path)}`;
+    case 'edit_file': return `edit ${String(args.path)}`;
+    case 'search': return `search ${JSON.stringify(args.pattern)}`;
+    case 'find_files': return `find ${String(args.pattern)}`;
     case 'list_dir': return `list ${String(args.path ?? '.')}`;
     case 'delegate_task': return String(args.title ?? args.task).slice(0, 200);
   }

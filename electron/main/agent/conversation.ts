@@ -13,7 +13,7 @@ export function systemPrompt(folders: readonly AgentFolder[], isSubagent: boolea
       : 'You are a coding agent in Berth. Help the user with their files and commands.',
     "Every tool acts inside this chat's sandbox: a Linux container, running as a non-root user, that cannot see the rest of the user's computer.",
     where,
-    'Use read_file, write_file and list_dir for files in the attached folders, and terminal for commands. Keep answers short; use Markdown.',
+    'Use read_file, edit_file (exact replacements), write_file (new or whole files), list_dir, find_files and search for files in the attached folders, and terminal for commands. Keep answers short; use Markdown.',
   ].join('\n');
 }
 

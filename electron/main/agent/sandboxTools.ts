@@ -7,6 +7,7 @@
 import type { ExecResult } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveAgentPath, type AgentFolder } from '../policy/agentPaths.js';
+import { readWindow } from '../policy/readWindow.js';
 import { shellQuote } from '../policy/shellProtocol.js';
 import type { ToolArgs } from './toolSpecs.js';
 
@@ -29,6 +30,8 @@ export interface ToolOutcome {
   exitCode: number | null;
   output: string;
   resultForModel: string;
+  /** An edit's change as a unified diff, for the card. */
+  diff?: string;
 }
 
 export const READ_LIMIT_BYTES = 60_000;
@@ -68,11 +71,11 @@ const CLEAN_ENV =
 const PIPEFAIL = 'command set -o pipefail 2>/dev/null; ';
 
 /** Runs a helper script in a nested subshell, so what it sets never reaches the chat's shell. */
-function helper(script: string): string {
+export function helper(script: string): string {
   return `( ${CLEAN_ENV}${script} )`;
 }
 
-function refused(command: string, problem: string): ToolOutcome {
+export function refused(command: string, problem: string): ToolOutcome {
   return { ok: false, command, cwd: null, exitCode: null, output: problem, resultForModel: `Refused: ${problem}` };
 }
 
@@ -107,18 +110,29 @@ export class SandboxTools {
     };
   }
 
+  /**
+   * A file, or a range of its lines, cut to READ_LIMIT_BYTES. Streamed through tail and head:
+   * a 100 MB file (or one 100 MB line) is never held whole by the sandbox or by Berth.
+   */
   async readFile(caller: Caller, args: ToolArgs<'read_file'>): Promise<ToolOutcome> {
     const where = await this.confined(caller, args.path, 'read');
     if (typeof where !== 'string') return refused(`read ${args.path}`, where.problem);
     const q = shellQuote(where);
-    const r = await this.run(caller, helper(`[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; head -c ${READ_LIMIT_BYTES + 1} -- ${q}`));
-    if (r.exitCode !== 0) return { ok: false, command: `read ${where}`, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not read ${where}: ${r.output.trim()}` };
-    let content = r.output;
-    if (content.includes('\u0000')) return { ok: false, command: `read ${where}`, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
-    const cut = Buffer.byteLength(content) > READ_LIMIT_BYTES;
-    if (cut) content = Buffer.from(content).subarray(0, READ_LIMIT_BYTES).toString('utf8');
-    const note = cut ? `\n[only the first ${READ_LIMIT_BYTES} bytes are shown]` : '';
-    return { ok: true, command: `read ${where}`, cwd: null, exitCode: 0, output: content + note, resultForModel: content + note };
+    const first = args.offset ?? 1;
+    const range = `${first > 1 ? `tail -n +${first} < ${q}` : `cat < ${q}`}${args.limit === undefined ? '' : ` | head -n ${args.limit}`}`;
+    const r = await this.run(caller, helper(
+      `[ -f ${q} ] || { echo 'it is not a regular file (or does not exist)' >&2; exit 2; }; ` +
+        `n=$(wc -l < ${q}); [ -n "$(tail -c 1 < ${q})" ] && n=$((n + 1)); printf '%s %s\n' "$(wc -c < ${q})" "$n"; ` +
+        `${range} | head -c ${READ_LIMIT_BYTES + 1}`,
+    ));
+    const command = `read ${where}${args.offset !== undefined || args.limit !== undefined ? ` (lines ${first}${args.limit === undefined ? '–' : `–${first + args.limit - 1}`})` : ''}`;
+    if (r.exitCode !== 0) return { ok: false, command, cwd: null, exitCode: r.exitCode, output: r.output, resultForModel: `Could not read ${where}: ${r.output.trim()}` };
+    const newline = r.output.indexOf('\n');
+    const [size = 0, lines = 0] = r.output.slice(0, newline).trim().split(/\s+/).map(Number);
+    const content = r.output.slice(newline + 1);
+    if (content.includes('\u0000')) return { ok: false, command, cwd: null, exitCode: 0, output: 'binary file', resultForModel: `${where} is a binary file; it was not read.` };
+    const shown = readWindow(content, { first, lines, size, limitBytes: READ_LIMIT_BYTES });
+    return { ok: true, command, cwd: null, exitCode: 0, output: shown, resultForModel: shown };
   }
 
   /** Checks a write and resolves where it would land; nothing is written yet. */
@@ -154,7 +168,7 @@ export class SandboxTools {
    * The path the tool may use, or why not. The container resolves symlinks (a link in the
    * workspace could point anywhere in the container), and the resolved path is checked again.
    */
-  private async confined(caller: Caller, requested: string, intent: 'read' | 'write'): Promise<string | { problem: string }> {
+  async confined(caller: Caller, requested: string, intent: 'read' | 'write'): Promise<string | { problem: string }> {
     const folders = this.sandbox.folders(caller.chatId);
     const first = resolveAgentPath(requested, folders, intent);
     if (!first.ok) return { problem: first.problem };
@@ -175,7 +189,7 @@ export class SandboxTools {
     return second.path;
   }
 
-  private async run(caller: Caller, command: string): Promise<ExecResult> {
+  async run(caller: Caller, command: string): Promise<ExecResult> {
     if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
     try {
       return await this.sandbox.exec({ chatId: caller.chatId, taskId: caller.taskId, command, timeoutMs: FILE_OP_TIMEOUT_MS }, caller.signal);
@@ -185,3 +199,4 @@ export class SandboxTools {
     }
   }
 }
+

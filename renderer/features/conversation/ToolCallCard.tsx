@@ -1,6 +1,7 @@
 /** One tool call: what ran, where, how it ended; its output collapsed; a subagent's work under it. */
 import { useId, useState, type ReactNode } from 'react';
 import type { AgentToolCall } from '../../../shared/contract';
+import { FileDiff } from '../changes/FileDiff';
 import { callName, formatDuration, STATUS_LABELS } from './tree';
 
 /**
@@ -58,6 +59,8 @@ export function ToolCallCard({ call, messageId, children }: { call: AgentToolCal
           </>
         )}
       </dl>
+      {/* An edit's change, drawn as the Changes panel draws one: the user sees what it did at a glance. */}
+      {call.diff && <FileDiff path={editedPath(call)} diff={call.diff} layout="unified" />}
       {hasOutput && (
         <>
           <button type="button" className="link-button" aria-expanded={open} aria-controls={outputId} onClick={() => setOpen((o) => !o)}>
@@ -72,4 +75,10 @@ export function ToolCallCard({ call, messageId, children }: { call: AgentToolCal
       {children}
     </div>
   );
+}
+
+/** The file an edit_file call changed, as its diff names it (for the highlighting language). */
+function editedPath(call: AgentToolCall): string {
+  const m = /^\+\+\+ b\/(.*)$/m.exec(call.diff ?? '');
+  return m?.[1] ? `/${m[1]}` : (call.command ?? '').replace(/^edit /, '');
 }
