@@ -127,7 +127,7 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     // The chat's agent (this profile runs its tools without asking) edits the copy.
     // Its command starts the sandbox again with the folder's copy in it, at /workspace/axe-review (or
     // at /workspace in a chat that took a warm sandbox).
-    const edit = 'f=$(ls -d /workspace/axe-review/notes.txt /workspace/notes.txt 2>/dev/null | head -n 1) && echo three >> "$f"';
+    const edit = 'for f in /workspace/axe-review/notes.txt /workspace/notes.txt; do if [ -f "$f" ]; then echo three >> "$f"; fi; done';
     provider.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: edit } }] }, { text: 'Edited the notes.' }));
     const conversation = page.getByRole('region', { name: 'Conversation' });
     await conversation.getByRole('textbox', { name: 'Message' }).fill('Add a line to the notes');
