@@ -130,8 +130,9 @@ describe.each(['berth-test:busybox', 'berth-test:bookworm'])('the agent’s file
     const bytes = 100_000_000;
     await turn(
       chatId,
-      // 100 MB of 10-byte lines, and 100 MB in one line: written in the sandbox, by the sandbox.
-      { toolCalls: [{ name: 'terminal', arguments: { command: `cd /workspace && yes 123456789 | head -c ${bytes} > big.txt && head -c ${bytes} /dev/zero | tr '\\000' a > oneline.txt && ls` } }] },
+      // 100 MB of 10-byte lines, and 100 MB in one line: written in the sandbox, by the sandbox
+      // (yes ends on the closed pipe: `|| true`, as commands run with pipefail).
+      { toolCalls: [{ name: 'terminal', arguments: { command: `cd /workspace && { yes 123456789 || true; } | head -c ${bytes} > big.txt && head -c ${bytes} /dev/zero | tr '\\000' a > oneline.txt && ls` } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }, { name: 'read_file', arguments: { path: 'big.txt', offset: 5_000_000, limit: 2 } }, { name: 'read_file', arguments: { path: 'oneline.txt' } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt', offset: 20_000_000 } }] },
     );

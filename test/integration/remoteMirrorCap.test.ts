@@ -62,8 +62,8 @@ describe.skipIf(missing !== null)('a Review copy on an ssh:// engine is mirrored
     // Review's own listing and words for a file over its per-file cap, as for a local copy.
     expect(files.map((f) => [f.path, f.status, f.tooLarge]).sort()).toEqual([
       ['a.txt', 'modified', false],
-      ['big.bin', 'modified', true],
-      ['just-over.bin', 'modified', true],
+      ['big.bin', 'added', true],
+      ['just-over.bin', 'added', true],
       ['z-after.txt', 'added', false],
     ]);
     // What the two files hold never reached this computer's disk: the whole data folder (the
@@ -91,7 +91,7 @@ describe.skipIf(missing !== null)('a Review copy on an ssh:// engine is mirrored
     const { copies } = await core.review.changes({ chatId: chat.id });
     expect((copies[0]?.files ?? []).map((f) => [f.path, f.status, f.tooLarge]).sort()).toEqual([
       ['a.txt', 'modified', false],
-      ['huge.bin', 'modified', true],
+      ['huge.bin', 'added', true],
     ]);
     expect(diskUse(dataDir)).toBeLessThan(REVIEW_LIMITS.maxTrackedFileBytes);
     await core.chats.delete({ chatId: chat.id });
