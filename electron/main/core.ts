@@ -629,7 +629,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = sessions.requireChat(req.chatId);
       const first = !store.agentMessages.hasUserMessage(chat.id);
       const { message } = agent.send(req.chatId, req.text);
-      // The first message names a chat the user has not named (issue 11 item 8).
+      // The first message names a chat the user has not named.
       const title = first && isAutomaticTitle(chat.title) ? titleFromMessage(req.text) : null;
       if (title !== null) sessions.renameChat(chat.id, title);
       // Its activity moved it up the list (and maybe renamed it).

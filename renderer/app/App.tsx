@@ -2,7 +2,7 @@
  * The window: sidebar (chats), the selected chat (header, then its conversation beside its
  * terminals), status bar.
  *
- * A chat switch changes the chat these views show; it does not remount them (issue 14: a switch
+ * A chat switch changes the chat these views show; it does not remount them (a switch
  * within a frame). What belongs to one chat alone (a draft, a dialog, an in-flight attach, the
  * message list's scroll position, the network log) lives in a part keyed by the chat's id, so
  * it starts afresh for the next chat and nothing of one chat shows in another

@@ -1,4 +1,4 @@
-/** The open chat, remembered in the page's localStorage so a reload opens it again (issue 11 item 8). */
+/** The open chat, remembered in the page's localStorage so a reload opens it again. */
 import type { SelectionMemory } from '../stores/chats';
 
 export const SELECTED_CHAT_KEY = 'berth.selectedChat';

@@ -56,7 +56,7 @@ export interface SyncOptions {
    * Runs the refetch of a newly selected chat (sandbox status, conversation, terminals, restore
    * points). The page passes "after the next frame" (afterNextFrame): the chat shows at once
    * from what the stores kept of it, and the round trips and the renders their answers cause
-   * never hold up the switch's first frame (issue 14). Default: at once.
+   * never hold up the switch's first frame. Default: at once.
    */
   deferSelectionLoad?: (run: () => void) => void;
 }

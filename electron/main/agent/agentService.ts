@@ -289,7 +289,7 @@ export class AgentService {
   }
 
   private async runTool(run: TaskRun, reply: AgentMessage, call: AgentToolCall): Promise<string> {
-    // Reset once the user allows it: Duration is how long it ran, not how long it waited (issue 11 item 8).
+    // Reset once the user allows it: Duration is how long it ran, not how long it waited.
     let started = this.deps.clock.now();
     const update = (fields: Partial<AgentToolCall>) => {
       Object.assign(call, fields);

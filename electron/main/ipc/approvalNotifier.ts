@@ -1,6 +1,6 @@
 /**
  * The desktop app's notification when a command waits for approval and Berth's window is not
- * focused (issue 11 item 6): Electron's Notification, shown by main, so the page never gets to
+ * focused: Electron's Notification, shown by main, so the page never gets to
  * put words on the user's desktop. Electron is passed in (`show`), so this is tested under Node.
  */
 import type { ApprovalRequest, ChatView } from '../../../shared/contract.js';

@@ -1,5 +1,5 @@
 /**
- * Chat titles Berth gives (issue 11 item 8): "Chat N" with a number never used before in this
+ * Chat titles Berth gives: "Chat N" with a number never used before in this
  * store, and, on the first message, a title taken from it unless the user named the chat.
  */
 

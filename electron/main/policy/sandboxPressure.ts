@@ -1,5 +1,5 @@
 /**
- * When a sandbox is near its limits (issue 11 item 9): the sidebar marks the chat before the
+ * When a sandbox is near its limits: the sidebar marks the chat before the
  * kernel kills its processes (memory) or refuses new ones (processes).
  */
 import type { SandboxStatsSample } from '../../../shared/contract.js';

@@ -1,5 +1,5 @@
 /**
- * A sandbox's use, live (issue 11 item 9): the engine's stats stream for a chat whose details a
+ * A sandbox's use, live: the engine's stats stream for a chat whose details a
  * client has open, as `sandbox.stats` events, one stream per container however many clients
  * watch it, ended when the last one stops watching or goes (each watch is a lease); the size of
  * the chat's home and writable layer on request; and, now and then, whether any running sandbox

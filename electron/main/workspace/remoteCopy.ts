@@ -2,7 +2,7 @@
  * A folder's copy on an engine whose files are not this computer's: filled from the host
  * folder through the engine's archive calls (putArchive into a volume), read back the same way
  * (getArchive), and brought to the host only by an explicit apply. Small on purpose, so Review
- * mode (issue 8) can use the same mechanism: copy out, let the chat work on the copy, list the
+ * mode can use the same mechanism: copy out, let the chat work on the copy, list the
  * changes, apply the ones the user accepts.
  *
  * The copy that comes back is untrusted (the sandbox wrote it): regular files, folders and links

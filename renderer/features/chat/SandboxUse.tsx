@@ -1,5 +1,5 @@
 /**
- * The sandbox's use, live, inside its details (issue 11 item 9): CPU, memory against the
+ * The sandbox's use, live, inside its details: CPU, memory against the
  * profile's limit and processes as sparklines from the engine's stats stream, watched only while
  * this is shown (unwatched when it goes), and the size of the chat's home and writable layer.
  */

@@ -54,7 +54,7 @@ function htmlAsParagraph(value: string): MdNode {
 /**
  * Raw HTML in an answer is shown as the text it is, never dropped: CommonMark reads
  * `<h1>Hello</h1>` and the lines after it up to a blank line as one HTML block, which
- * `skipHtml` alone would make vanish whole (issue 11 item 8).
+ * `skipHtml` alone would make vanish whole.
  */
 export function remarkHtmlAsText() {
   const walk = (node: MdNode) => {

@@ -1,5 +1,5 @@
 /**
- * Deleting a profile (issue 11 item 8): it asks first and says what goes with it, its chats
+ * Deleting a profile: it asks first and says what goes with it, its chats
  * with their containers and home folders, by count, then how many are left while they go. The
  * default profile is not offered.
  */

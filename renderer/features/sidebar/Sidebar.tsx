@@ -10,7 +10,7 @@ import { DeleteChatDialog } from './DeleteChatDialog';
 /**
  * `header` and `footer` are the app's own controls (brand, help, Profiles) placed around the list.
  * Memoized down to each row: a chat switch re-renders only the two rows whose selection changed,
- * not every row of a long list (issue 14: a switch fits in a frame at 100 chats).
+ * not every row of a long list (a switch fits in a frame at 100 chats).
  */
 export const Sidebar = memo(function Sidebar({ header, footer }: { header?: ReactNode; footer?: ReactNode }) {
   const { stores } = useServices();
