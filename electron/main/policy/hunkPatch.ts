@@ -1,0 +1,212 @@
+/**
+ * Apply by hunk and by line: one file's unified git diff read into hunks, a selection of its
+ * changed lines made into a patch of just those lines (what `git add -p`'s edit does: an
+ * unselected removal stays as context, an unselected addition is left out), and whether each
+ * hunk of such a patch still fits a file that moved on without ambiguity. Pure.
+ */
+
+export interface HunkLine {
+  kind: ' ' | '-' | '+';
+  text: string;
+  /** Followed by git's "\ No newline at end of file". */
+  noEol: boolean;
+  /** The line's number in the old file (context and removals) or the new one (additions). */
+  oldNo: number | null;
+  newNo: number | null;
+}
+
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  /** What follows the second @@ (the function git names), kept as it was. */
+  section: string;
+  lines: HunkLine[];
+}
+
+export interface FilePatch {
+  /** The lines before the first hunk (diff --git, index, modes, ---, +++). */
+  header: string[];
+  hunks: Hunk[];
+}
+
+/** The changed lines chosen in one file: removed lines by their old number, added lines by their new one. */
+export interface LineSelection {
+  removed: readonly number[];
+  added: readonly number[];
+}
+
+const HUNK_HEAD = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
+
+/** Reads one file's diff (git's format, as review.diff sends it). */
+export function parseFilePatch(text: string): FilePatch {
+  const rows = text.split('\n');
+  if (rows.at(-1) === '') rows.pop();
+  const header: string[] = [];
+  const hunks: Hunk[] = [];
+  let cur: Hunk | null = null;
+  let oldNo = 0;
+  let newNo = 0;
+  for (const row of rows) {
+    const head = HUNK_HEAD.exec(row);
+    if (head) {
+      cur = { oldStart: Number(head[1]), oldLines: head[2] === undefined ? 1 : Number(head[2]), newStart: Number(head[3]), newLines: head[4] === undefined ? 1 : Number(head[4]), section: head[5] ?? '', lines: [] };
+      hunks.push(cur);
+      oldNo = cur.oldStart;
+      newNo = cur.newStart;
+      continue;
+    }
+    if (!cur) {
+      header.push(row);
+      continue;
+    }
+    if (row.startsWith('\\')) {
+      const last = cur.lines.at(-1);
+      if (last) last.noEol = true;
+      continue;
+    }
+    const kind = row[0] === '-' ? '-' : row[0] === '+' ? '+' : ' ';
+    const line: HunkLine = { kind, text: row.slice(1), noEol: false, oldNo: kind === '+' ? null : oldNo, newNo: kind === '-' ? null : newNo };
+    if (kind !== '+') oldNo++;
+    if (kind !== '-') newNo++;
+    cur.lines.push(line);
+  }
+  return { header, hunks };
+}
+
+/** Every changed line of a hunk as a selection: what choosing the whole hunk means. */
+export function wholeHunk(h: Hunk): LineSelection {
+  return {
+    removed: h.lines.filter((l) => l.kind === '-').map((l) => l.oldNo as number),
+    added: h.lines.filter((l) => l.kind === '+').map((l) => l.newNo as number),
+  };
+}
+
+/**
+ * Which lines of a hunk are chosen. A run of changes that touches the end of the file without a
+ * newline is taken whole or not at all: taking part of it would ask for a last line that both
+ * has and lacks its newline, which no patch can say.
+ */
+function chosenLines(h: Hunk, sel: LineSelection): boolean[] {
+  const removed = new Set(sel.removed);
+  const added = new Set(sel.added);
+  const chosen = h.lines.map((l) => (l.kind === '-' ? removed.has(l.oldNo as number) : l.kind === '+' ? added.has(l.newNo as number) : false));
+  for (let i = 0; i < h.lines.length; ) {
+    if (h.lines[i]!.kind === ' ') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < h.lines.length && h.lines[j]!.kind !== ' ') j++;
+    const run = h.lines.slice(i, j);
+    if (run.some((l) => l.noEol) && chosen.slice(i, j).some(Boolean)) for (let k = i; k < j; k++) chosen[k] = true;
+    i = j;
+  }
+  return chosen;
+}
+
+/** The hunks of a selection, numbered for the old file; a hunk with nothing chosen is left out. */
+export function selectHunks(patch: FilePatch, sel: LineSelection): Hunk[] {
+  const out: Hunk[] = [];
+  let shift = 0;
+  for (const h of patch.hunks) {
+    const chosen = chosenLines(h, sel);
+    if (!chosen.some(Boolean)) continue;
+    const lines: HunkLine[] = [];
+    h.lines.forEach((l, i) => {
+      if (l.kind === ' ' || chosen[i]) lines.push({ ...l });
+      else if (l.kind === '-') lines.push({ ...l, kind: ' ' });
+      // an addition not chosen is simply not there
+    });
+    const oldLines = lines.filter((l) => l.kind !== '+').length;
+    const newLines = lines.filter((l) => l.kind !== '-').length;
+    // git numbers an empty side one line before where it would start.
+    const newStart = newLines === 0 ? h.oldStart + shift - (oldLines === 0 ? 0 : 1) : oldLines === 0 ? h.oldStart + shift + 1 : h.oldStart + shift;
+    out.push({ oldStart: h.oldStart, oldLines, newStart, newLines, section: h.section, lines });
+    shift += newLines - oldLines;
+  }
+  return out;
+}
+
+function hunkText(h: Hunk): string {
+  const rows = [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@${h.section}`];
+  for (const l of h.lines) {
+    rows.push(`${l.kind}${l.text}`);
+    if (l.noEol) rows.push('\\ No newline at end of file');
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+/** The patch of the chosen lines (header kept), or null when nothing is chosen. */
+export function selectionPatch(patch: FilePatch, sel: LineSelection): string | null {
+  const hunks = selectHunks(patch, sel);
+  if (hunks.length === 0) return null;
+  return `${patch.header.join('\n')}\n${hunks.map(hunkText).join('')}`;
+}
+
+/** Whether every changed line of the file is chosen (an added or deleted file is applied only whole). */
+export function selectsAll(patch: FilePatch, sel: LineSelection): boolean {
+  const removed = new Set(sel.removed);
+  const added = new Set(sel.added);
+  return patch.hunks.every((h) => h.lines.every((l) => (l.kind === '-' ? removed.has(l.oldNo as number) : l.kind === '+' ? added.has(l.newNo as number) : true)));
+}
+
+/** Lines of a text as a hunk sees them (no trailing empty line for a final newline). */
+export function textLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+function occurrences(lines: readonly string[], pre: readonly string[]): number[] {
+  const at: number[] = [];
+  if (pre.length === 0) return at;
+  for (let i = 0; i + pre.length <= lines.length; i++) {
+    let ok = true;
+    for (let k = 0; k < pre.length; k++) {
+      if (lines[i + k] !== pre[k]) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) at.push(i);
+  }
+  return at;
+}
+
+export type HunkFit =
+  | { fits: true }
+  | { fits: false; why: 'changed' | 'ambiguous'; hunk: Hunk; /** The folder's lines where the hunk would go now (1-based start). */ theirsStart: number; theirs: string[] };
+
+/**
+ * Whether the selected hunks fit the folder's file now. `baseText` is what the patch was made
+ * from: a file equal to it takes every hunk where it was made. Otherwise each hunk's old lines
+ * (context and removals) must appear exactly once in the file, in order after the previous
+ * hunk's: none is a conflict (the lines changed), more than one is ambiguous (git apply would pick
+ * the nearest; Berth asks instead). The first that does not fit is returned with the lines there.
+ */
+export function hunksFit(hunks: readonly Hunk[], baseText: string, nowText: string): HunkFit {
+  if (baseText === nowText) return { fits: true };
+  const now = textLines(nowText);
+  let from = 0;
+  let shift = 0;
+  for (const h of hunks) {
+    const pre = h.lines.filter((l) => l.kind !== '+').map((l) => l.text);
+    const expected = Math.max(0, h.oldStart - 1 + shift);
+    const where = () => now.slice(expected, expected + Math.max(pre.length, 1));
+    if (pre.length === 0) {
+      // A hunk with no old lines (adding to an empty file) fits only a file still empty.
+      if (now.length === 0) continue;
+      return { fits: false, why: 'changed', hunk: h, theirsStart: 1, theirs: now.slice(0, 3) };
+    }
+    const found = occurrences(now, pre).filter((i) => i >= from);
+    if (found.length === 0) return { fits: false, why: 'changed', hunk: h, theirsStart: expected + 1, theirs: where() };
+    if (found.length > 1) return { fits: false, why: 'ambiguous', hunk: h, theirsStart: expected + 1, theirs: where() };
+    const at = found[0] as number;
+    shift = at - (h.oldStart - 1);
+    from = at + pre.length;
+  }
+  return { fits: true };
+}
