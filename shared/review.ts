@@ -6,6 +6,9 @@
  */
 import { z } from 'zod';
 
+/** The most text one resolved conflict region may hold (an edit in the three-way view). */
+const REVIEW_LIMITS_MAX_EDIT = 1024 * 1024;
+
 // ---------- attach modes ----------
 
 export const ATTACH_MODES = ['review', 'readwrite', 'readonly'] as const;
@@ -123,6 +126,43 @@ export const ApplyProblem = z.object({
 });
 export type ApplyProblem = z.infer<typeof ApplyProblem>;
 
+/** The lines chosen in one file's diff: removed lines by their old number, added lines by their new one. */
+export const LineSelection = z
+  .object({
+    path: z.string().min(1).max(4096),
+    removed: z.array(z.number().int().positive()).max(1_000_000),
+    added: z.array(z.number().int().positive()).max(1_000_000),
+  })
+  .strict();
+export type LineSelection = z.infer<typeof LineSelection>;
+
+/**
+ * One hunk that does not fit the user's folder as it is now: the lines the chat's change was made
+ * against (base), what the user's file holds there now (mine, from line `mineStart`), and the
+ * chat's lines (chat). 'changed': those lines changed in the folder; 'ambiguous': they appear more
+ * than once; 'gone': the file was deleted, or created, in the folder.
+ */
+export const HunkConflict = z.object({
+  path: z.string(),
+  why: z.enum(['changed', 'ambiguous', 'gone']),
+  mineStart: z.number().int(),
+  base: z.array(z.string()),
+  mine: z.array(z.string()),
+  chat: z.array(z.string()),
+});
+export type HunkConflict = z.infer<typeof HunkConflict>;
+
+/** One region of a file both the user and the chat changed since the copy's base, as git merge-file sees it. */
+export const MergeSegment = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('same'), lines: z.array(z.string()) }),
+  z.object({ kind: z.literal('conflict'), base: z.array(z.string()), mine: z.array(z.string()), chat: z.array(z.string()) }),
+]);
+export type MergeSegment = z.infer<typeof MergeSegment>;
+
+/** How the user settles one conflicting region: their lines, the chat's, or text of their own. */
+export const ConflictChoice = z.union([z.literal('mine'), z.literal('chat'), z.object({ text: z.string().max(REVIEW_LIMITS_MAX_EDIT) }).strict()]);
+export type ConflictChoice = z.infer<typeof ConflictChoice>;
+
 export const Checkpoint = z.object({
   id: z.string(),
   chatId: z.string(),
@@ -203,6 +243,47 @@ export const reviewMethods = {
     }),
   },
   /**
+   * Applies only the chosen lines (or whole hunks: all their lines) of the named files to the
+   * user's folder; the rest stays in the copy as changes still to apply. The patch is made against
+   * the folder as it is now: a hunk whose lines moved applies where they are when it fits without
+   * ambiguity; otherwise nothing at all is written and each hunk that does not fit is returned with
+   * both sides. Text files only (binary, too-large, link and mode-only changes apply whole with
+   * review.apply); an added or deleted file only with all its lines. `version` is the copy's
+   * version the lines were chosen from (CopyChanges.version): a copy that changed since is refused.
+   */
+  'review.applyLines': {
+    request: z
+      .object({ chatId: ChatIdField, hostPath: HostPathField, version: z.string().min(1).max(64), files: z.array(LineSelection).min(1).max(10_000) })
+      .strict(),
+    response: z.object({
+      ok: z.boolean(),
+      applied: z.array(z.string()),
+      conflicts: z.array(HunkConflict),
+      problems: z.array(ApplyProblem),
+      message: z.string(),
+    }),
+  },
+  /**
+   * A file both the user's folder and the chat's copy changed since the copy's base, three ways:
+   * git merge-file's regions, each either the same for all (merged) or a conflict with the base's,
+   * the user's and the chat's lines.
+   */
+  'review.conflict': {
+    request: z.object({ chatId: ChatIdField, hostPath: HostPathField, path: RelPath }).strict(),
+    response: z.object({ path: z.string(), segments: z.array(MergeSegment), conflicts: z.number().int() }),
+  },
+  /**
+   * Settles a file's conflicts with one choice per conflicting region (in order) and applies the
+   * result: the user's folder and the chat's copy both get it (the sandbox is stopped first, as for
+   * a refresh), so the file is no longer a change. Undo last apply takes it back in the folder.
+   */
+  'review.resolve': {
+    request: z
+      .object({ chatId: ChatIdField, hostPath: HostPathField, path: RelPath, choices: z.array(ConflictChoice).min(1).max(10_000) })
+      .strict(),
+    response: z.object({ ok: z.boolean(), applied: z.array(z.string()), problems: z.array(ApplyProblem), message: z.string() }),
+  },
+  /**
    * Pushes the branch 'branch' mode made to the user's remote (the current branch's upstream
    * remote, else origin, else the only one), with the user's own git, credentials and
    * configuration on this computer, read from the user's real repository (never the chat's
@@ -247,7 +328,14 @@ export const reviewMethods = {
   /** Brings the user's newer changes into the copy; files the chat also changed are kept and listed. */
   'review.refresh': {
     request: z.object({ chatId: ChatIdField, hostPath: HostPathField }).strict(),
-    response: z.object({ updated: z.array(z.string()), conflicts: z.array(z.string()), message: z.string() }),
+    response: z.object({
+      updated: z.array(z.string()),
+      /** Files both sides changed whose changes git merge-file put together: the copy holds both, and the next apply is clean. */
+      merged: z.array(z.string()).default([]),
+      /** Files both sides changed in the same lines: the chat's version is kept; review.conflict shows them three ways. */
+      conflicts: z.array(z.string()),
+      message: z.string(),
+    }),
   },
   /** Records a restore point of every Review-mode copy of the chat. */
   'review.checkpoint': {

@@ -46,6 +46,7 @@ import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
+import { ReviewEdits } from './review/reviewEdits.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
@@ -323,6 +324,7 @@ export function createCore(options: CoreOptions): BerthCore {
     inSlot: (chatId, hostPath) => review.inSlot(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
+  const reviewEdits = new ReviewEdits(review);
   // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted.
   workspace.setShellNotes((chatId, note) => terminals.noteForChat(chatId, note));
   workspace.setContainerView({
@@ -660,6 +662,9 @@ export function createCore(options: CoreOptions): BerthCore {
     'review.restore': (req) => review.restore(sessions.requireChat(req.chatId).id, req.checkpointId),
     'review.undoTurn': (req) => review.undoTurn(sessions.requireChat(req.chatId).id, req.messageId),
     'review.undoApply': (req) => review.undoApply(sessions.requireChat(req.chatId).id, req.hostPath),
+    'review.applyLines': (req) => reviewEdits.applyLines(sessions.requireChat(req.chatId).id, req.hostPath, req.version, req.files),
+    'review.conflict': (req) => reviewEdits.conflict(sessions.requireChat(req.chatId).id, req.hostPath, req.path),
+    'review.resolve': (req) => reviewEdits.resolve(sessions.requireChat(req.chatId).id, req.hostPath, req.path, req.choices),
     'review.push': (req) => review.push(sessions.requireChat(req.chatId).id, req.hostPath),
   };
 

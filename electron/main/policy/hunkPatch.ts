@@ -183,8 +183,7 @@ export type HunkFit =
 /**
  * Whether the selected hunks fit the folder's file now. `baseText` is what the patch was made
  * from: a file equal to it takes every hunk where it was made. Otherwise each hunk's old lines
- * (context and removals) must appear exactly once in the file, in order after the previous
- * hunk's: none is a conflict (the lines changed), more than one is ambiguous (git apply would pick
+ * (context and removals) must appear exactly once in the file, after the previous hunk's: none is a conflict (the lines changed), more than one is ambiguous (git apply would pick
  * the nearest; Berth asks instead). The first that does not fit is returned with the lines there.
  */
 export function hunksFit(hunks: readonly Hunk[], baseText: string, nowText: string): HunkFit {
@@ -201,10 +200,11 @@ export function hunksFit(hunks: readonly Hunk[], baseText: string, nowText: stri
       if (now.length === 0) continue;
       return { fits: false, why: 'changed', hunk: h, theirsStart: 1, theirs: now.slice(0, 3) };
     }
-    const found = occurrences(now, pre).filter((i) => i >= from);
-    if (found.length === 0) return { fits: false, why: 'changed', hunk: h, theirsStart: expected + 1, theirs: where() };
+    // Anywhere in the file, not only after the last hunk: git apply looks nearest first, either way.
+    const found = occurrences(now, pre);
     if (found.length > 1) return { fits: false, why: 'ambiguous', hunk: h, theirsStart: expected + 1, theirs: where() };
-    const at = found[0] as number;
+    const at = found[0];
+    if (at === undefined || at < from) return { fits: false, why: 'changed', hunk: h, theirsStart: expected + 1, theirs: where() };
     shift = at - (h.oldStart - 1);
     from = at + pre.length;
   }

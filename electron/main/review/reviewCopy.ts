@@ -64,8 +64,10 @@ export interface CopyMeta {
   /**
    * The last apply to the user's folder, for review.undoApply: the base before and after it, the
    * paths it wrote or removed, and the folders it made. Undoable while baseTree is still `after`.
+   * An apply of chosen lines (review/partialApply) also keeps the folder's own trees before and
+   * after it: there the folder may hold the user's other edits, which the base does not.
    */
-  lastApply?: { before: string; after: string; files: string[]; madeDirs: string[]; at: number } | null;
+  lastApply?: { before: string; after: string; files: string[]; madeDirs: string[]; at: number; userBefore?: string; userAfter?: string } | null;
 }
 
 /** `message` says what is being done, in words; the counts are `files` and `total` (the panel shows them beside it). */

@@ -15,6 +15,8 @@ import {
 } from '../policy/reviewPolicy.js';
 import type { Clock } from '../base/clock.js';
 import { applyWrites, removeEmptyFolders, type FolderWrite } from './applyToFolder.js';
+import type { CopyTools } from './copyTools.js';
+import { mergeBothChanged } from './threeWay.js';
 import { exportToBranch } from './branchExport.js';
 import { git } from './git.js';
 import { pushBranch, type PushOutcome } from './pushBranch.js';
@@ -87,7 +89,7 @@ function listingKey(copy: ReviewCopy, snap: { tree: string; large: readonly stri
 }
 
 /** What writing `changes` (tree to tree, from the copy's objects) into the user's folder takes. */
-async function folderWrites(copy: ReviewCopy, changes: readonly RawChange[]): Promise<FolderWrite[]> {
+export async function folderWrites(copy: ReviewCopy, changes: readonly RawChange[]): Promise<FolderWrite[]> {
   const writes: FolderWrite[] = [];
   for (const c of changes) {
     if (c.oldPath) writes.push({ kind: 'delete', path: c.oldPath });
@@ -537,7 +539,9 @@ export class ReviewService {
       }
       const applied = new Set(last.files);
       const userNow = await copy.userSnapshot();
-      const changedSince = new Set([...(await copy.diff(last.after, userNow.tree)).flatMap(touchedPaths), ...userNow.large]);
+      // What the folder held after the apply: the base after it, or (chosen lines) the folder's own tree then.
+      const folderAfter = last.userAfter ?? last.after;
+      const changedSince = new Set([...(await copy.diff(folderAfter, userNow.tree)).flatMap(touchedPaths), ...userNow.large]);
       const problems: ApplyProblem[] = last.files
         .filter((p) => changedSince.has(p))
         .map((p) => ({ path: p, kind: 'conflict' as const, message: `"${p}" changed in your folder after the apply; Berth leaves your version as it is.` }));
@@ -548,7 +552,7 @@ export class ReviewService {
         };
       }
       // From the base after the apply back to the one before: exactly the applied paths change.
-      const back = (await copy.diff(last.after, last.before)).filter((c) => touchedPaths(c).some((p) => applied.has(p)));
+      const back = (await copy.diff(folderAfter, last.userBefore ?? last.before)).filter((c) => touchedPaths(c).some((p) => applied.has(p)));
       applyWrites(copy.meta.hostPath, await folderWrites(copy, back));
       removeEmptyFolders(copy.meta.hostPath, last.madeDirs);
       copy.meta.baseTree = last.before;
@@ -563,6 +567,28 @@ export class ReviewService {
             ? `Undid the apply: one file in ${copy.meta.hostPath} is back as it was.`
             : `Undid the apply: ${restored.length} files in ${copy.meta.hostPath} are back as they were.`,
       };
+    });
+  }
+
+  /**
+   * Runs `work` on the chat's copy of a folder in the chat's queue (after a remote copy was
+   * brought here), then recounts it: the way in for Review's parts in modules of their own
+   * (partialApply, threeWay). `tools.version` is the copy's version now (CopyChanges.version).
+   */
+  onCopy<T>(chatId: string, hostPath: string, work: (copy: ReviewCopy, tools: CopyTools) => Promise<T>): Promise<T> {
+    return this.serial(chatId, async () => {
+      const copy = this.requireCopy(chatId, hostPath);
+      const tools: CopyTools = {
+        version: async () => (await this.listing(copy, await copy.snapshot())).version,
+        write: async (changes) => applyWrites(copy.meta.hostPath, await folderWrites(copy, changes)),
+        stopSandbox: () => this.deps.stopSandbox(chatId),
+        now: () => this.deps.clock.now(),
+      };
+      try {
+        return await work(copy, tools);
+      } finally {
+        await this.recountCopy(copy);
+      }
     });
   }
 
@@ -625,21 +651,25 @@ export class ReviewService {
       const chatChanged = new Set((await copy.diff(copy.meta.baseTree, snap.tree)).flatMap(touchedPaths));
       const userNow = await copy.userSnapshot();
       const userChanges = await copy.diff(copy.meta.baseTree, userNow.tree);
-      const conflicts = userChanges.filter((c) => touchedPaths(c).some((p) => chatChanged.has(p)));
-      const take = userChanges.filter((c) => !conflicts.includes(c));
-      if (take.length > 0) {
-        const next = await copy.compose(snap.tree, userNow.tree, take);
+      const both = userChanges.filter((c) => touchedPaths(c).some((p) => chatChanged.has(p)));
+      const take = userChanges.filter((c) => !both.includes(c));
+      // Files both sides changed: git merge-file puts clean ones together (threeWay.ts).
+      const merge = await mergeBothChanged(copy, both, snap.tree);
+      if (take.length > 0 || merge.copyEntries.length > 0) {
+        const next = await copy.compose(snap.tree, userNow.tree, [...take, ...merge.copyEntries]);
         await copy.resetWorkTo(next);
-        copy.meta.baseTree = await copy.compose(copy.meta.baseTree, userNow.tree, take);
+        copy.meta.baseTree = await copy.compose(copy.meta.baseTree, userNow.tree, [...take, ...merge.baseEntries]);
         copy.saveMeta();
       }
       await this.recountCopy(copy);
       const updated = take.map((c) => c.path);
-      const conflictPaths = conflicts.map((c) => c.path);
+      const merged = merge.copyEntries.map((c) => c.path);
+      const conflictPaths = merge.conflicting;
       return {
-        updated, conflicts: conflictPaths,
+        updated, merged, conflicts: conflictPaths,
         message: `Brought in ${updated.length} ${updated.length === 1 ? 'file' : 'files'} from your folder.` +
-          (conflictPaths.length ? ` ${conflictPaths.length} changed both in your folder and in the chat; the chat's versions are kept: ${conflictPaths.slice(0, 5).join(', ')}.` : ''),
+          (merged.length ? ` Merged your changes into the chat's in ${merged.length} ${merged.length === 1 ? 'file' : 'files'}: ${merged.slice(0, 5).join(', ')}.` : '') +
+          (conflictPaths.length ? ` ${conflictPaths.length} changed in the same lines in your folder and in the chat; the chat's versions are kept until you resolve them in the Changes panel: ${conflictPaths.slice(0, 5).join(', ')}.` : ''),
       };
     });
   }
