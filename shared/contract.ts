@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
+import { reviewCommentMethods } from './reviewComments.js';
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 import { portsMethods } from './ports.js';
@@ -13,6 +14,7 @@ import { portsMethods } from './ports.js';
 export * from './agent.js';
 export * from './engines.js';
 export * from './review.js';
+export * from './reviewComments.js';
 export * from './egress.js';
 export * from './ports.js';
 
@@ -435,6 +437,7 @@ export const methods = {
   'terminal.close': { request: z.object({ terminalId: TerminalId }).strict(), response: z.object({}) },
   ...agentMethods,
   ...reviewMethods,
+  ...reviewCommentMethods,
   ...egressMethods,
   ...portsMethods,
 } as const;

@@ -47,6 +47,7 @@ import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
 import { ReviewEdits } from './review/reviewEdits.js';
+import { ReviewComments } from './review/reviewComments.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
@@ -397,6 +398,10 @@ export function createCore(options: CoreOptions): BerthCore {
     },
   });
 
+  const reviewComments = new ReviewComments({
+    review, store: store.reviewComments, clock, send: (chatId, text) => agent.send(chatId, text).message,
+    folderOf: (chatId, hostPath) => workspace.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
+  });
   const withAttachments = (chat: ChatRecord, lastActive?: Map<string, number>) =>
     sessions.chatView(chat, workspace.views(chat), lastActive ? lastActive.get(chat.id) : store.agentMessages.lastUserMessageOf(chat.id));
 
@@ -665,6 +670,10 @@ export function createCore(options: CoreOptions): BerthCore {
     'review.applyLines': (req) => reviewEdits.applyLines(sessions.requireChat(req.chatId).id, req.hostPath, req.version, req.files),
     'review.conflict': (req) => reviewEdits.conflict(sessions.requireChat(req.chatId).id, req.hostPath, req.path),
     'review.resolve': (req) => reviewEdits.resolve(sessions.requireChat(req.chatId).id, req.hostPath, req.path, req.choices),
+    'review.comments': (req) => reviewComments.list(sessions.requireChat(req.chatId).id),
+    'review.comment': (req) => reviewComments.add({ ...req, chatId: sessions.requireChat(req.chatId).id }),
+    'review.commentClose': async (req) => reviewComments.close(sessions.requireChat(req.chatId).id, req.id, req.action),
+    'review.sendComments': (req) => reviewComments.send(sessions.requireChat(req.chatId).id),
     'review.push': (req) => review.push(sessions.requireChat(req.chatId).id, req.hostPath),
   };
 

@@ -76,7 +76,7 @@ export function parseFilePatch(text: string): FilePatch {
 }
 
 /** Every changed line of a hunk as a selection: what choosing the whole hunk means. */
-export function wholeHunk(h: Hunk): LineSelection {
+export function wholeHunk(h: Hunk): { removed: number[]; added: number[] } {
   return {
     removed: h.lines.filter((l) => l.kind === '-').map((l) => l.oldNo as number),
     added: h.lines.filter((l) => l.kind === '+').map((l) => l.newNo as number),

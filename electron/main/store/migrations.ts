@@ -88,4 +88,24 @@ export const MIGRATIONS: readonly string[] = [
                              CASE json_extract(settings, '$.network') WHEN 'none' THEN 'none' ELSE 'open' END)
    WHERE json_extract(settings, '$.egress') IS NULL;
   `,
+  `
+  -- Review comments on lines of a chat's changes (review/reviewComments): a draft until sent to
+  -- the chat's agent, then sent, then resolved. The quote keeps the lines as they were written on
+  -- (a JSON array), so a comment whose lines changed since is shown as outdated.
+  CREATE TABLE review_comments (
+    id TEXT PRIMARY KEY,
+    chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+    host_path TEXT NOT NULL,
+    path TEXT NOT NULL,
+    side TEXT NOT NULL CHECK (side IN ('new', 'old')),
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    quote TEXT NOT NULL,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('draft', 'sent', 'resolved')),
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER
+  );
+  CREATE INDEX review_comments_chat ON review_comments(chat_id, created_at);
+  `,
 ];

@@ -1,5 +1,6 @@
 /** One small repository per table; plain rows in, plain records out. */
 import { ProfileSettings, type AttachMode } from '../../../shared/contract.js';
+import { ReviewCommentsRepo } from './reviewCommentsRepo.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
 import type { Provenance } from '../policy/mountPlan.js';
@@ -224,6 +225,7 @@ export interface Store {
   agentMessages: AgentMessagesRepo;
   providerKeys: ProviderKeysRepo;
   warmSlots: WarmSlotsRepo;
+  reviewComments: ReviewCommentsRepo;
   /** Runs fn in one transaction: all of it lands, or none. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -241,6 +243,7 @@ export function createStore(db: Db): Store {
     agentMessages: new AgentMessagesRepo(db),
     providerKeys: new ProviderKeysRepo(db),
     warmSlots: new WarmSlotsRepo(db),
+    reviewComments: new ReviewCommentsRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => db.close(),
   };
