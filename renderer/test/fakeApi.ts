@@ -12,6 +12,7 @@ import type {
   AttachmentView,
   ChatView,
   Checkpoint,
+  ReviewComment,
   CopyChanges,
   FileChange,
   DirectoryListing,
@@ -194,6 +195,8 @@ export interface FakeApi extends BerthApi {
   reviewCopies: Record<string, CopyChanges[]>;
   /** What review.checkpoints answers, per chat. */
   checkpoints: Record<string, Checkpoint[]>;
+  /** The chats' review comments (review.comment adds a draft; review.sendComments marks the drafts sent). */
+  reviewComments: ReviewComment[];
   /** The ports each chat's sandbox listens on (ports.list), and their open forwards' host ports. */
   ports: Record<string, { port: number; hostPort: number | null }[]>;
 }
@@ -243,6 +246,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     keys: {},
     reviewCopies: {},
     checkpoints: {},
+    reviewComments: [],
     ports: {},
     pushAgent: (event, payload) => emit(event, payload),
     refusedFolders: {},
@@ -514,7 +518,32 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       if (copy) fake.reviewCopies[chatId] = fake.reviewCopies[chatId]!.map((c) => (c === copy ? { ...c, files: [], counts: countChanges([]) } : c));
       return { discarded, message: `Discarded ${discarded} changed files.` };
     },
-    'review.refresh': () => ({ updated: [], conflicts: [], message: 'Your folder had no newer changes.' }),
+    'review.refresh': () => ({ updated: [], merged: [], conflicts: [], message: 'Your folder had no newer changes.' }),
+    // Answers like main with nothing in the way; tests replace it (handle) for conflicts.
+    'review.applyLines': ({ files }) => ({ ok: true, applied: files.map((f) => f.path), conflicts: [], problems: [], message: `Applied the chosen lines of ${files.length} files.` }),
+    'review.conflict': ({ path }) => ({ path, conflicts: 1, segments: [{ kind: 'same', lines: ['top'] }, { kind: 'conflict', base: ['base line'], mine: ['my line'], chat: ['chat line'] }] }),
+    'review.resolve': ({ path }) => ({ ok: true, applied: [path], problems: [], message: `Resolved "${path}".` }),
+    'review.comments': ({ chatId }) => ({ comments: fake.reviewComments.filter((c) => c.chatId === chatId && c.state !== 'resolved') }),
+    'review.comment': ({ chatId, hostPath, path, side, startLine, endLine, body }) => {
+      const c: ReviewComment = {
+        id: `rc-${nextId++}`, chatId, hostPath, path, side, startLine, endLine, quote: [`line ${startLine}`], body, state: 'draft', outdated: false, createdAt: Date.now(), sentAt: null,
+      };
+      fake.reviewComments.push(c);
+      return c;
+    },
+    'review.commentClose': ({ id, action }) => {
+      const i = fake.reviewComments.findIndex((c) => c.id === id);
+      if (i < 0) throw notFound('comment');
+      if (action === 'delete') fake.reviewComments.splice(i, 1);
+      else fake.reviewComments[i] = { ...fake.reviewComments[i]!, state: 'resolved' };
+      return {};
+    },
+    'review.sendComments': ({ chatId }) => {
+      const drafts = fake.reviewComments.filter((c) => c.chatId === chatId && c.state === 'draft');
+      if (drafts.length === 0) throw new ApiError('invalid_request', 'There are no comments to send.');
+      for (const c of drafts) c.state = 'sent';
+      return { sent: drafts.length, message: { id: `m-${nextId++}`, chatId, taskId: null, parentCallId: null, role: 'user', content: `Review comments (${drafts.length})`, toolCalls: [], done: true, createdAt: Date.now() } };
+    },
     'review.checkpoint': ({ chatId, label }) => {
       const cp: Checkpoint = { id: `cp-${nextId++}`, chatId, reason: 'manual', messageId: null, label: label ?? 'Checkpoint', createdAt: Date.now(), changedFiles: [] };
       (fake.checkpoints[chatId] ??= []).push(cp);

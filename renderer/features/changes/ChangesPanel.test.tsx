@@ -247,7 +247,7 @@ describe('ChangesPanel', () => {
 
   it('refreshes from the folder and lists the files both sides changed', async () => {
     const { api } = setup();
-    api.handle('review.refresh', () => ({ updated: ['readme.md'], conflicts: ['src/app.ts'], message: 'Brought in 1 newer file from your folder; 1 conflict.' }));
+    api.handle('review.refresh', () => ({ updated: ['readme.md'], merged: [], conflicts: ['src/app.ts'], message: 'Brought in 1 newer file from your folder; 1 conflict.' }));
     await screen.findByRole('list', { name: `Changed files in ${REPO}` });
     fireEvent.click(screen.getByRole('button', { name: 'Refresh from my folder' }));
     await screen.findByText('Brought in 1 newer file from your folder; 1 conflict.');

@@ -12,6 +12,8 @@ import { NO_CHANGES } from '../../stores/review';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { CopyReview } from './CopyReview';
 import { RestorePoints } from './RestorePoints';
+import { ReviewDraft } from './ReviewDraft';
+import { useReviewComments } from './useReviewComments';
 import type { DiffLayout } from './FileDiff';
 import { useChangedCount } from './useChangedCount';
 
@@ -60,6 +62,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
   };
 
   const { copies, loaded, loading, error } = changes;
+  const comments = useReviewComments(chatId, copies.map((c) => c.version).join(','));
 
   return (
     <section className="changes-panel" aria-label="Changes">
@@ -97,6 +100,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
       )}
       {checkpoint.error && <ErrorAlert error={checkpoint.error} onDismiss={() => setCheckpoint((c) => ({ ...c, error: null }))} />}
       {error && <ErrorAlert error={error} action={<button type="button" onClick={() => void stores.review.getState().load(chatId)}>Load again</button>} />}
+      <ReviewDraft chatId={chatId} comments={comments} />
       {!loaded ? (
         <p className="muted">Loading the changes…</p>
       ) : copies.length === 0 && !error ? (
@@ -105,7 +109,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
           your folder.
         </p>
       ) : (
-        copies.map((copy) => <CopyReview key={copy.hostPath} chatId={chatId} copy={copy} layout={layout} />)
+        copies.map((copy) => <CopyReview key={copy.hostPath} chatId={chatId} copy={copy} layout={layout} comments={comments} />)
       )}
     </section>
   );

@@ -9,7 +9,7 @@
  * A refused apply lists its conflicting files: nothing was applied.
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { ApplyProblem, CopyChanges, FileChange } from '../../../shared/contract';
+import type { ApplyProblem, CopyChanges, FileChange, HunkConflict } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
@@ -17,6 +17,10 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { FileDiff, type DiffLayout } from './FileDiff';
 import { FileList } from './FileList';
 import { PushResult, type PushResponse } from './PushResult';
+import { ConflictResolver } from './ConflictResolver';
+import { HunkConflicts } from './HunkConflicts';
+import { LineChooser } from './LineChooser';
+import type { ReviewComments } from './useReviewComments';
 
 type ApplyMode = 'files' | 'branch';
 
@@ -27,13 +31,20 @@ interface Outcome {
   problems: ApplyProblem[];
   /** Refresh: files both the user and the chat changed; the chat's version was kept. */
   conflicts: string[];
+  /** Apply of chosen lines: hunks that do not fit the folder now, both sides. */
+  hunkConflicts?: HunkConflict[];
+}
+
+/** A file whose lines can be chosen: a text diff of a file added, modified or deleted. */
+function choosable(f: FileChange): boolean {
+  return !f.binary && !f.tooLarge && !f.symlink && f.diff !== null && ['added', 'modified', 'deleted'].includes(f.status);
 }
 
 function plural(n: number, one: string): string {
   return `${n.toLocaleString()} ${one}${n === 1 ? '' : 's'}`;
 }
 
-export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: CopyChanges; layout: DiffLayout }) {
+export function CopyReview({ chatId, copy, layout, comments }: { chatId: string; copy: CopyChanges; layout: DiffLayout; comments: ReviewComments }) {
   const { api, stores } = useServices();
   const { files, hostPath } = copy;
   const [selectedPath, setSelectedPath] = useState<string | null>(null);
@@ -43,6 +54,8 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const [pushed, setPushed] = useState<PushResponse | null>(null);
+  const [choosing, setChoosing] = useState<string | null>(null);
+  const [resolving, setResolving] = useState<string | null>(null);
   // Diffs fetched when shown, by copy version and path: a file changed again is a new version, never the old diff.
   const [fetched, setFetched] = useState<Readonly<Record<string, FileChange>>>({});
   const [diffError, setDiffError] = useState<ApiErrorInfo | null>(null);
@@ -92,6 +105,31 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
       if (r.ok) setChecked(new Set());
       return { action: 'applied', message: r.message, problems: r.problems, conflicts: [] };
     });
+
+  const applyLines = (path: string, lines: { removed: number[]; added: number[] }) =>
+    run('apply-lines', async () => {
+      const r = await api.call('review.applyLines', { chatId, hostPath, version: copy.version, files: [{ path, ...lines }] });
+      return { action: 'applied', message: r.message, problems: r.problems, conflicts: [], hunkConflicts: r.conflicts };
+    });
+
+  const comment = async (path: string, range: { side: 'new' | 'old'; startLine: number; endLine: number }, body: string) => {
+    setError(null);
+    try {
+      await api.call('review.comment', { chatId, hostPath, path, ...range, body });
+      return true;
+    } catch (e) {
+      setError(errorInfo(e));
+      return false;
+    } finally {
+      comments.reload();
+    }
+  };
+
+  const closeComment = (id: string, action: 'resolve' | 'delete') =>
+    void api
+      .call('review.commentClose', { chatId, id, action })
+      .catch((e: unknown) => setError(errorInfo(e)))
+      .finally(() => comments.reload());
 
   const push = () =>
     run('push', async () => {
@@ -189,6 +227,9 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
       </div>
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
       {pushed && <PushResult result={pushed} onDismiss={() => setPushed(null)} />}
+      {outcome?.hunkConflicts && outcome.hunkConflicts.length > 0 && (
+        <HunkConflicts message={outcome.message} conflicts={outcome.hunkConflicts} onResolve={setResolving} onDismiss={() => setOutcome(null)} />
+      )}
       {outcome && outcome.problems.length > 0 && (
         <div role="alert" className="alert" aria-label={`Nothing was ${outcome.action}`}>
           <div className="alert-body">
@@ -200,13 +241,18 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
               {outcome.problems.map((p) => (
                 <li key={`${p.kind}:${p.path}`}>
                   <code>{p.path}</code>: {p.message}
+                  {p.kind === 'conflict' && (
+                    <button type="button" className="small" onClick={() => setResolving(p.path)}>
+                      Resolve {p.path}…
+                    </button>
+                  )}
                 </li>
               ))}
             </ul>
             {outcome.action === 'applied' && outcome.problems.some((p) => p.kind === 'conflict') && (
               <p className="alert-hint">
-                To go on: Refresh from my folder (brings your newer changes into the chat&apos;s copy, keeping the chat&apos;s work), review, and apply
-                again; or apply only the other files.
+                To go on: Resolve each file (your folder, the chat&apos;s copy and the base side by side), or Refresh from my folder (brings your
+                newer changes into the chat&apos;s copy and merges what does not overlap), then apply again; or apply only the other files.
               </p>
             )}
           </div>
@@ -215,7 +261,7 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
           </button>
         </div>
       )}
-      {outcome && outcome.problems.length === 0 && (
+      {outcome && outcome.problems.length === 0 && !outcome.hunkConflicts?.length && (
         <div role="status" className="notice">
           <p>{outcome.message}</p>
           {outcome.conflicts.length > 0 && (
@@ -224,7 +270,10 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
               <ul className="conflict-list" aria-label="Conflicts">
                 {outcome.conflicts.map((p) => (
                   <li key={p}>
-                    <code>{p}</code>
+                    <code>{p}</code>{' '}
+                    <button type="button" className="small" onClick={() => setResolving(p)}>
+                      Resolve {p}…
+                    </button>
                   </li>
                 ))}
               </ul>
@@ -264,7 +313,22 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
                 <h3>{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</h3>
                 {file.symlink && <p className="diff-note">A symbolic link: applied as a link, never followed.</p>}
                 {diffError && <ErrorAlert error={diffError} />}
-                {full ? (
+                {full && choosable(full) && (
+                  <button type="button" className="small" aria-pressed={choosing === full.path} onClick={() => setChoosing(choosing === full.path ? null : full.path)}>
+                    {choosing === full.path ? 'Show the diff' : 'Choose hunks and lines'}
+                  </button>
+                )}
+                {full && choosing === full.path && choosable(full) ? (
+                  <LineChooser
+                    key={`${copy.version}\u0000${full.path}`}
+                    file={full}
+                    busy={busy !== null}
+                    comments={comments.comments.filter((c) => c.hostPath === hostPath && c.path === full.path)}
+                    onApply={(lines) => void applyLines(full.path, lines)}
+                    onComment={(range, body) => comment(full.path, range, body)}
+                    onCloseComment={closeComment}
+                  />
+                ) : full ? (
                   <FileDiff
                     key={`${hostPath}\u0000${full.path}`}
                     path={full.path}
@@ -280,6 +344,19 @@ export function CopyReview({ chatId, copy, layout }: { chatId: string; copy: Cop
             )}
           </div>
         </div>
+      )}
+      {resolving !== null && (
+        <ConflictResolver
+          chatId={chatId}
+          hostPath={hostPath}
+          path={resolving}
+          onClose={() => setResolving(null)}
+          onDone={(message) => {
+            setResolving(null);
+            setOutcome({ action: 'applied', message, problems: [], conflicts: [] });
+            void stores.review.getState().load(chatId);
+          }}
+        />
       )}
       {confirmDiscard && (
         <Dialog
