@@ -6,7 +6,9 @@
  *   peer:  git worktree add <dir> -b <branch>   (the usual way to give an agent its own checkout)
  *
  * The repository (default 50,000 files, 200 MB) is generated under the system temp folder and
- * removed at the end. Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG]
+ * removed at the end. Then apply by hunk (bench/reviewHunks.ts): 100 chosen hunks across 50 files
+ * against `git apply` of the same hunks as one patch.
+ * Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG] [--hunks-only]
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,15 +20,16 @@ import { parseArgs } from 'node:util';
 import { createCore } from '../electron/main/core.js';
 import { removeInstanceContainers, docker } from '../test/support/docker.js';
 import { commandLine, exitIfStillAlive, positiveInt, requireLocalImage } from './cli.js';
+import { benchHunks } from './reviewHunks.js';
 import { ms, summarize } from './stats.js';
 
-const USAGE = 'Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG]';
+const USAGE = 'Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG] [--hunks-only]';
 const TARGET_RATIO = 2;
 
 function options() {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { files: { type: 'string' }, mb: { type: 'string' }, runs: { type: 'string' }, image: { type: 'string' } },
+    options: { files: { type: 'string' }, mb: { type: 'string' }, runs: { type: 'string' }, image: { type: 'string' }, 'hunks-only': { type: 'boolean' } },
     strict: true,
   });
   return {
@@ -34,6 +37,7 @@ function options() {
     mb: positiveInt('mb', values.mb, 200, USAGE),
     runs: positiveInt('runs', values.runs, 3, USAGE),
     image: values.image ?? 'berth-test:busybox',
+    hunksOnly: values['hunks-only'] ?? false,
   };
 }
 
@@ -68,6 +72,11 @@ async function main(): Promise<void> {
   const profile = `bench-review-${randomBytes(3).toString('hex')}`;
   let network: string | null = null;
   try {
+    if (opts.hunksOnly) {
+      network = (await core.profiles.create({ name: profile, image: opts.image })).networkName;
+      await benchHunks(core, profile, root, Math.max(opts.runs, 5));
+      return;
+    }
     console.log(`Generating ${opts.files.toLocaleString('en-US')} files / ${opts.mb} MB in ${root} …`);
     const t0 = performance.now();
     const repo = generateRepo(root, opts.files, opts.mb);
@@ -106,6 +115,7 @@ async function main(): Promise<void> {
     console.log(`|---|---|---|---|---|`);
     console.log(`| chat-ready (create, Review attach, first command) | ${ms(b.median)} | ${ms(w.median)} | ${ratio.toFixed(2)}× | ≤ ${TARGET_RATIO}×${ratio <= TARGET_RATIO ? '' : ' (missed)'} |`);
     console.log(`| Review attach alone (copy made) | ${ms(a.median)} | ${ms(w.median)} | ${(a.median / w.median).toFixed(2)}× | |`);
+    await benchHunks(core, profile, root, Math.max(opts.runs, 5));
     console.log('');
     console.log(`Command: ${commandLine('bench:review', 'bench/review.ts', (s) => `npx tsx ${s}`)}`);
   } finally {

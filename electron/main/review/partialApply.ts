@@ -16,6 +16,7 @@ import { BerthError } from '../../../shared/errors.js';
 import type { ApplyProblem, HunkConflict, LineSelection } from '../../../shared/review.js';
 import { hunksFit, parseFilePatch, selectHunks, selectionPatch, selectsAll, type FilePatch } from '../policy/hunkPatch.js';
 import { GITLINK_MODE, SYMLINK_MODE, touchedPaths, unsafePathReason, type RawChange } from '../policy/reviewPolicy.js';
+import { readBlobs } from './blobBatch.js';
 import { git, gitText } from './git.js';
 import type { CopyTools } from './copyTools.js';
 import type { ReviewCopy } from './reviewCopy.js';
@@ -57,11 +58,6 @@ function isUtf8(buf: Buffer): boolean {
   return Buffer.from(buf.toString('utf8'), 'utf8').equals(buf);
 }
 
-async function textAt(copy: ReviewCopy, tree: string, p: string): Promise<Buffer | null> {
-  const there = await copy.inTree(tree, [p]);
-  return there.has(p) ? copy.blob(`${tree}:${p}`) : null;
-}
-
 /** Why a change can only be applied whole (review.apply), or null. */
 function wholeOnly(c: RawChange, patch: FilePatch | null): string | null {
   if (c.newMode === SYMLINK_MODE || c.oldMode === SYMLINK_MODE) return 'it is a link';
@@ -77,7 +73,8 @@ function wholeOnly(c: RawChange, patch: FilePatch | null): string | null {
  */
 export async function applyLines(copy: ReviewCopy, selections: readonly LineSelection[], tools: Pick<CopyTools, 'write' | 'now'>): Promise<LinesOutcome> {
   const base = copy.meta.baseTree;
-  const snap = await copy.snapshot();
+  // The copy and the folder are taken in at once (separate indexes of the same repository).
+  const [snap, userNow] = await Promise.all([copy.snapshot(), copy.userSnapshot()]);
   const changes = await copy.diff(base, snap.tree);
   const problems: ApplyProblem[] = [];
   const picked: { c: RawChange; sel: LineSelection }[] = [];
@@ -92,14 +89,13 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     else picked.push({ c, sel });
   }
   const texts = picked.length ? splitByFile(await copy.patch(base, snap.tree, picked.map((p) => p.c.path))) : new Map<string, string>();
-  const userNow = await copy.userSnapshot();
   const conflicts: HunkConflict[] = [];
   const patches: string[] = [];
-  for (const { c, sel } of picked) {
+  const blobs = await readBlobs(copy, picked.flatMap(({ c }) => [c.oldOid, c.newOid, `${userNow.tree}:${c.path}`]));
+  for (const [i, { c, sel }] of picked.entries()) {
     const text = texts.get(`diff --git a/${c.path} b/${c.path}`);
     const patch = text === undefined ? null : parseFilePatch(text);
-    const baseBuf = c.status === 'added' ? Buffer.alloc(0) : await copy.blob(c.oldOid);
-    const newBuf = c.status === 'deleted' ? Buffer.alloc(0) : await copy.blob(c.newOid);
+    const [baseBuf, newBuf, mineBuf] = [blobs[3 * i] ?? Buffer.alloc(0), blobs[3 * i + 1] ?? Buffer.alloc(0), blobs[3 * i + 2] ?? null];
     const why = wholeOnly(c, patch) ?? (isUtf8(baseBuf) && isUtf8(newBuf) ? null : 'it is not UTF-8 text');
     if (why || !patch) {
       problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" can only be applied as a whole file: ${why}.` });
@@ -111,7 +107,7 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     }
     const selected = selectionPatch(patch, sel);
     if (selected === null) continue;
-    const mine = userNow.large.includes(c.path) ? null : await textAt(copy, userNow.tree, c.path);
+    const mine = userNow.large.includes(c.path) ? null : mineBuf;
     if ((mine === null) !== (c.status === 'added')) {
       const hunk = patch.hunks[0];
       conflicts.push({
@@ -138,11 +134,10 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
   }
   if (patches.length === 0) return { ok: true, applied: [], conflicts, problems, message: 'No lines were chosen; nothing was applied.' };
   const patch = patches.join('');
-  const userAfter = await applyPatchToTree(copy, userNow.tree, patch);
+  const [userAfter, baseAfter] = await Promise.all([applyPatchToTree(copy, userNow.tree, patch), applyPatchToTree(copy, base, patch)]);
   if ('error' in userAfter) {
     return refuse(`Nothing was applied: git could not apply the chosen lines to your folder as it is now (${userAfter.error}). Reload the Changes panel and choose again.`);
   }
-  const baseAfter = await applyPatchToTree(copy, base, patch);
   if ('error' in baseAfter) throw new BerthError('review_failed', `The chosen lines do not apply to the copy's own base (${baseAfter.error}).`, { hint: 'Reload the Changes panel and choose again.' });
   const written = await copy.diff(userNow.tree, userAfter.tree);
   const madeDirs = await tools.write(written);

@@ -1,0 +1,87 @@
+/**
+ * Apply by hunk against git's own apply: 100 chosen hunks across 50 files of a Review copy applied
+ * to the user's folder with review.applyLines, against `git apply` of the same hunks as one patch
+ * on a checkout of the same repository. Each Berth run is undone (review.undoApply) before the
+ * next; each git run is reset with `git checkout -- .`.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { BerthCore } from '../electron/main/core.js';
+import { parseFilePatch, wholeHunk } from '../shared/diffHunks.js';
+import { ms, summarize } from './stats.js';
+
+const FILES = 50;
+const TARGET_RATIO = 2;
+
+function git(cwd: string, args: string[], input?: string): string {
+  return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], {
+    cwd, encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_NOSYSTEM: '1' },
+  });
+}
+
+const body = (i: number, edit: boolean) =>
+  `${Array.from({ length: 40 }, (_, l) => (edit && (l === 3 || l === 30) ? `file ${i} line ${l} changed by the chat` : `file ${i} line ${l}`)).join('\n')}\n`;
+
+export async function benchHunks(core: BerthCore, profile: string, root: string, runs: number): Promise<void> {
+  const repo = path.join(root, 'hunks-repo');
+  fs.mkdirSync(repo, { recursive: true });
+  for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(repo, `f${i}.txt`), body(i, false));
+  git(repo, ['init', '-q', '-b', 'main']);
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'hunks']);
+  const peer = path.join(root, 'hunks-peer');
+  git(root, ['clone', '-q', repo, peer]);
+  // The sandbox user (1000) writes the copy, which starts as the folder's owner has it.
+  execFileSync('chown', ['-R', '1000:1000', repo]);
+
+  const chat = await core.chats.create({ profile });
+  const { attachment } = await core.workspace.attach({ chatId: chat.id, path: repo, mode: 'review' });
+  const script = Array.from({ length: FILES }, (_, i) => `printf '%s' '${Buffer.from(body(i, true)).toString('base64')}' | base64 -d > /workspace/f${i}.txt`).join(' && ');
+  const r = await core.sandbox.exec({ chatId: chat.id, command: script });
+  if (r.exitCode !== 0) throw new Error(`the chat could not write its copy: ${r.output}`);
+
+  const { copies } = await core.review.changes({ chatId: chat.id, hostPath: attachment.hostPath, diffs: false });
+  const copy = copies[0]!;
+  const files = [];
+  let patch = '';
+  let hunks = 0;
+  for (const f of copy.files) {
+    const d = await core.review.diff({ chatId: chat.id, hostPath: attachment.hostPath, path: f.path });
+    const p = parseFilePatch(d.diff ?? '');
+    hunks += p.hunks.length;
+    const all = p.hunks.map(wholeHunk);
+    files.push({ path: f.path, removed: all.flatMap((x) => x.removed), added: all.flatMap((x) => x.added) });
+    patch += d.diff ?? '';
+  }
+  if (files.length !== FILES || hunks !== 2 * FILES) throw new Error(`expected ${2 * FILES} hunks in ${FILES} files, got ${hunks} in ${files.length}`);
+  const patchFile = path.join(root, 'hunks.patch');
+  fs.writeFileSync(patchFile, patch);
+
+  const berth: number[] = [];
+  const peerTimes: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const g0 = performance.now();
+    git(peer, ['apply', patchFile]);
+    peerTimes.push(performance.now() - g0);
+    git(peer, ['checkout', '--', '.']);
+
+    const b0 = performance.now();
+    const out = await core.review.applyLines({ chatId: chat.id, hostPath: attachment.hostPath, version: copy.version, files });
+    berth.push(performance.now() - b0);
+    if (!out.ok) throw new Error(`applyLines refused: ${out.message}`);
+    const undone = await core.review.undoApply({ chatId: chat.id, hostPath: attachment.hostPath });
+    if (!undone.ok) throw new Error(`undo refused: ${undone.message}`);
+  }
+  const b = summarize(berth);
+  const g = summarize(peerTimes);
+  const ratio = b.median / g.median;
+  console.log('');
+  console.log(`Apply by hunk: ${hunks} hunks across ${FILES} files (${runs} runs, medians)`);
+  console.log('| metric | Berth review.applyLines | git apply (one patch) | ratio | target |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| apply ${hunks} chosen hunks | ${ms(b.median)} | ${ms(g.median)} | ${ratio.toFixed(2)}× | ≤ ${TARGET_RATIO}×${ratio <= TARGET_RATIO ? '' : ' (missed)'} |`);
+  await core.chats.delete({ chatId: chat.id });
+}
