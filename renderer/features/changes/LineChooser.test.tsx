@@ -3,23 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chatView, copyChanges, createFakeApi, fileChange, reviewInfo } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { ChangesPanel } from './ChangesPanel';
+import { twoHunkDiff } from '../../test/diffs';
 
 const REPO = '/home/me/site';
-const DIFF = `diff --git a/f.txt b/f.txt
---- a/f.txt
-+++ b/f.txt
-@@ -1,4 +1,5 @@
- one
--two
-+TWO
-+two and a half
- three
-@@ -10,3 +11,3 @@
- ten
--eleven
-+ELEVEN
- twelve
-`;
+const DIFF = twoHunkDiff('f.txt');
 
 function setup() {
   const api = createFakeApi({

@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { commentRange, hunkKeys, rangeKeys, rowsOf, step, toLines, toggle } from './lineChoice';
+import { twoHunkDiff } from '../../test/diffs';
 
-const DIFF = `diff --git a/f b/f
---- a/f
-+++ b/f
-@@ -1,4 +1,5 @@
- one
--two
-+TWO
-+two and a half
- three
-@@ -10,3 +11,3 @@
- ten
--eleven
-+ELEVEN
- twelve
-`;
+const DIFF = twoHunkDiff('f');
 
 describe('lineChoice', () => {
   const { rows, hunks } = rowsOf(DIFF);
