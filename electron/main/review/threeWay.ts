@@ -11,7 +11,7 @@ import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import type { ApplyProblem, ConflictChoice, MergeSegment } from '../../../shared/review.js';
 import { MERGE_LABELS, conflictCount, markerSizeFor, parseMerged, resolveSegments } from '../policy/mergeRegions.js';
-import { SYMLINK_MODE, GITLINK_MODE, type RawChange } from '../policy/reviewPolicy.js';
+import { SYMLINK_MODE, GITLINK_MODE, unsafePathReason, type RawChange } from '../policy/reviewPolicy.js';
 import { git, gitText } from './git.js';
 import type { ReviewCopy } from './reviewCopy.js';
 import type { CopyTools } from './copyTools.js';
@@ -63,6 +63,8 @@ function entry(p: string, mode: string, oid: string): RawChange {
 
 /** The three sides of one file now: base, the user's folder, the chat's copy. */
 async function sides(copy: ReviewCopy, p: string) {
+  const unsafe = unsafePathReason(p);
+  if (unsafe) throw new BerthError('invalid_request', `"${p}" cannot be resolved: ${unsafe}`, { hint: 'Pick a file from the Changes panel.' });
   const snap = await copy.snapshot();
   const user = await copy.userSnapshot();
   const [base, mine, chat] = await Promise.all([blobAt(copy, copy.meta.baseTree, p), blobAt(copy, user.tree, p), blobAt(copy, snap.tree, p)]);
