@@ -9,12 +9,14 @@ import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods }
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 import { portsMethods } from './ports.js';
+import { environmentEvents, environmentMethods } from './environment.js';
 
 export * from './agent.js';
 export * from './engines.js';
 export * from './review.js';
 export * from './egress.js';
 export * from './ports.js';
+export * from './environment.js';
 
 // ---------- profiles ----------
 
@@ -436,6 +438,7 @@ export const methods = {
   ...agentMethods,
   ...reviewMethods,
   ...egressMethods,
+  ...environmentMethods,
   ...portsMethods,
 } as const;
 
@@ -474,6 +477,7 @@ export const events = {
   ...agentEvents,
   ...reviewEvents,
   ...egressEvents,
+  ...environmentEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

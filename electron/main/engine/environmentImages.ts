@@ -69,7 +69,8 @@ export function environmentImageOps(call: Call): EnvironmentImageOps {
       }),
     find: (labels) =>
       call('list the prepared environments', async (docker) => {
-        const filters = JSON.stringify({ label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) });
+        // An empty value asks only that the label be there.
+        const filters = JSON.stringify({ label: Object.entries(labels).map(([k, v]) => (v ? `${k}=${v}` : k)) });
         const list = await docker.listImages({ filters });
         return list.map((i) => ({ id: i.Id, tags: (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), created: i.Created, size: i.Size, labels: i.Labels ?? {} }));
       }),

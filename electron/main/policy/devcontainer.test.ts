@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dockerfileBases, environmentKey, lifecycleScript, namesRoot, NEVER_HONOURED, planEnvironment, substitute } from './devcontainer.js';
+import { dockerfileBases, environmentKey, lifecycleScript, namesRoot, NEVER_HONOURED, planEnvironment, substitute, userInPasswd } from './devcontainer.js';
 
 const ctx = { source: '.devcontainer/devcontainer.json', folderName: 'repo', containerFolder: '/workspace' };
 
@@ -128,5 +128,17 @@ describe('dockerfileBases and environmentKey', () => {
     expect(environmentKey({ ...base, contextDigest: 'd' })).not.toBe(k);
     expect(environmentKey({ ...base, baseImageIds: ['sha256:b'] })).not.toBe(k);
     expect(environmentKey({ ...base, user: '1001:1001' })).not.toBe(k);
+  });
+});
+
+describe('userInPasswd', () => {
+  const passwd = 'root:x:0:0:root:/root:/bin/sh\ndev:x:1000:1000::/home/dev:/bin/sh\nsneaky:x:0:1000::/:/bin/sh\n';
+  it('finds a user by name or uid, and says when it is root', () => {
+    expect(userInPasswd(passwd, 'dev')).toEqual({ name: 'dev', uid: 1000, gid: 1000 });
+    expect(userInPasswd(passwd, '1000')).toEqual({ name: 'dev', uid: 1000, gid: 1000 });
+    // A name that is not root can still be uid 0 in the image: the caller refuses it by its uid.
+    expect(userInPasswd(passwd, 'sneaky')?.uid).toBe(0);
+    expect(userInPasswd(passwd, 'nobody-here')).toBeNull();
+    expect(userInPasswd(null, '1234:5678')).toEqual({ name: '1234', uid: 1234, gid: 5678 });
   });
 });

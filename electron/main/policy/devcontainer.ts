@@ -287,3 +287,15 @@ export function environmentKey(parts: { config: string; contextDigest: string | 
 export function preparedTag(key: string): string {
   return `berth-env:${key.slice(0, 20)}`;
 }
+
+/** A user of an image, by name or uid, from its /etc/passwd; a bare uid not listed stands as itself. */
+export function userInPasswd(passwd: string | null, user: string): { name: string; uid: number; gid: number } | null {
+  const [who = '', group] = user.split(':');
+  for (const line of (passwd ?? '').split('\n')) {
+    const [name, , uid, gid] = line.split(':');
+    if (name === undefined || uid === undefined || gid === undefined) continue;
+    if (name === who || uid === who) return { name, uid: Number(uid), gid: group !== undefined && /^\d+$/.test(group) ? Number(group) : Number(gid) };
+  }
+  if (/^\d+$/.test(who)) return { name: who, uid: Number(who), gid: group !== undefined && /^\d+$/.test(group) ? Number(group) : Number(who) };
+  return null;
+}
