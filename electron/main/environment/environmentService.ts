@@ -210,6 +210,8 @@ export class EnvironmentService {
 
       // Saved as a local image: the chat's folders and home are mounts, so none of them is in it.
       progress('Saving the prepared environment…');
+      // A file with no create-time commands has not started the sandbox yet: what is saved is its container.
+      await this.deps.sandbox.exec({ chatId: chat.id, command: 'true', timeoutMs: 60_000 }, { sandboxOnly: true });
       const { containerId } = await this.deps.sandbox.status(chat.id);
       if (!containerId) throw new BerthError('container_failed', 'The sandbox went away before its environment could be saved.', { hint: 'Choose Rebuild.' });
       const now = this.deps.clock.now();
