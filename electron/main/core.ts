@@ -277,6 +277,7 @@ export function createCore(options: CoreOptions): BerthCore {
   sandbox.setSlots(slots);
   const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, clock });
   sandbox.setEnvironments((chatId) => environments.sandboxSettings(chatId));
+  environments.onImageChanged((chatId) => terminals.restartForChat(chatId, 'The chat’s project environment changed: the sandbox was made again from its image and this terminal started again.'));
   const terminals = new TerminalService(sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 

@@ -56,6 +56,27 @@ export class EnvironmentService {
 
   constructor(private readonly deps: EnvironmentDeps) {}
 
+  private imageChanged: (chatId: string) => Promise<void> = async () => undefined;
+  /**
+   * Hears that a chat's sandbox will be made again from another image (core.ts restarts its
+   * terminals in it); waited for, so the next step runs in the sandbox the terminals joined.
+   */
+  onImageChanged(fn: (chatId: string) => Promise<void>): void {
+    this.imageChanged = fn;
+  }
+
+  private async setImage(chatId: string, image: string): Promise<void> {
+    if (this.deps.store.chats.get(chatId)?.image === image) return;
+    this.deps.store.chats.setImage(chatId, image);
+    await this.imageChanged(chatId).catch(() => undefined);
+  }
+
+  /** The sandbox made from the chat's image now, and clients told it is ready. */
+  private async settle(chatId: string, key: string): Promise<void> {
+    await this.deps.sandbox.exec({ chatId, command: 'true', timeoutMs: 60_000 }, { sandboxOnly: true });
+    this.deps.events.emit('sandbox.progress', { chatId, key, phase: 'ready', message: 'Environment ready', fraction: null });
+  }
+
   private record(chatId: string): ChatEnvironment | null {
     const raw = this.deps.store.settings.get(`environment.chat:${chatId}`);
     return raw ? (JSON.parse(raw) as ChatEnvironment) : null;
@@ -178,10 +199,11 @@ export class EnvironmentService {
         // Made before from the same files: no build, no create-time commands.
         const user = await this.userOf(ops, tag, plan);
         update({ env: envOf(plan, user?.name ?? null), notes: user ? [user.note] : [], image: tag, reused: true, preparedAt: Number(prepared.labels[ENV_LABEL.prepared]) || prepared.created * 1000, sizeBytes: prepared.size });
-        this.deps.store.chats.setImage(chat.id, tag);
+        await this.setImage(chat.id, tag);
         this.save(chat.id, current);
         await this.run(chat, plan, 'updateContentCommand', progress);
         await this.run(chat, plan, 'postStartCommand', progress);
+        await this.settle(chat.id, target.key);
         return this.save(chat.id, { ...current, state: 'ready' });
       }
 
@@ -204,7 +226,7 @@ export class EnvironmentService {
       }
       const user = await this.userOf(ops, startImage, plan);
       update({ env: envOf(plan, user?.name ?? null), notes: user ? [user.note] : [], reused: false });
-      this.deps.store.chats.setImage(chat.id, startImage);
+      await this.setImage(chat.id, startImage);
       this.save(chat.id, current);
       for (const step of ['onCreateCommand', 'updateContentCommand', 'postCreateCommand'] as const) await this.run(chat, plan, step, progress);
 
@@ -220,16 +242,17 @@ export class EnvironmentService {
       await ops.commit(containerId, repo, tagName, [`LABEL ${Object.entries(labels).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`]);
       const facts = await ops.inspect(tag);
       update({ image: tag, preparedAt: now, sizeBytes: facts?.size ?? null });
-      this.deps.store.chats.setImage(chat.id, tag);
+      await this.setImage(chat.id, tag);
       this.save(chat.id, current);
       await this.prune(ops, tag);
       // The next command recreates the sandbox from the prepared image; postStart runs there.
       await this.run(chat, plan, 'postStartCommand', progress);
+      await this.settle(chat.id, target.key);
       return this.save(chat.id, { ...current, state: 'ready' });
     } catch (error) {
       const e = error instanceof BerthError ? error : new BerthError('internal', `The environment could not be prepared: ${(error as Error).message}`, { cause: error });
       // A failed rebuild leaves the chat on what it had, if anything served before.
-      if (previous?.state === 'ready' && previous.image) this.deps.store.chats.setImage(chat.id, previous.image);
+      if (previous?.state === 'ready' && previous.image) await this.setImage(chat.id, previous.image).catch(() => undefined);
       this.save(chat.id, { ...current, state: 'failed', error: { message: e.message, hint: e.hint ?? null } });
       throw e;
     }
