@@ -30,7 +30,7 @@ interface ChatEnvironment extends Omit<EnvironmentStatus, 'chatId'> {
   env: string[];
 }
 
-export const ENV_LABEL = { key: 'berth.env.key', role: 'berth.env.role', source: 'berth.env.source', prepared: 'berth.env.prepared' } as const;
+export const ENV_LABEL = { key: 'berth.env.key', role: 'berth.env.role', source: 'berth.env.source', prepared: 'berth.env.prepared', user: 'berth.env.user' } as const;
 const KEEP_SETTING = 'environment.keep';
 export const DEFAULT_KEEP = 5;
 /** A lifecycle command may install a toolchain: half an hour, as the CLI's users expect minutes. */
@@ -197,7 +197,8 @@ export class EnvironmentService {
       const prepared = rebuild ? null : await ops.inspect(tag);
       if (prepared) {
         // Made before from the same files: no build, no create-time commands.
-        const user = await this.userOf(ops, tag, plan);
+        // The user was looked up when the image was prepared (its label): no probe container now.
+        const user = await this.userOf(ops, tag, plan, prepared.labels[ENV_LABEL.user]);
         update({ env: envOf(plan, user?.name ?? null), notes: user ? [user.note] : [], image: tag, reused: true, preparedAt: Number(prepared.labels[ENV_LABEL.prepared]) || prepared.created * 1000, sizeBytes: prepared.size });
         await this.setImage(chat.id, tag);
         this.save(chat.id, current);
@@ -225,6 +226,7 @@ export class EnvironmentService {
         );
       }
       const user = await this.userOf(ops, startImage, plan);
+      const userLabel = user ? { [ENV_LABEL.user]: `${user.name}:${user.uid}:${user.gid}` } : {};
       update({ env: envOf(plan, user?.name ?? null), notes: user ? [user.note] : [], reused: false });
       await this.setImage(chat.id, startImage);
       this.save(chat.id, current);
@@ -238,7 +240,7 @@ export class EnvironmentService {
       if (!containerId) throw new BerthError('container_failed', 'The sandbox went away before its environment could be saved.', { hint: 'Choose Rebuild.' });
       const now = this.deps.clock.now();
       const [repo, tagName] = tag.split(':') as [string, string];
-      const labels = { [LABEL.app]: APP_LABEL_VALUE, [ENV_LABEL.key]: key, [ENV_LABEL.role]: 'prepared', [ENV_LABEL.source]: `${folderName}/${config}`, [ENV_LABEL.prepared]: String(now) };
+      const labels = { [LABEL.app]: APP_LABEL_VALUE, [ENV_LABEL.key]: key, [ENV_LABEL.role]: 'prepared', [ENV_LABEL.source]: `${folderName}/${config}`, [ENV_LABEL.prepared]: String(now), ...userLabel };
       await ops.commit(containerId, repo, tagName, [`LABEL ${Object.entries(labels).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`]);
       const facts = await ops.inspect(tag);
       update({ image: tag, preparedAt: now, sizeBytes: facts?.size ?? null });
@@ -259,10 +261,12 @@ export class EnvironmentService {
   }
 
   /** Resolves the file's user in the image: never uid 0 or gid 0, and says when it is not the sandbox's uid. */
-  private async userOf(ops: EnvironmentImageOps, image: string, plan: EnvironmentPlan): Promise<{ name: string; note: string } | null> {
+  private async userOf(ops: EnvironmentImageOps, image: string, plan: EnvironmentPlan, known?: string): Promise<{ name: string; uid: number; gid: number; note: string } | null> {
     if (!plan.user) return null;
-    const passwd = await ops.readFile(image, '/etc/passwd', { [LABEL.app]: APP_LABEL_VALUE, [ENV_LABEL.role]: 'probe' });
-    const found = userInPasswd(passwd, plan.user);
+    const [name, uid, gid] = (known ?? '').split(':');
+    const found = name && uid && gid
+      ? { name, uid: Number(uid), gid: Number(gid) }
+      : userInPasswd(await ops.readFile(image, '/etc/passwd', { [LABEL.app]: APP_LABEL_VALUE, [ENV_LABEL.role]: 'probe' }), plan.user);
     if (!found) {
       throw new BerthError('invalid_request', `The user "${plan.user}" that ${plan.source} names is not a user of the image (its /etc/passwd does not list it).`, { hint: 'Create the user in the Dockerfile (useradd or adduser), or name one the image has.' });
     }
@@ -271,7 +275,7 @@ export class EnvironmentService {
         hint: 'Name a non-root user of the image in remoteUser, or remove it.',
       });
     }
-    return { name: found.name, note: `${plan.user} is uid ${found.uid} in the image. The sandbox runs as its own uid (the owner of your folders' copies), which is this user when the uids are equal; USER names ${found.name} either way.` };
+    return { ...found, note: `${plan.user} is uid ${found.uid} in the image. The sandbox runs as its own uid (the owner of your folders' copies), which is this user when the uids are equal; USER names ${found.name} either way.` };
   }
 
   private async run(chat: ChatRecord, plan: EnvironmentPlan, step: LifecycleKey, progress: (m: string) => void): Promise<void> {
