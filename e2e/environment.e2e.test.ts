@@ -5,28 +5,24 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Docker from 'dockerode';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentImageIds, removeNewEnvironmentImages } from '../test/support/environmentImages.js';
 import { chownTree, SANDBOX_GID, SANDBOX_UID, uniqueName } from '../test/support/harness.js';
-import { BUSYBOX, engineSocket } from '../test/support/docker.js';
+import { BUSYBOX } from '../test/support/docker.js';
 import { openApp, shot, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
-const docker = new Docker({ socketPath: engineSocket() });
 let root: string;
 let host: RunningHost;
 let browser: Browser;
 let page: Page;
-let before = new Set<string>();
+let before: ReadonlySet<string> = new Set();
 const marker = uniqueName('e2e-env');
 
-async function environmentImages(): Promise<string[]> {
-  return (await docker.listImages({ filters: JSON.stringify({ label: ['berth.env.key'] }) })).map((i) => i.Id);
-}
 
 beforeAll(async () => {
-  before = new Set(await environmentImages());
+  before = await environmentImageIds();
   root = tempRoot();
   ({ host, browser, page } = await openApp(root));
 }, 120_000);
@@ -34,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await host?.stop();
-  for (const id of await environmentImages()) if (!before.has(id)) await docker.getImage(id).remove({ force: true }).catch(() => undefined);
+  await removeNewEnvironmentImages(before);
   fs.rmSync(root, { recursive: true, force: true });
 }, 120_000);
 

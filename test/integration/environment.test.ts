@@ -6,15 +6,14 @@
  * every capability dropped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineApi, environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BerthCore } from '../../electron/main/core.js';
 import type { EventPayload } from '../../shared/contract.js';
 import { Harness, uniqueName } from '../support/harness.js';
-import Docker from 'dockerode';
-import { engineSocket } from '../support/docker.js';
 
-const docker = new Docker({ socketPath: engineSocket() });
+const docker = engineApi;
 
 const h = new Harness();
 let core: BerthCore;
@@ -66,13 +65,10 @@ async function imageId(tag: string): Promise<string | null> {
 
 const made: string[] = [];
 /** Environment images that were there before this file ran: every other one is this file's to remove. */
-let before = new Set<string>();
-async function environmentImages(): Promise<string[]> {
-  return (await docker.listImages({ filters: JSON.stringify({ label: ['berth.env.key'] }) })).map((i) => i.Id);
-}
+let before: ReadonlySet<string> = new Set();
 
 beforeAll(async () => {
-  before = new Set(await environmentImages());
+  before = await environmentImageIds();
   core = h.core();
   profile = (await h.profile(core, { egress: 'none' })).name;
   core.onEvent((event, payload) => {
@@ -82,7 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.cleanup();
-  for (const id of await environmentImages()) if (!before.has(id)) await docker.getImage(id).remove({ force: true }).catch(() => undefined);
+  await removeNewEnvironmentImages(before);
 }, 120_000);
 
 describe('a repository with a devcontainer.json', () => {

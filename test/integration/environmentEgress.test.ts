@@ -4,23 +4,18 @@
  * fails and says why; under 'allowlist' it reaches the allowed host through Berth's proxy and
  * nothing else.
  */
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
 import type { BerthCore } from '../../electron/main/core.js';
 import { Harness, uniqueName } from '../support/harness.js';
-import { engineSocket } from '../support/docker.js';
 import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 
-const docker = new Docker({ socketPath: engineSocket() });
 const h = new Harness();
 let inet: PretendInternet;
 let core: BerthCore;
-let before = new Set<string>();
+let before: ReadonlySet<string> = new Set();
 const marker = uniqueName('envnet');
 
-async function environmentImages(): Promise<string[]> {
-  return (await docker.listImages({ filters: JSON.stringify({ label: ['berth.env.key'] }) })).map((i) => i.Id);
-}
 
 function repo(): string {
   return h.workspace('repo', {
@@ -41,7 +36,7 @@ async function chatOn(profile: string, folder: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  before = new Set(await environmentImages());
+  before = await environmentImageIds();
   inet = await startPretendInternet();
   core = h.core({ egress: { outsideNetwork: inet.network } });
 }, 120_000);
@@ -49,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.cleanup();
   await inet?.stop();
-  for (const id of await environmentImages()) if (!before.has(id)) await docker.getImage(id).remove({ force: true }).catch(() => undefined);
+  await removeNewEnvironmentImages(before);
 }, 120_000);
 
 describe("a Dockerfile's build and the profile's egress", () => {
