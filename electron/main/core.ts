@@ -559,6 +559,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(req.chatId);
       if (!chat) return { removed: false };
       await deletion.deleteChat(chat);
+      environments.forget(chat.id);
       return changed(chat.id, { removed: true });
     },
     'tasks.register': async (req) => {
