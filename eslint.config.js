@@ -36,9 +36,11 @@ export const LAYERS = {
   'main/terminal': { files: ['electron/main/terminal/'], may: ['main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The provider client: the only code that speaks to a model's server (the OpenAI SDK).
   'main/agent/provider': { files: ['electron/main/agent/provider/'], may: ['shared'], packages: [...NODE_ONLY, 'openai', 'eventsource-parser'] },
+  // Project environments: a folder's devcontainer.json (JSON with comments), its build context (.dockerignore), prepared through the sandbox.
+  'main/environment': { files: ['electron/main/environment/'], may: ['main/sandbox', 'main/egress', ...BELOW_SANDBOX], packages: [...NODE_ONLY, 'jsonc-parser', '@balena/dockerignore'] },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/agent/provider', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The composition root builds everything below the transports.
-  'main/core': { files: ['electron/main/core'], may: ['main/agent', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  'main/core': { files: ['electron/main/core'], may: ['main/environment', 'main/agent', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // Transports: the browser host and Electron's IPC (the only main code with Electron).
   'main/host': { files: ['electron/main/host/'], may: ['main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'ws'] },
   'main/ipc-protocol': { files: ['electron/main/ipc/protocol'], may: ['shared'], packages: [] },

@@ -86,6 +86,10 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'ports.open': "Opens a port's forward: a listener on 127.0.0.1 only, relayed into the sandbox through the Engine API; the URL's secret becomes a cookie for that browser, and every other request is refused (README: Ports).",
   'ports.close': "Ends a port's forward: its listener on this computer stops answering.",
   'network.allow': "Adds a host (with its port unless 80 or 443) to the chat's profile allowlist; the running proxy takes it before this answers, so the next request passes. IP addresses are refused.",
+  'environment.detect': "The chat's attached folders that hold a devcontainer.json (their files, the folder's remembered choice) and the chat's project environment's status (README: Environments).",
+  'environment.use': "Uses a folder's devcontainer.json for the chat: starts from the image prepared from the same files, or builds it on the profile's network and runs its create-time commands, then its start commands; remembered for the folder. Progress arrives as sandbox.progress.",
+  'environment.rebuild': "Builds and prepares the chat's project environment again, whatever was prepared before; a failure leaves the chat on the image it had.",
+  'environment.settings': 'How many prepared environment images Berth keeps (older ones no chat uses are removed); `keep` sets it.',
 };
 
 export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
@@ -100,6 +104,7 @@ export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
   'agent.message': 'A conversation message was added or changed (a tool call progressed, an answer finished): replace it whole.',
   'agent.delta': 'More streamed text for a message that is not done yet.',
   'network.request': "A request through a chat's egress proxy finished, allowed or refused.",
+  'environment.status': "A chat's project environment changed: preparing, ready (which file, prepared when, its size, what was ignored) or failed.",
   'agent.state': "A chat's turn started or ended; an error says why it ended early.",
   'agent.allowed': '"Allow for this chat" was chosen for a chat (allowed: true) or taken back (false).',
   'agent.approval': 'A command waits for the user (profiles that ask before each command).',

@@ -10,6 +10,7 @@ import { reviewCommentMethods } from './reviewComments.js';
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 import { portsMethods } from './ports.js';
+import { environmentEvents, environmentMethods } from './environment.js';
 
 export * from './agent.js';
 export * from './engines.js';
@@ -17,6 +18,7 @@ export * from './review.js';
 export * from './reviewComments.js';
 export * from './egress.js';
 export * from './ports.js';
+export * from './environment.js';
 
 // ---------- profiles ----------
 
@@ -439,6 +441,7 @@ export const methods = {
   ...reviewMethods,
   ...reviewCommentMethods,
   ...egressMethods,
+  ...environmentMethods,
   ...portsMethods,
 } as const;
 
@@ -477,6 +480,7 @@ export const events = {
   ...agentEvents,
   ...reviewEvents,
   ...egressEvents,
+  ...environmentEvents,
 } as const;
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.infer<(typeof events)[E]>;

@@ -3,6 +3,7 @@
  * transport (in-process, Electron IPC, the browser host's JSON-RPC) exposes. Never imports
  * Electron, so it runs and is tested under plain Node.
  */
+import { EnvironmentService } from './environment/environmentService.js';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -276,6 +277,9 @@ export function createCore(options: CoreOptions): BerthCore {
     remove: (profile: string, chatId: string) => removeSlot(slotDirFor(dataDir, profile, chatId)),
   };
   sandbox.setSlots(slots);
+  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, clock });
+  sandbox.setEnvironments((chatId) => environments.sandboxSettings(chatId));
+  environments.onImageChanged((chatId) => terminals.restartForChat(chatId, 'The chat’s project environment changed: the sandbox was made again from its image and this terminal started again.'));
   const terminals = new TerminalService(sandbox, manager, events, clock);
   const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
 
@@ -562,6 +566,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(req.chatId);
       if (!chat) return { removed: false };
       await deletion.deleteChat(chat);
+      environments.forget(chat.id);
       return changed(chat.id, { removed: true });
     },
     'tasks.register': async (req) => {
@@ -610,6 +615,10 @@ export function createCore(options: CoreOptions): BerthCore {
     'ports.list': (req) => ports.list(sessions.requireChat(req.chatId).id),
     'ports.open': (req) => ports.open(sessions.requireChat(req.chatId).id, req.port),
     'ports.close': (req) => ports.close(req.chatId, req.port),
+    'environment.detect': async (req) => environments.detect(req.chatId),
+    'environment.use': (req) => environments.use(req.chatId, req.folder, req.config),
+    'environment.rebuild': (req) => environments.rebuild(req.chatId),
+    'environment.settings': async (req) => environments.keep(req.keep),
     'terminal.open': (req) => terminals.open(req.chatId, req.cols, req.rows, req.replaces),
     'terminal.list': async (req) => ({ terminals: terminals.list(req.chatId) }),
     'terminal.busy': async (req) => ({ terminals: await terminals.busy(sessions.requireChat(req.chatId).id) }),

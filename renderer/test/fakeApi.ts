@@ -19,6 +19,7 @@ import type {
   EngineStatus,
   EventName,
   EventPayload,
+  EnvironmentStatus,
   KeyStatus,
   MethodName,
   ProfileSettings,
@@ -48,6 +49,10 @@ export const DEFAULT_SETTINGS: ProfileSettings = {
   warmPool: 0,
   engine: { kind: 'default' },
 };
+
+export function noEnvironment(chatId: string): EnvironmentStatus {
+  return { chatId, state: 'none', folder: null, source: null, image: null, preparedAt: null, sizeBytes: null, reused: false, ignored: [], notes: [], ports: [], workspaceFolder: null, error: null };
+}
 
 export function profileView(name: string, settings: Partial<ProfileSettings> = {}): ProfileView {
   const s = { ...DEFAULT_SETTINGS, ...settings };
@@ -199,6 +204,8 @@ export interface FakeApi extends BerthApi {
   reviewComments: ReviewComment[];
   /** The ports each chat's sandbox listens on (ports.list), and their open forwards' host ports. */
   ports: Record<string, { port: number; hostPort: number | null }[]>;
+  /** What environment.detect answers, per chat (folders with a devcontainer.json, the environment's status). */
+  environments: Record<string, Response<'environment.detect'>>;
 }
 
 export interface FakeSeed {
@@ -248,6 +255,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     checkpoints: {},
     reviewComments: [],
     ports: {},
+    environments: {},
     pushAgent: (event, payload) => emit(event, payload),
     refusedFolders: {},
     resources: { cpus: 8, memoryBytes: 16 * 1024 ** 3 },
@@ -577,6 +585,11 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       if (p) p.hostPort = null;
       return { closed };
     },
+    // Project environments: none offered unless a test seeds fake.environments.
+    'environment.detect': ({ chatId }) => fake.environments[chatId] ?? { offers: [], status: noEnvironment(chatId) },
+    'environment.use': ({ chatId, folder, config }) => ({ ...noEnvironment(chatId), state: 'ready', folder, source: config, image: 'berth-env:fake', preparedAt: 1, sizeBytes: 1024 }),
+    'environment.rebuild': ({ chatId }) => ({ ...noEnvironment(chatId), state: 'ready', image: 'berth-env:fake' }),
+    'environment.settings': ({ keep }) => ({ keep: keep ?? 5 }),
     'network.allow': ({ chatId, host, port }) => {
       const chat = fake.chats.find((c) => c.id === chatId);
       const old = fake.profiles.find((x) => x.name === chat?.profile);

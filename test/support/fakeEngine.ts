@@ -7,6 +7,7 @@
  * sleep, `;` and `&&`. test/integration/engineContract.test.ts runs the same cases against it
  * and the real engine, so it cannot drift.
  */
+import type { EnvironmentImageOps } from '../../electron/main/engine/environmentImages.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -657,6 +658,12 @@ export class FakeEngine implements Engine {
     }
     const base = path.posix.basename(containerPath);
     return tarFs.pack(dir, { map: (h) => ({ ...h, name: h.name === '.' ? base : `${base}/${h.name}` }) });
+  }
+
+  /** Project environments are proved on the real engine (integration/environment*.test.ts): here each call says so. */
+  environmentImages(): EnvironmentImageOps {
+    const no = () => Promise.reject(new BerthError('image_unavailable', 'The fake engine does not build project environments.', { hint: 'Run this on the real engine.' }));
+    return { build: no, commit: no, inspect: async () => null, find: async () => [], remove: async () => undefined, readFile: no };
   }
 
   /** A `docker save` archive with only its manifest (the layers are not modelled). */

@@ -19,6 +19,7 @@ import { ensureIsolatedNetwork, LIBPOD_PREFIX, type LibpodDial } from './podmanN
 import { checkPodmanContainer, podmanCannotLimit, STDIN_LABEL, STDIN_WRITER, withSeccompFile, withStdinFifo } from './podmanSandbox.js';
 import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
+import { environmentImageOps, type EnvironmentImageOps } from './environmentImages.js';
 
 export type { StatsSample } from './statsSample.js';
 export type { EngineKind } from './engineKind.js';
@@ -195,6 +196,8 @@ export interface Engine {
   exportImage(tag: string): Promise<NodeJS.ReadableStream>;
   /** Loads a `docker save` tar stream, as `docker load` does. */
   loadImage(tar: NodeJS.ReadableStream): Promise<void>;
+  /** Project environments' builds, commits and images (environmentImages.ts). */
+  environmentImages(): EnvironmentImageOps;
 }
 
 export interface DockerEngineOptions {
@@ -407,6 +410,8 @@ export class DockerEngine implements Engine {
       throw toBerthError(error, action, this.endpointLabel);
     }
   }
+
+  environmentImages(): EnvironmentImageOps { return environmentImageOps((action, run) => this.call(action, run)); }
 
   async ping(): Promise<{ version: string; apiVersion: string }> {
     const v = await this.call('answer', (docker) => docker.version());

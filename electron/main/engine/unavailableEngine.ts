@@ -3,7 +3,11 @@ import type { BerthError } from '../../../shared/errors.js';
 import type { Engine } from './dockerEngine.js';
 
 export function unavailableEngine(reason: BerthError, endpointLabel = 'DOCKER_HOST'): Engine {
+  const fail = () => Promise.reject(reason);
+  // Groups of calls (environmentImages) fail the same way, call by call.
+  const group = new Proxy({}, { get: () => fail });
   return new Proxy({} as Engine, {
-    get: (_target, property) => (property === 'endpointLabel' ? endpointLabel : property === 'close' ? () => undefined : () => Promise.reject(reason)),
+    get: (_target, property) =>
+      property === 'endpointLabel' ? endpointLabel : property === 'close' ? () => undefined : property === 'environmentImages' ? () => group : fail,
   });
 }

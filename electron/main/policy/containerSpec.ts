@@ -84,6 +84,27 @@ export interface ContainerSpecInput {
   workingDir: string;
   /** The AppArmor profile to pin (appArmorProfileFor), or null/absent where the engine has none. */
   appArmorProfile?: string | null;
+  /** A project environment's variables (NAME=value; policy/devcontainer), never over Berth's own. */
+  env?: readonly string[];
+}
+
+/** Variables a project environment cannot set: the home, Berth's marks and the egress proxy's. */
+const BERTH_ENV = new Set(['HOME', 'BERTH_SANDBOX', 'BERTH_EGRESS', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy']);
+
+function containerEnv(input: ContainerSpecInput): string[] {
+  const proxy = input.network.mode === 'allowlist' ? input.network.env : [];
+  const base = [`HOME=${SANDBOX_HOME}`, 'USER=sandbox', 'LANG=C.UTF-8', 'BERTH_SANDBOX=1'];
+  if (!input.env?.length) return [...base, ...proxy];
+  const named = new Map(base.map((e) => [e.slice(0, e.indexOf('=')), e]));
+  for (const e of input.env) {
+    const name = e.slice(0, e.indexOf('='));
+    if (name && !BERTH_ENV.has(name)) named.set(name, e);
+  }
+  // A prepared image keeps the variables of the container it was saved from (an allowlist
+  // proxy's among them): an environment's container always sets them, empty when not allowlisted.
+  const proxyNames = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'BERTH_EGRESS'];
+  const cleared = proxy.length ? [] : proxyNames.map((n) => `${n}=`);
+  return [...named.values(), ...proxy, ...cleared];
 }
 
 /** Docker's own profile, the one a sandbox runs under where the engine has AppArmor. */
@@ -112,6 +133,7 @@ export function specFingerprint(input: ContainerSpecInput): string {
     network: input.network,
     // Only when pinned, so containers on engines without AppArmor keep their fingerprint.
     ...(input.appArmorProfile ? { appArmor: input.appArmorProfile } : {}),
+    ...(input.env?.length ? { env: input.env } : {}),
     // 2: the seccomp profile; containers made before it are recreated with it.
     v: 2,
   };
@@ -126,7 +148,7 @@ export function buildContainerSpec(input: ContainerSpecInput): ContainerCreateBo
     User: input.user,
     Hostname: 'sandbox',
     WorkingDir: input.workingDir,
-    Env: [`HOME=${SANDBOX_HOME}`, 'USER=sandbox', 'LANG=C.UTF-8', 'BERTH_SANDBOX=1', ...(input.network.mode === 'allowlist' ? input.network.env : [])],
+    Env: containerEnv(input),
     Entrypoint: ['/bin/sh', '-c'],
     Cmd: [SHELL_BOOTSTRAP],
     Labels: {

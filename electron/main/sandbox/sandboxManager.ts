@@ -39,6 +39,8 @@ export interface SandboxRequest {
   image: string;
   mounts: readonly PlannedMount[];
   workingDir: string;
+  /** A project environment's variables (environment/), NAME=value. */
+  env?: readonly string[];
   onProgress(phase: SandboxProgressEvent['phase'], message: string, fraction: number | null): void;
 }
 
@@ -361,6 +363,7 @@ export class SandboxManager {
       network,
       workingDir: req.workingDir,
       appArmorProfile: this.appArmor.get(this.handleFor(s, req).ref.id) ?? null,
+      ...(req.env?.length ? { env: req.env } : {}),
     });
   }
 
@@ -519,8 +522,11 @@ export class SandboxManager {
     return egress === 'open' ? this.openNetwork(this.engineOf(key, profile.settings), profile.name, key).name : egress === 'allowlist' ? sandboxNetworkName(this.deps.instanceId, key) : null;
   }
 
-  /** The network the sandbox joins: the profile's bridge ('open'), or its own sealed one ('allowlist'). */
-  private async ensureNetwork(req: SandboxRequest): Promise<void> {
+  /**
+   * The network the sandbox joins: the profile's bridge ('open'), or its own sealed one
+   * ('allowlist'). Public for a project environment's build, whose steps join the same network.
+   */
+  async ensureNetwork(req: Pick<SandboxRequest, 'key' | 'profile' | 'onProgress'>): Promise<void> {
     const { egress } = req.profile.settings;
     if (egress === 'open') {
       const engine = this.engineOf(req.key, req.profile.settings);

@@ -58,6 +58,18 @@ export class SandboxService {
     this.reviewSources = fn;
   }
 
+  private environments: ((chatId: string) => { env: string[]; workingDir: string | null } | null) | null = null;
+  /** A chat's project environment: its variables and start folder (environment/; set once by core.ts). */
+  setEnvironments(fn: (chatId: string) => { env: string[]; workingDir: string | null } | null): void {
+    this.environments = fn;
+  }
+
+  /** The project environment's workspaceFolder, where the chat's terminals and the agent start. */
+  private environmentDir(r: ResolvedTarget): string | null {
+    const owner = this.ownerChatId(r);
+    return owner ? (this.environments?.(owner)?.workingDir ?? null) : null;
+  }
+
   private slots: SlotFolders | null = null;
   /** Warm sandboxes' slot folders (review/slotFolders.ts; set once by core.ts). */
   setSlots(slots: SlotFolders): void {
@@ -184,9 +196,11 @@ export class SandboxService {
 
     const mounts = this.mountsFor(r);
     const folders = visibleFolders(mounts);
+    const envDir = this.environmentDir(r);
     const recorded =
       this.store.cwd.get(cwdKey) ??
-      (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, folders) ? ('host' as const) : ('container' as const) } : null);
+      (startCwd ? { path: startCwd, location: hostPathToContainer(startCwd, folders) ? ('host' as const) : ('container' as const) } : null) ??
+      (envDir ? { path: envDir, location: 'container' as const } : null);
     const where = resolveCommandCwd({ backend: 'docker', workdir: req.workdir ?? null, recorded, mounts: folders, home: SANDBOX_HOME });
     const key = r.target.key;
     const ready = await this.publishing(r.chat.id, this.manager.acquire(this.sandboxRequest(r, key, mounts)));
@@ -237,7 +251,7 @@ export class SandboxService {
       const hold = await this.manager.hold(request);
       try {
         // The chat's folders only: a pooled chat's empty slot is no folder of its own (it starts in the home, as commands do).
-        const started = await start({ key, containerId: hold.containerId, user: hold.user, workingDir: defaultContainerCwd(visibleFolders(mounts), SANDBOX_HOME) });
+        const started = await start({ key, containerId: hold.containerId, user: hold.user, workingDir: this.environmentDir(r) ?? defaultContainerCwd(visibleFolders(mounts), SANDBOX_HOME) });
         return { key, containerId: hold.containerId, user: hold.user, hold, started };
       } catch (error) {
         hold.dispose();
@@ -279,13 +293,16 @@ export class SandboxService {
     // terminals are sent to their folder by the cwd they are given).
     const input = this.planInput(r);
     const inSlot = input !== null && usesSlot(input);
+    const owner = this.ownerChatId(r);
+    const environment = owner ? (this.environments?.(owner) ?? null) : null;
     return {
       key,
       profile: r.profile,
-      chatId: this.ownerChatId(r),
+      chatId: owner,
       image: this.imageFor(r),
       mounts,
-      workingDir: inSlot ? SANDBOX_HOME : defaultContainerCwd(mounts, SANDBOX_HOME),
+      workingDir: environment?.workingDir ?? (inSlot ? SANDBOX_HOME : defaultContainerCwd(mounts, SANDBOX_HOME)),
+      ...(environment?.env.length ? { env: environment.env } : {}),
       onProgress: (phase, message, fraction) => {
         const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
         if (phase === 'ready') this.coldReasons.delete(r.chat.id);

@@ -92,6 +92,10 @@ export class ChatsRepo {
   rename(id: string, title: string): void {
     this.db.prepare('UPDATE chats SET title = ? WHERE id = ?').run(title, id);
   }
+  /** The chat's own image (a project environment's), or null for its profile's. */
+  setImage(id: string, image: string | null): void {
+    this.db.prepare('UPDATE chats SET image = ? WHERE id = ?').run(image, id);
+  }
   delete(id: string): void {
     this.db.prepare('DELETE FROM chats WHERE id = ?').run(id);
   }

@@ -8,6 +8,7 @@ import { Attachments } from './Attachments';
 import { SandboxPanel } from './SandboxPanel';
 import { NetworkView } from '../network/NetworkView';
 import { PortsView } from '../ports/PortsView';
+import { EnvironmentView } from '../environment/EnvironmentView';
 
 export interface ChangesToggle {
   open: boolean;
@@ -31,6 +32,7 @@ export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: Change
       </div>
       {/* Keyed by the chat: their own state (a dialog, an attach under way, the details shown, the log) is that chat's alone. */}
       <Attachments key={`attachments:${chat.id}`} chat={chat} />
+      <EnvironmentView key={`environment:${chat.id}`} chat={chat} />
       <SandboxPanel key={`sandbox:${chat.id}`} chatId={chat.id} />
       <NetworkView key={`network:${chat.id}`} chatId={chat.id} />
       <PortsView key={`ports:${chat.id}`} chatId={chat.id} />

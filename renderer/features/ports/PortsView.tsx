@@ -19,7 +19,20 @@ export function PortsView({ chatId }: { chatId: string }) {
   const [ports, setPorts] = useState<ListeningPortView[]>([]);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [copied, setCopied] = useState<number | null>(null);
+  /** The project environment's forwardPorts, with their portsAttributes labels. */
+  const [declared, setDeclared] = useState<{ port: number; label: string | null }[]>([]);
   const panelId = useId();
+
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    api.call('environment.detect', { chatId }).then((a) => live && setDeclared(a.status.ports), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [api, chatId, open]);
+  const labelOf = (port: number) => declared.find((d) => d.port === port)?.label ?? null;
+  const waiting = declared.filter((d) => !ports.some((p) => p.port === d.port));
 
   const refresh = useCallback(async (live: () => boolean = () => true) => {
     try {
@@ -77,7 +90,7 @@ export function PortsView({ chatId }: { chatId: string }) {
             <ul aria-label="Listening ports">
               {ports.map((p) => (
                 <li key={p.port}>
-                  <span>Port {p.port}</span>
+                  <span>Port {p.port}{labelOf(p.port) ? ` (${labelOf(p.port)})` : ''}</span>
                   {p.forward ? (
                     <>
                       {' '}
@@ -94,6 +107,11 @@ export function PortsView({ chatId }: { chatId: string }) {
                 </li>
               ))}
             </ul>
+          )}
+          {waiting.length > 0 && (
+            <p className="hint">
+              The project&apos;s environment forwards {waiting.map((d) => (d.label ? `${d.port} (${d.label})` : String(d.port))).join(', ')}: {waiting.length > 1 ? 'they show' : 'it shows'} here once something listens there.
+            </p>
           )}
           <p className="hint">A forward listens on 127.0.0.1 only; its link lets only the browser that opens it in.</p>
         </div>
