@@ -606,7 +606,7 @@ export class ReviewService {
       const snap = await copy.snapshot();
       const discarded = (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;
       const userNow = await copy.userSnapshot();
-      for (const p of snap.large) fs.rmSync(path.join(copy.workDir, p), { force: true });
+      copy.removeFiles(snap.large);
       await copy.resetWorkTo(userNow.tree);
       copy.meta.baseTree = userNow.tree;
       // The chat's work is gone: an apply of it is the user's own now, not something to take back.
