@@ -323,8 +323,12 @@ export function createCore(options: CoreOptions): BerthCore {
     inSlot: (chatId, hostPath) => review.inSlot(chatId, hostPath),
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
-  // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted.
-  workspace.setShellNotes((chatId, note) => terminals.noteForChat(chatId, note));
+  // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted;
+  // its first folder arriving there: idle terminals start again in it, busy ones are told.
+  workspace.setShellNotes((chatId, note, restartIdle) => {
+    if (restartIdle) void terminals.restartIdleForChat(chatId, restartIdle, note);
+    else terminals.noteForChat(chatId, note);
+  });
   workspace.setContainerView({
     shape: (chat) => sandbox.mountShape(chat.id),
     noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),
@@ -663,8 +667,9 @@ export function createCore(options: CoreOptions): BerthCore {
     'review.push': (req) => review.push(sessions.requireChat(req.chatId).id, req.hostPath),
   };
 
-  /** A chat's open terminals run in a container without the new folders: end them, saying why. */
+  /** A chat's open terminals run in a container without the new folders: end them, saying why. Its commands follow the folders. */
   function foldersChanged<T extends { notice: string | null }>(chatId: string, result: T): T {
+    sandbox.followFolders(chatId);
     if (result.notice) void terminals.restartForChat(chatId, 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.');
     return result;
   }

@@ -3,7 +3,7 @@ import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/c
 import { BerthError } from '../../../shared/errors.js';
 import type { Disposable, EventHub } from '../events.js';
 import { isDirectory } from '../base/isDirectory.js';
-import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
+import { defaultContainerCwd, forgetsRecordedCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
 import { planMounts, usesSlot, visibleFolders, type AttachmentInput, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
@@ -209,6 +209,19 @@ export class SandboxService {
     } finally {
       ready.dispose();
     }
+  }
+
+  /**
+   * After the chat's folders changed: where its commands were only because that was the default
+   * (the home before its first folder), they now start where commands start with the new folders
+   * (policy/commandCwd forgetsRecordedCwd). A subagent starts where its override says, as before.
+   */
+  followFolders(chatId: string): void {
+    const r = this.resolve(chatId);
+    if (r.target.kind !== 'container') return;
+    const cwdKey = qualifyTaskId(r.profile.name, r.taskId);
+    const recorded = this.store.cwd.get(cwdKey);
+    if (recorded && forgetsRecordedCwd(recorded, defaultContainerCwd(visibleFolders(this.mountsFor(r)), SANDBOX_HOME), SANDBOX_HOME)) this.store.cwd.clear(cwdKey);
   }
 
   /**
