@@ -109,7 +109,10 @@ export function readFileAt(dirFd: number, name: string, cap: number, attempts = 
       const chunks: Buffer[] = [];
       let total = 0;
       for (;;) {
-        const buf = Buffer.allocUnsafe(Math.min(1 << 20, cap + 1 - total) || 1);
+        // Sized by fstat (one byte more, to meet the end in the same read); a file that grew meanwhile is read on in 64 KiB pieces.
+        // A fixed 1 MiB buffer per read made taking a 1,000-file copy's shadow take 6 s instead of 1 s.
+        const want = chunks.length === 0 ? before.size + 1 : 64 * 1024;
+        const buf = Buffer.allocUnsafe(Math.max(1, Math.min(want, cap + 1 - total)));
         const n = fs.readSync(fd, buf, 0, buf.length, null);
         if (n === 0) break;
         chunks.push(n === buf.length ? buf : buf.subarray(0, n));

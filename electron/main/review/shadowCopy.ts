@@ -115,9 +115,15 @@ function takeFile(dirFd: number, name: string, target: string, cap: number): voi
   const r = readFileAt(dirFd, name, cap);
   if (r.kind === 'data') {
     removeShadowEntry(target, 'file');
-    fs.writeFileSync(target, r.data, { mode: 0o644 });
-    fs.chmodSync(target, execBit(r.st.mode) ? 0o755 : 0o644);
-    fs.utimesSync(target, r.st.atime, r.st.mtime);
+    // One descriptor for the write, the mode and the time: each path lookup more cost about a tenth of a cold look.
+    const fd = fs.openSync(target, 'w', 0o644);
+    try {
+      for (let off = 0; off < r.data.length; ) off += fs.writeSync(fd, r.data, off, r.data.length - off);
+      fs.fchmodSync(fd, execBit(r.st.mode) ? 0o755 : 0o644);
+      fs.futimesSync(fd, r.st.atime, r.st.mtime);
+    } finally {
+      fs.closeSync(fd);
+    }
   } else if (r.kind === 'large') {
     placeholder(target, r.size, r.st.mtime);
   } else if (r.kind === 'changing') {
