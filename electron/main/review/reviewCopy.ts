@@ -27,6 +27,7 @@ import { emptySlot, fillSlot } from './slotFolders.js';
 import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
 import { chownTree } from './copyOwner.js';
 import { changedPaths, removeFromBoth, syncToShadow, writeBack } from './shadowCopy.js';
+import { makeSandboxRepo } from './sandboxRepo.js';
 import { breather, copyEntry, copyTree, indexEntryCount, scanFolder, tooManyFiles } from './copyFiles.js';
 import { SLOT_HISTORY_MAX_BYTES, historyProblem, userRepository } from './userRepository.js';
 
@@ -410,7 +411,7 @@ export class ReviewCopy {
     await git(['checkout-index', '-a', '-f', '-q'], { ...trackOpts, workTree: this.workDir });
     if (m.contents.ignored) await this.copyIgnored(userOpts, progress);
     await syncToShadow(this.workDir, this.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes);
-    await this.makeSandboxRepo();
+    await makeSandboxRepo({ workDir: this.workDir, trackDir: this.trackDir, branch: m.branch, headCommit: m.headCommit, alternates: objectsTargetFor(m.copyId), git: this.copyGit() });
   }
 
   /** Files git ignores (node_modules, build output), when the user asked for them: never secret-looking ones unless named. */
@@ -431,31 +432,6 @@ export class ReviewCopy {
       }
     }
     m.fileCount += keep.length;
-  }
-
-  /** The copy's own .git, which the chat owns: branch berth/<chat> at the user's HEAD, objects borrowed read-only. */
-  private async makeSandboxRepo(): Promise<void> {
-    const m = this.meta;
-    const dotGit = path.join(this.workDir, '.git');
-    for (const d of ['objects/info', 'objects/pack', 'refs/heads/berth', 'refs/tags', 'info']) fs.mkdirSync(path.join(dotGit, d), { recursive: true });
-    fs.writeFileSync(path.join(dotGit, 'HEAD'), `ref: refs/heads/${m.branch}\n`);
-    fs.writeFileSync(
-      path.join(dotGit, 'config'),
-      '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tcheckStat = minimal\n\ttrustctime = false\n',
-    );
-    fs.writeFileSync(path.join(dotGit, 'objects', 'info', 'alternates'), `${objectsTargetFor(m.copyId)}\n`);
-    try {
-      fs.copyFileSync(path.join(this.trackDir, 'info', 'exclude'), path.join(dotGit, 'info', 'exclude'));
-    } catch {
-      /* none */
-    }
-    if (!m.headCommit) return;
-    fs.writeFileSync(path.join(dotGit, 'refs', 'heads', `${m.branch}`), `${m.headCommit}\n`);
-    // The index of HEAD, keeping the stat data of files that match it, so `git status` inside is fast.
-    const tmp = path.join(this.trackDir, 'sandbox-index');
-    fs.copyFileSync(path.join(this.trackDir, 'index'), tmp);
-    await git(['read-tree', '--reset', m.headCommit], { ...this.copyGit(), indexFile: tmp });
-    fs.renameSync(tmp, path.join(dotGit, 'index'));
   }
 
   /**
