@@ -40,6 +40,7 @@ import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderVali
 import { WorkspaceService } from './workspace/workspaceService.js';
 import { browseFolders } from './workspace/folderBrowser.js';
 import { TerminalService } from './terminal/terminalService.js';
+import { copyRewriter } from './terminal/copyRewrite.js';
 import { AgentService, type Complete } from './agent/agentService.js';
 import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
@@ -287,12 +288,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(chatId);
       return chat ? workspace.views(chat).filter((a) => a.mode === 'review') : [];
     },
-    stopSandbox: async (chatId) => {
-      terminals.endForChat(chatId, 'The chat’s copy was changed from outside (undo, discard or refresh). Open a new terminal.');
-      await sandbox.stop(chatId);
-      // On a remote engine the copies there go too: its next start copies the rewritten ones.
-      await sandbox.dropRemoteCopies(chatId);
-    },
+    rewriting: copyRewriter(sandbox, terminals),
     pull: (chatId) => sandbox.pullRemoteCopies(chatId),
     writableBySandbox: (hostPath) => directWriterOf(directlyWritableFolders(store), hostPath),
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,

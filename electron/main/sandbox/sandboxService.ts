@@ -386,6 +386,12 @@ export class SandboxService {
     await this.manager.syncRemoteCopies(r.target.key, this.mountsFor(r));
   }
 
+  /** Whether the chat's sandbox runs on a remote engine now: its Review copies there are volumes, not the folders here. */
+  runsRemotely(chatId: string): boolean {
+    const r = this.resolve(chatId);
+    return r.target.kind === 'container' && this.manager.isRemote(r.target.key);
+  }
+
   /** Berth rewrites the copies here: a remote sandbox and its copy volumes go, to be filled again on its next start. */
   async dropRemoteCopies(chatId: string): Promise<void> {
     const r = this.resolve(chatId);

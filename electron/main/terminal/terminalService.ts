@@ -192,6 +192,23 @@ export class TerminalService {
   }
 
   /**
+   * `work` replaces the chat's sandbox (a remote one whose copies Berth rewrote: terminal/copyRewrite):
+   * its running terminals let go of it first, so its going ends none of them, and start again in
+   * place in the new one after `note`, what is typed meanwhile kept for them.
+   */
+  async restartAround<T>(chatId: string, note: string, work: () => Promise<T>): Promise<T> {
+    const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running');
+    for (const t of running) this.detach(t);
+    try {
+      return await work();
+    } finally {
+      const c = this.change(chatId);
+      c.restarted = { seq: c.seq, note };
+      void this.restart(chatId, note, running);
+    }
+  }
+
+  /**
    * Something the chat's running shells must know although they are kept (workspace/folderMoves:
    * their folder moved in the container they run in): said once in each, after what it printed.
    * A terminal starting again (it has no shell yet) starts in the new layout and is not told.
