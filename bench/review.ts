@@ -5,6 +5,10 @@
  *          first sandbox.exec(':') in the chat's container
  *   peer:  git worktree add <dir> -b <branch>   (the usual way to give an agent its own checkout)
  *
+ * Then, in the same chat, what a look at the copy costs while the chat runs (each read through
+ * review/linkSafe into the copy's shadow, then git): a checkpoint with nothing changed, one after
+ * the chat changed 10 files, and a Restore of the first (written back into the copy link-safe).
+ *
  * The repository (default 50,000 files, 200 MB) is generated under the system temp folder and
  * removed at the end. Then apply by hunk (bench/reviewHunks.ts): 100 chosen hunks across 50 files
  * against `git apply` of the same hunks as one patch.
@@ -86,6 +90,9 @@ async function main(): Promise<void> {
     const berth: number[] = [];
     const attachOnly: number[] = [];
     const worktree: number[] = [];
+    const idle: number[] = [];
+    const tenChanged: number[] = [];
+    const restore: number[] = [];
     for (let run = 0; run < opts.runs; run++) {
       // Alternate, so neither side always meets a warmer page cache.
       const wt = path.join(root, `wt-${run}`);
@@ -100,6 +107,19 @@ async function main(): Promise<void> {
       const r = await core.sandbox.exec({ chatId: chat.id, command: 'test -f /workspace/pkg0/f0.txt' });
       berth.push(performance.now() - b0);
       if (r.exitCode !== 0) throw new Error(`the chat does not see its copy: ${r.output}`);
+      // The first look reads the copy as attach left it; the ones timed are the chat's later turns.
+      const first = await core.review.checkpoint({ chatId: chat.id, label: 'first' });
+      const c0 = performance.now();
+      await core.review.checkpoint({ chatId: chat.id, label: 'idle' });
+      idle.push(performance.now() - c0);
+      const edit = await core.sandbox.exec({ chatId: chat.id, command: 'for i in 0 1 2 3 4 5 6 7 8 9; do echo changed >> /workspace/pkg0/f$i.txt; done' });
+      if (edit.exitCode !== 0) throw new Error(`the chat could not edit its copy: ${edit.output}`);
+      const c1 = performance.now();
+      await core.review.checkpoint({ chatId: chat.id, label: 'ten' });
+      tenChanged.push(performance.now() - c1);
+      const r0 = performance.now();
+      await core.review.restore({ chatId: chat.id, checkpointId: first.id });
+      restore.push(performance.now() - r0);
 
       await core.chats.delete({ chatId: chat.id });
       git(repo, 'worktree', 'remove', '--force', wt);
@@ -115,6 +135,9 @@ async function main(): Promise<void> {
     console.log(`|---|---|---|---|---|`);
     console.log(`| chat-ready (create, Review attach, first command) | ${ms(b.median)} | ${ms(w.median)} | ${ratio.toFixed(2)}× | ≤ ${TARGET_RATIO}×${ratio <= TARGET_RATIO ? '' : ' (missed)'} |`);
     console.log(`| Review attach alone (copy made) | ${ms(a.median)} | ${ms(w.median)} | ${(a.median / w.median).toFixed(2)}× | |`);
+    console.log(`| checkpoint, nothing changed | ${ms(summarize(idle).median)} | | | |`);
+    console.log(`| checkpoint, 10 files changed | ${ms(summarize(tenChanged).median)} | | | |`);
+    console.log(`| Restore of the first checkpoint | ${ms(summarize(restore).median)} | | | |`);
     await benchHunks(core, profile, root, Math.max(opts.runs, 5));
     console.log('');
     console.log(`Command: ${commandLine('bench:review', 'bench/review.ts', (s) => `npx tsx ${s}`)}`);

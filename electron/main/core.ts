@@ -41,6 +41,7 @@ import { gatherHostFacts, resolveAttachableFolder } from './workspace/folderVali
 import { WorkspaceService } from './workspace/workspaceService.js';
 import { browseFolders } from './workspace/folderBrowser.js';
 import { TerminalService } from './terminal/terminalService.js';
+import { copyRewriter } from './terminal/copyRewrite.js';
 import { AgentService, type Complete } from './agent/agentService.js';
 import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
@@ -293,12 +294,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const chat = store.chats.get(chatId);
       return chat ? workspace.views(chat).filter((a) => a.mode === 'review') : [];
     },
-    stopSandbox: async (chatId) => {
-      terminals.endForChat(chatId, 'The chat’s copy was changed from outside (undo, discard or refresh). Open a new terminal.');
-      await sandbox.stop(chatId);
-      // On a remote engine the copies there go too: its next start copies the rewritten ones.
-      await sandbox.dropRemoteCopies(chatId);
-    },
+    rewriting: copyRewriter(sandbox, terminals),
     pull: (chatId) => sandbox.pullRemoteCopies(chatId),
     writableBySandbox: (hostPath) => directWriterOf(directlyWritableFolders(store), hostPath),
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
@@ -330,8 +326,12 @@ export function createCore(options: CoreOptions): BerthCore {
   });
   sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
   const reviewEdits = new ReviewEdits(review);
-  // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted.
-  workspace.setShellNotes((chatId, note) => terminals.noteForChat(chatId, note));
+  // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted;
+  // its first folder arriving there: idle terminals start again in it, busy ones are told.
+  workspace.setShellNotes((chatId, note, restartIdle) => {
+    if (restartIdle) void terminals.restartIdleForChat(chatId, restartIdle, note);
+    else terminals.noteForChat(chatId, note);
+  });
   workspace.setContainerView({
     shape: (chat) => sandbox.mountShape(chat.id),
     noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),
@@ -686,8 +686,9 @@ export function createCore(options: CoreOptions): BerthCore {
     'review.push': (req) => review.push(sessions.requireChat(req.chatId).id, req.hostPath),
   };
 
-  /** A chat's open terminals run in a container without the new folders: end them, saying why. */
+  /** A chat's open terminals run in a container without the new folders: end them, saying why. Its commands follow the folders. */
   function foldersChanged<T extends { notice: string | null }>(chatId: string, result: T): T {
+    sandbox.followFolders(chatId);
     if (result.notice) void terminals.restartForChat(chatId, 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.');
     return result;
   }

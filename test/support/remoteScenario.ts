@@ -10,6 +10,18 @@ import type { BerthCore } from '../../electron/main/core.js';
 import type { EngineSetting } from '../../shared/contract.js';
 import type { Harness } from './harness.js';
 import { rejectionCode } from './tempDirs.js';
+import { waitFor } from './waitFor.js';
+import { REMOTE_REWRITE_NOTE } from '../../electron/main/terminal/copyRewrite.js';
+
+/** What a terminal printed, as it arrives. */
+function watchTerminal(core: BerthCore, terminalId: string) {
+  let text = '';
+  const sub = core.onEvent((event, payload) => {
+    const p = payload as { terminalId: string; data: string };
+    if (event === 'terminal.data' && p.terminalId === terminalId) text += p.data;
+  });
+  return { text: () => text, dispose: () => sub.dispose() };
+}
 
 export type Mounts = { Type: string; Source: string; Destination: string; RW: boolean }[];
 
@@ -61,9 +73,18 @@ export async function remoteReviewScenario(
   expect(fs.readFileSync(path.join(host, 'keep.txt'), 'utf8')).toBe('kept\n');
 
   // Discard after more work: the copy there is rewritten from the folder, as on a local engine.
+  // The sandbox there holds its own copy, so it starts again with the new one, and its terminal
+  // starts again in place, saying why (on this computer nothing restarts: reviewKeep.test.ts).
+  const term = await core.terminal.open({ chatId: chat.id, cols: 200, rows: 24 });
+  const screen = watchTerminal(core, term.terminalId);
   await core.sandbox.exec({ chatId: chat.id, command: `echo again > ${target}/a.txt` });
   await core.review.discard({ chatId: chat.id, hostPath });
   expect((await core.sandbox.exec({ chatId: chat.id, command: `cat ${target}/a.txt` })).output).toBe('changed\n');
+  await waitFor(async () => screen.text().includes(REMOTE_REWRITE_NOTE) || undefined, 'the terminal started again, saying why', 120_000);
+  await core.terminal.input({ terminalId: term.terminalId, data: `echo "[$(cat ${target}/a.txt)]"\n` });
+  await waitFor(async () => screen.text().includes('[changed]') || undefined, 'the rewritten copy in the same terminal', 60_000);
+  expect((await core.terminal.list({ chatId: chat.id })).terminals.map((t) => t.state)).toEqual(['running']);
+  screen.dispose();
 
   // A read-write attachment cannot be honoured there: refused with the reason, nothing started.
   const other = await core.chats.create({ profile: profile.name });

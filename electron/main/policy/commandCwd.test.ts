@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveCommandCwd, type CwdInput, type MountPoint } from './commandCwd.js';
+import { forgetsRecordedCwd, resolveCommandCwd, type CwdInput, type MountPoint } from './commandCwd.js';
 
 const HOME = '/home/berth';
 const oneFolder: MountPoint[] = [{ source: '/home/u/app', target: '/workspace' }];
@@ -105,5 +105,23 @@ describe('resolveCommandCwd: local backend', () => {
     const recorded = { path: '/home/u/app', location: 'host' as const };
     expect(resolveCommandCwd({ ...base, recorded, workdir: 'src' }).cwd).toBe('/home/u/app/src');
     expect(resolveCommandCwd({ ...base, recorded, workdir: '/srv/other' }).cwd).toBe('/srv/other');
+  });
+});
+
+describe('forgetsRecordedCwd: after the chat’s folders changed', () => {
+  const at = (p: string) => ({ path: p, location: 'container' as const });
+  it('forgets the home once a folder is where commands start', () => {
+    expect(forgetsRecordedCwd(at(HOME), '/workspace', HOME)).toBe(true);
+  });
+  it('forgets /workspace once no folder is left', () => {
+    expect(forgetsRecordedCwd(at('/workspace'), HOME, HOME)).toBe(true);
+  });
+  it('keeps a default that is still the default, and a directory the agent chose', () => {
+    expect(forgetsRecordedCwd(at('/workspace'), '/workspace', HOME)).toBe(false);
+    expect(forgetsRecordedCwd(at('/workspace/src'), HOME, HOME)).toBe(false);
+    expect(forgetsRecordedCwd(at('/tmp'), '/workspace', HOME)).toBe(false);
+  });
+  it('never touches a path recorded on the host (local backend)', () => {
+    expect(forgetsRecordedCwd({ path: HOME, location: 'host' }, '/workspace', HOME)).toBe(false);
   });
 });

@@ -72,3 +72,15 @@ export function resolveCommandCwd(input: CwdInput): ResolvedCwd {
   if (mapped) return { cwd: mapped, fallback };
   return { cwd: path.posix.resolve(base, input.workdir), fallback };
 }
+
+/**
+ * Whether a container working directory recorded before the chat's folders changed is forgotten,
+ * so the next command starts where commands start now. Only a default is: the home (where a
+ * chat without a folder runs) or /workspace (the folder, or the folders side by side) when it is
+ * no longer the default. An agent that ran `pwd` before its folder arrived is still in the home,
+ * although its system prompt names the folder; a directory it went to itself (cd) is kept.
+ */
+export function forgetsRecordedCwd(recorded: CwdRecord, defaultNow: string, home: string): boolean {
+  if (recorded.location !== 'container' || recorded.path === defaultNow) return false;
+  return recorded.path === home || recorded.path === '/workspace';
+}

@@ -9,6 +9,9 @@
  *                through it, so nothing the chat writes into work/.git is ever read by Berth.
  *                Its objects borrow the user's (alternates, read-only use); its refs hold the
  *                base (the folder as it was copied) and the checkpoints.
+ *   shadow/      what the copy held when Berth last looked, read without following any link
+ *                (review/shadowCopy.ts): git's work tree, so git never looks up a path in the
+ *                copy the sandbox can change while it runs.
  *   meta.json    what the copy is (kind, base, what was left out).
  * A chat that took a warm sandbox has its copies' work trees in its slot folder instead
  * (review/slotFolders.ts; meta.workDir says so), so they appear in the running container.
@@ -22,7 +25,9 @@ import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/review
 import { git, gitText, gitZ, type GitOptions } from './git.js';
 import { emptySlot, fillSlot } from './slotFolders.js';
 import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
-import { chownTree, handBackToSandbox } from './copyOwner.js';
+import { chownTree } from './copyOwner.js';
+import { changedPaths, removeFromBoth, syncToShadow, writeBack } from './shadowCopy.js';
+import { makeSandboxRepo } from './sandboxRepo.js';
 import { breather, copyEntry, copyTree, indexEntryCount, scanFolder, tooManyFiles } from './copyFiles.js';
 import { SLOT_HISTORY_MAX_BYTES, historyProblem, userRepository } from './userRepository.js';
 
@@ -89,6 +94,10 @@ export class ReviewCopy {
   get workDir(): string {
     return this.meta.workDir ?? path.join(this.dir, 'work');
   }
+  /** Berth's own picture of the copy, which git reads and writes (shadowCopy.ts). */
+  get shadowDir(): string {
+    return path.join(this.dir, 'shadow');
+  }
   get trackDir(): string {
     return path.join(this.dir, 'track.git');
   }
@@ -101,9 +110,9 @@ export class ReviewCopy {
     }
     return this.trackDir;
   }
-  /** git on the copy: Berth's repository, the copy as work tree, Berth's index. */
+  /** git on the copy: Berth's repository, the copy's shadow as work tree (never the copy itself), Berth's index. */
   private copyGit(): GitOptions {
-    return { gitDir: this.trackGitDir, workTree: this.workDir, indexFile: path.join(this.trackDir, 'index') };
+    return { gitDir: this.trackGitDir, workTree: this.shadowDir, indexFile: path.join(this.trackDir, 'index') };
   }
   /** git on the user's folder, through Berth's repository and a separate index (a cache of the folder's stat data). */
   private userGit(): GitOptions {
@@ -163,10 +172,16 @@ export class ReviewCopy {
     return { tree, large };
   }
 
-  /** The copy as it is now. */
-  snapshot(): Promise<{ tree: string; large: string[] }> {
+  /** The copy as it is now: its shadow brought up to date (read link-safe), then taken in by git. */
+  async snapshot(): Promise<{ tree: string; large: string[] }> {
     this.assertWorkTree();
-    return this.snapshotWith(this.copyGit(), this.workDir);
+    await syncToShadow(this.workDir, this.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes);
+    return this.snapshotWith(this.copyGit(), this.shadowDir);
+  }
+
+  /** Removes files from the copy (never through a link) and from its shadow. */
+  removeFiles(paths: readonly string[]): void {
+    if (paths.length > 0) removeFromBoth(this.workDir, this.shadowDir, paths);
   }
 
   /**
@@ -268,11 +283,16 @@ export class ReviewCopy {
     }
   }
 
-  /** Makes the copy's files match a tree (the sandbox must be stopped: Berth writes into the copy), the sandbox's to edit again. */
+  /**
+   * Makes the copy's files match a tree, the sandbox's to edit again: git checks it out into the
+   * shadow, and the paths that changed are written into the copy link-safe (shadowCopy.writeBack),
+   * owned by the copy's owner, so no write follows a link the sandbox put in the way.
+   */
   async resetWorkTo(tree: string): Promise<void> {
-    await this.snapshot();
+    const snap = await this.snapshot();
+    const changes = parseRawDiff(await gitZ(['diff-tree', '-r', '-z', '--raw', '--no-renames', snap.tree, tree], this.copyGit()));
     await git(['read-tree', '-u', '--reset', tree], this.copyGit());
-    await handBackToSandbox(this.workDir);
+    writeBack(this.workDir, this.shadowDir, changedPaths(changes));
   }
 
   // ---------- making a copy ----------
@@ -295,6 +315,7 @@ export class ReviewCopy {
   }): Promise<ReviewCopy> {
     const { dir, hostPath } = input;
     fs.mkdirSync(path.join(dir, 'work'), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(path.join(dir, 'shadow'), { mode: 0o700 });
     fs.chmodSync(dir, 0o700);
     const copyId = path.basename(dir);
     const userGitDir = await userRepository(hostPath);
@@ -388,9 +409,11 @@ export class ReviewCopy {
     await git(['read-tree', m.baseTree], trackOpts);
     m.fileCount = indexEntryCount(path.join(this.trackDir, 'index')) ?? (await gitZ(['ls-files', '--cached', '-z'], trackOpts)).length;
     if (m.fileCount > this.maxFiles) throw tooManyFiles(m.hostPath, this.maxFiles);
-    await git(['checkout-index', '-a', '-f', '-q'], trackOpts);
+    // Checked out into work/ (Berth's own until the sandbox starts), then its shadow taken from it keeping mtimes, so the index's stat data fits both.
+    await git(['checkout-index', '-a', '-f', '-q'], { ...trackOpts, workTree: this.workDir });
     if (m.contents.ignored) await this.copyIgnored(userOpts, progress);
-    await this.makeSandboxRepo();
+    await syncToShadow(this.workDir, this.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes);
+    await makeSandboxRepo({ workDir: this.workDir, trackDir: this.trackDir, branch: m.branch, headCommit: m.headCommit, alternates: objectsTargetFor(m.copyId), git: this.copyGit() });
   }
 
   /** Files git ignores (node_modules, build output), when the user asked for them: never secret-looking ones unless named. */
@@ -411,31 +434,6 @@ export class ReviewCopy {
       }
     }
     m.fileCount += keep.length;
-  }
-
-  /** The copy's own .git, which the chat owns: branch berth/<chat> at the user's HEAD, objects borrowed read-only. */
-  private async makeSandboxRepo(): Promise<void> {
-    const m = this.meta;
-    const dotGit = path.join(this.workDir, '.git');
-    for (const d of ['objects/info', 'objects/pack', 'refs/heads/berth', 'refs/tags', 'info']) fs.mkdirSync(path.join(dotGit, d), { recursive: true });
-    fs.writeFileSync(path.join(dotGit, 'HEAD'), `ref: refs/heads/${m.branch}\n`);
-    fs.writeFileSync(
-      path.join(dotGit, 'config'),
-      '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tcheckStat = minimal\n\ttrustctime = false\n',
-    );
-    fs.writeFileSync(path.join(dotGit, 'objects', 'info', 'alternates'), `${objectsTargetFor(m.copyId)}\n`);
-    try {
-      fs.copyFileSync(path.join(this.trackDir, 'info', 'exclude'), path.join(dotGit, 'info', 'exclude'));
-    } catch {
-      /* none */
-    }
-    if (!m.headCommit) return;
-    fs.writeFileSync(path.join(dotGit, 'refs', 'heads', `${m.branch}`), `${m.headCommit}\n`);
-    // The index of HEAD, keeping the stat data of files that match it, so `git status` inside is fast.
-    const tmp = path.join(this.trackDir, 'sandbox-index');
-    fs.copyFileSync(path.join(this.trackDir, 'index'), tmp);
-    await git(['read-tree', '--reset', m.headCommit], { ...this.copyGit(), indexFile: tmp });
-    fs.renameSync(tmp, path.join(dotGit, 'index'));
   }
 
   /**

@@ -47,8 +47,12 @@ export interface ReviewDeps {
   clock: Clock;
   /** The chat's Review-mode attachments, in order. */
   attachments: (chatId: string) => ReviewAttachment[];
-  /** Stops the chat's sandbox, so nothing in it races Berth writing into its copies. */
-  stopSandbox: (chatId: string) => Promise<void>;
+  /**
+   * Runs `write` (Berth writing into the chat's copies: undo, restore, discard, refresh) as the
+   * chat's sandbox needs it (terminal/copyRewrite.ts): in place while a local sandbox and its
+   * terminals keep running; a remote sandbox is started again with the rewritten copies.
+   */
+  rewriting: <T>(chatId: string, write: () => Promise<T>) => Promise<T>;
   chatTitle: (chatId: string) => string;
   /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its first folder copy fills it. */
   slotOf?: (chatId: string) => string | null;
@@ -163,6 +167,11 @@ export class ReviewService {
       if (this.locks.get(chatId) === settled) this.locks.delete(chatId);
     });
     return next;
+  }
+
+  /** One review operation that writes into the chat's copies (ReviewDeps.rewriting). */
+  private rewrite<T>(chatId: string, work: () => Promise<T>): Promise<T> {
+    return this.serial(chatId, () => this.deps.rewriting(chatId, work));
   }
 
   // ---------- making and removing copies ----------
@@ -632,13 +641,12 @@ export class ReviewService {
   // ---------- discard and refresh ----------
 
   discard(chatId: string, hostPath: string) {
-    return this.serial(chatId, async () => {
+    return this.rewrite(chatId, async () => {
       const copy = this.requireCopy(chatId, hostPath);
-      await this.deps.stopSandbox(chatId);
       const snap = await copy.snapshot();
       const discarded = (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;
       const userNow = await copy.userSnapshot();
-      for (const p of snap.large) fs.rmSync(path.join(copy.workDir, p), { force: true });
+      copy.removeFiles(snap.large);
       await copy.resetWorkTo(userNow.tree);
       copy.meta.baseTree = userNow.tree;
       // The chat's work is gone: an apply of it is the user's own now, not something to take back.
@@ -650,9 +658,8 @@ export class ReviewService {
   }
 
   refresh(chatId: string, hostPath: string) {
-    return this.serial(chatId, async () => {
+    return this.rewrite(chatId, async () => {
       const copy = this.requireCopy(chatId, hostPath);
-      await this.deps.stopSandbox(chatId);
       const snap = await copy.snapshot();
       const chatChanged = new Set((await copy.diff(copy.meta.baseTree, snap.tree)).flatMap(touchedPaths));
       const userNow = await copy.userSnapshot();
@@ -758,7 +765,7 @@ export class ReviewService {
   }
 
   restore(chatId: string, checkpointId: string): Promise<{ restored: string[]; message: string }> {
-    return this.serial(chatId, async () => {
+    return this.rewrite(chatId, async () => {
       const list = this.loadCheckpoints(chatId);
       const cp = list.find((c) => c.id === checkpointId);
       if (!cp) throw new BerthError('not_found', 'That checkpoint does not exist (any more).', { hint: 'Pick one from the chat’s checkpoints.' });
@@ -767,7 +774,7 @@ export class ReviewService {
   }
 
   undoTurn(chatId: string, messageId: string): Promise<{ restored: string[]; message: string }> {
-    return this.serial(chatId, async () => {
+    return this.rewrite(chatId, async () => {
       const cp = this.loadCheckpoints(chatId).find((c) => c.reason === 'turn' && c.messageId === messageId);
       if (!cp) throw new BerthError('not_found', 'Berth has no restore point for that turn (it ran before the folder was attached in Review mode).');
       return this.restoreTo(chatId, cp);
@@ -775,7 +782,6 @@ export class ReviewService {
   }
 
   private async restoreTo(chatId: string, cp: StoredCheckpoint): Promise<{ restored: string[]; message: string }> {
-    await this.deps.stopSandbox(chatId);
     // What is there now stays recoverable: a checkpoint of it comes first.
     await this.record(chatId, 'undo', null, `Before restoring "${cp.label}"`);
     const restored: string[] = [];

@@ -3,7 +3,7 @@ import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/c
 import { BerthError } from '../../../shared/errors.js';
 import type { Disposable, EventHub } from '../events.js';
 import { isDirectory } from '../base/isDirectory.js';
-import { defaultContainerCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
+import { defaultContainerCwd, forgetsRecordedCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
 import { planMounts, usesSlot, visibleFolders, type AttachmentInput, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
@@ -226,6 +226,19 @@ export class SandboxService {
   }
 
   /**
+   * After the chat's folders changed: where its commands were only because that was the default
+   * (the home before its first folder), they now start where commands start with the new folders
+   * (policy/commandCwd forgetsRecordedCwd). A subagent starts where its override says, as before.
+   */
+  followFolders(chatId: string): void {
+    const r = this.resolve(chatId);
+    if (r.target.kind !== 'container') return;
+    const cwdKey = qualifyTaskId(r.profile.name, r.taskId);
+    const recorded = this.store.cwd.get(cwdKey);
+    if (recorded && forgetsRecordedCwd(recorded, defaultContainerCwd(visibleFolders(this.mountsFor(r)), SANDBOX_HOME), SANDBOX_HOME)) this.store.cwd.clear(cwdKey);
+  }
+
+  /**
    * Brings the chat's container up for a terminal, runs `start` (the terminal's exec) in it and
    * holds it (no idle stop) until the terminal's owner disposes `hold`. While `start` runs the
    * container is leased like a command's: a recreate (a folder attached meanwhile) waits for it,
@@ -388,6 +401,12 @@ export class SandboxService {
     const r = this.resolve(chatId);
     if (r.target.kind !== 'container' || !this.manager.isRemote(r.target.key)) return;
     await this.manager.syncRemoteCopies(r.target.key, this.mountsFor(r));
+  }
+
+  /** Whether the chat's sandbox runs on a remote engine now: its Review copies there are volumes, not the folders here. */
+  runsRemotely(chatId: string): boolean {
+    const r = this.resolve(chatId);
+    return r.target.kind === 'container' && this.manager.isRemote(r.target.key);
   }
 
   /** Berth rewrites the copies here: a remote sandbox and its copy volumes go, to be filled again on its next start. */

@@ -149,18 +149,25 @@ export class TerminalService {
    */
   async busy(chatId: string): Promise<Array<{ terminalId: string; title: string; processes: string[] }>> {
     const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running' && t.process);
-    const found = new Map<string, string[]>();
-    for (const containerId of new Set(running.map((t) => t.containerId))) {
-      const user = running.find((t) => t.containerId === containerId)?.user ?? '';
-      const holder = running.find((t) => t.containerId === containerId);
-      const answer = await Promise.resolve()
-        .then(() => this.manager.engineOf(holder?.key ?? '').execOnce(containerId, ['/bin/sh', '-c', PROCESS_LIST_SCRIPT], user))
-        .catch(() => null);
-      for (const p of parseProcessList(answer?.output ?? '')) found.set(p.terminalId, [...(found.get(p.terminalId) ?? []), p.command]);
-    }
+    const found = (await this.processes(running)) ?? new Map<string, string[]>();
     return running
       .filter((t) => (found.get(t.view.terminalId) ?? []).length > 0)
       .map((t) => ({ terminalId: t.view.terminalId, title: t.view.title, processes: found.get(t.view.terminalId) ?? [] }));
+  }
+
+  /** What runs in each of these terminals (by terminal id); null when a container could not be asked. */
+  private async processes(running: readonly Terminal[]): Promise<Map<string, string[]> | null> {
+    const found = new Map<string, string[]>();
+    let unknown = false;
+    for (const containerId of new Set(running.map((t) => t.containerId))) {
+      const holder = running.find((t) => t.containerId === containerId);
+      const answer = await Promise.resolve()
+        .then(() => this.manager.engineOf(holder?.key ?? '').execOnce(containerId, ['/bin/sh', '-c', PROCESS_LIST_SCRIPT], holder?.user ?? ''))
+        .catch(() => null);
+      if (!answer) unknown = true;
+      for (const p of parseProcessList(answer?.output ?? '')) found.set(p.terminalId, [...(found.get(p.terminalId) ?? []), p.command]);
+    }
+    return unknown ? null : found;
   }
 
   private change(chatId: string) {
@@ -185,6 +192,23 @@ export class TerminalService {
   }
 
   /**
+   * `work` replaces the chat's sandbox (a remote one whose copies Berth rewrote: terminal/copyRewrite):
+   * its running terminals let go of it first, so its going ends none of them, and start again in
+   * place in the new one after `note`, what is typed meanwhile kept for them.
+   */
+  async restartAround<T>(chatId: string, note: string, work: () => Promise<T>): Promise<T> {
+    const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running');
+    for (const t of running) this.detach(t);
+    try {
+      return await work();
+    } finally {
+      const c = this.change(chatId);
+      c.restarted = { seq: c.seq, note };
+      void this.restart(chatId, note, running);
+    }
+  }
+
+  /**
    * Something the chat's running shells must know although they are kept (workspace/folderMoves:
    * their folder moved in the container they run in): said once in each, after what it printed.
    * A terminal starting again (it has no shell yet) starts in the new layout and is not told.
@@ -195,6 +219,29 @@ export class TerminalService {
       t.output.push(terminalNote(note));
       t.output.flush();
     }
+  }
+
+  /**
+   * The chat's folders changed in the container it keeps, so that its shells should be elsewhere
+   * (workspace/folderMoves firstFolderNotes): a terminal with nothing running in it starts again
+   * in place, in the folders, after `restartNote`; one running something is kept and told `keptNote`.
+   */
+  async restartIdleForChat(chatId: string, restartNote: string, keptNote: string): Promise<void> {
+    const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running' && t.process);
+    // Not known what runs (the engine did not answer): every shell is kept, none stopped unasked.
+    const found = await this.processes(running);
+    const c = this.change(chatId);
+    c.restarted = { seq: c.seq, note: restartNote };
+    const idle: Terminal[] = [];
+    for (const t of running) {
+      if (t.view.state !== 'running' || !t.process) continue;
+      if (found && (found.get(t.view.terminalId) ?? []).length === 0) idle.push(t);
+      else if (t.output) {
+        t.output.push(terminalNote(keptNote));
+        t.output.flush();
+      }
+    }
+    await this.restart(chatId, restartNote, idle);
   }
 
   private restart(chatId: string, note: string, terminals: Terminal[]): Promise<void> {

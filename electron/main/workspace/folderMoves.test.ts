@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { folderMoveNote, folderMoves } from './folderMoves.js';
+import { firstFolderNotes, folderMoveNote, folderMoves } from './folderMoves.js';
 
 describe('folderMoves / folderMoveNote', () => {
   it('a second folder joining the first: the first moved from /workspace to /workspace/<name>, and the note names where and the cd', () => {
@@ -33,5 +33,20 @@ describe('folderMoves / folderMoveNote', () => {
     const note = folderMoveNote({ moved: [{ hostPath: '/a/\x1b]0;pwned\x07x', from: '/workspace', to: '/workspace/x' }], gone: [] }) as string;
     expect([...note].filter((c) => c.charCodeAt(0) < 0x20 || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f))).toEqual([]);
     expect(note).toContain('"/a/?]0;pwned?x"');
+  });
+});
+
+describe('firstFolderNotes: the first folder arriving in a kept container', () => {
+  it('says where it is, to the shells that start again and to the ones kept (with the cd)', () => {
+    const notes = firstFolderNotes([], [{ hostPath: '/home/u/app', containerPath: '/workspace' }]);
+    expect(notes?.restart).toContain('"/home/u/app" is at /workspace');
+    expect(notes?.restart).toContain('started again there');
+    expect(notes?.kept).toMatch(/were kept; to work in the folder: cd \/workspace$/);
+  });
+  it('is nothing when the chat had a folder before (moves say it) or none arrived', () => {
+    expect(firstFolderNotes([{ hostPath: '/a', containerPath: '/workspace' }], [
+      { hostPath: '/a', containerPath: '/workspace/a' }, { hostPath: '/b', containerPath: '/workspace/b' },
+    ])).toBeNull();
+    expect(firstFolderNotes([], [])).toBeNull();
   });
 });

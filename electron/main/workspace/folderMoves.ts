@@ -44,6 +44,23 @@ export function folderMoveNote({ moved, gone }: FolderMoves): string | null {
   return `The chat's folders changed in its running sandbox: ${parts.join('; ')}. This shell and what runs in it were kept; to work in the folder again: ${cds}`;
 }
 
+/**
+ * The chat's first folder arrived in the container it keeps (a pooled chat's slot took the copy):
+ * its shells started in the home, as a chat without a folder's do. One with nothing running in
+ * it starts again in the folder (`restart`, said in it, as after a recreate); one running
+ * something is kept and told (`kept`): nothing is stopped without the attach dialog asking, and
+ * it asks only before a recreate. Null when the chat had a folder before (folderMoveNote).
+ */
+export function firstFolderNotes(before: readonly FolderPlace[], after: readonly FolderPlace[]): { restart: string; kept: string } | null {
+  const first = after[0];
+  if (before.some((f) => f.containerPath) || after.length !== 1 || !first?.containerPath) return null;
+  const where = `"${printable(first.hostPath)}" is at ${first.containerPath}`;
+  return {
+    restart: `The chat’s folders changed: ${where} in its running sandbox, and this terminal started again there.`,
+    kept: `The chat's folders changed in its running sandbox: ${where}. This shell and what runs in it were kept; to work in the folder: cd ${first.containerPath}`,
+  };
+}
+
 /** A host path as the terminal shows it: a folder's name cannot send the screen control sequences. */
 function printable(hostPath: string): string {
   // eslint-disable-next-line no-control-regex

@@ -10,7 +10,7 @@ import type { ChatRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
 import { resolveAttachableFolder } from './folderValidation.js';
 import { mountedFolders } from '../sessions/mountedFolders.js';
-import { folderMoveNote, folderMoves, type FolderPlace } from './folderMoves.js';
+import { firstFolderNotes, folderMoveNote, folderMoves, type FolderPlace } from './folderMoves.js';
 
 export const RECREATE_NOTICE =
   "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
@@ -74,8 +74,9 @@ export class WorkspaceService {
   }
 
   /** Tells the chat's running shells, once, that their folders moved in the container they keep (core.ts: TerminalService.noteForChat). */
-  private tellShells: (chatId: string, note: string) => void = () => undefined;
-  setShellNotes(tell: (chatId: string, note: string) => void): void {
+  private tellShells: (chatId: string, note: string, restartIdle?: string) => void = () => undefined;
+  /** `restartIdle`: a terminal with nothing running in it starts again in the folders instead, saying this. */
+  setShellNotes(tell: (chatId: string, note: string, restartIdle?: string) => void): void {
     this.tellShells = tell;
   }
 
@@ -90,7 +91,10 @@ export class WorkspaceService {
   private tellMoved(chat: ChatRecord, before: readonly FolderPlace[], shapeBefore: ReturnType<ContainerView['shape']>): void {
     const shapeAfter = this.shapeOf(chat);
     if (!shapeBefore || !shapeAfter || shapeBefore.bound !== shapeAfter.bound) return;
-    const note = folderMoveNote(folderMoves(before, this.places(chat)));
+    const after = this.places(chat);
+    const first = firstFolderNotes(before, after);
+    if (first) this.tellShells(chat.id, first.kept, first.restart);
+    const note = folderMoveNote(folderMoves(before, after));
     if (note) this.tellShells(chat.id, note);
   }
 

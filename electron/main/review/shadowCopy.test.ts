@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncToShadow, writeBack } from './shadowCopy.js';
+
+const dirs: string[] = [];
+function tmp(name: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `berth-shadow-${name}-`));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('a copy read into its shadow', () => {
+  it('takes a link as a link and never reads what it names; skips a FIFO without waiting on it; a big file is a placeholder of its size', async () => {
+    const outside = tmp('outside');
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'host secret\n');
+    const copy = tmp('copy');
+    const shadow = path.join(tmp('berth'), 'shadow');
+    fs.mkdirSync(path.join(copy, 'd'));
+    fs.writeFileSync(path.join(copy, 'd', 'a.txt'), 'a\n');
+    fs.symlinkSync(outside, path.join(copy, 'l'));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(copy, 'f'));
+    execFileSync('mkfifo', [path.join(copy, 'pipe')]);
+    fs.writeFileSync(path.join(copy, 'big'), 'x'.repeat(100));
+    fs.mkdirSync(path.join(copy, '.git'));
+    fs.writeFileSync(path.join(copy, '.git', 'config'), '[core]\n');
+
+    await syncToShadow(copy, shadow, 50);
+    expect(fs.readlinkSync(path.join(shadow, 'l'))).toBe(outside);
+    expect(fs.readlinkSync(path.join(shadow, 'f'))).toBe(path.join(outside, 'secret.txt'));
+    expect(fs.readFileSync(path.join(shadow, 'd', 'a.txt'), 'utf8')).toBe('a\n');
+    expect(fs.existsSync(path.join(shadow, 'pipe'))).toBe(false);
+    expect(fs.existsSync(path.join(shadow, '.git'))).toBe(false);
+    expect(fs.statSync(path.join(shadow, 'big')).size).toBe(100);
+    expect(fs.readFileSync(path.join(shadow, 'big')).includes('x')).toBe(false);
+
+    // Changed and gone: the next look follows.
+    fs.writeFileSync(path.join(copy, 'd', 'a.txt'), 'changed\n');
+    fs.rmSync(path.join(copy, 'l'));
+    await syncToShadow(copy, shadow, 50);
+    expect(fs.readFileSync(path.join(shadow, 'd', 'a.txt'), 'utf8')).toBe('changed\n');
+    expect(fs.existsSync(path.join(shadow, 'l'))).toBe(false);
+  });
+});
+
+describe('the shadow written back into a copy', () => {
+  it('replaces a link in the way of a folder instead of writing through it, and gives what it writes to the copy’s owner', () => {
+    const outside = tmp('outside');
+    const copy = tmp('copy');
+    fs.chownSync(copy, 1000, 1000);
+    const shadow = tmp('shadow');
+    fs.mkdirSync(path.join(shadow, 'd', 'e'), { recursive: true });
+    fs.writeFileSync(path.join(shadow, 'd', 'e', 'x.txt'), 'restored\n');
+    fs.writeFileSync(path.join(shadow, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.symlinkSync(outside, path.join(copy, 'd'));
+    fs.writeFileSync(path.join(copy, 'gone.txt'), 'bye\n');
+
+    writeBack(copy, shadow, [
+      { path: 'd/e/x.txt', deleted: false },
+      { path: 'run.sh', deleted: false },
+      { path: 'gone.txt', deleted: true },
+    ]);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.lstatSync(path.join(copy, 'd')).isDirectory()).toBe(true);
+    expect(fs.readFileSync(path.join(copy, 'd', 'e', 'x.txt'), 'utf8')).toBe('restored\n');
+    const st = fs.statSync(path.join(copy, 'd', 'e', 'x.txt'));
+    expect([st.uid, st.gid, fs.statSync(path.join(copy, 'd', 'e')).uid]).toEqual([1000, 1000, 1000]);
+    expect(fs.statSync(path.join(copy, 'run.sh')).mode & 0o777).toBe(0o755);
+    expect(fs.existsSync(path.join(copy, 'gone.txt'))).toBe(false);
+  });
+
+  it('removes a link the chat put where a removed file was, never what it names', () => {
+    const outside = tmp('outside');
+    fs.writeFileSync(path.join(outside, 'keep.txt'), 'host\n');
+    const copy = tmp('copy');
+    const shadow = tmp('shadow');
+    fs.symlinkSync(outside, path.join(copy, 'd'));
+    writeBack(copy, shadow, [{ path: 'd/keep.txt', deleted: true }, { path: 'd', deleted: true }]);
+    expect(fs.readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('host\n');
+    expect(fs.existsSync(path.join(copy, 'd'))).toBe(false);
+  });
+});
