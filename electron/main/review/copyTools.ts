@@ -6,6 +6,7 @@ export interface CopyTools {
   version: () => Promise<string>;
   /** Writes changes (tree to tree, from the copy's objects) into the user's folder, all or nothing; returns the folders made. */
   write: (changes: readonly RawChange[]) => Promise<string[]>;
-  stopSandbox: () => Promise<void>;
+  /** Runs a write into the chat's copy the way Undo and Restore do (in place, link-safe; a remote sandbox starts again). */
+  rewriting: <T>(write: () => Promise<T>) => Promise<T>;
   now: () => number;
 }

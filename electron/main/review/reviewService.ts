@@ -596,7 +596,7 @@ export class ReviewService {
       const tools: CopyTools = {
         version: async () => (await this.listing(copy, await copy.snapshot())).version,
         write: async (changes) => applyWrites(copy.meta.hostPath, await folderWrites(copy, changes)),
-        stopSandbox: () => this.deps.stopSandbox(chatId),
+        rewriting: (write) => this.deps.rewriting(chatId, write),
         now: () => this.deps.clock.now(),
       };
       try {

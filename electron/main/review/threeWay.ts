@@ -85,7 +85,7 @@ export async function conflictView(copy: ReviewCopy, p: string): Promise<{ path:
 
 /**
  * Settles a file with one choice per conflict and applies it: the user's folder gets the result
- * (undoable like any apply), then the copy (the sandbox stopped first) and its base, so the file
+ * (undoable like any apply), then the copy (written in place, link-safe, as Undo writes it) and its base, so the file
  * is the same on all three sides and no longer a change.
  */
 export async function resolveConflict(copy: ReviewCopy, tools: CopyTools, p: string, choices: readonly ConflictChoice[]) {
@@ -103,8 +103,8 @@ export async function resolveConflict(copy: ReviewCopy, tools: CopyTools, p: str
   const madeDirs = await tools.write(await copy.diff(s.user.tree, userAfter));
   const before = copy.meta.baseTree;
   const baseAfter = await copy.compose(before, '', [entry(p, mode, oid)]);
-  await tools.stopSandbox();
-  await copy.resetWorkTo(await copy.compose(s.snap.tree, '', [entry(p, mode, oid)]));
+  const copyAfter = await copy.compose(s.snap.tree, '', [entry(p, mode, oid)]);
+  await tools.rewriting(() => copy.resetWorkTo(copyAfter));
   copy.meta.baseTree = baseAfter;
   copy.meta.lastApply = { before, after: baseAfter, files: [p], madeDirs, at: tools.now(), userBefore: s.user.tree, userAfter };
   copy.saveMeta();
