@@ -27,7 +27,7 @@ import type {
   SandboxStatus,
   TerminalView,
 } from '../../shared/contract';
-import { allowEntryFor } from '../../shared/egress';
+import { ALLOW_ONCE_MS, exactEntryFor, type ChatGrant, type NetworkRequest } from '../../shared/egress';
 import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 
@@ -196,6 +196,8 @@ export interface FakeApi extends BerthApi {
   checkpoints: Record<string, Checkpoint[]>;
   /** The ports each chat's sandbox listens on (ports.list), and their open forwards' host ports. */
   ports: Record<string, { port: number; hostPort: number | null }[]>;
+  /** What network.log answers, per chat: its requests, and its own allowances (network.allow once/chat). */
+  network: Record<string, { requests: NetworkRequest[]; grants: ChatGrant[] }>;
 }
 
 export interface FakeSeed {
@@ -244,6 +246,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     reviewCopies: {},
     checkpoints: {},
     ports: {},
+    network: {},
     pushAgent: (event, payload) => emit(event, payload),
     refusedFolders: {},
     resources: { cpus: 8, memoryBytes: 16 * 1024 ** 3 },
@@ -530,7 +533,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'network.log': ({ chatId }) => {
       const chat = fake.chats.find((c) => c.id === chatId);
       const p = fake.profiles.find((x) => x.name === chat?.profile);
-      return { mode: p?.settings.egress ?? 'allowlist', requests: [] };
+      return { mode: p?.settings.egress ?? 'allowlist', requests: [...(fake.network[chatId]?.requests ?? [])], grants: [...(fake.network[chatId]?.grants ?? [])] };
     },
     'ports.list': ({ chatId }) => ({
       running: chatId in fake.ports,
@@ -548,14 +551,26 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       if (p) p.hostPort = null;
       return { closed };
     },
-    'network.allow': ({ chatId, host, port }) => {
+    'network.allow': ({ chatId, host, port, scope }) => {
       const chat = fake.chats.find((c) => c.id === chatId);
       const old = fake.profiles.find((x) => x.name === chat?.profile);
       if (!old) throw notFound('profile');
-      const entry = allowEntryFor(host, port);
+      const entry = exactEntryFor(host, port);
+      const net = (fake.network[chatId] ??= { requests: [], grants: [] });
+      if (scope !== 'profile') {
+        net.grants = [...net.grants.filter((g) => g.entry !== entry), { entry, scope, expiresAt: scope === 'once' ? Date.now() + ALLOW_ONCE_MS : null }];
+        queueMicrotask(() => emit('network.grants', { chatId, grants: [...net.grants] }));
+        return { entry, egressAllow: old.settings.egressAllow, grants: [...net.grants] };
+      }
       const p = profileView(old.name, { ...old.settings, egressAllow: [...old.settings.egressAllow, entry] });
       fake.profiles = fake.profiles.map((x) => (x.name === p.name ? p : x));
-      return { entry, egressAllow: p.settings.egressAllow };
+      return { entry, egressAllow: p.settings.egressAllow, grants: [...net.grants] };
+    },
+    'network.revoke': ({ chatId, entry }) => {
+      const net = (fake.network[chatId] ??= { requests: [], grants: [] });
+      net.grants = net.grants.filter((g) => g.entry !== entry);
+      queueMicrotask(() => emit('network.grants', { chatId, grants: [...net.grants] }));
+      return { grants: [...net.grants] };
     },
   };
 
