@@ -76,7 +76,7 @@ describe('NetworkView', () => {
     });
     const groups = screen.getByRole('list', { name: 'Refused hosts' });
     expect(within(groups).getAllByRole('listitem').map((li) => li.textContent?.split(' refused')[0])).toEqual(['other.test:443', 'blocked.test:443']);
-    expect(within(groups).getAllByRole('listitem')[1]?.textContent).toContain('3 times');
+    expect(within(groups).getAllByRole('listitem')[1]?.textContent).toContain("blocked.test:443 refused: not on the profile's list (3 requests)");
 
     await act(async () => screen.getByRole('button', { name: 'Allow… blocked.test:443' }).click());
     // Nothing is allowed yet: the form asks first.

@@ -54,7 +54,7 @@ export function RefusedGroups({ groups, onAllow }: { groups: RefusedGroup[]; onA
         const target = g.port === null ? g.host : `${g.host}:${g.port}`;
         return (
           <li key={target}>
-            <span>{target}</span> <span>{g.result}</span> <span>{g.count === 1 ? 'once' : `${g.count} times`}</span>{' '}
+            <strong>{target}</strong> {g.result} ({g.count === 1 ? '1 request' : `${g.count} requests`}){' '}
             {g.allowable && asking !== target && <button type="button" onClick={() => setAsking(target)} aria-label={`Allow… ${target}`}>Allow…</button>}
             {asking === target && (
               <AllowForm group={g} onCancel={() => setAsking(null)} onAllow={(scope, port) => void onAllow(g, scope, port).then(() => setAsking(null))} />
