@@ -51,5 +51,26 @@ else
   log "berth-test:net already present"
 fi
 
+# berth-test:ssh  the egress ssh tests' sandbox and git server: the ssh client and server, git,
+# netcat and python3 (about a minute).
+if ! docker image inspect berth-test:ssh >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null 2>&1 || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
+  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  sshroot=$(mktemp -d)
+  debootstrap --variant=minbase --include=openssh-client,openssh-server,git,netcat-openbsd,python3,curl,ca-certificates \
+    bookworm "$sshroot" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+  chroot "$sshroot" groupadd -g 1000 sandbox
+  chroot "$sshroot" useradd -m -u 1000 -g 1000 -s /bin/bash sandbox
+  mkdir -p "$sshroot/workspace" "$sshroot/run/sshd" && chown 1000:1000 "$sshroot/workspace"
+  rm -f "$sshroot"/etc/ssh/ssh_host_*
+  rm -rf "$sshroot"/var/cache/apt/archives/*.deb "$sshroot"/var/lib/apt/lists/* "$sshroot"/usr/share/doc/* "$sshroot"/usr/share/man/*
+  chmod 755 "$sshroot"
+  tar -C "$sshroot" -c . | docker import -c 'CMD ["/bin/bash"]' - berth-test:ssh >/dev/null
+  rm -rf "$sshroot"
+  log "built berth-test:ssh"
+else
+  log "berth-test:ssh already present"
+fi
+
 # berth-egress:3  Berth's own egress proxy (squid), which allowlist profiles need.
 bash "$here/build-egress-image.sh" berth-egress:3

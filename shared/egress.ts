@@ -91,9 +91,10 @@ export const NETWORK_LOG_LIMIT = 500;
 /**
  * Why the proxy refused a request, as its answer's X-Berth-Refused header and the Network view
  * say: not on the profile's list (nor allowed for the chat), an IP address (the list takes names
- * only), or a name that resolved to a local or private address (never reached, whatever the list).
+ * only), a name that resolved to a local or private address (never reached, whatever the list),
+ * or a server on the ssh port whose first line was not SSH's.
  */
-export const RefusalReason = z.enum(['not-listed', 'ip-address', 'local-address']);
+export const RefusalReason = z.enum(['not-listed', 'ip-address', 'local-address', 'not-ssh']);
 export type RefusalReason = z.infer<typeof RefusalReason>;
 
 /** How far an Allow from the Network view reaches: this host:port for 10 minutes, this chat, or the profile's list. */

@@ -27,6 +27,7 @@ import {
   proxyContainerName, sandboxNetworkName, SNI_MATCH_HELPER, sniHelperPath, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
 } from '../policy/egress.js';
 import { refusedNote } from '../policy/egressRefusal.js';
+import { sandboxSshCommand, sshCheckHelper, sshHelperPath } from '../policy/egressSsh.js';
 import { chatAllowList, squidEntries } from '../policy/egressGrants.js';
 import { LocalAddressWatch } from './localAddressWatch.js';
 import { ChatGrants, type GrantStore } from './chatGrants.js';
@@ -169,6 +170,9 @@ export class EgressService {
     this.clients.set(ip, { chatId, profile });
     // The chat's own allowances follow its sandbox's (new) address.
     if (this.grants.has(chatId)) await this.allowlistChanged(profile);
+    // ssh through the proxy with no setup of the user's (policy/egressSsh.ts), written inside the
+    // sandbox as its own user (''), so nothing of Berth's follows a link the sandbox made in its home.
+    await this.deps.engine.execOnce(containerId, sandboxSshCommand(), '').catch(() => undefined);
   }
 
   /** After the sandbox's container is removed: its network goes too. */
@@ -251,11 +255,13 @@ export class EgressService {
               + ` && printf '%s' "$BERTH_SNI_HELPER" > ${sniHelperPath(CONF_DIR)}`
               + ` && printf '%s' "$BERTH_HAPROXY_CONF" > ${CONF_DIR}/haproxy.cfg && printf '%s' "$BERTH_HTTP_ALLOW" > ${CONF_DIR}/${HTTP_ALLOW_FILE}`
               + ` && printf '%s' "$BERTH_SQUID_NEVER" > ${CONF_DIR}/${NEVER_FILES.squid} && printf '%s' "$BERTH_HTTP_NEVER" > ${CONF_DIR}/${NEVER_FILES.http}`
-              + ` && printf '%s' "$BERTH_CHAT_ALLOW" > ${CONF_DIR}/${CHAT_ALLOW_FILE}`
+              + ` && printf '%s' "$BERTH_CHAT_ALLOW" > ${CONF_DIR}/${CHAT_ALLOW_FILE} && printf '%s' "$BERTH_SSH_HELPER" > ${sshHelperPath(CONF_DIR)}`
+              + ` && { /usr/bin/perl ${sshHelperPath(CONF_DIR)} & }`
               + ` && { /usr/sbin/haproxy -W -db -p ${HAPROXY_PID} -f ${CONF_DIR}/haproxy.cfg & } && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
           ],
           env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR, profile)}`, `BERTH_HTTP_ALLOW=${files.http}`, `BERTH_SNI_HELPER=${SNI_MATCH_HELPER}`,
-            `BERTH_SQUID_NEVER=${files.squidNever}`, `BERTH_HTTP_NEVER=${files.httpNever}`, `BERTH_CHAT_ALLOW=${files.chat}`],
+            `BERTH_SQUID_NEVER=${files.squidNever}`, `BERTH_HTTP_NEVER=${files.httpNever}`, `BERTH_CHAT_ALLOW=${files.chat}`,
+            `BERTH_SSH_HELPER=${sshCheckHelper(profile)}`],
           network: this.outsideNetwork,
           dns: this.dns,
           memoryMb: 512,

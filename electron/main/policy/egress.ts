@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_PORTS, egressEntryProblem, RefusalReason } from '../../../shared/egress.js';
 import { haproxyRefusalRule } from './egressRefusal.js';
+import { haproxySshBackend, haproxySshRules } from './egressSsh.js';
 import { coveredBy } from './localAddresses.js';
 
 /** The sandboxes' proxy port (HAProxy): HTTPS CONNECT and plain HTTP; HTTPS_PROXY points here. */
@@ -117,7 +118,7 @@ export const SNI_PORT = 3129;
  * The proxy's layout (which program listens where, what the logs say). A proxy container left
  * running by a Berth with another layout is replaced, not reused.
  */
-export const PROXY_LAYOUT = '5';
+export const PROXY_LAYOUT = '6';
 
 /** Where the proxy keeps SNI_MATCH_HELPER (written when it starts). */
 export function sniHelperPath(confDir: string): string {
@@ -356,6 +357,7 @@ frontend berth_proxy
   http-request set-dst var(txn.dstip) unless METH_CONNECT
   http-request set-dst-port var(txn.port) unless METH_CONNECT
   http-request set-uri %[pathq] unless METH_CONNECT
+  ${haproxySshRules()}
   use_backend berth_sni if METH_CONNECT
   default_backend berth_out
 backend berth_out
@@ -364,7 +366,7 @@ backend berth_out
   server any 0.0.0.0:0
 backend berth_sni
   server squid 127.0.0.1:${SNI_PORT}
-`;
+${haproxySshBackend()}`;
 }
 
 /** HAProxy prints this (on stderr) once its worker listens, after a start or a reload. */

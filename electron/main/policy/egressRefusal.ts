@@ -12,12 +12,14 @@ const WHY: Record<RefusalReason, string> = {
   'not-listed': 'it is not on the allowlist of profile PROFILE, nor allowed for this chat',
   'ip-address': 'it is an IP address, and the allowlist of profile PROFILE takes host names only',
   'local-address': 'its name resolves to a local or private address (this computer, the LAN, link-local), which Berth never lets a sandbox reach',
+  'not-ssh': 'the server there did not answer as an SSH server (its first line was not SSH-2.0-), and an allowlist entry for port 22 of profile PROFILE carries ssh only',
 };
 
 const HOW: Record<RefusalReason, string> = {
   'not-listed': "To allow it, open this chat's Network view in Berth and choose Allow: once (this host:port for 10 minutes), for this chat, or for the profile.",
   'ip-address': 'Use the host\'s name instead, and allow that name in the chat\'s Network view in Berth.',
   'local-address': 'This cannot be allowed; a service on this computer or the LAN is reachable only from a profile whose Network is "Open".',
+  'not-ssh': 'Check the host and port: an entry for port 22 is for ssh (git over ssh) only.',
 };
 
 /** The whole sentence for one refusal; `target` is `host:port`, `profile` the profile's name as shown. */
