@@ -107,6 +107,25 @@ describe('NetworkView', () => {
     expect(api.callsTo('network.allow')[1]).toEqual({ chatId: 'alpha', host: 'other.test', port: null, scope: 'profile' });
     expect(screen.getByRole('status').textContent).toBe('Allowed other.test for the profile.');
   });
+
+  it('suggests the preset that covers what was refused most here, and adds its hosts to the profile in one click', async () => {
+    const { api, pending } = setup();
+    await act(async () => {
+      for (const run of pending.splice(0)) run();
+    });
+    screen.getByRole('button', { name: /Network/ }).click();
+    await act(async () => {
+      for (let i = 0; i < 2; i++) api.emit('network.request', request('pypi.org', 443));
+      api.emit('network.request', request('registry.npmjs.org', 443));
+    });
+    expect(screen.getByText(/2 refused requests here would pass with the Python \(PyPI\) preset/)).toBeTruthy();
+    await act(async () => screen.getByRole('button', { name: 'Add the Python (PyPI) preset to the profile' }).click());
+    expect(api.callsTo('network.allow')).toEqual([
+      { chatId: 'alpha', host: 'pypi.org', port: null, scope: 'profile' },
+      { chatId: 'alpha', host: 'files.pythonhosted.org', port: null, scope: 'profile' },
+    ]);
+    expect(screen.getByRole('status').textContent).toBe('Added the Python (PyPI) preset to the profile.');
+  });
 });
 
 function request(host: string, port: number | null) {

@@ -13,6 +13,7 @@ import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { EGRESS_EXPLAINED, refusedGroups, requestResult, type RefusedGroup } from './egressText';
 import { ChatGrantList, RefusedGroups } from './RefusedGroups';
+import { suggestPreset, type EgressPreset } from '../../../shared/egressPresets';
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -72,6 +73,17 @@ export function NetworkView({ chatId }: { chatId: string }) {
     }
   };
 
+  /** Adds each of the preset's hosts (80 and 443) to the profile's list. */
+  const addPreset = async (preset: EgressPreset) => {
+    setError(null);
+    try {
+      for (const host of preset.hosts) await api.call('network.allow', { chatId, host, port: null, scope: 'profile' });
+      setNotice(`Added the ${preset.label} preset to the profile.`);
+    } catch (e) {
+      setError(errorInfo(e));
+    }
+  };
+
   const revoke = async (entry: string) => {
     setError(null);
     try {
@@ -83,6 +95,8 @@ export function NetworkView({ chatId }: { chatId: string }) {
   };
 
   const refused = requests.filter((r) => !r.allowed).length;
+  // Refused hosts are not on the list, so no preset that would cover them is on it in full.
+  const suggestion = mode === 'allowlist' ? suggestPreset(requests.filter((r) => !r.allowed), []) : null;
   return (
     <section className="network-view" aria-label="Network">
       <button type="button" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)}>
@@ -95,6 +109,12 @@ export function NetworkView({ chatId }: { chatId: string }) {
           <p role="status" className="hint">{notice}</p>
           <ChatGrantList grants={grants} onRevoke={(entry) => void revoke(entry)} />
           <RefusedGroups groups={refusedGroups(requests)} onAllow={allow} />
+          {suggestion && (
+            <p className="hint">
+              {`${suggestion.covered} refused ${suggestion.covered === 1 ? 'request' : 'requests'} here would pass with the ${suggestion.preset.label} preset (${suggestion.preset.hosts.join(', ')}).`}{' '}
+              <button type="button" onClick={() => void addPreset(suggestion.preset)}>Add the {suggestion.preset.label} preset to the profile</button>
+            </p>
+          )}
           {mode === 'allowlist' && requests.length === 0 && <p className="hint">No requests yet.</p>}
           {requests.length > 0 && (
             // Focusable, so a keyboard scrolls it too (even when no row has a button).
