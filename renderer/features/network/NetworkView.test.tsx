@@ -18,6 +18,16 @@ function setup() {
   return { api, pending, view };
 }
 
+/** The view with its log loaded and its panel open. */
+async function opened() {
+  const { api, pending } = setup();
+  await act(async () => {
+    for (const run of pending.splice(0)) run();
+  });
+  screen.getByRole('button', { name: /Network/ }).click();
+  return api;
+}
+
 describe('NetworkView', () => {
   it("asks for the chat's network log only when told it may (after a switch's first frame)", async () => {
     const { api, pending } = setup();
@@ -37,11 +47,7 @@ describe('NetworkView', () => {
   });
 
   it('says why each request was refused, and offers "Allow" for every host name, never for an address', async () => {
-    const { api, pending } = setup();
-    await act(async () => {
-      for (const run of pending.splice(0)) run();
-    });
-    screen.getByRole('button', { name: /Network/ }).click();
+    const api = await opened();
     await act(async () => {
       // deb.de and cafe.be are spelled with hex digits only, but they are host names.
       for (const [host, port] of [['1.1.1.1', 80], ['[2001:db8::1]', 443], ['deb.de', 443], ['cafe.be', 8443], ['blocked.test', 80]] as const) {
@@ -65,11 +71,7 @@ describe('NetworkView', () => {
   });
 
   it('groups repeated refusals by host and port, and asks how far and which port before allowing', async () => {
-    const { api, pending } = setup();
-    await act(async () => {
-      for (const run of pending.splice(0)) run();
-    });
-    screen.getByRole('button', { name: /Network/ }).click();
+    const api = await opened();
     await act(async () => {
       for (let i = 0; i < 3; i++) api.emit('network.request', request('blocked.test', 443));
       api.emit('network.request', request('other.test', 443));
@@ -109,11 +111,7 @@ describe('NetworkView', () => {
   });
 
   it('suggests the preset that covers what was refused most here, and adds its hosts to the profile in one click', async () => {
-    const { api, pending } = setup();
-    await act(async () => {
-      for (const run of pending.splice(0)) run();
-    });
-    screen.getByRole('button', { name: /Network/ }).click();
+    const api = await opened();
     await act(async () => {
       for (let i = 0; i < 2; i++) api.emit('network.request', request('pypi.org', 443));
       api.emit('network.request', request('registry.npmjs.org', 443));
