@@ -1,6 +1,7 @@
 /**
  * The Network view in Chromium (issue 9): an allowlist chat's requests through Berth's proxy
- * show as allowed and refused, and "Allow this host for the profile" lets the next one through,
+ * show as allowed and refused (grouped by host and port, each saying why), and Allow, asked for
+ * this chat only, lets that chat's next request through and can be revoked,
  * against a pretend internet of our own (test/support/pretendInternet.ts).
  */
 import fs from 'node:fs';
@@ -33,7 +34,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('the Network view', () => {
-  it('shows allowed and refused requests, and "Allow this host for the profile" lets the next request through', async () => {
+  it('shows allowed and refused requests, and Allow for this chat lets the next request through; Revoke closes it', async () => {
     const profile = uniqueName('net');
     await page.getByRole('button', { name: 'Profiles' }).click();
     const dialog = page.getByRole('dialog');
@@ -59,14 +60,26 @@ describe('the Network view', () => {
     await table.getByRole('row', { name: /blocked\.test.*refused/ }).waitFor();
     await shot(page, 'network-01-refused');
     expect(await seriousViolations(page, '.network-view'), 'the Network view: serious or critical axe violations').toEqual([]);
-    await table.getByRole('button', { name: 'Allow this host for the profile: blocked.test' }).click();
-    await table.getByText('Allowed for the profile').waitFor();
+    await page.getByRole('button', { name: 'Allow… blocked.test:80' }).click();
+    const form = page.getByRole('form', { name: 'Allow blocked.test' });
+    await form.getByRole('radio', { name: 'For this chat' }).check();
+    await shot(page, 'network-02-allow-form');
+    expect(await seriousViolations(page, '.network-view'), 'the Allow form: serious or critical axe violations').toEqual([]);
+    await form.getByRole('button', { name: 'Allow' }).click();
+    const grants = page.getByRole('list', { name: 'Allowed for this chat' });
+    await grants.getByText('blocked.test:80, for this chat').waitFor();
 
     await ui.typeInTerminal(page, 'curl -s http://blocked.test/');
     await ui.waitForTerminal(page, (t) => t.includes('hello from blocked.test'), 'the allowed request');
     await table.getByRole('row', { name: /blocked\.test.*allowed/ }).waitFor();
-    await shot(page, 'network-02-allowed');
+    await shot(page, 'network-03-allowed');
     expect(await terminalText(page)).toContain('hello from blocked.test');
+
+    // Revoked: the next request is refused again, with the proxy's own words.
+    await grants.getByRole('button', { name: 'Revoke blocked.test:80' }).click();
+    await grants.waitFor({ state: 'detached' });
+    await ui.typeInTerminal(page, 'curl -s http://blocked.test/ | head -c 60; echo');
+    await ui.waitForTerminal(page, (t) => t.includes("Berth's egress proxy refused blocked.test:80"), 'the refusal after Revoke');
   });
 
   it('keeps the conversation and the terminal in view however many requests it lists', async () => {
@@ -78,7 +91,7 @@ describe('the Network view', () => {
     const height = page.viewportSize()?.height ?? 0;
     const terminal = await page.locator('.terminal-panel:not([hidden])').boundingBox();
     const split = await page.locator('.split').boundingBox();
-    await shot(page, 'network-03-many');
+    await shot(page, 'network-04-many');
     // Both still on screen and of a usable height; the window itself does not scroll.
     expect(terminal && terminal.y + terminal.height <= height && terminal.height > height * 0.3, `terminal at ${JSON.stringify(terminal)} in a window ${height} high`).toBe(true);
     expect(split && split.y + split.height <= height && split.height > height * 0.3, `conversation and terminals at ${JSON.stringify(split)}`).toBe(true);

@@ -31,25 +31,35 @@ fi
 
 bash "$engine_scripts/build-debian-image.sh" berth-test:bookworm
 
+# A minimal Debian bookworm image with the sandbox user (uid 1000) and /workspace, made with
+# debootstrap: debian_test_image TAG PACKAGES [MORE_SETUP], MORE_SETUP run with $root set.
+debian_test_image() {
+  local tag=$1 packages=$2 more=${3:-}
+  if docker image inspect "$tag" >/dev/null 2>&1; then log "$tag already present"; return; fi
+  command -v debootstrap >/dev/null 2>&1 || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
+  local mirror root
+  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  root=$(mktemp -d)
+  debootstrap --variant=minbase --include="$packages" bookworm "$root" "${mirror:-http://deb.debian.org/debian}" >/dev/null
+  chroot "$root" groupadd -g 1000 sandbox
+  chroot "$root" useradd -m -u 1000 -g 1000 -s /bin/bash sandbox
+  mkdir -p "$root/workspace" && chown 1000:1000 "$root/workspace"
+  [ -z "$more" ] || root=$root bash -c "$more"
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/usr/share/doc/* "$root"/usr/share/man/*
+  chmod 755 "$root"
+  tar -C "$root" -c . | docker import -c 'CMD ["/bin/bash"]' - "$tag" >/dev/null
+  rm -rf "$root"
+  log "built $tag"
+}
+
 # berth-test:net  the egress tests' pretend internet and sandbox: curl, openssl, python3 (HTTP and
 # HTTPS test servers), netcat and dig (about a minute).
-if ! docker image inspect berth-test:net >/dev/null 2>&1; then
-  command -v debootstrap >/dev/null 2>&1 || { DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
-  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  netroot=$(mktemp -d)
-  debootstrap --variant=minbase --include=curl,openssl,python3,netcat-openbsd,dnsutils,ca-certificates \
-    bookworm "$netroot" "${mirror:-http://deb.debian.org/debian}" >/dev/null
-  chroot "$netroot" groupadd -g 1000 sandbox
-  chroot "$netroot" useradd -m -u 1000 -g 1000 -s /bin/bash sandbox
-  mkdir -p "$netroot/workspace" && chown 1000:1000 "$netroot/workspace"
-  rm -rf "$netroot"/var/cache/apt/archives/*.deb "$netroot"/var/lib/apt/lists/* "$netroot"/usr/share/doc/* "$netroot"/usr/share/man/*
-  chmod 755 "$netroot"
-  tar -C "$netroot" -c . | docker import -c 'CMD ["/bin/bash"]' - berth-test:net >/dev/null
-  rm -rf "$netroot"
-  log "built berth-test:net"
-else
-  log "berth-test:net already present"
-fi
+debian_test_image berth-test:net curl,openssl,python3,netcat-openbsd,dnsutils,ca-certificates
+
+# berth-test:ssh  the egress ssh tests' sandbox and git server: the ssh client and server, git,
+# netcat and python3 (about a minute); no host keys (each test makes its own).
+debian_test_image berth-test:ssh openssh-client,openssh-server,git,netcat-openbsd,python3,curl,ca-certificates \
+  'mkdir -p "$root/run/sshd" && rm -f "$root"/etc/ssh/ssh_host_*'
 
 # berth-egress:3  Berth's own egress proxy (squid), which allowlist profiles need.
 bash "$here/build-egress-image.sh" berth-egress:3

@@ -81,15 +81,16 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'review.commentClose': 'Resolves a comment, or deletes a draft.',
   'review.sendComments': "Sends the review draft to the chat's agent as one message: each comment's file, line range, quoted lines and words; the comments become sent.",
   'review.undoApply': "Takes back the last files apply to the user's folder: each file it wrote, deleted or renamed is put back as it was and the folders it made go; the chat's copy keeps its work, listed again. Nothing is undone (ok false, the files named) when the user changed any of them since.",
-  'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes), oldest first, and the profile's egress mode.",
+  'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes, why refused), oldest first, the profile's egress mode, and the chat's own allowances.",
   'ports.list': "The ports the chat's running sandbox listens on (read inside it from /proc/net/tcp and tcp6), each with its open forward; `running` false when no sandbox runs (none is started).",
   'ports.open': "Opens a port's forward: a listener on 127.0.0.1 only, relayed into the sandbox through the Engine API; the URL's secret becomes a cookie for that browser, and every other request is refused (README: Ports).",
   'ports.close': "Ends a port's forward: its listener on this computer stops answering.",
-  'network.allow': "Adds a host (with its port unless 80 or 443) to the chat's profile allowlist; the running proxy takes it before this answers, so the next request passes. IP addresses are refused.",
   'environment.detect': "The chat's attached folders that hold a devcontainer.json (their files, the folder's remembered choice) and the chat's project environment's status (README: Environments).",
   'environment.use': "Uses a folder's devcontainer.json for the chat: starts from the image prepared from the same files, or builds it on the profile's network and runs its create-time commands, then its start commands; remembered for the folder. Progress arrives as sandbox.progress.",
   'environment.rebuild': "Builds and prepares the chat's project environment again, whatever was prepared before; a failure leaves the chat on the image it had.",
   'environment.settings': 'How many prepared environment images Berth keeps (older ones no chat uses are removed); `keep` sets it.',
+  'network.allow': "Allows host:port (the bare host, ports 80 and 443, when port is null) once (this chat, 10 minutes), for this chat, or on the profile's list; the running proxy takes it before this answers, so the next request passes. A chat's allowance never reaches the profile's other chats. IP addresses are refused.",
+  'network.revoke': "Ends a chat's own allowance (once or for the chat); the running proxy takes it before this answers, so the next request to it is refused.",
 };
 
 export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
@@ -105,6 +106,7 @@ export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
   'agent.delta': 'More streamed text for a message that is not done yet.',
   'network.request': "A request through a chat's egress proxy finished, allowed or refused.",
   'environment.status': "A chat's project environment changed: preparing, ready (which file, prepared when, its size, what was ignored) or failed.",
+  'network.grants': "A chat's own allowances changed: granted, revoked, or an \"Allow once\" ran out.",
   'agent.state': "A chat's turn started or ended; an error says why it ended early.",
   'agent.allowed': '"Allow for this chat" was chosen for a chat (allowed: true) or taken back (false).',
   'agent.approval': 'A command waits for the user (profiles that ask before each command).',

@@ -44,11 +44,7 @@ export const DEFAULT_PORTS = [80, 443] as const;
 
 /** The entry "Allow this host" adds: the bare host for 80/443, host:port otherwise. */
 export function allowEntryFor(host: string, port: number | null): string {
-  const name = host.trim().toLowerCase().replace(/\.$/, '');
-  const entry = port === null || (DEFAULT_PORTS as readonly number[]).includes(port) ? name : `${name}:${port}`;
-  const problem = egressEntryProblem(entry);
-  if (problem) throw new Error(problem);
-  return entry;
+  return exactEntryFor(host, port !== null && (DEFAULT_PORTS as readonly number[]).includes(port) ? null : port);
 }
 
 export const EgressAllowEntry = z
@@ -92,6 +88,39 @@ export const DEFAULT_EGRESS_ALLOW: readonly string[] = [
 /** A chat's Network view lists its newest requests, up to this many: main keeps them, the page shows them. */
 export const NETWORK_LOG_LIMIT = 500;
 
+/**
+ * Why the proxy refused a request, as its answer's X-Berth-Refused header and the Network view
+ * say: not on the profile's list (nor allowed for the chat), an IP address (the list takes names
+ * only), a name that resolved to a local or private address (never reached, whatever the list),
+ * or a server on the ssh port whose first line was not SSH's.
+ */
+export const RefusalReason = z.enum(['not-listed', 'ip-address', 'local-address', 'not-ssh']);
+export type RefusalReason = z.infer<typeof RefusalReason>;
+
+/** How far an Allow from the Network view reaches: this host:port for 10 minutes, this chat, or the profile's list. */
+export const AllowScope = z.enum(['once', 'chat', 'profile']);
+export type AllowScope = z.infer<typeof AllowScope>;
+/** How long an "Allow once" lasts. */
+export const ALLOW_ONCE_MS = 10 * 60 * 1000;
+
+/** The entry an Allow adds for host and port: `host:port`, or the bare host (80 and 443) when no port is given. */
+export function exactEntryFor(host: string, port: number | null): string {
+  const name = host.trim().toLowerCase().replace(/\.$/, '');
+  const entry = port === null ? name : `${name}:${port}`;
+  const problem = egressEntryProblem(entry);
+  if (problem) throw new Error(problem);
+  return entry;
+}
+
+/** A chat's own allowance on top of its profile's list: gone with the chat, or at expiresAt. */
+export const ChatGrant = z.object({
+  entry: z.string(),
+  scope: z.enum(['once', 'chat']),
+  /** Milliseconds since the epoch when an "Allow once" ends; null for the chat's lifetime. */
+  expiresAt: z.number().nullable(),
+});
+export type ChatGrant = z.infer<typeof ChatGrant>;
+
 export const NetworkRequest = z.object({
   chatId: z.string(),
   /** Milliseconds since the epoch, when the proxy finished with the request. */
@@ -103,6 +132,8 @@ export const NetworkRequest = z.object({
   /** Bytes the sandbox sent and received through the proxy for this request. */
   bytesOut: z.number().int(),
   bytesIn: z.number().int(),
+  /** For a request the proxy refused by its own rules, why (absent for an allowed one, or a cut TLS handshake). */
+  reason: RefusalReason.optional(),
 });
 export type NetworkRequest = z.infer<typeof NetworkRequest>;
 
@@ -112,16 +143,29 @@ export const egressMethods = {
   /** The requests a chat's sandbox made through its profile's proxy, oldest first (the last 500). */
   'network.log': {
     request: z.object({ chatId: ChatIdField }).strict(),
-    response: z.object({ mode: EgressMode, requests: z.array(NetworkRequest) }),
+    response: z.object({ mode: EgressMode, requests: z.array(NetworkRequest), grants: z.array(ChatGrant) }),
   },
-  /** Adds a host (and its port when not 80/443) to the chat's profile allowlist; the next request passes. */
+  /**
+   * Allows host:port (the bare host, 80 and 443, when port is null) once (10 minutes, this chat),
+   * for this chat, or on the profile's list; the next request passes. A chat's allowance never
+   * reaches its profile's other chats.
+   */
   'network.allow': {
-    request: z.object({ chatId: ChatIdField, host: z.string().min(1).max(270), port: z.number().int().min(1).max(65535).nullable() }).strict(),
-    response: z.object({ entry: z.string(), egressAllow: z.array(z.string()) }),
+    request: z.object({
+      chatId: ChatIdField, host: z.string().min(1).max(270), port: z.number().int().min(1).max(65535).nullable(), scope: AllowScope,
+    }).strict(),
+    response: z.object({ entry: z.string(), egressAllow: z.array(z.string()), grants: z.array(ChatGrant) }),
+  },
+  /** Ends a chat's own allowance (once or for the chat); its next request to that host:port is refused. */
+  'network.revoke': {
+    request: z.object({ chatId: ChatIdField, entry: z.string().min(1).max(270) }).strict(),
+    response: z.object({ grants: z.array(ChatGrant) }),
   },
 } as const;
 
 export const egressEvents = {
   /** A request the proxy allowed or refused, as it finished. */
   'network.request': NetworkRequest,
+  /** A chat's own allowances changed (granted, revoked, or an "Allow once" ran out). */
+  'network.grants': z.object({ chatId: z.string(), grants: z.array(ChatGrant) }),
 } as const;

@@ -52,10 +52,11 @@ import { ReviewEdits } from './review/reviewEdits.js';
 import { ReviewComments } from './review/reviewComments.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
 import { EgressImage } from './egress/egressImage.js';
+import { networkHandlers } from './egress/networkHandlers.js';
 import { EGRESS_IMAGE } from './policy/egressImage.js';
 import { allowlistEngineProblem } from './policy/egress.js';
 import { parseSubnetPool, type SubnetPool } from './policy/subnets.js';
-import { allowEntryFor, DEFAULT_EGRESS } from '../../shared/egress.js';
+import { DEFAULT_EGRESS } from '../../shared/egress.js';
 import { StatsService } from './sandbox/statsService.js';
 import { PortService } from './ports/portService.js';
 
@@ -240,6 +241,7 @@ export function createCore(options: CoreOptions): BerthCore {
       events,
       settingsOf: (profile) => store.profiles.get(profile)?.settings,
       ensureImage: (tag, onProgress) => (tag === egressImage.tag ? egressImage.ensure(onProgress) : Promise.resolve()),
+      grantStore: { load: () => store.settings.get('egress.chat_grants'), save: (v) => store.settings.set('egress.chat_grants', v) },
     },
     egressOptions,
   );
@@ -419,6 +421,7 @@ export function createCore(options: CoreOptions): BerthCore {
       await agent.stopAll(chatId);
       terminals.closeForChat(chatId);
       await ports.closeChat(chatId);
+      await egress.forgetChat(chatId).catch(() => undefined);
     },
     dropWarm: (profile) => pool.drop(profile),
     removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
@@ -528,24 +531,7 @@ export function createCore(options: CoreOptions): BerthCore {
       }
       return changed(null, view);
     },
-    'network.log': async (req) => {
-      const chat = sessions.requireChat(req.chatId);
-      return { mode: sessions.requireProfile(chat.profile).settings.egress, requests: egress.requests(chat.id) };
-    },
-    'network.allow': async (req) => {
-      const profile = sessions.requireProfile(sessions.requireChat(req.chatId).profile);
-      let entry: string;
-      try {
-        entry = allowEntryFor(req.host, req.port);
-      } catch (error) {
-        throw new BerthError('invalid_request', (error as Error).message, { hint: 'Only host names can be allowed, not IP addresses.' });
-      }
-      const list = profile.settings.egressAllow.includes(entry) ? profile.settings.egressAllow : [...profile.settings.egressAllow, entry];
-      const view = sessions.updateProfile({ name: profile.name, settings: { egressAllow: list } });
-      await egress.allowlistChanged(profile.name);
-      changed(null, view);
-      return { entry, egressAllow: view.settings.egressAllow };
-    },
+    ...networkHandlers({ sessions, egress, profileChanged: (view) => changed(null, view) }),
     // Each chat as it goes: the page's list (and the delete button's count) follows.
     'profiles.delete': async (req) => changed(null, { removedChats: await deletion.deleteProfile(req.name, (chatId) => events.emit('chats.changed', { chatId })) }),
     'chats.create': async (req) => {

@@ -29,7 +29,7 @@ import type {
   SandboxStatus,
   TerminalView,
 } from '../../shared/contract';
-import { allowEntryFor } from '../../shared/egress';
+import { ALLOW_ONCE_MS, exactEntryFor, type ChatGrant, type NetworkRequest } from '../../shared/egress';
 import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 
@@ -206,6 +206,8 @@ export interface FakeApi extends BerthApi {
   ports: Record<string, { port: number; hostPort: number | null }[]>;
   /** What environment.detect answers, per chat (folders with a devcontainer.json, the environment's status). */
   environments: Record<string, Response<'environment.detect'>>;
+  /** What network.log answers, per chat: its requests, and its own allowances (network.allow once/chat). */
+  network: Record<string, { requests: NetworkRequest[]; grants: ChatGrant[] }>;
 }
 
 export interface FakeSeed {
@@ -256,6 +258,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     reviewComments: [],
     ports: {},
     environments: {},
+    network: {},
     pushAgent: (event, payload) => emit(event, payload),
     refusedFolders: {},
     resources: { cpus: 8, memoryBytes: 16 * 1024 ** 3 },
@@ -567,7 +570,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'network.log': ({ chatId }) => {
       const chat = fake.chats.find((c) => c.id === chatId);
       const p = fake.profiles.find((x) => x.name === chat?.profile);
-      return { mode: p?.settings.egress ?? 'allowlist', requests: [] };
+      return { mode: p?.settings.egress ?? 'allowlist', requests: [...(fake.network[chatId]?.requests ?? [])], grants: [...(fake.network[chatId]?.grants ?? [])] };
     },
     'ports.list': ({ chatId }) => ({
       running: chatId in fake.ports,
@@ -590,14 +593,26 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'environment.use': ({ chatId, folder, config }) => ({ ...noEnvironment(chatId), state: 'ready', folder, source: config, image: 'berth-env:fake', preparedAt: 1, sizeBytes: 1024 }),
     'environment.rebuild': ({ chatId }) => ({ ...noEnvironment(chatId), state: 'ready', image: 'berth-env:fake' }),
     'environment.settings': ({ keep }) => ({ keep: keep ?? 5 }),
-    'network.allow': ({ chatId, host, port }) => {
+    'network.allow': ({ chatId, host, port, scope }) => {
       const chat = fake.chats.find((c) => c.id === chatId);
       const old = fake.profiles.find((x) => x.name === chat?.profile);
       if (!old) throw notFound('profile');
-      const entry = allowEntryFor(host, port);
+      const entry = exactEntryFor(host, port);
+      const net = (fake.network[chatId] ??= { requests: [], grants: [] });
+      if (scope !== 'profile') {
+        net.grants = [...net.grants.filter((g) => g.entry !== entry), { entry, scope, expiresAt: scope === 'once' ? Date.now() + ALLOW_ONCE_MS : null }];
+        queueMicrotask(() => emit('network.grants', { chatId, grants: [...net.grants] }));
+        return { entry, egressAllow: old.settings.egressAllow, grants: [...net.grants] };
+      }
       const p = profileView(old.name, { ...old.settings, egressAllow: [...old.settings.egressAllow, entry] });
       fake.profiles = fake.profiles.map((x) => (x.name === p.name ? p : x));
-      return { entry, egressAllow: p.settings.egressAllow };
+      return { entry, egressAllow: p.settings.egressAllow, grants: [...net.grants] };
+    },
+    'network.revoke': ({ chatId, entry }) => {
+      const net = (fake.network[chatId] ??= { requests: [], grants: [] });
+      net.grants = net.grants.filter((g) => g.entry !== entry);
+      queueMicrotask(() => emit('network.grants', { chatId, grants: [...net.grants] }));
+      return { grants: [...net.grants] };
     },
   };
 

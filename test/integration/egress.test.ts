@@ -161,7 +161,8 @@ describe("egress 'allowlist'", () => {
     // Plain HTTP goes through HAProxy: its rows carry method, port and bytes like squid's.
     expect(log.requests.some((r) => r.method === 'GET' && r.host === 'allowed.test' && r.port === 80 && r.allowed && r.bytesIn > 0)).toBe(true);
 
-    const allowed = await core.network.allow({ chatId, host: 'blocked.test', port: 443 });
+    // The host for both web ports (port null): the profile's list takes the bare name.
+    const allowed = await core.network.allow({ chatId, host: 'blocked.test', port: null, scope: 'profile' });
     expect(allowed.entry).toBe('blocked.test');
     expect((await core.profiles.list({})).profiles.find((p) => p.name === profile)?.settings.egressAllow).toContain('blocked.test');
     const after = await run('curl -sS -f --max-time 10 --cacert /workspace/ca.pem https://blocked.test/');
@@ -185,10 +186,10 @@ describe('the agent', () => {
       await waitForLog((r) => r.host === 'earlier.test' && !r.allowed);
       expect((await runTurn(core, chatId, 'fetch other.test')).error).toBeNull();
       const result = (server.requests[1] as RecordedRequest).body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)).join('\n');
-      expect(result).toContain(`The network policy of profile "${profile}" refused: `);
-      expect(result).toContain('other.test:443');
+      expect(result).toContain(`The network policy of profile "${profile}" refused a request.`);
+      expect(result).toContain(`Berth's egress proxy refused other.test:443: it is not on the allowlist of profile "${profile}"`);
       expect(result).not.toContain('earlier.test');
-      expect(result).toContain('Allow this host for the profile');
+      expect(result).toContain("open this chat's Network view in Berth and choose Allow: once (this host:port for 10 minutes), for this chat, or for the profile");
     } finally {
       await server.close();
     }

@@ -20,39 +20,13 @@ import { docker } from '../support/docker.js';
 import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 import { startPretendDns, type PretendDns } from '../support/pretendDns.js';
 import { waitFor } from '../support/waitFor.js';
+import { TUNNEL } from '../support/egressTunnel.js';
 
 /** TEST-NET-3 (RFC 5737): documentation only, never a real host, and in none of the private ranges. */
 const SELF_ADDRESS = '203.0.113.7';
 /** Put on an interface only once the proxy is running: the deny list must follow the interfaces. */
 const LATE_ADDRESS = '203.0.113.8';
 const REACHED = 'host service reached';
-
-/** An HTTPS tunnel through the proxy to allowed.test: one request now, one more once /tmp/go exists. */
-const TUNNEL = String.raw`
-import os, socket, ssl, time
-s = socket.create_connection(('berth-egress-proxy', 3128))
-s.sendall(b'CONNECT allowed.test:443 HTTP/1.1\r\nHost: allowed.test:443\r\n\r\n')
-head = b''
-while b'\r\n\r\n' not in head:
-    head += s.recv(1)
-ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
-t = ctx.wrap_socket(s, server_hostname='allowed.test')
-def get():
-    t.sendall(b'GET / HTTP/1.1\r\nHost: allowed.test\r\n\r\n')
-    data = b''
-    while b'hello from' not in data:
-        chunk = t.recv(4096)
-        if not chunk: break
-        data += chunk
-    return b'hello from' in data
-print('first', get(), flush=True)
-while not os.path.exists('/tmp/go'):
-    time.sleep(0.1)
-try:
-    print('second', get(), flush=True)
-except OSError as e:
-    print('second failed', e, flush=True)
-`;
 
 const h = new Harness();
 let inet: PretendInternet;

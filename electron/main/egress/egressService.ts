@@ -14,7 +14,7 @@
  * both accept connections again, so the next request sees it. So is a change of this computer's
  * own addresses (LocalAddressWatch), which the proxies refuse besides the private ranges.
  */
-import type { NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
+import type { ChatGrant, NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { NETWORK_LOG_LIMIT } from '../../../shared/egress.js';
 import type { Engine, PullProgress } from '../engine/dockerEngine.js';
@@ -23,10 +23,14 @@ import type { EventHub } from '../events.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import { DEFAULT_SUBNET_POOL, type SubnetPool } from '../policy/subnets.js';
 import {
-  HTTP_ALLOW_FILE, HTTP_READY_LINE, NEVER_FILES, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, neverReachedFiles, parseHttpLog, parseSniLog, proxyCertCommand,
-  proxyContainerName, refusedNote, sandboxNetworkName, SNI_MATCH_HELPER, sniHelperPath, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
+  CHAT_ALLOW_FILE, HTTP_ALLOW_FILE, HTTP_READY_LINE, NEVER_FILES, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, neverReachedFiles, parseHttpLog, parseSniLog, proxyCertCommand,
+  proxyContainerName, sandboxNetworkName, SNI_MATCH_HELPER, sniHelperPath, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
 } from '../policy/egress.js';
+import { refusedNote } from '../policy/egressRefusal.js';
+import { sandboxSshCommand, sshCheckHelper, sshHelperPath } from '../policy/egressSsh.js';
+import { chatAllowList, squidEntries } from '../policy/egressGrants.js';
 import { LocalAddressWatch } from './localAddressWatch.js';
+import { ChatGrants, type GrantStore } from './chatGrants.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
@@ -68,6 +72,8 @@ interface ProxyFiles {
   http: string;
   squidNever: string;
   httpNever: string;
+  /** Its chats' own allowances (CHAT_ALLOW_FILE). */
+  chat: string;
 }
 
 interface Proxy {
@@ -98,6 +104,7 @@ export class EgressService {
   private readonly dns: string[];
   private readonly subnetPool: SubnetPool | BerthError;
   private readonly localAddresses: LocalAddressWatch;
+  private readonly grants: ChatGrants;
 
   constructor(
     private readonly deps: {
@@ -107,6 +114,8 @@ export class EgressService {
       settingsOf: (profile: string) => ProfileSettings | undefined;
       /** Makes the proxy image present (built on first use, with progress); absent: it must be there. */
       ensureImage?: (tag: string, onProgress: (p: PullProgress) => void) => Promise<void>;
+      /** Where chats' own allowances are kept across restarts (absent: in memory only). */
+      grantStore?: GrantStore;
     },
     options: EgressOptions = {},
   ) {
@@ -118,6 +127,13 @@ export class EgressService {
       engine: deps.engine,
       onChange: (addresses) => this.refreshAll(addresses),
       ...(options.localAddressRefreshMs ? { refreshMs: options.localAddressRefreshMs } : {}),
+    });
+    this.grants = new ChatGrants({
+      ...(deps.grantStore ? { store: deps.grantStore } : {}),
+      changed: (profile, chatId) => {
+        this.deps.events.emit('network.grants', { chatId, grants: this.grants.list(chatId) });
+        this.allowlistChanged(profile).catch(() => undefined);
+      },
     });
   }
 
@@ -152,6 +168,11 @@ export class EgressService {
     if (!ip) return;
     for (const [addr, c] of this.clients) if (c.chatId === chatId && addr !== ip) this.clients.delete(addr);
     this.clients.set(ip, { chatId, profile });
+    // The chat's own allowances follow its sandbox's (new) address.
+    if (this.grants.has(chatId)) await this.allowlistChanged(profile);
+    // ssh through the proxy with no setup of the user's (policy/egressSsh.ts), written inside the
+    // sandbox as its own user (''), so nothing of Berth's follows a link the sandbox made in its home.
+    await this.deps.engine.execOnce(containerId, sandboxSshCommand(), '').catch(() => undefined);
   }
 
   /** After the sandbox's container is removed: its network goes too. */
@@ -201,7 +222,13 @@ export class EgressService {
   private proxyFiles(profile: string, local: readonly string[]): string {
     const entries = this.deps.settingsOf(profile)?.egressAllow ?? [];
     const never = neverReachedFiles(local);
-    const files: ProxyFiles = { squid: squidAllowConf(entries), http: httpAllowList(entries), squidNever: never.squid, httpNever: never.http };
+    const grants = this.grants.forProfile(profile);
+    const now = Date.now();
+    const clients = [...this.clients].filter(([, c]) => c.profile === profile).map(([ip, c]) => ({ ip, chatId: c.chatId }));
+    const files: ProxyFiles = {
+      squid: squidAllowConf(squidEntries(entries, grants, now)), http: httpAllowList(entries), squidNever: never.squid, httpNever: never.http,
+      chat: chatAllowList(grants, clients, now),
+    };
     return JSON.stringify(files);
   }
 
@@ -228,10 +255,13 @@ export class EgressService {
               + ` && printf '%s' "$BERTH_SNI_HELPER" > ${sniHelperPath(CONF_DIR)}`
               + ` && printf '%s' "$BERTH_HAPROXY_CONF" > ${CONF_DIR}/haproxy.cfg && printf '%s' "$BERTH_HTTP_ALLOW" > ${CONF_DIR}/${HTTP_ALLOW_FILE}`
               + ` && printf '%s' "$BERTH_SQUID_NEVER" > ${CONF_DIR}/${NEVER_FILES.squid} && printf '%s' "$BERTH_HTTP_NEVER" > ${CONF_DIR}/${NEVER_FILES.http}`
+              + ` && printf '%s' "$BERTH_CHAT_ALLOW" > ${CONF_DIR}/${CHAT_ALLOW_FILE} && printf '%s' "$BERTH_SSH_HELPER" > ${sshHelperPath(CONF_DIR)}`
+              + ` && { /usr/bin/perl ${sshHelperPath(CONF_DIR)} & }`
               + ` && { /usr/sbin/haproxy -W -db -p ${HAPROXY_PID} -f ${CONF_DIR}/haproxy.cfg & } && exec /usr/sbin/squid -N -f ${CONF_DIR}/squid.conf`,
           ],
-          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR)}`, `BERTH_HTTP_ALLOW=${files.http}`, `BERTH_SNI_HELPER=${SNI_MATCH_HELPER}`,
-            `BERTH_SQUID_NEVER=${files.squidNever}`, `BERTH_HTTP_NEVER=${files.httpNever}`],
+          env: [`BERTH_SQUID_CONF=${squidConf(CONF_DIR)}`, `BERTH_ALLOW_CONF=${files.squid}`, `BERTH_HAPROXY_CONF=${haproxyConf(CONF_DIR, profile)}`, `BERTH_HTTP_ALLOW=${files.http}`, `BERTH_SNI_HELPER=${SNI_MATCH_HELPER}`,
+            `BERTH_SQUID_NEVER=${files.squidNever}`, `BERTH_HTTP_NEVER=${files.httpNever}`, `BERTH_CHAT_ALLOW=${files.chat}`,
+            `BERTH_SSH_HELPER=${sshCheckHelper(profile)}`],
           network: this.outsideNetwork,
           dns: this.dns,
           memoryMb: 512,
@@ -311,6 +341,7 @@ export class EgressService {
       chatId: client.chatId, time: entry.time, method: entry.method, port: entry.port,
       host: refusedName ?? entry.host,
       allowed: entry.allowed && !sni?.refused, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
+      ...(entry.reason ? { reason: entry.reason } : {}),
     };
     const list = this.logs.get(client.chatId) ?? [];
     this.recordedAt.set(request, Date.now());
@@ -336,9 +367,9 @@ export class EgressService {
     const { exitCode, output } = await this.deps.engine.execOnce(proxy.id, [
       '/bin/sh', '-c',
       `put() { printf '%s' "$2" > "${CONF_DIR}/$1.new" && mv "${CONF_DIR}/$1.new" "${CONF_DIR}/$1"; }`
-        + ` && put allow.conf "$1" && put ${HTTP_ALLOW_FILE} "$2" && put ${NEVER_FILES.squid} "$3" && put ${NEVER_FILES.http} "$4"`
+        + ` && put allow.conf "$1" && put ${HTTP_ALLOW_FILE} "$2" && put ${NEVER_FILES.squid} "$3" && put ${NEVER_FILES.http} "$4" && put ${CHAT_ALLOW_FILE} "$5"`
         + ` && kill -USR2 "$(cat ${HAPROXY_PID})" && exec /usr/sbin/squid -k reconfigure -f ${CONF_DIR}/squid.conf`,
-      'sh', files.squid, files.http, files.squidNever, files.httpNever,
+      'sh', files.squid, files.http, files.squidNever, files.httpNever, files.chat,
     ], PROXY_USER);
     if (exitCode !== 0) {
       ready.catch(() => undefined);
@@ -403,9 +434,33 @@ export class EgressService {
     return list.length ? refusedNote(list, profile) : null;
   }
 
-  forgetChat(chatId: string): void {
+  /** The chat's own allowances in force. */
+  chatGrants(chatId: string): ChatGrant[] {
+    return this.grants.list(chatId);
+  }
+
+  /** Allows `entry` for the chat alone ("once": 10 minutes); applied before this returns, so the next request passes. */
+  async grant(chatId: string, profile: string, entry: string, scope: 'once' | 'chat'): Promise<ChatGrant[]> {
+    const list = this.grants.add(chatId, profile, entry, scope);
+    await this.allowlistChanged(profile);
+    this.deps.events.emit('network.grants', { chatId, grants: list });
+    return list;
+  }
+
+  /** Ends the chat's allowance of `entry`; applied before this returns. */
+  async revoke(chatId: string, profile: string, entry: string): Promise<ChatGrant[]> {
+    if (this.grants.revoke(chatId, entry)) await this.allowlistChanged(profile);
+    const list = this.grants.list(chatId);
+    this.deps.events.emit('network.grants', { chatId, grants: list });
+    return list;
+  }
+
+  /** The chat is gone: its log, its address and its own allowances with it. */
+  async forgetChat(chatId: string): Promise<void> {
     this.logs.delete(chatId);
     for (const [ip, c] of this.clients) if (c.chatId === chatId) this.clients.delete(ip);
+    const profile = this.grants.forgetChat(chatId);
+    if (profile !== null) await this.allowlistChanged(profile);
   }
 
   /** Removes the profile's proxy (profile deleted, or no sandbox of it needs one). */
@@ -425,6 +480,7 @@ export class EgressService {
    */
   async dispose(): Promise<void> {
     this.localAddresses.stop();
+    this.grants.dispose();
     await Promise.all([...this.proxies.keys()].map((profile) => this.removeProxy(profile)));
     const ours = await this.deps.engine.findNetworks({ [LABEL.app]: APP_LABEL_VALUE, [ROLE_LABEL]: 'outside' }).catch(() => []);
     for (const n of ours) if (n.name === this.outsideNetwork) await this.deps.engine.removeNetwork(n.name).catch(() => undefined);

@@ -121,22 +121,26 @@ describe('plain HTTP (HAProxy)', () => {
   });
 
   it('refuses IP literals, CONNECT on the plain port and this computer\'s and the LAN\'s addresses before connecting; reads the list from its file', () => {
-    const conf = haproxyConf('/tmp/berth');
+    const conf = haproxyConf('/tmp/berth', 'work');
     expect(conf).toContain('bind :3128\n');
     expect(conf).toContain('bind :3130\n');
     expect(conf).toContain('http-request deny deny_status 403 if METH_CONNECT { dst_port 3130 }');
     // A CONNECT names host:port, a port required; IPv6 literals never match.
     expect(conf).toContain('http-request deny deny_status 403 if METH_CONNECT !{ url -m reg ^[^:/]+:[0-9]+$ }');
-    expect(conf).toMatch(/deny deny_status 403 if \{ var\(txn\.host\) -m reg \^\[0-9\.\]\+\$ \}/);
+    expect(conf).toMatch(/set-var\(txn\.why\) str\(ip-address\) if \{ var\(txn\.host\) -m reg \^\[0-9\.\]\+\$ \}/);
     expect(conf).toContain('-m reg -f /tmp/berth/http-allow.lst');
-    expect(conf).toContain('http-request deny deny_status 403 if { var(txn.dstip) -m ip -f /tmp/berth/never.lst }');
+    expect(conf).toContain('http-request set-var(txn.why) str(local-address) if { var(txn.dstip) -m ip -f /tmp/berth/never.lst }');
+    // Each reason is answered (a 403 with X-Berth-Refused) right after it is found.
+    for (const reason of ['ip-address', 'not-listed', 'local-address']) {
+      expect(conf.indexOf(`hdr X-Berth-Refused ${reason} `)).toBeGreaterThan(conf.indexOf(`str(${reason})`));
+    }
     // The decision comes before the address is set: nothing is connected to before it.
     expect(conf.indexOf('-f /tmp/berth/http-allow.lst')).toBeLessThan(conf.indexOf('set-dst var'));
     expect(conf.indexOf('-m ip')).toBeLessThan(conf.indexOf('set-dst var'));
   });
 
   it(`holds at most ${SANDBOX_CONNECTIONS} connections from one sandbox (its own address), refusing the rest as they come`, () => {
-    const conf = haproxyConf('/tmp/berth');
+    const conf = haproxyConf('/tmp/berth', 'work');
     expect(conf).toContain('tcp-request connection track-sc0 src\n');
     expect(conf).toContain(`tcp-request connection reject if { sc0_conn_cur gt ${SANDBOX_CONNECTIONS} }\n`);
     expect(conf).toMatch(/stick-table type ip size \d+k expire \d+m store conn_cur\n/);
@@ -146,7 +150,7 @@ describe('plain HTTP (HAProxy)', () => {
   });
 
   it('passes an allowed CONNECT, decided the same way, to squid on its loopback for the SNI check; plain HTTP to the resolved address', () => {
-    const conf = haproxyConf('/tmp/berth');
+    const conf = haproxyConf('/tmp/berth', 'work');
     expect(conf).toContain('http-request set-var(txn.authority) url,lower if METH_CONNECT');
     expect(conf).toContain('use_backend berth_sni if METH_CONNECT');
     expect(conf).toMatch(/backend berth_sni\n {2}server squid 127\.0\.0\.1:3129\n/);
@@ -170,6 +174,10 @@ describe('plain HTTP (HAProxy)', () => {
     });
     expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 GET allowed.test 80 200 145 124 45776')?.sniCheckPort).toBeUndefined();
     expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 CONNECT blocked.test 443 403 192 115 -')?.allowed).toBe(false);
+    // HAProxy's reason for a refusal of its own rules; none for an allowed request.
+    expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 CONNECT blocked.test 443 403 192 115 - not-listed')?.reason).toBe('not-listed');
+    expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 GET 198.18.0.5 80 403 192 115 - ip-address')?.reason).toBe('ip-address');
+    expect(parseHttpLog('BERTHHTTP 1796122210.907 10.213.0.35 GET allowed.test 80 200 192 115 45776 -')?.reason).toBeUndefined();
   });
 });
 

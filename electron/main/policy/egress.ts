@@ -3,7 +3,9 @@
  * "Allow this host" adds, names of the egress networks and containers, and the proxy's log lines.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_PORTS, egressEntryProblem } from '../../../shared/egress.js';
+import { DEFAULT_PORTS, egressEntryProblem, RefusalReason } from '../../../shared/egress.js';
+import { haproxyRefusalRule } from './egressRefusal.js';
+import { haproxySshBackend, haproxySshRules } from './egressSsh.js';
 import { coveredBy } from './localAddresses.js';
 
 /** The sandboxes' proxy port (HAProxy): HTTPS CONNECT and plain HTTP; HTTPS_PROXY points here. */
@@ -116,7 +118,7 @@ export const SNI_PORT = 3129;
  * The proxy's layout (which program listens where, what the logs say). A proxy container left
  * running by a Berth with another layout is replaced, not reused.
  */
-export const PROXY_LAYOUT = '4';
+export const PROXY_LAYOUT = '6';
 
 /** Where the proxy keeps SNI_MATCH_HELPER (written when it starts). */
 export function sniHelperPath(confDir: string): string {
@@ -205,6 +207,8 @@ export interface ProxyLogLine {
   bytesOut: number;
   /** For a CONNECT passed to the SNI check: HAProxy's port for that connection (parseSniLog's `port`). */
   sniCheckPort?: number;
+  /** Why HAProxy refused it (its txn.why), for a refusal of its own rules. */
+  reason?: RefusalReason;
 }
 
 /** squid's verdict on a CONNECT's client hello, keyed by HAProxy's connection to squid. */
@@ -250,12 +254,6 @@ export function proxyEnv(): string[] {
   ];
 }
 
-/** What the agent reads when a command of its ran into the policy. */
-export function refusedNote(refused: readonly { host: string; port: number | null }[], profile: string): string {
-  const list = [...new Set(refused.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)))].slice(0, 10).join(', ');
-  return `[Berth] The network policy of profile "${profile}" refused: ${list}. This sandbox reaches only the hosts in the profile's allowlist, through Berth's proxy. To allow one, the user clicks "Allow this host for the profile" in the chat's Network view, or adds it under Profiles → Network (egressAllow).`;
-}
-
 /*
  * HAProxy (Debian's) decides every request by host and port: plain HTTP, which it forwards
  * itself, and HTTPS CONNECT, which it passes to squid's loopback port for the SNI check (squid
@@ -268,8 +266,10 @@ export function refusedNote(refused: readonly { host: string; port: number | nul
 
 /** The file HAProxy reads its allowlist patterns from (rewritten on each change, then reloaded). */
 export const HTTP_ALLOW_FILE = 'http-allow.lst';
+/** Its chats' own allowances: `sandbox-address@host:port` patterns (policy/egressGrants.ts). */
+export const CHAT_ALLOW_FILE = 'chat-allow.lst';
 
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * One regular expression per entry, matched against the request's `host[:port]` (lower case):
@@ -278,15 +278,19 @@ const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$
  */
 export function httpAllowList(entries: readonly string[]): string {
   const lines = ['# Written by Berth from the profile setting egressAllow: host[:port] patterns.'];
-  for (const rule of allowRules(entries)) {
-    const wildcard = rule.domain.startsWith('.');
-    const name = escapeRegex(wildcard ? rule.domain.slice(1) : rule.domain);
-    const ports = rule.ports.map((p) => `:${p}`);
-    // No port in the Host header means 80: allowed only when 80 is one of the entry's ports.
-    const port = rule.ports.includes(80) ? `(${ports.join('|')})?` : `(${ports.join('|')})`;
-    lines.push(`^${wildcard ? '([a-z0-9-]+\\.)*' : ''}${name}${port}$`);
-  }
+  for (const entry of entries) lines.push(`^${entryPattern(entry)}$`);
   return `${lines.join('\n')}\n`;
+}
+
+/** One entry's `host[:port]` pattern, unanchored (httpAllowList's, and a chat's own after its address). */
+export function entryPattern(entry: string): string {
+  const [rule] = allowRules([entry]) as [AllowRule];
+  const wildcard = rule.domain.startsWith('.');
+  const name = escapeRegex(wildcard ? rule.domain.slice(1) : rule.domain);
+  const ports = rule.ports.map((p) => `:${p}`);
+  // No port in the Host header means 80: allowed only when 80 is one of the entry's ports.
+  const port = rule.ports.includes(80) ? `(${ports.join('|')})?` : `(${ports.join('|')})`;
+  return `${wildcard ? '([a-z0-9-]+\\.)*' : ''}${name}${port}`;
 }
 
 /**
@@ -298,7 +302,7 @@ export function httpAllowList(entries: readonly string[]): string {
  * the address the name resolved to (the container's resolver, Docker's), on that port; an
  * allowed CONNECT goes to squid (SNI_PORT), which checks the client hello and the address again.
  */
-export function haproxyConf(confDir: string): string {
+export function haproxyConf(confDir: string, profile: string): string {
   return `# Berth's egress proxy: HTTP and HTTPS CONNECT by host and port (the SNI check: squid on ${SNI_PORT}).
 global
   log stdout format raw local0
@@ -320,7 +324,7 @@ defaults
   # A client sends a request's head in one go; 10 s is ample on a slow link, and a half-sent
   # one holds a place (and a buffer) no longer than that.
   timeout http-request 10s
-  log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U %bp"
+  log-format "BERTHHTTP %Ts.%ms %ci %HM %[var(txn.host)] %[var(txn.port)] %ST %B %U %bp %[var(txn.why)]"
 resolvers docker
   parse-resolv-conf
   hold valid 10s
@@ -339,14 +343,21 @@ frontend berth_proxy
   http-request set-var(txn.host) var(txn.authority),field(1,:)
   http-request set-var(txn.port) var(txn.authority),field(2,:)
   http-request set-var(txn.port) int(80) if !{ var(txn.port) -m found } || { var(txn.port) -m len 0 }
-  http-request deny deny_status 403 if { var(txn.host) -m reg ^[0-9.]+$ } || { var(txn.host) -m beg [ }
-  http-request deny deny_status 403 unless { var(txn.authority) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} }
+  # Each refusal answers with X-Berth-Refused and a sentence saying why (policy/egressRefusal.ts).
+  http-request set-var(txn.why) str(ip-address) if { var(txn.host) -m reg ^[0-9.]+$ } || { var(txn.host) -m beg [ }
+  ${haproxyRefusalRule('ip-address', profile)}
+  # A chat's own allowances: its sandbox's address, '@', then host:port (CHAT_ALLOW_FILE).
+  http-request set-var(txn.who) src,concat(@,txn.authority)
+  http-request set-var(txn.why) str(not-listed) unless { var(txn.authority) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} } || { var(txn.who) -m reg -f ${confDir}/${CHAT_ALLOW_FILE} }
+  ${haproxyRefusalRule('not-listed', profile)}
   http-request do-resolve(txn.dstip,docker,ipv4) var(txn.host)
   http-request deny deny_status 502 unless { var(txn.dstip) -m found }
-  http-request deny deny_status 403 if { var(txn.dstip) -m ip -f ${confDir}/${NEVER_FILES.http} }
+  http-request set-var(txn.why) str(local-address) if { var(txn.dstip) -m ip -f ${confDir}/${NEVER_FILES.http} }
+  ${haproxyRefusalRule('local-address', profile)}
   http-request set-dst var(txn.dstip) unless METH_CONNECT
   http-request set-dst-port var(txn.port) unless METH_CONNECT
   http-request set-uri %[pathq] unless METH_CONNECT
+  ${haproxySshRules()}
   use_backend berth_sni if METH_CONNECT
   default_backend berth_out
 backend berth_out
@@ -355,7 +366,7 @@ backend berth_out
   server any 0.0.0.0:0
 backend berth_sni
   server squid 127.0.0.1:${SNI_PORT}
-`;
+${haproxySshBackend()}`;
 }
 
 /** HAProxy prints this (on stderr) once its worker listens, after a start or a reload. */
@@ -366,9 +377,10 @@ export const HTTP_READY_LINE = /Loading success/;
  * a CONNECT passed to squid, HAProxy's port for that connection, to match squid's SNI verdict).
  */
 export function parseHttpLog(line: string): ProxyLogLine | null {
-  const m = /^BERTHHTTP (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)(?: (\S+))?\s*$/.exec(line.trim());
+  const m = /^BERTHHTTP (\d+)\.(\d{3}) (\S+) (\S+) (\S+) (\S+) (\d+) (\d+) (\d+)(?: (\S+))?(?: (\S+))?\s*$/.exec(line.trim());
   if (!m) return null;
-  const [, sec, ms, client, method, host, port, status, sent, received, backendPort] = m as unknown as string[];
+  const [, sec, ms, client, method, host, port, status, sent, received, backendPort, why] = m as unknown as string[];
+  const reason = RefusalReason.safeParse(why);
   // A request HAProxy could not read (<BADREQ>, no host): nothing a user could allow.
   if (host === '-' || method === '<BADREQ>') return null;
   const portNum = Number(port);
@@ -383,6 +395,7 @@ export function parseHttpLog(line: string): ProxyLogLine | null {
     bytesIn: Number(sent),
     bytesOut: Number(received),
     ...(method === 'CONNECT' && Number(backendPort) > 0 ? { sniCheckPort: Number(backendPort) } : {}),
+    ...(status === '403' && reason.success ? { reason: reason.data } : {}),
   };
 }
 

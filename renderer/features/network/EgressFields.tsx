@@ -2,7 +2,8 @@
 import { useId, type Ref } from 'react';
 import type { EgressMode, EngineSetting } from '../../../shared/contract';
 import type { ProfileFormValues } from '../profiles/profileForm';
-import { allowProblems, allowlistEngineNote, EGRESS_EXPLAINED, EGRESS_LABELS } from './egressText';
+import { EGRESS_PRESETS, hasPreset, withPreset } from '../../../shared/egressPresets';
+import { allowFromText, allowProblems, allowlistEngineNote, EGRESS_EXPLAINED, EGRESS_LABELS } from './egressText';
 
 export function EgressFields({
   values,
@@ -62,6 +63,20 @@ export function EgressFields({
             aria-describedby={problems.length > 0 ? errorsId : undefined}
           />
         </label>
+      )}
+      {values.egress === 'allowlist' && (
+        <div className="egress-presets" role="group" aria-label="Add a preset to the allowed hosts">
+          <span>Add a preset:</span>{' '}
+          {EGRESS_PRESETS.map((p) => {
+            const list = allowFromText(values.egressAllow);
+            return (
+              <button key={p.id} type="button" disabled={hasPreset(list, p)} title={p.hosts.join(', ')}
+                onClick={() => set('egressAllow', withPreset(list, p).join('\n'))}>
+                {p.label}
+              </button>
+            );
+          })}
+        </div>
       )}
       {problems.length > 0 && (
         <ul id={errorsId} className="field-error allow-problems" aria-label="Allowlist entries Berth cannot use">

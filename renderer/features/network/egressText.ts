@@ -1,6 +1,6 @@
 /** Plain words for each egress mode: the profile form and the Network view say the same thing. */
 import type { EgressMode, EngineSetting, NetworkRequest } from '../../../shared/contract';
-import { allowEntryFor, egressEntryProblem, isIpAddress } from '../../../shared/egress';
+import { allowEntryFor, DEFAULT_PORTS, egressEntryProblem, isIpAddress, type ChatGrant } from '../../../shared/egress';
 
 export const EGRESS_LABELS: Record<EgressMode, string> = {
   allowlist: 'Allowlist — only the hosts below, through Berth’s proxy',
@@ -44,9 +44,10 @@ export function canAllowHost(host: string): boolean {
 }
 
 /** The Network view's Result cell: what happened and, for a refusal, why. */
-export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port'>): string {
+export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port' | 'reason'>): string {
   if (r.allowed) return 'allowed';
-  if (isIpAddress(r.host)) return 'refused: an IP address; only host names can be allowed';
+  if (r.reason === 'local-address') return 'refused: the name resolves to a local or private address, never reached';
+  if (isIpAddress(r.host) || r.reason === 'ip-address') return 'refused: an IP address; only host names can be allowed';
   if (!canAllowHost(r.host)) return 'refused: not a host name the list can take';
   const withPort = allowEntryFor(r.host, r.port).endsWith(`:${r.port}`);
   return `refused: not on the profile's list${withPort ? ` with port ${r.port}` : ''}`;
@@ -60,4 +61,46 @@ export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port
 export function allowlistEngineNote(egress: EgressMode, engineKind: EngineSetting['kind']): string | null {
   if (egress !== 'allowlist' || !(engineKind === 'ssh' || engineKind === 'tcp' || engineKind === 'podman')) return null;
   return "The allowlist needs this computer's Docker engine: its proxy runs here, so sandboxes on another machine or on Podman cannot use it. Pick None or Open for this engine.";
+}
+
+/** Refused requests to one host and port, as the Network view groups them (newest first). */
+export interface RefusedGroup {
+  host: string;
+  port: number | null;
+  count: number;
+  /** Its last refusal's place in the log (newer: larger), for the order. */
+  last: number;
+  result: string;
+  /** Whether Allow can be offered (a host name, not an address or a local one). */
+  allowable: boolean;
+}
+
+/** The chat's refusals by host and port, the most recent first: one row each however often it was refused. */
+export function refusedGroups(requests: readonly NetworkRequest[]): RefusedGroup[] {
+  const groups = new Map<string, RefusedGroup>();
+  requests.forEach((r, i) => {
+    if (r.allowed) return;
+    const key = `${r.host}:${r.port ?? ''}`;
+    const g = groups.get(key);
+    const result = requestResult(r);
+    const allowable = canAllowHost(r.host) && r.reason !== 'local-address';
+    if (g) Object.assign(g, { count: g.count + 1, last: i, result, allowable });
+    else groups.set(key, { host: r.host, port: r.port, count: 1, last: i, result, allowable });
+  });
+  return [...groups.values()].sort((a, b) => b.last - a.last);
+}
+
+/** The ports an Allow can take for a refused port: that port alone, or both web ports for 80 or 443 (the bare host). */
+export function portChoices(port: number | null): { label: string; port: number | null }[] {
+  if (port === null) return [{ label: 'Ports 80 and 443', port: null }];
+  const choices: { label: string; port: number | null }[] = [{ label: `Port ${port} only`, port }];
+  if ((DEFAULT_PORTS as readonly number[]).includes(port)) choices.push({ label: 'Ports 80 and 443', port: null });
+  return choices;
+}
+
+/** A chat allowance as its list says it: the entry and how long it lasts. */
+export function grantText(g: ChatGrant): string {
+  return g.scope === 'once' && g.expiresAt !== null
+    ? `${g.entry}, once, until ${new Date(g.expiresAt).toLocaleTimeString()}`
+    : `${g.entry}, for this chat`;
 }
