@@ -391,7 +391,7 @@ export function createCore(options: CoreOptions): BerthCore {
       folders: (chatId) =>
         workspace
           .views(sessions.requireChat(chatId))
-          .flatMap((a) => (a.containerPath === null ? [] : [{ containerPath: a.containerPath, readOnly: a.readOnly }])),
+          .flatMap((a) => (a.containerPath === null ? [] : [{ containerPath: a.containerPath, readOnly: a.readOnly, hostPath: a.hostPath }])),
     },
   });
 
@@ -625,6 +625,8 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'agent.history': async (req) => agent.history(req.chatId),
     'agent.waiting': async () => ({ approvals: agent.waiting() }),
+    'agent.setOptions': async (req) => agent.setOptions(req.chatId, req),
+    'agent.models': (req) => agent.models(req.chatId),
     'agent.send': async (req) => {
       const chat = sessions.requireChat(req.chatId);
       const first = !store.agentMessages.hasUserMessage(chat.id);

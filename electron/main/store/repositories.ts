@@ -3,7 +3,7 @@ import { ProfileSettings, type AttachMode } from '../../../shared/contract.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
 import type { Provenance } from '../policy/mountPlan.js';
-import { AgentMessagesRepo, ProviderKeysRepo } from './agentRepositories.js';
+import { AgentChatOptionsRepo, AgentMessagesRepo, ProviderKeysRepo } from './agentRepositories.js';
 import type { Db } from './database.js';
 
 export interface ProfileRecord {
@@ -222,6 +222,7 @@ export interface Store {
   cwd: CwdRepo;
   settings: SettingsRepo;
   agentMessages: AgentMessagesRepo;
+  agentChatOptions: AgentChatOptionsRepo;
   providerKeys: ProviderKeysRepo;
   warmSlots: WarmSlotsRepo;
   /** Runs fn in one transaction: all of it lands, or none. */
@@ -239,6 +240,7 @@ export function createStore(db: Db): Store {
     cwd: new CwdRepo(db),
     settings: new SettingsRepo(db),
     agentMessages: new AgentMessagesRepo(db),
+    agentChatOptions: new AgentChatOptionsRepo(db),
     providerKeys: new ProviderKeysRepo(db),
     warmSlots: new WarmSlotsRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
