@@ -4,6 +4,22 @@
  */
 import { z } from 'zod';
 
+/**
+ * An MCP server the agent may use, started inside the chat's sandbox (stdio: the command runs
+ * there as the sandbox user, with the profile's network rules, and speaks MCP on its stdin and
+ * stdout). Its tools are offered to the agent as mcp__<name>__<tool>.
+ */
+export const McpServerSetting = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'An MCP server name is 1-24 letters, digits, - or _.'),
+  /** The program and its arguments, as run inside the sandbox (no shell), e.g. ["python3", "/workspace/tools/server.py"]. */
+  command: z.array(z.string().min(1).max(4096)).min(1).max(64),
+  /** Whether its tool calls wait for the user; absent: as the profile's approval says. */
+  approval: z.enum(['ask', 'auto']).optional(),
+  /** How long one tool call may take before it fails (and the server is stopped); default 60. */
+  timeoutSeconds: z.number().int().min(1).max(3600).optional(),
+});
+export type McpServerSetting = z.infer<typeof McpServerSetting>;
+
 /** Per profile: which model to talk to, and whether each command waits for the user. */
 export const AgentSettings = z.object({
   /** An OpenAI-compatible endpoint's base URL, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
@@ -22,6 +38,12 @@ export const AgentSettings = z.object({
    * reports for the model, else DEFAULT_CONTEXT_WINDOW. Berth summarises older turns near it.
    */
   contextWindow: z.number().int().min(2048).max(10_000_000).nullable().optional(),
+  /** MCP servers started in the chat's sandbox (stdio); names are unique. */
+  mcpServers: z
+    .array(McpServerSetting)
+    .max(16)
+    .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'Each MCP server needs its own name.')
+    .optional(),
 });
 export type AgentSettings = z.infer<typeof AgentSettings>;
 export const DEFAULT_AGENT_SETTINGS: AgentSettings = { baseUrl: null, model: null, approval: 'ask' };

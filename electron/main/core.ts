@@ -44,6 +44,7 @@ import { AgentService, type Complete } from './agent/agentService.js';
 import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
+import { McpServers, mcpContainer } from './agent/mcp/mcpServers.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
@@ -359,21 +360,24 @@ export function createCore(options: CoreOptions): BerthCore {
   });
 
   // Ports (README: Ports): forwards to the chat's running container, as its own user, on its own engine.
+  const runningContainer = async (chatId: string) => {
+    const s = await sandbox.status(chatId);
+    if (s.state !== 'running' || !s.key || !s.containerId) return null;
+    const engine = manager.engineOf(s.key);
+    const user = (await engine.inspectContainer(s.containerId))?.user;
+    return user ? { key: s.key, id: s.containerId, user, engine } : null;
+  };
   const ports = new PortService({
-    container: async (chatId) => {
-      const s = await sandbox.status(chatId);
-      if (s.state !== 'running' || !s.key || !s.containerId) return null;
-      const engine = manager.engineOf(s.key);
-      const user = (await engine.inspectContainer(s.containerId))?.user;
-      return user ? { key: s.key, id: s.containerId, user, engine } : null;
-    },
+    container: runningContainer,
     onGone: (listener) => manager.onGone(listener),
     saved: { get: () => store.settings.get('port_forwards') ?? undefined, set: (v) => store.settings.set('port_forwards', v) },
   });
 
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
+  const mcp = new McpServers({ container: (chatId) => mcpContainer(chatId, sandbox, runningContainer), onGone: (listener) => manager.onGone(listener) });
   const agent = new AgentService({
+    mcp,
     store,
     sessions,
     keys,
@@ -811,6 +815,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight, poolRemoved]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await ports.dispose();
+      await mcp.dispose();
       await manager.dispose();
       await egress.dispose().catch(() => undefined);
       store.close();

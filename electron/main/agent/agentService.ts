@@ -17,6 +17,9 @@ import { ProviderCancelled } from './provider/openaiClient.js';
 import { listModels, type ProviderModel } from './provider/models.js';
 import { resolveAgentPath } from '../policy/agentPaths.js';
 import { TurnContext } from './turnContext.js';
+import { closeInterruptedTurns, markOpen } from './openTurns.js';
+import { runMcpCall } from './mcp/mcpCall.js';
+import type { McpServers } from './mcp/mcpServers.js';
 import { describeCall, isEdit, preview, previewText } from './callText.js';
 import type { ProviderKeys } from './providerKeys.js';
 import { commitEdit, prepareEdit, type PreparedEdit } from './sandboxEdit.js';
@@ -31,10 +34,6 @@ export const MAX_DEPTH = 3;
 const FATAL_CODES = new Set(['engine_unreachable', 'image_unavailable', 'registry_unreachable', 'network_failed', 'container_failed', 'home_template_failed', 'workspace_refused', 'not_found']);
 
 const INTERRUPT_RETRY_MS = 200;
-/** The settings key listing chats whose turn is running (see closeInterruptedTurns). */
-const OPEN_TURNS_KEY = 'agent.open_turns';
-const INTERRUPTED_CALL = 'Interrupted: Berth stopped before this finished.';
-const INTERRUPTED_TURN = 'This turn was interrupted: Berth stopped while it was running.\nSend your message again to continue.';
 
 export type Complete = (req: CompletionRequest) => Promise<Completion>;
 
@@ -78,6 +77,8 @@ export interface AgentServiceDeps {
   beforeTurn?: (chatId: string, userMessageId: string) => Promise<void>;
   /** The provider's model list (GET /v1/models); the real one unless a test gives another. */
   listModels?: (req: { baseUrl: string; apiKey: string | null }) => Promise<ProviderModel[]>;
+  /** The chats' MCP servers, in their sandboxes (absent: the profile's servers are not offered). */
+  mcp?: McpServers;
 }
 
 export class AgentService {
@@ -92,48 +93,9 @@ export class AgentService {
     this.context = new TurnContext({
       store: deps.store, tools: this.tools, clock: deps.clock, complete: deps.complete, listModels: deps.listModels ?? listModels, save: (m) => this.save(m),
     });
-    this.closeInterruptedTurns();
+    closeInterruptedTurns(deps.store, deps.clock);
   }
 
-  /**
-   * Turns still open in the store when Berth starts were cut off (Berth was killed or the
-   * computer went down): their unfinished tool calls end as cancelled, and the chat says so.
-   */
-  private closeInterruptedTurns(): void {
-    const { store, clock } = this.deps;
-    for (const chatId of this.openTurns()) {
-      if (!store.chats.get(chatId)) continue;
-      store.transaction(() => {
-        for (const { message } of store.agentMessages.forChat(chatId)) {
-          const cut = message.toolCalls.filter((c) => c.status === 'running' || c.status === 'awaiting_approval');
-          if (cut.length === 0) continue;
-          for (const c of cut) Object.assign(c, { status: 'cancelled', output: INTERRUPTED_CALL });
-          store.agentMessages.save(message);
-        }
-        store.agentMessages.save({
-          id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'error', content: INTERRUPTED_TURN, toolCalls: [], done: true, createdAt: clock.now(),
-        });
-      });
-    }
-    store.settings.set(OPEN_TURNS_KEY, '[]');
-  }
-
-  private openTurns(): string[] {
-    try {
-      const ids: unknown = JSON.parse(this.deps.store.settings.get(OPEN_TURNS_KEY) ?? '[]');
-      return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-    } catch {
-      return [];
-    }
-  }
-
-  /** Written before a turn starts and after it ends, so a turn cut off by a crash is known at the next start. */
-  private markOpen(chatId: string, open: boolean): void {
-    const ids = new Set(this.openTurns());
-    if (open) ids.add(chatId);
-    else ids.delete(chatId);
-    this.deps.store.settings.set(OPEN_TURNS_KEY, JSON.stringify([...ids]));
-  }
 
   /** Every approval waiting for the user, in any chat. */
   waiting(): ApprovalRequest[] {
@@ -196,7 +158,7 @@ export class AgentService {
     const message = this.save({ id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'user', content: text, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
 
     const turn: Turn = { controller: new AbortController(), live: new Map(), executing: new Set(), finished: Promise.resolve({ finalText: '', error: null }) };
-    this.markOpen(chatId, true);
+    markOpen(this.deps.store, chatId, true);
     this.turns.set(chatId, turn);
     this.deps.events.emit('agent.state', { chatId, running: true, error: null });
     const run: TaskRun = {
@@ -238,6 +200,7 @@ export class AgentService {
   async stopAll(chatId?: string): Promise<void> {
     const ids = chatId === undefined ? [...this.turns.keys()] : [chatId];
     await Promise.all(ids.map((id) => this.stop(id)));
+    if (chatId !== undefined) await this.deps.mcp?.stopChat(chatId);
     if (chatId !== undefined) this.approvals.forgetChat(chatId);
   }
 
@@ -245,7 +208,7 @@ export class AgentService {
     this.turns.delete(chatId);
     this.context.endTurn(chatId);
     try {
-      this.markOpen(chatId, false);
+      markOpen(this.deps.store, chatId, false);
     } catch {
       // The disk is full: the next start closes this turn instead, saying it was interrupted.
     }
@@ -273,7 +236,7 @@ export class AgentService {
     const taskId = run.caller.taskId ?? null;
     for (let step = 0; step < MAX_STEPS; step++) {
       if (turn.controller.signal.aborted) return '';
-      const tools = toolSpecs(run.depth < MAX_DEPTH);
+      const tools = [...toolSpecs(run.depth < MAX_DEPTH), ...(await this.mcpSpecs(run))];
       let messages;
       try {
         messages = await this.context.messages(run, this.deps.sandbox.folders(run.chatId), taskId, tools);
@@ -339,6 +302,8 @@ export class AgentService {
       Object.assign(call, fields);
       this.save(reply);
     };
+    const mcp = await this.mcpCall(run, call, update);
+    if (mcp !== null) return mcp;
     if (!(AGENT_TOOL_NAMES as readonly string[]).includes(call.name)) {
       update({ status: 'failed', output: `Berth has no tool named "${call.name}".` });
       return `Error: there is no tool named "${call.name}". Use one of: ${AGENT_TOOL_NAMES.join(', ')}.`;
@@ -441,6 +406,23 @@ export class AgentService {
       case 'search': return search(this.tools, caller, args as ToolArgs<'search'>);
       case 'find_files': return findFiles(this.tools, caller, args as ToolArgs<'find_files'>);
     }
+  }
+
+  private async mcpSpecs(run: TaskRun) {
+    const servers = this.deps.sessions.requireProfile(run.profile).settings.agent.mcpServers ?? [];
+    if (!this.deps.mcp || servers.length === 0 || run.turn.controller.signal.aborted) return [];
+    return (await this.deps.mcp.specs(run.chatId, servers)).specs;
+  }
+
+  /** A call to an MCP server's tool (null: the name is none of theirs). */
+  private mcpCall(run: TaskRun, call: AgentToolCall, update: (f: Partial<AgentToolCall>) => void): Promise<string | null> {
+    const { agent } = this.deps.sessions.requireProfile(run.profile).settings;
+    if (!this.deps.mcp || !agent.mcpServers?.length) return Promise.resolve(null);
+    return runMcpCall({
+      servers: this.deps.mcp, chatId: run.chatId, settings: agent.mcpServers, profileApproval: agent.approval, allowedForChat: this.approvals.isAllowed(run.chatId),
+      signal: run.turn.controller.signal, update, now: () => this.deps.clock.now(),
+      ask: (command, detail) => this.approvals.ask({ chatId: run.chatId, taskId: run.caller.taskId ?? null, callId: call.id, tool: call.name, command, cwd: null, detail }, run.turn.controller.signal),
+    }, call);
   }
 
   /** A tool that threw: the card says so; failures the model cannot fix end the turn. */
