@@ -45,6 +45,7 @@ import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
 import { McpServers, mcpContainer } from './agent/mcp/mcpServers.js';
+import { LIST_PORTS_COMMAND } from './policy/listeningPorts.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
 import { EgressService, type EgressOptions } from './egress/egressService.js';
@@ -389,7 +390,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
-      newPorts: (chatId) => ports.newPortsNote(chatId),
+      newPorts: (chatId) => ports.newPortsNote(chatId, () => sandbox.exec({ chatId, command: LIST_PORTS_COMMAND[2] as string }, { sandboxOnly: true }).then((r) => r.output)),
       networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>

@@ -129,3 +129,15 @@ describe('a conversation past its context window', () => {
     expect(messages.filter((m) => m.role === 'assistant' && m.notice === undefined).every((m) => (m.usage?.input ?? 0) > 0)).toBe(true);
   });
 });
+
+describe('a new port after a command', () => {
+  it('is told to the model, read through the chat’s own shell', async () => {
+    const { chatId } = await chat({});
+    await core.agent.setOptions({ chatId, instructions: false });
+    const listen = `(nohup python3 -c "import socket,time; s=socket.socket(); s.bind(('0.0.0.0', 8765)); s.listen(); time.sleep(60)" >/dev/null 2>&1 &); sleep 1`;
+    server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: listen } }] }, { text: 'done' }));
+    expect((await runTurn(core, chatId, 'serve', undefined, 120_000)).error).toBeNull();
+    const [result] = toolResults(server.requests.at(-1) as RecordedRequest);
+    expect(result).toMatch(/\[The sandbox now listens on ports? [0-9, ]*8765/);
+  });
+});
