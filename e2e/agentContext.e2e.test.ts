@@ -13,7 +13,7 @@ import { createCore } from '../electron/main/core.js';
 import { SANDBOX_GID, SANDBOX_UID, uniqueName, writeTree } from '../test/support/harness.js';
 import { SERVER_PY } from '../test/support/mcpServer.js';
 import { startOpenAiTestServer, type OpenAiTestServer, type Step } from '../test/support/openaiTestServer.js';
-import { launchBrowser, shot, startHost, tempRoot, type RunningHost } from './support/browserHost.js';
+import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
 import { attach } from './support/ui.js';
 
 const KEY = 'sk-e2e-77c1d0a9e3';
@@ -45,11 +45,7 @@ beforeAll(async () => {
   });
   await setup.agent.setKey({ profile, apiKey: KEY });
   await setup.dispose();
-  host = await startHost(root, {}, { dataDir });
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  await page.goto(host.url);
-  await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
+  ({ host, browser, page } = await openApp(root, { at: { dataDir } }));
 });
 
 afterAll(async () => {

@@ -6,40 +6,28 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BerthCore } from '../../electron/main/core.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../electron/main/agent/provider/openaiClient.js';
 import { SUMMARY_HEADING } from '../../electron/main/agent/conversation.js';
-import { history, runTurn } from '../support/agentDriver.js';
-import { Harness } from '../support/harness.js';
-import { byTurn, startOpenAiTestServer, type OpenAiTestServer, type RecordedRequest, type Step } from '../support/openaiTestServer.js';
+import { agentSuite, history, runTurn } from '../support/agentDriver.js';
+import { byTurn, type RecordedRequest, type Step } from '../support/openaiTestServer.js';
 
 const KEY = 'sk-test-0123456789abcdef';
-const h = new Harness();
-let server: OpenAiTestServer;
-let core: BerthCore;
+const suite = agentSuite(KEY);
+const { h } = suite;
 
 const system = (req: RecordedRequest) => String(req.body.messages[0]?.content);
 const toolResults = (req: RecordedRequest) => req.body.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
-
-beforeAll(async () => {
-  server = await startOpenAiTestServer({ apiKey: KEY });
-  core = h.core();
-});
-afterAll(async () => {
-  await h.cleanup();
-  await server.close();
-});
 beforeEach(() => {
-  server.requests.length = 0;
+  suite.server.requests.length = 0;
 });
 
 async function chat(files: Record<string, string>, agent: Record<string, unknown> = {}) {
-  const p = await h.profile(core, { image: 'berth-test:bookworm', agent: { baseUrl: server.baseUrl, model: 'test-model', approval: 'auto', ...agent } });
-  await core.agent.setKey({ profile: p.name, apiKey: KEY });
-  const c = await core.chats.create({ profile: p.name, title: 'context' });
+  const p = await h.profile(suite.core, { image: 'berth-test:bookworm', agent: { baseUrl: suite.server.baseUrl, model: 'test-model', approval: 'auto', ...agent } });
+  await suite.core.agent.setKey({ profile: p.name, apiKey: KEY });
+  const c = await suite.core.chats.create({ profile: p.name, title: 'context' });
   const folder = h.workspace('project', files);
-  await core.workspace.attach({ chatId: c.id, path: folder, mode: 'readwrite' });
+  await suite.core.workspace.attach({ chatId: c.id, path: folder, mode: 'readwrite' });
   return { chatId: c.id, folder };
 }
 
@@ -55,41 +43,41 @@ describe('AGENTS.md', () => {
     // A link to a file on this computer: read on the host it would leak; in the sandbox it leads nowhere.
     fs.mkdirSync(path.join(folder, 'linked'));
     fs.symlinkSync(secret, path.join(folder, 'linked', 'AGENTS.md'));
-    server.setResponder(byTurn(
+    suite.server.setResponder(byTurn(
       { toolCalls: [{ name: 'read_file', arguments: { path: 'other/b.txt' } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'pkg/a.txt' } }] },
       { toolCalls: [{ name: 'read_file', arguments: { path: 'pkg/a.txt' } }] },
       { text: 'done' },
     ));
-    expect((await runTurn(core, chatId, 'go', undefined, 120_000)).error).toBeNull();
+    expect((await runTurn(suite.core, chatId, 'go', undefined, 120_000)).error).toBeNull();
 
-    const first = server.requests[0] as RecordedRequest;
+    const first = suite.server.requests[0] as RecordedRequest;
     expect(system(first)).toContain('ROOT-RULE-42: run the tests before you answer.');
     expect(system(first)).toContain('/workspace/pkg/AGENTS.md');
     expect(system(first)).not.toContain('PKG-RULE-7');
-    const [other, pkg, again] = toolResults(server.requests.at(-1) as RecordedRequest);
+    const [other, pkg, again] = toolResults(suite.server.requests.at(-1) as RecordedRequest);
     expect(other).not.toContain('PKG-RULE-7');
     expect(pkg).toContain('alpha');
     expect(pkg).toContain('PKG-RULE-7: this package uses tabs.');
     expect(again).not.toContain('PKG-RULE-7');
-    for (const req of server.requests) expect(JSON.stringify(req.body.messages)).not.toContain('HOST-SECRET-991');
+    for (const req of suite.server.requests) expect(JSON.stringify(req.body.messages)).not.toContain('HOST-SECRET-991');
 
-    const notice = (await history(core, chatId)).find((m) => m.notice?.kind === 'instructions');
+    const notice = (await history(suite.core, chatId)).find((m) => m.notice?.kind === 'instructions');
     expect(notice?.content).toBe(`Using AGENTS.md from ${folder}, /workspace/pkg/AGENTS.md`);
     expect(notice?.notice).toEqual({ kind: 'instructions', folders: [folder], nested: ['/workspace/pkg/AGENTS.md'] });
   });
 
   it('turned off for a chat, is not sent', async () => {
     const { chatId } = await chat({ 'AGENTS.md': 'ROOT-RULE-42\n', 'pkg/AGENTS.md': 'PKG-RULE-7\n', 'pkg/a.txt': 'alpha\n' });
-    expect(await core.agent.setOptions({ chatId, instructions: false })).toEqual({ instructions: false, model: null });
-    server.setResponder(byTurn({ toolCalls: [{ name: 'read_file', arguments: { path: 'pkg/a.txt' } }] }, { text: 'done' }));
-    expect((await runTurn(core, chatId, 'go', undefined, 120_000)).error).toBeNull();
-    for (const req of server.requests) {
+    expect(await suite.core.agent.setOptions({ chatId, instructions: false })).toEqual({ instructions: false, model: null });
+    suite.server.setResponder(byTurn({ toolCalls: [{ name: 'read_file', arguments: { path: 'pkg/a.txt' } }] }, { text: 'done' }));
+    expect((await runTurn(suite.core, chatId, 'go', undefined, 120_000)).error).toBeNull();
+    for (const req of suite.server.requests) {
       expect(JSON.stringify(req.body.messages)).not.toContain('RULE');
       expect(system(req)).not.toContain('AGENTS.md');
     }
-    expect((await history(core, chatId)).some((m) => m.notice !== undefined)).toBe(false);
-    expect((await core.agent.history({ chatId })).options?.instructions).toBe(false);
+    expect((await history(suite.core, chatId)).some((m) => m.notice !== undefined)).toBe(false);
+    expect((await suite.core.agent.history({ chatId })).options?.instructions).toBe(false);
   });
 });
 
@@ -97,31 +85,31 @@ describe('a conversation past its context window', () => {
   it('goes on with a summary of its older turns plus the latest ones, every tool call with its result', async () => {
     const { chatId } = await chat({}, { contextWindow: 4096 });
     // A summary request has no tools; otherwise a user message gets a command, its result an answer.
-    server.setResponder((req): Step => {
+    suite.server.setResponder((req): Step => {
       if (!req.body.tools) return { text: `SUMMARY-TEXT of ${req.body.messages.length} messages` };
       const last = req.body.messages.at(-1) as ChatMessage;
       if (last.role === 'tool') return { text: 'That printed a long line.' };
       const n = String(last.content).match(/turn (\d+)/)?.[1] ?? '0';
       return { toolCalls: [{ name: 'terminal', arguments: { command: `echo turn-${n}; head -c 3000 /dev/zero | tr '\\0' x` } }] };
     });
-    for (let i = 1; i <= 6; i++) expect((await runTurn(core, chatId, `turn ${i}: print a long line`, undefined, 120_000)).error).toBeNull();
+    for (let i = 1; i <= 6; i++) expect((await runTurn(suite.core, chatId, `turn ${i}: print a long line`, undefined, 120_000)).error).toBeNull();
 
-    const summaries = server.requests.filter((r) => !r.body.tools);
+    const summaries = suite.server.requests.filter((r) => !r.body.tools);
     expect(summaries.length).toBeGreaterThan(0);
     expect(String(summaries[0]?.body.messages[1]?.content)).toContain('turn 1: print a long line');
-    const last = server.requests.at(-1) as RecordedRequest;
+    const last = suite.server.requests.at(-1) as RecordedRequest;
     expect(system(last)).toContain(SUMMARY_HEADING);
     expect(system(last)).toContain('SUMMARY-TEXT');
     const sent = JSON.stringify(last.body.messages);
     expect(sent).not.toContain('turn 1: print a long line');
     expect(sent).toContain('turn 6: print a long line');
     expect(sent).toContain('turn-6');
-    for (const req of server.requests.filter((r) => r.body.tools)) {
+    for (const req of suite.server.requests.filter((r) => r.body.tools)) {
       const calls = req.body.messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.id);
       const answered = req.body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
       expect(answered).toEqual(calls);
     }
-    const messages = await history(core, chatId);
+    const messages = await history(suite.core, chatId);
     const notice = messages.find((m) => m.notice?.kind === 'summary');
     expect(notice?.content).toBe('Earlier turns summarised');
     expect(notice?.notice).toMatchObject({ kind: 'summary', summary: expect.stringContaining('SUMMARY-TEXT') });
@@ -133,11 +121,11 @@ describe('a conversation past its context window', () => {
 describe('a new port after a command', () => {
   it('is told to the model, read through the chat’s own shell', async () => {
     const { chatId } = await chat({});
-    await core.agent.setOptions({ chatId, instructions: false });
+    await suite.core.agent.setOptions({ chatId, instructions: false });
     const listen = `(nohup python3 -c "import socket,time; s=socket.socket(); s.bind(('0.0.0.0', 8765)); s.listen(); time.sleep(60)" >/dev/null 2>&1 &); sleep 1`;
-    server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: listen } }] }, { text: 'done' }));
-    expect((await runTurn(core, chatId, 'serve', undefined, 120_000)).error).toBeNull();
-    const [result] = toolResults(server.requests.at(-1) as RecordedRequest);
+    suite.server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: listen } }] }, { text: 'done' }));
+    expect((await runTurn(suite.core, chatId, 'serve', undefined, 120_000)).error).toBeNull();
+    const [result] = toolResults(suite.server.requests.at(-1) as RecordedRequest);
     expect(result).toMatch(/\[The sandbox now listens on ports? [0-9, ]*8765/);
   });
 });
