@@ -4,6 +4,22 @@
  */
 import { z } from 'zod';
 
+/**
+ * An MCP server the agent may use, started inside the chat's sandbox (stdio: the command runs
+ * there as the sandbox user, with the profile's network rules, and speaks MCP on its stdin and
+ * stdout). Its tools are offered to the agent as mcp__<name>__<tool>.
+ */
+export const McpServerSetting = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'An MCP server name is 1-24 letters, digits, - or _.'),
+  /** The program and its arguments, as run inside the sandbox (no shell), e.g. ["python3", "/workspace/tools/server.py"]. */
+  command: z.array(z.string().min(1).max(4096)).min(1).max(64),
+  /** Whether its tool calls wait for the user; absent: as the profile's approval says. */
+  approval: z.enum(['ask', 'auto']).optional(),
+  /** How long one tool call may take before it fails (and the server is stopped); default 60. */
+  timeoutSeconds: z.number().int().min(1).max(3600).optional(),
+});
+export type McpServerSetting = z.infer<typeof McpServerSetting>;
+
 /** Per profile: which model to talk to, and whether each command waits for the user. */
 export const AgentSettings = z.object({
   /** An OpenAI-compatible endpoint's base URL, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
@@ -17,9 +33,22 @@ export const AgentSettings = z.object({
   model: z.string().trim().min(1).max(256).nullable(),
   /** 'ask': every command and file write waits for the user. 'auto': they run at once. */
   approval: z.enum(['ask', 'auto']),
+  /**
+   * The model's context window in tokens. Absent or null: the figure the provider's /v1/models
+   * reports for the model, else DEFAULT_CONTEXT_WINDOW. Berth summarises older turns near it.
+   */
+  contextWindow: z.number().int().min(2048).max(10_000_000).nullable().optional(),
+  /** MCP servers started in the chat's sandbox (stdio); names are unique. */
+  mcpServers: z
+    .array(McpServerSetting)
+    .max(16)
+    .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'Each MCP server needs its own name.')
+    .optional(),
 });
 export type AgentSettings = z.infer<typeof AgentSettings>;
 export const DEFAULT_AGENT_SETTINGS: AgentSettings = { baseUrl: null, model: null, approval: 'ask' };
+/** The context window assumed when neither the profile nor the provider states one (tokens). */
+export const DEFAULT_CONTEXT_WINDOW = 32_768;
 
 export const AGENT_TOOL_NAMES = ['terminal', 'read_file', 'write_file', 'edit_file', 'list_dir', 'search', 'find_files', 'delegate_task'] as const;
 export const AgentToolName = z.enum(AGENT_TOOL_NAMES);
@@ -51,6 +80,33 @@ export const AgentToolCall = z.object({
 });
 export type AgentToolCall = z.infer<typeof AgentToolCall>;
 
+/** Tokens the provider reported for one model answer (its usage figures). */
+export const TokenUsage = z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() });
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+/** What Berth itself says in the conversation, between the messages. */
+export const AgentNotice = z.discriminatedUnion('kind', [
+  /** The repository's AGENTS.md files given to the agent as instructions (paths inside the sandbox). */
+  z.object({
+    kind: z.literal('instructions'),
+    /** The attached folders whose own AGENTS.md is in the instructions. */
+    folders: z.array(z.string()),
+    /** AGENTS.md files deeper in those folders: the agent gets each one's text when it works under it. */
+    nested: z.array(z.string()),
+  }),
+  /** Earlier turns were summarised to fit the model's context window. */
+  z.object({
+    kind: z.literal('summary'),
+    /** The model's summary, which replaces the summarised messages in what it is sent. */
+    summary: z.string(),
+    /** How many messages it replaces. */
+    messages: z.number().int().nonnegative(),
+    /** The last message it replaces: it and every one before it are sent as this summary. */
+    through: z.string(),
+  }),
+]);
+export type AgentNotice = z.infer<typeof AgentNotice>;
+
 export const AgentMessage = z.object({
   id: z.string(),
   chatId: z.string(),
@@ -64,6 +120,10 @@ export const AgentMessage = z.object({
   /** False while the model is still streaming this message. */
   done: z.boolean(),
   createdAt: z.number(),
+  /** A notice of Berth's (role 'assistant', no tool calls): not the model's words. */
+  notice: AgentNotice.optional(),
+  /** An assistant message's tokens as the provider reported them (absent when it reported none). */
+  usage: TokenUsage.optional(),
 });
 export type AgentMessage = z.infer<typeof AgentMessage>;
 
@@ -91,6 +151,15 @@ export const KeyStatus = z.object({
 export type KeyStatus = z.infer<typeof KeyStatus>;
 
 const ChatIdField = z.string().min(1).max(256);
+
+/** A chat's own agent options. */
+export const AgentChatOptions = z.object({
+  /** Whether the attached folders' AGENTS.md files are given to the agent (default on). */
+  instructions: z.boolean(),
+  /** The model for this chat; null: the profile's. */
+  model: z.string().trim().min(1).max(256).nullable(),
+});
+export type AgentChatOptions = z.infer<typeof AgentChatOptions>;
 const ProfileField = z.string().trim().min(1).max(64);
 
 export const agentMethods = {
@@ -103,7 +172,21 @@ export const agentMethods = {
       approvals: z.array(ApprovalRequest),
       /** "Allow for this chat" was chosen: its commands run without asking until revoked or Berth restarts. */
       allowedForChat: z.boolean(),
+      /** The chat's own options (absent: the defaults, AGENTS.md on and the profile's model). */
+      options: AgentChatOptions.optional(),
+      /** The context window in use (tokens): the profile's, the provider's figure, or the default. */
+      contextWindow: z.number().int().nullable().optional(),
     }),
+  },
+  /** Changes the chat's own agent options; what is not given stays. */
+  'agent.setOptions': {
+    request: z.object({ chatId: ChatIdField, instructions: z.boolean().optional(), model: AgentChatOptions.shape.model.optional() }).strict(),
+    response: AgentChatOptions,
+  },
+  /** The models the profile's provider lists (GET /v1/models), and the chat's current one. */
+  'agent.models': {
+    request: z.object({ chatId: ChatIdField }).strict(),
+    response: z.object({ models: z.array(z.string()), current: z.string().nullable() }),
   },
   /**
    * Every approval waiting in any chat of this instance: what a page that just (re)connected

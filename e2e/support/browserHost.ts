@@ -173,9 +173,9 @@ export type InitScript = Parameters<Page['addInitScript']>[0];
  */
 export async function openApp(
   root: string,
-  { initScripts = [], env = {}, permissions = [] }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv; permissions?: string[] } = {},
+  { initScripts = [], env = {}, permissions = [], at = {} }: { initScripts?: InitScript[]; env?: NodeJS.ProcessEnv; permissions?: string[]; at?: Parameters<typeof startHost>[2] } = {},
 ): Promise<{ host: RunningHost; browser: Browser; page: Page }> {
-  const host = await startHost(root, env);
+  const host = await startHost(root, env, at);
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();

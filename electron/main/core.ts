@@ -46,6 +46,8 @@ import { AgentService, type Complete } from './agent/agentService.js';
 import { createApiChats, type ApiChats } from './agent/apiChats.js';
 import { ProviderKeys } from './agent/providerKeys.js';
 import { streamChatCompletion } from './agent/provider/openaiClient.js';
+import { McpServers, mcpContainer } from './agent/mcp/mcpServers.js';
+import { LIST_PORTS_COMMAND } from './policy/listeningPorts.js';
 import { keyFileBox, type SecretBox } from './agent/secrets/secretBox.js';
 import { ReviewService } from './review/reviewService.js';
 import { ReviewEdits } from './review/reviewEdits.js';
@@ -368,21 +370,24 @@ export function createCore(options: CoreOptions): BerthCore {
   });
 
   // Ports (README: Ports): forwards to the chat's running container, as its own user, on its own engine.
+  const runningContainer = async (chatId: string) => {
+    const s = await sandbox.status(chatId);
+    if (s.state !== 'running' || !s.key || !s.containerId) return null;
+    const engine = manager.engineOf(s.key);
+    const user = (await engine.inspectContainer(s.containerId))?.user;
+    return user ? { key: s.key, id: s.containerId, user, engine } : null;
+  };
   const ports = new PortService({
-    container: async (chatId) => {
-      const s = await sandbox.status(chatId);
-      if (s.state !== 'running' || !s.key || !s.containerId) return null;
-      const engine = manager.engineOf(s.key);
-      const user = (await engine.inspectContainer(s.containerId))?.user;
-      return user ? { key: s.key, id: s.containerId, user, engine } : null;
-    },
+    container: runningContainer,
     onGone: (listener) => manager.onGone(listener),
     saved: { get: () => store.settings.get('port_forwards') ?? undefined, set: (v) => store.settings.set('port_forwards', v) },
   });
 
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
+  const mcp = new McpServers({ container: (chatId) => mcpContainer(chatId, sandbox, runningContainer), onGone: (listener) => manager.onGone(listener) });
   const agent = new AgentService({
+    mcp,
     store,
     sessions,
     keys,
@@ -394,13 +399,13 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
-      newPorts: (chatId) => ports.newPortsNote(chatId),
+      newPorts: (chatId) => ports.newPortsNote(chatId, () => sandbox.exec({ chatId, command: LIST_PORTS_COMMAND[2] as string }, { sandboxOnly: true }).then((r) => r.output)),
       networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
         workspace
           .views(sessions.requireChat(chatId))
-          .flatMap((a) => (a.containerPath === null ? [] : [{ containerPath: a.containerPath, readOnly: a.readOnly }])),
+          .flatMap((a) => (a.containerPath === null ? [] : [{ containerPath: a.containerPath, readOnly: a.readOnly, hostPath: a.hostPath }])),
     },
   });
 
@@ -627,6 +632,8 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'agent.history': async (req) => agent.history(req.chatId),
     'agent.waiting': async () => ({ approvals: agent.waiting() }),
+    'agent.setOptions': async (req) => agent.setOptions(req.chatId, req),
+    'agent.models': (req) => agent.models(req.chatId),
     'agent.send': async (req) => {
       const chat = sessions.requireChat(req.chatId);
       const first = !store.agentMessages.hasUserMessage(chat.id);
@@ -819,6 +826,7 @@ export function createCore(options: CoreOptions): BerthCore {
       const settle = Promise.allSettled([ready, agent.stopAll(), ...inFlight, poolRemoved]);
       await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
       await ports.dispose();
+      await mcp.dispose();
       await manager.dispose();
       await egress.dispose().catch(() => undefined);
       store.close();

@@ -4,7 +4,7 @@
  * opened, then kept up to date by the `agent.*` events. The reducer is pure so it is testable alone.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { AgentMessage, ApprovalRequest, EventPayload, Response } from '../../shared/contract';
+import type { AgentChatOptions, AgentMessage, ApprovalRequest, EventPayload, Response } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
 import { without } from './record';
@@ -26,6 +26,10 @@ export interface Conversation {
   answering: readonly string[];
   /** "Allow for this chat" is on: its commands run without asking. */
   allowedForChat: boolean;
+  /** The chat's own agent options (AGENTS.md on or off, its model). */
+  options: AgentChatOptions;
+  /** The model's context window in tokens, as main uses it; null when unknown. */
+  contextWindow: number | null;
 }
 
 export const EMPTY_CONVERSATION: Conversation = {
@@ -39,6 +43,8 @@ export const EMPTY_CONVERSATION: Conversation = {
   stopping: false,
   answering: [],
   allowedForChat: false,
+  options: { instructions: true, model: null },
+  contextWindow: null,
 };
 
 export type Conversations = Readonly<Record<string, Conversation>>;
@@ -88,7 +94,9 @@ export function reduceAgent(state: Conversations, action: AgentAction): Conversa
       return state[action.chatId] ? state : { ...state, [action.chatId]: EMPTY_CONVERSATION };
     case 'history': {
       const { messages, running, approvals, allowedForChat } = action.history;
-      return update(state, action.chatId, (c) => ({ ...c, messages, running, approvals, allowedForChat, loaded: true, loadError: null }));
+      const options = action.history.options ?? EMPTY_CONVERSATION.options;
+      const contextWindow = action.history.contextWindow ?? null;
+      return update(state, action.chatId, (c) => ({ ...c, messages, running, approvals, allowedForChat, options, contextWindow, loaded: true, loadError: null }));
     }
     case 'message':
       return update(state, action.message.chatId, (c) => ({ ...c, messages: upsertMessage(c.messages, action.message) }));
@@ -147,6 +155,8 @@ export interface AgentState {
   dismissError(chatId: string): void;
   /** Takes back "Allow for this chat". */
   revokeAllow(chatId: string): Promise<void>;
+  /** Changes the chat's own agent options; they apply from its next turn. */
+  setOptions(chatId: string, change: Partial<AgentChatOptions>): Promise<void>;
 }
 
 export type AgentStore = StoreApi<AgentState>;
@@ -214,6 +224,16 @@ export function createAgentStore(api: BerthApi): AgentStore {
 
       dismissError(chatId) {
         patch(chatId, { error: null });
+      },
+
+      async setOptions(chatId, change) {
+        try {
+          patch(chatId, { options: await api.call('agent.setOptions', { chatId, ...change }) });
+          // Another model may have another context window.
+          if (change.model !== undefined) await get().load(chatId);
+        } catch (error) {
+          patch(chatId, { error: errorInfo(error) });
+        }
       },
 
       async revokeAllow(chatId) {

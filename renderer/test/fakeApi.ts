@@ -6,6 +6,7 @@
  * itself.
  */
 import type {
+  AgentChatOptions,
   AgentMessage,
   AgentToolCall,
   ApprovalRequest,
@@ -108,6 +109,7 @@ export interface FakeConversation {
   running: boolean;
   approvals: ApprovalRequest[];
   allowedForChat?: boolean;
+  options?: AgentChatOptions;
 }
 
 type AgentEventName = Extract<EventName, `agent.${string}`>;
@@ -194,6 +196,8 @@ export interface FakeApi extends BerthApi {
   conversations: Record<string, FakeConversation>;
   /** Saved API keys per profile, as agent.keyStatus reports them (the key itself is not kept). */
   keys: Record<string, KeyStatus>;
+  /** What agent.models lists (the provider's /v1/models). */
+  providerModels: string[];
   /** Pushes an agent event (a message, a delta, a turn's state, an approval) as main would. */
   pushAgent<E extends AgentEventName>(event: E, payload: EventPayload<E>): void;
   /** What review.changes answers, per chat (Review-mode copies and their changed files). */
@@ -253,6 +257,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     confirmFolderResult: 'picked',
     conversations: seed.conversations ?? {},
     keys: {},
+    providerModels: ['test-model'],
     reviewCopies: {},
     checkpoints: {},
     reviewComments: [],
@@ -462,8 +467,15 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'agent.waiting': () => ({ approvals: Object.values(fake.conversations).flatMap((c) => c.approvals) }),
     'agent.history': ({ chatId }) => {
       const c = conversation(chatId);
-      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals], allowedForChat: c.allowedForChat ?? false };
+      return { messages: [...c.messages], running: c.running, approvals: [...c.approvals], allowedForChat: c.allowedForChat ?? false, options: c.options ?? { instructions: true, model: null } };
     },
+    'agent.setOptions': ({ chatId, instructions, model }) => {
+      const c = conversation(chatId);
+      const now = c.options ?? { instructions: true, model: null };
+      c.options = { instructions: instructions ?? now.instructions, model: model === undefined ? now.model : model };
+      return c.options;
+    },
+    'agent.models': ({ chatId }) => ({ models: fake.providerModels, current: conversation(chatId).options?.model ?? null }),
     // Only records the user's message: tests push the agent's side with pushAgent.
     'agent.send': ({ chatId, text }) => {
       const message = agentMessage({ chatId, role: 'user', content: text.trim(), createdAt: Date.now() });

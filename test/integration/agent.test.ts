@@ -222,6 +222,9 @@ describe('an agent in a chat', () => {
   it('Stop while the sandbox is still starting runs nothing', async () => {
     const profile = await agentProfile();
     const { chatId, folder } = await chatWithFolder(profile, {});
+    // With AGENTS.md on, the turn's first step (looking for it) would start the sandbox before
+    // the model is asked: off, the sandbox starts for the tool call, which is what this stops.
+    await core.agent.setOptions({ chatId, instructions: false });
     server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: 'touch /workspace/too-late.txt' } }] }, { text: 'not asked' }));
     let stopping: Promise<unknown> | null = null;
     const sub = core.onEvent((event, payload) => {

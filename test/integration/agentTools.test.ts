@@ -34,7 +34,9 @@ beforeEach(() => {
 
 describe.each(['berth-test:busybox', 'berth-test:bookworm'])('the agent’s file tools on %s', (image) => {
   async function chat(files: Record<string, string>, approval: 'ask' | 'auto' = 'auto') {
-    const p = await h.profile(core, { image, agent: { baseUrl: server.baseUrl, model: 'test-model', approval } });
+    // A window large enough that the tools' own caps, not the context's cut of long results
+    // (a fifth of the window; agentContext.test covers it), decide what a result holds.
+    const p = await h.profile(core, { image, agent: { baseUrl: server.baseUrl, model: 'test-model', approval, contextWindow: 200_000 } });
     await core.agent.setKey({ profile: p.name, apiKey: KEY });
     const c = await core.chats.create({ profile: p.name, title: 'tools' });
     const folder = h.workspace('project', files);

@@ -1,7 +1,34 @@
 /** Drives a core's agent as the UI does (agent.send, then events), for integration tests. */
 import type { AgentMessage, ApprovalRequest } from '../../shared/contract.js';
 import type { BerthCore } from '../../electron/main/core.js';
+import { afterAll, beforeAll } from 'vitest';
 import { nextEvent } from './events.js';
+import { Harness } from './harness.js';
+import { startOpenAiTestServer, type OpenAiTestServer } from './openaiTestServer.js';
+
+/** A test file's harness, core and scripted provider (with this key), made before its tests and cleaned up after. */
+export function agentSuite(apiKey: string): { h: Harness; readonly core: BerthCore; readonly server: OpenAiTestServer } {
+  const h = new Harness();
+  let core: BerthCore | undefined;
+  let server: OpenAiTestServer | undefined;
+  beforeAll(async () => {
+    server = await startOpenAiTestServer({ apiKey });
+    core = h.core();
+  });
+  afterAll(async () => {
+    await h.cleanup();
+    await server?.close();
+  });
+  return {
+    h,
+    get core() {
+      return core as BerthCore;
+    },
+    get server() {
+      return server as OpenAiTestServer;
+    },
+  };
+}
 
 export interface TurnEnd {
   error: { code: string; message: string; hint?: string } | null;

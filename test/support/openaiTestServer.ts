@@ -10,7 +10,8 @@
  *   server.requests[0].body.messages   // what the app sent, in arrival order
  *   await server.close();              // also ends streams still open, hanging ones included
  *
- * Routes: POST /v1/chat/completions, GET /v1/models (opts.models, or ["test-model"]); anything
+ * Routes: POST /v1/chat/completions, GET /v1/models (opts.models, or ["test-model"], with
+ * opts.contextLength's figures as context_length); anything
  * else is a 404 in OpenAI's error shape. Every well-formed chat request is recorded in
  * `requests` before the checks below, so rejected ones can be counted too.
  *
@@ -25,7 +26,7 @@
  *   streams as exactly those chunks. Tool call arguments (an object is JSON-encoded) stream in
  *   2-3 fragments after a first fragment with index, id, type and name; ids default to
  *   `call_<request index>_<call index>`. finish_reason is "tool_calls" when there are calls,
- *   else "stop", then `data: [DONE]`. `chunkDelayMs` paces the chunks; `delayMs` waits before
+ *   else "stop", then (when stream_options.include_usage) a usage chunk, then `data: [DONE]`. `chunkDelayMs` paces the chunks; `delayMs` waits before
  *   the response starts; `json: true` answers with one application/json body instead of a
  *   stream (as servers that ignore stream:true do). A request with stream not true gets JSON too.
  * - `{ status, error, retryAfter }`: an HTTP error with OpenAI's `{ error: { message, type,
@@ -56,7 +57,7 @@ export type Step =
 
 export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
-  body: { model: string; messages: ChatMessage[]; tools?: unknown[]; stream?: boolean };
+  body: { model: string; messages: ChatMessage[]; tools?: unknown[]; stream?: boolean; stream_options?: { include_usage?: boolean } };
   at: number;
 }
 
@@ -74,6 +75,8 @@ export interface OpenAiTestServer {
 export interface OpenAiTestServerOptions {
   apiKey?: string;
   models?: string[];
+  /** Context windows GET /v1/models states, per model id (as OpenRouter's context_length). */
+  contextLength?: Record<string, number>;
   responder?: Responder;
 }
 
@@ -97,7 +100,9 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
     const raw = await readBody(req);
     if (req.method === 'GET' && path === '/v1/models') {
       if (!authorized(req, res)) return;
-      const data = (opts.models ?? ['test-model']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'berth-test' }));
+      const data = (opts.models ?? ['test-model']).map((id) => ({
+        id, object: 'model', created: 0, owned_by: 'berth-test', ...(opts.contextLength?.[id] === undefined ? {} : { context_length: opts.contextLength[id] }),
+      }));
       return sendJson(res, 200, { object: 'list', data });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -231,6 +236,8 @@ async function play(step: Step, body: RecordedRequest['body'], index: number, re
       ...fragments(c.arguments).map((piece) => chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] })),
     ]),
     chunk({}, finish),
+    // Usage as OpenAI sends it when asked: a last chunk with no choices (tokens here: characters / 4).
+    ...(body.stream_options?.include_usage ? [`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: usageOf(body, pieces, calls) })}\n\n`] : []),
     'data: [DONE]\n\n',
   ];
   res.writeHead(200, SSE_HEADERS);
@@ -243,6 +250,12 @@ async function play(step: Step, body: RecordedRequest['body'], index: number, re
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+
+function usageOf(body: RecordedRequest['body'], pieces: string[], calls: { arguments: string }[]) {
+  const prompt_tokens = Math.ceil(JSON.stringify(body.messages).length / 4);
+  const completion_tokens = Math.ceil((pieces.join('').length + calls.reduce((n, c) => n + c.arguments.length, 0)) / 4);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
 
 /** Two or three pieces, so a client that keeps only the last fragment gets caught. */
 function fragments(args: string): string[] {

@@ -5,16 +5,22 @@
  * endpoint, reached with the profile's own key.
  */
 import { randomUUID } from 'node:crypto';
-import { AGENT_TOOL_NAMES, type AgentMessage, type AgentToolCall, type AgentToolName, type ApprovalRequest } from '../../../shared/contract.js';
+import { AGENT_TOOL_NAMES, type AgentChatOptions, type AgentMessage, type AgentToolCall, type AgentToolName, type ApprovalRequest } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload } from '../../../shared/errors.js';
 import type { EventHub } from '../events.js';
 import type { Clock } from '../base/clock.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { Store } from '../store/repositories.js';
 import { ApprovalGate, type ApprovalDecision } from './approvals.js';
-import { providerMessages, systemPrompt } from './conversation.js';
 import type { Completion, CompletionRequest } from './provider/openaiClient.js';
 import { ProviderCancelled } from './provider/openaiClient.js';
+import { listModels, type ProviderModel } from './provider/models.js';
+import { resolveAgentPath } from '../policy/agentPaths.js';
+import { TurnContext } from './turnContext.js';
+import { closeInterruptedTurns, markOpen } from './openTurns.js';
+import { runMcpCall } from './mcp/mcpCall.js';
+import type { McpServers } from './mcp/mcpServers.js';
+import { describeCall, isEdit, preview, previewText } from './callText.js';
 import type { ProviderKeys } from './providerKeys.js';
 import { commitEdit, prepareEdit, type PreparedEdit } from './sandboxEdit.js';
 import { findFiles, search } from './sandboxSearch.js';
@@ -28,10 +34,6 @@ export const MAX_DEPTH = 3;
 const FATAL_CODES = new Set(['engine_unreachable', 'image_unavailable', 'registry_unreachable', 'network_failed', 'container_failed', 'home_template_failed', 'workspace_refused', 'not_found']);
 
 const INTERRUPT_RETRY_MS = 200;
-/** The settings key listing chats whose turn is running (see closeInterruptedTurns). */
-const OPEN_TURNS_KEY = 'agent.open_turns';
-const INTERRUPTED_CALL = 'Interrupted: Berth stopped before this finished.';
-const INTERRUPTED_TURN = 'This turn was interrupted: Berth stopped while it was running.\nSend your message again to continue.';
 
 export type Complete = (req: CompletionRequest) => Promise<Completion>;
 
@@ -56,6 +58,7 @@ interface TaskRun {
   baseUrl: string;
   model: string;
   apiKey: string | null;
+  profileWindow: number | null | undefined;
   caller: Caller;
   parentCallId: string | null;
   depth: number;
@@ -72,69 +75,63 @@ export interface AgentServiceDeps {
   complete: Complete;
   /** Runs before each turn starts (Review mode's restore point); a failure ends the turn with its error. */
   beforeTurn?: (chatId: string, userMessageId: string) => Promise<void>;
+  /** The provider's model list (GET /v1/models); the real one unless a test gives another. */
+  listModels?: (req: { baseUrl: string; apiKey: string | null }) => Promise<ProviderModel[]>;
+  /** The chats' MCP servers, in their sandboxes (absent: the profile's servers are not offered). */
+  mcp?: McpServers;
 }
 
 export class AgentService {
   private readonly turns = new Map<string, Turn>();
   private readonly approvals: ApprovalGate;
   private readonly tools: SandboxTools;
+  private readonly context: TurnContext;
 
   constructor(private readonly deps: AgentServiceDeps) {
     this.approvals = new ApprovalGate(deps.events);
     this.tools = new SandboxTools(deps.sandbox);
-    this.closeInterruptedTurns();
+    this.context = new TurnContext({
+      store: deps.store, tools: this.tools, clock: deps.clock, complete: deps.complete, listModels: deps.listModels ?? listModels, save: (m) => this.save(m),
+    });
+    closeInterruptedTurns(deps.store, deps.clock);
   }
 
-  /**
-   * Turns still open in the store when Berth starts were cut off (Berth was killed or the
-   * computer went down): their unfinished tool calls end as cancelled, and the chat says so.
-   */
-  private closeInterruptedTurns(): void {
-    const { store, clock } = this.deps;
-    for (const chatId of this.openTurns()) {
-      if (!store.chats.get(chatId)) continue;
-      store.transaction(() => {
-        for (const { message } of store.agentMessages.forChat(chatId)) {
-          const cut = message.toolCalls.filter((c) => c.status === 'running' || c.status === 'awaiting_approval');
-          if (cut.length === 0) continue;
-          for (const c of cut) Object.assign(c, { status: 'cancelled', output: INTERRUPTED_CALL });
-          store.agentMessages.save(message);
-        }
-        store.agentMessages.save({
-          id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'error', content: INTERRUPTED_TURN, toolCalls: [], done: true, createdAt: clock.now(),
-        });
-      });
-    }
-    store.settings.set(OPEN_TURNS_KEY, '[]');
-  }
-
-  private openTurns(): string[] {
-    try {
-      const ids: unknown = JSON.parse(this.deps.store.settings.get(OPEN_TURNS_KEY) ?? '[]');
-      return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-    } catch {
-      return [];
-    }
-  }
-
-  /** Written before a turn starts and after it ends, so a turn cut off by a crash is known at the next start. */
-  private markOpen(chatId: string, open: boolean): void {
-    const ids = new Set(this.openTurns());
-    if (open) ids.add(chatId);
-    else ids.delete(chatId);
-    this.deps.store.settings.set(OPEN_TURNS_KEY, JSON.stringify([...ids]));
-  }
 
   /** Every approval waiting for the user, in any chat. */
   waiting(): ApprovalRequest[] {
     return this.approvals.pendingAll();
   }
 
-  history(chatId: string): { messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[]; allowedForChat: boolean } {
-    this.deps.sessions.requireChat(chatId);
+  async history(chatId: string): Promise<{ messages: AgentMessage[]; running: boolean; approvals: ApprovalRequest[]; allowedForChat: boolean; options: AgentChatOptions; contextWindow: number | null }> {
+    const chat = this.deps.sessions.requireChat(chatId);
     const turn = this.turns.get(chatId);
     const messages = this.deps.store.agentMessages.forChat(chatId).map((s) => turn?.live.get(s.message.id) ?? s.message);
-    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId), allowedForChat: this.approvals.isAllowed(chatId) };
+    const options = this.deps.store.agentChatOptions.get(chat.id);
+    const { baseUrl, model, contextWindow: profileWindow } = this.deps.sessions.requireProfile(chat.profile).settings.agent;
+    const chosen = options.model ?? model;
+    const contextWindow = baseUrl && chosen
+      ? await this.context.contextWindow({ baseUrl, model: chosen, apiKey: this.deps.keys.keyFor(chat.profile, baseUrl), profileWindow })
+      : null;
+    return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId), allowedForChat: this.approvals.isAllowed(chatId), options, contextWindow };
+  }
+
+  /** Changes the chat's own options (AGENTS.md on or off, its model); they apply from its next turn. */
+  setOptions(chatId: string, change: Partial<AgentChatOptions>): AgentChatOptions {
+    const chat = this.deps.sessions.requireChat(chatId);
+    const now = this.deps.store.agentChatOptions.get(chat.id);
+    const next: AgentChatOptions = { instructions: change.instructions ?? now.instructions, model: change.model === undefined ? now.model : change.model };
+    this.deps.store.agentChatOptions.set(chat.id, next);
+    return next;
+  }
+
+  /** The models the chat's provider lists, for the chat's model picker. */
+  async models(chatId: string): Promise<{ models: string[]; current: string | null }> {
+    const chat = this.deps.sessions.requireChat(chatId);
+    const { baseUrl, model } = this.deps.sessions.requireProfile(chat.profile).settings.agent;
+    const current = this.deps.store.agentChatOptions.get(chat.id).model ?? model;
+    if (!baseUrl) return { models: [], current };
+    const list = await (this.deps.listModels ?? listModels)({ baseUrl, apiKey: this.deps.keys.keyFor(chat.profile, baseUrl) });
+    return { models: list.map((m) => m.id), current };
   }
 
   /** Starts a turn with the user's message; `finished` settles when the turn ends. */
@@ -149,7 +146,9 @@ export class AgentService {
         hint: 'Use a profile with the Docker backend.',
       });
     }
-    const { baseUrl, model } = profile.settings.agent;
+    const options = this.deps.store.agentChatOptions.get(chat.id);
+    const { baseUrl, contextWindow: profileWindow } = profile.settings.agent;
+    const model = options.model ?? profile.settings.agent.model;
     if (!baseUrl || !model) {
       throw new BerthError('provider_not_configured', `The profile "${profile.name}" has no model yet.`, {
         hint: 'Set its provider URL and model (and API key, if the provider needs one) in the profile’s settings.',
@@ -159,14 +158,14 @@ export class AgentService {
     const message = this.save({ id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'user', content: text, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
 
     const turn: Turn = { controller: new AbortController(), live: new Map(), executing: new Set(), finished: Promise.resolve({ finalText: '', error: null }) };
-    this.markOpen(chatId, true);
+    markOpen(this.deps.store, chatId, true);
     this.turns.set(chatId, turn);
     this.deps.events.emit('agent.state', { chatId, running: true, error: null });
     const run: TaskRun = {
-      chatId, profile: profile.name, baseUrl, model, apiKey, caller: { chatId, taskId: undefined, signal: turn.controller.signal }, parentCallId: null, depth: 0, turn,
+      chatId, profile: profile.name, baseUrl, model, apiKey, profileWindow, caller: { chatId, taskId: undefined, signal: turn.controller.signal }, parentCallId: null, depth: 0, turn,
     };
     const before = this.deps.beforeTurn ? this.deps.beforeTurn(chatId, message.id) : Promise.resolve();
-    turn.finished = before.then(() => this.runTask(run)).then(
+    turn.finished = before.then(() => this.context.beginTurn(run, this.deps.sandbox.folders(chatId), options.instructions)).then(() => this.runTask(run)).then(
       (finalText) => this.endTurn(chatId, turn, finalText, null),
       (error: unknown) => this.endTurn(chatId, turn, '', error),
     );
@@ -201,13 +200,15 @@ export class AgentService {
   async stopAll(chatId?: string): Promise<void> {
     const ids = chatId === undefined ? [...this.turns.keys()] : [chatId];
     await Promise.all(ids.map((id) => this.stop(id)));
+    if (chatId !== undefined) await this.deps.mcp?.stopChat(chatId);
     if (chatId !== undefined) this.approvals.forgetChat(chatId);
   }
 
   private endTurn(chatId: string, turn: Turn, finalText: string, error: unknown): TurnResult {
     this.turns.delete(chatId);
+    this.context.endTurn(chatId);
     try {
-      this.markOpen(chatId, false);
+      markOpen(this.deps.store, chatId, false);
     } catch {
       // The disk is full: the next start closes this turn instead, saying it was interrupted.
     }
@@ -235,9 +236,14 @@ export class AgentService {
     const taskId = run.caller.taskId ?? null;
     for (let step = 0; step < MAX_STEPS; step++) {
       if (turn.controller.signal.aborted) return '';
-      const folders = this.deps.sandbox.folders(run.chatId);
-      const stored = this.deps.store.agentMessages.forChat(run.chatId);
-      const messages = providerMessages(systemPrompt(folders, taskId !== null), stored, taskId);
+      const tools = [...toolSpecs(run.depth < MAX_DEPTH), ...(await this.mcpSpecs(run))];
+      let messages;
+      try {
+        messages = await this.context.messages(run, this.deps.sandbox.folders(run.chatId), taskId, tools);
+      } catch (error) {
+        if (error instanceof ProviderCancelled) return '';
+        throw error;
+      }
       const reply: AgentMessage = {
         id: randomUUID(), chatId: run.chatId, taskId, parentCallId: run.parentCallId, role: 'assistant', content: '', toolCalls: [], done: false, createdAt: this.deps.clock.now(),
       };
@@ -252,7 +258,7 @@ export class AgentService {
       let completion: Completion;
       try {
         completion = await this.deps.complete({
-          baseUrl: run.baseUrl, apiKey: run.apiKey, model: run.model, messages, tools: toolSpecs(run.depth < MAX_DEPTH), signal: turn.controller.signal,
+          baseUrl: run.baseUrl, apiKey: run.apiKey, model: run.model, messages, tools, signal: turn.controller.signal,
           onText: (text) => {
             show();
             reply.content += text;
@@ -266,6 +272,7 @@ export class AgentService {
       }
       show();
       reply.content = completion.content;
+      if (completion.usage) reply.usage = completion.usage;
       reply.toolCalls = completion.toolCalls.map((c) => ({
         id: c.id, name: c.name, arguments: c.arguments, status: 'running', command: null, cwd: null, exitCode: null, durationMs: null, output: null, subtaskId: null,
       }));
@@ -295,6 +302,8 @@ export class AgentService {
       Object.assign(call, fields);
       this.save(reply);
     };
+    const mcp = await this.mcpCall(run, call, update);
+    if (mcp !== null) return mcp;
     if (!(AGENT_TOOL_NAMES as readonly string[]).includes(call.name)) {
       update({ status: 'failed', output: `Berth has no tool named "${call.name}".` });
       return `Error: there is no tool named "${call.name}". Use one of: ${AGENT_TOOL_NAMES.join(', ')}.`;
@@ -379,7 +388,14 @@ export class AgentService {
       command: outcome.command, cwd: outcome.cwd ?? call.cwd, exitCode: outcome.exitCode, output: outcome.output, durationMs: this.deps.clock.now() - started,
       ...(outcome.diff === undefined ? {} : { diff: outcome.diff }),
     });
-    return outcome.resultForModel;
+    return outcome.resultForModel + (await this.nestedInstructions(run, name, args));
+  }
+
+  /** A file tool's first use under a nested AGENTS.md in this turn brings that file's text. */
+  private async nestedInstructions(run: TaskRun, name: AgentToolName, args: Record<string, unknown>): Promise<string> {
+    if (name === 'terminal' || name === 'delegate_task' || run.turn.controller.signal.aborted) return '';
+    const where = resolveAgentPath(typeof args.path === 'string' ? args.path : '.', this.deps.sandbox.folders(run.chatId), 'read');
+    return this.context.nestedFor(run, where.ok ? where.path : null);
   }
 
   private toolCall(name: Exclude<AgentToolName, 'delegate_task' | 'write_file' | 'edit_file'>, caller: Caller, args: Record<string, unknown>): Promise<ToolOutcome> {
@@ -390,6 +406,23 @@ export class AgentService {
       case 'search': return search(this.tools, caller, args as ToolArgs<'search'>);
       case 'find_files': return findFiles(this.tools, caller, args as ToolArgs<'find_files'>);
     }
+  }
+
+  private async mcpSpecs(run: TaskRun) {
+    const servers = this.deps.sessions.requireProfile(run.profile).settings.agent.mcpServers ?? [];
+    if (!this.deps.mcp || servers.length === 0 || run.turn.controller.signal.aborted) return [];
+    return (await this.deps.mcp.specs(run.chatId, servers)).specs;
+  }
+
+  /** A call to an MCP server's tool (null: the name is none of theirs). */
+  private mcpCall(run: TaskRun, call: AgentToolCall, update: (f: Partial<AgentToolCall>) => void): Promise<string | null> {
+    const { agent } = this.deps.sessions.requireProfile(run.profile).settings;
+    if (!this.deps.mcp || !agent.mcpServers?.length) return Promise.resolve(null);
+    return runMcpCall({
+      servers: this.deps.mcp, chatId: run.chatId, settings: agent.mcpServers, profileApproval: agent.approval, allowedForChat: this.approvals.isAllowed(run.chatId),
+      signal: run.turn.controller.signal, update, now: () => this.deps.clock.now(),
+      ask: (command, detail) => this.approvals.ask({ chatId: run.chatId, taskId: run.caller.taskId ?? null, callId: call.id, tool: call.name, command, cwd: null, detail }, run.turn.controller.signal),
+    }, call);
   }
 
   /** A tool that threw: the card says so; failures the model cannot fix end the turn. */
@@ -439,31 +472,5 @@ export class AgentService {
     this.deps.store.agentMessages.save(message, results);
     this.deps.events.emit('agent.message', { message: { ...message, toolCalls: message.toolCalls.map((c) => ({ ...c })) } });
     return message;
-  }
-}
-
-/** What a write would put in the file, as the approval shows it. */
-export const APPROVAL_PREVIEW_CHARS = 20_000;
-function preview(bytes: Buffer): string {
-  return previewText(bytes.toString('utf8'), bytes.length);
-}
-function previewText(text: string, bytes: number): string {
-  return text.length <= APPROVAL_PREVIEW_CHARS ? text : `${text.slice(0, APPROVAL_PREVIEW_CHARS)}\n… (${bytes} bytes in all; the rest is not shown)`;
-}
-
-function isEdit(p: PreparedWrite | PreparedEdit): p is PreparedEdit {
-  return 'readHash' in p;
-}
-
-function describeCall(name: AgentToolName, args: Record<string, unknown>): string {
-  switch (name) {
-    case 'terminal': return String(args.command);
-    case 'read_file': return `read ${String(args.path)}`;
-    case 'write_file': return `write ${String(args.path)}`;
-    case 'edit_file': return `edit ${String(args.path)}`;
-    case 'search': return `search ${JSON.stringify(args.pattern)}`;
-    case 'find_files': return `find ${String(args.pattern)}`;
-    case 'list_dir': return `list ${String(args.path ?? '.')}`;
-    case 'delegate_task': return String(args.title ?? args.task).slice(0, 200);
   }
 }

@@ -10,6 +10,8 @@ export interface AgentFolder {
   /** The folder inside the container, such as /workspace or /workspace/app. */
   containerPath: string;
   readOnly: boolean;
+  /** The folder on this computer, as the user knows it (for what the chat shows). */
+  hostPath?: string;
 }
 
 export type AgentPathResult = { ok: true; path: string } | { ok: false; problem: string };

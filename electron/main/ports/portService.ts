@@ -106,10 +106,20 @@ export class PortService {
   }
 
   /** For the agent's terminal tool: the ports its sandbox began listening on since the last time asked, in words; null when none. */
-  async newPortsNote(chatId: string): Promise<string | null> {
-    const c = await this.deps.container(chatId);
-    if (!c) return null;
-    const now = (await this.listening(c)).map((l) => l.port);
+  /**
+   * `read`: the listing read through the chat's own shell, which answers in milliseconds where
+   * a docker exec of its own (plus the container lookup) took about as long as the agent's
+   * command itself (npm run bench:agent).
+   */
+  async newPortsNote(chatId: string, read?: () => Promise<string>): Promise<string | null> {
+    let listed: ListeningPort[];
+    if (read) listed = parseListeningPorts(await read());
+    else {
+      const c = await this.deps.container(chatId);
+      if (!c) return null;
+      listed = await this.listening(c);
+    }
+    const now = listed.map((l) => l.port);
     const before = this.agentSeen.get(chatId) ?? new Set<number>();
     this.agentSeen.set(chatId, new Set(now));
     const fresh = now.filter((p) => !before.has(p));

@@ -1,5 +1,5 @@
 /** The agent's tables: conversation messages and encrypted provider keys. */
-import type { AgentMessage, AgentToolCall } from '../../../shared/contract.js';
+import type { AgentChatOptions, AgentMessage, AgentNotice, AgentToolCall, TokenUsage } from '../../../shared/contract.js';
 import type { Db } from './database.js';
 
 /** A message as stored: what the user sees, plus what each tool call told the model. */
@@ -11,7 +11,7 @@ export interface StoredAgentMessage {
 
 interface MessageRow {
   id: string; chat_id: string; task_id: string | null; parent_call_id: string | null; role: AgentMessage['role'];
-  content: string; tool_calls: string; results: string; created_at: number;
+  content: string; tool_calls: string; results: string; created_at: number; notice: string | null; usage: string | null;
 }
 
 function fromRow(r: MessageRow): StoredAgentMessage {
@@ -19,6 +19,8 @@ function fromRow(r: MessageRow): StoredAgentMessage {
     message: {
       id: r.id, chatId: r.chat_id, taskId: r.task_id, parentCallId: r.parent_call_id, role: r.role, content: r.content,
       toolCalls: JSON.parse(r.tool_calls) as AgentToolCall[], done: true, createdAt: r.created_at,
+      ...(r.notice === null ? {} : { notice: JSON.parse(r.notice) as AgentNotice }),
+      ...(r.usage === null ? {} : { usage: JSON.parse(r.usage) as TokenUsage }),
     },
     results: JSON.parse(r.results) as Record<string, string>,
   };
@@ -59,12 +61,34 @@ export class AgentMessagesRepo {
     const json = results === undefined ? null : JSON.stringify(results);
     this.db
       .prepare(
-        `INSERT INTO agent_messages (id, chat_id, seq, task_id, parent_call_id, role, content, tool_calls, results, created_at)
-         VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE chat_id = ?), ?, ?, ?, ?, ?, COALESCE(?, '{}'), ?)
-         ON CONFLICT (id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls,
+        `INSERT INTO agent_messages (id, chat_id, seq, task_id, parent_call_id, role, content, tool_calls, results, created_at, notice, usage)
+         VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_messages WHERE chat_id = ?), ?, ?, ?, ?, ?, COALESCE(?, '{}'), ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls, notice = excluded.notice, usage = excluded.usage,
            results = CASE WHEN ? IS NULL THEN agent_messages.results ELSE excluded.results END`,
       )
-      .run(x.id, x.chatId, x.chatId, x.taskId, x.parentCallId, x.role, x.content, JSON.stringify(x.toolCalls), json, x.createdAt, json);
+      .run(
+        x.id, x.chatId, x.chatId, x.taskId, x.parentCallId, x.role, x.content, JSON.stringify(x.toolCalls), json, x.createdAt,
+        x.notice === undefined ? null : JSON.stringify(x.notice), x.usage === undefined ? null : JSON.stringify(x.usage), json,
+      );
+  }
+}
+
+const DEFAULT_CHAT_OPTIONS: AgentChatOptions = { instructions: true, model: null };
+
+/** A chat's own agent options; a chat without a row has the defaults. */
+export class AgentChatOptionsRepo {
+  constructor(private readonly db: Db) {}
+  get(chatId: string): AgentChatOptions {
+    const r = this.db.prepare('SELECT instructions, model FROM agent_chat_options WHERE chat_id = ?').get(chatId) as { instructions: number; model: string | null } | undefined;
+    return r ? { instructions: r.instructions !== 0, model: r.model } : { ...DEFAULT_CHAT_OPTIONS };
+  }
+  set(chatId: string, options: AgentChatOptions): void {
+    this.db
+      .prepare(
+        `INSERT INTO agent_chat_options (chat_id, instructions, model) VALUES (?, ?, ?)
+         ON CONFLICT (chat_id) DO UPDATE SET instructions = excluded.instructions, model = excluded.model`,
+      )
+      .run(chatId, options.instructions ? 1 : 0, options.model);
   }
 }
 

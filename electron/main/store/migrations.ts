@@ -108,4 +108,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX review_comments_chat ON review_comments(chat_id, created_at);
   `,
+  `
+  -- The agent's second round: Berth's own notices in the conversation (AGENTS.md in use, earlier
+  -- turns summarised) and the provider's token usage per answer, as JSON; and a chat's own
+  -- agent options (AGENTS.md on or off, its model).
+  ALTER TABLE agent_messages ADD COLUMN notice TEXT;
+  ALTER TABLE agent_messages ADD COLUMN usage TEXT;
+  CREATE TABLE agent_chat_options (
+    chat_id TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+    instructions INTEGER NOT NULL DEFAULT 1,
+    model TEXT
+  );
+  `,
 ];

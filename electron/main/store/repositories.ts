@@ -4,7 +4,7 @@ import { ReviewCommentsRepo } from './reviewCommentsRepo.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
 import type { Provenance } from '../policy/mountPlan.js';
-import { AgentMessagesRepo, ProviderKeysRepo } from './agentRepositories.js';
+import { AgentChatOptionsRepo, AgentMessagesRepo, ProviderKeysRepo } from './agentRepositories.js';
 import type { Db } from './database.js';
 
 export interface ProfileRecord {
@@ -227,6 +227,7 @@ export interface Store {
   cwd: CwdRepo;
   settings: SettingsRepo;
   agentMessages: AgentMessagesRepo;
+  agentChatOptions: AgentChatOptionsRepo;
   providerKeys: ProviderKeysRepo;
   warmSlots: WarmSlotsRepo;
   reviewComments: ReviewCommentsRepo;
@@ -245,6 +246,7 @@ export function createStore(db: Db): Store {
     cwd: new CwdRepo(db),
     settings: new SettingsRepo(db),
     agentMessages: new AgentMessagesRepo(db),
+    agentChatOptions: new AgentChatOptionsRepo(db),
     providerKeys: new ProviderKeysRepo(db),
     warmSlots: new WarmSlotsRepo(db),
     reviewComments: new ReviewCommentsRepo(db),

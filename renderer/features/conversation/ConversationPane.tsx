@@ -8,6 +8,7 @@ import type { AgentSettings, ChatView } from '../../../shared/contract';
 import { useAgent, useProfiles, useServices } from '../../app/context';
 import { EMPTY_CONVERSATION } from '../../stores/agent';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { AgentOptions } from './AgentOptions';
 import { ApprovalPrompt } from './ApprovalPrompt';
 import { Composer } from './Composer';
 import { focusConversation, shouldFocusOnOpen } from './focusConversation';
@@ -114,6 +115,8 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
             </button>
           </div>
         ) : (
+          <>
+          <AgentOptions chatId={chatId} conversation={conversation} profileModel={profile?.settings.agent.model ?? null} />
           <Composer
             // Keyed: the box shows this chat's draft (Composer keeps drafts by chat).
             key={`composer:${chatId}`}
@@ -131,6 +134,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
             }}
             onStop={() => void agent().stop(chatId)}
           />
+          </>
         )}
       </div>
     </section>

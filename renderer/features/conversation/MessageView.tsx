@@ -6,6 +6,7 @@ import { memo } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
 import { TurnChanges } from '../changes/TurnChanges';
 import { MarkdownText, useThrottledText } from './Markdown';
+import { NoticeView, UsageLine } from './NoticeView';
 import { ToolCallCard } from './ToolCallCard';
 import { sameSubtree, subagentOf, type ConversationTree } from './tree';
 
@@ -29,6 +30,7 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
   const name = label(message);
   const streaming = !message.done;
   const text = useThrottledText(message.content, streaming);
+  if (message.notice) return <NoticeView message={message} notice={message.notice} />;
   return (
     <article
       className={`message message-${message.role}${message.taskId !== null ? ' message-sub' : ''}`}
@@ -62,6 +64,7 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
           </ToolCallCard>
         );
       })}
+      {message.usage && message.done && <UsageLine usage={message.usage} />}
       {streaming && <span className="typing" aria-hidden="true" />}
       {turnOf !== null && <TurnChanges chatId={message.chatId} turnMessageId={turnOf} />}
     </article>

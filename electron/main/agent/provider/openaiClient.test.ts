@@ -59,10 +59,11 @@ describe('streamChatCompletion', () => {
       request(`${server.baseUrl}/`, { apiKey: 'sk-good', tools: [TOOL], onText: (t) => pieces.push(t) }),
     );
     expect(pieces).toEqual(['Hel', 'lo ', 'wor', 'ld']);
-    expect(result).toEqual({ content: 'Hello world', toolCalls: [], finishReason: 'stop' });
+    // The provider's token counts, asked for with stream_options, come back with the answer.
+    expect(result).toEqual({ content: 'Hello world', toolCalls: [], finishReason: 'stop', usage: { input: 8, output: 3 } });
     const [sent] = server.requests;
     expect(sent?.headers.authorization).toBe('Bearer sk-good');
-    expect(sent?.body).toEqual({ model: 'test-model', messages: [user('hi')], tools: [TOOL], stream: true });
+    expect(sent?.body).toEqual({ model: 'test-model', messages: [user('hi')], tools: [TOOL], stream: true, stream_options: { include_usage: true } });
   });
 
   it('sends no Authorization header without a key, and no empty tools list', async () => {
@@ -83,7 +84,7 @@ describe('streamChatCompletion', () => {
       }),
     });
     const result = await streamChatCompletion(request(server.baseUrl));
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       content: 'Let me look.',
       finishReason: 'tool_calls',
       toolCalls: [
@@ -275,7 +276,7 @@ describe('streamChatCompletion', () => {
     const server = await serve({ responder: queue({ text: 'Plain answer.', toolCalls: [{ id: 'c1', name: 'list_dir', arguments: { path: '/' } }], json: true }) });
     const pieces: string[] = [];
     const result = await streamChatCompletion(request(server.baseUrl, { onText: (t) => pieces.push(t) }));
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       content: 'Plain answer.',
       toolCalls: [{ id: 'c1', name: 'list_dir', arguments: '{"path":"/"}' }],
       finishReason: 'tool_calls',

@@ -46,6 +46,8 @@ export interface Completion {
   content: string;
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string | null;
+  /** The provider's token counts for this request, when it reported them. */
+  usage?: { input: number; output: number } | null;
 }
 
 export class ProviderCancelled extends Error {
@@ -115,6 +117,9 @@ async function complete(req: CompletionRequest): Promise<Completion> {
     // OpenAI rejects an empty tools array.
     ...(req.tools && req.tools.length > 0 ? { tools: req.tools as OpenAI.Chat.Completions.ChatCompletionTool[] } : {}),
     stream: true as const,
+    // Usage figures arrive in a last chunk only when asked for (OpenAI's rule; vLLM, Ollama and
+    // llama.cpp's server follow it).
+    stream_options: { include_usage: true },
   };
   const policy: RetryOptions = { maxAttempts: req.retry?.maxAttempts, random: req.retry?.random };
   const sleep = req.retry?.sleep ?? abortableSleep;
@@ -161,7 +166,7 @@ function requestFailure(err: unknown): RequestFailure | BerthError {
   throw err;
 }
 
-function providerUrl(baseUrl: string, fail: Ctx['fail']): { base: string; origin: string } {
+export function providerUrl(baseUrl: string, fail: Ctx['fail']): { base: string; origin: string } {
   const invalid = () =>
     fail(
       'provider_unreachable',
@@ -228,6 +233,7 @@ function answerFailure(err: unknown, ctx: Ctx): Error {
 
 class Accumulator {
   finishReason: string | null = null;
+  private usage: { input: number; output: number } | null = null;
   private content = '';
   private calls = new Map<number, { id: string | null; name: string; arguments: string }>();
 
@@ -235,6 +241,7 @@ class Accumulator {
 
   applyChunk(chunk: Record<string, unknown>): void {
     throwIfErrorPayload(chunk, this.ctx);
+    this.readUsage(chunk);
     const choice = firstChoice(chunk);
     if (!choice) return; // usage-only and keep-alive chunks carry no choice
     const delta = record(choice.delta);
@@ -250,6 +257,7 @@ class Accumulator {
 
   applyMessage(body: Record<string, unknown>): void {
     throwIfErrorPayload(body, this.ctx);
+    this.readUsage(body);
     const choice = firstChoice(body);
     const message = record(choice?.message);
     if (!choice || !message) throw streamBroken(this.ctx, 'answered without a message');
@@ -265,7 +273,14 @@ class Accumulator {
     const toolCalls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, c]) => ({ id: c.id ?? `call_${randomUUID().replace(/-/g, '')}`, name: c.name, arguments: c.arguments }));
-    return { content: this.content, toolCalls, finishReason: this.finishReason };
+    return { content: this.content, toolCalls, finishReason: this.finishReason, ...(this.usage ? { usage: this.usage } : {}) };
+  }
+
+  private readUsage(body: Record<string, unknown>): void {
+    const u = record(body.usage);
+    const input = u?.prompt_tokens;
+    const output = u?.completion_tokens;
+    if (typeof input === 'number' && typeof output === 'number' && input >= 0 && output >= 0) this.usage = { input: Math.round(input), output: Math.round(output) };
   }
 
   private applyToolFragment(value: unknown, pos: number): void {
