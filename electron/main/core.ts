@@ -28,6 +28,7 @@ import { DeletionService } from './sandbox/deletionService.js';
 import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { WarmPool } from './sandbox/warmPool.js';
+import { Environments } from './sandbox/environments.js';
 import { hasSlot, makeSlot, removeSlot, slotDirFor, sweepSlots } from './review/slotFolders.js';
 import { qualifyTaskId } from './policy/containerKey.js';
 import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
@@ -239,7 +240,14 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     egressOptions,
   );
+  const environments: Environments = new Environments({
+    engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: () => store.profiles.list(),
+    openNetwork: (profile, settings): Promise<string> => manager.profileNetwork(profile, settings),
+    onChange: (preparations) => events.emit('images.status', { preparations }),
+    onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
+  });
   const manager = new SandboxManager({
+    chooseImage: (req, running) => environments.choose(req, running),
     egress,
     ...(egressOptions.subnetPool ? { subnetPool: egressOptions.subnetPool } : {}),
     engines: { forProfile: (settings) => engines.forSetting(settings.engine), all: () => engines.all(), local: () => engines.forSetting(DEFAULT_ENGINE_SETTING) },
@@ -477,7 +485,7 @@ export function createCore(options: CoreOptions): BerthCore {
 
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
-    JSON.stringify([s.backend, s.engine, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+    JSON.stringify([s.backend, s.engine, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool, s.setupCommand]);
 
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
@@ -511,6 +519,7 @@ export function createCore(options: CoreOptions): BerthCore {
       if (req.settings.engine && engines.forSetting(req.settings.engine).ref.id !== engines.forSetting(engineBefore).ref.id) {
         for (const chat of store.chats.list(view.name)) await sandbox.engineChanged(chat.id).catch(() => undefined);
       }
+      environments.prepareSetup(after.name, after.settings);
       if (warmShape(after.settings) !== before) {
         await pool.drop(after.name);
         fillPool(after);
@@ -594,6 +603,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'engine.list': async () => ({ engines: enginesInUse().map((h) => h.monitor.current()) }),
     'engine.check': (req) => engineCheck.check(req.engine, req.profile),
     'engine.contexts': async () => ({ contexts: dockerContexts() }),
+    'images.status': async () => ({ preparations: environments.list() }),
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.resources': (req) => engineOfProfile(req.profile ?? DEFAULT_PROFILE).engine.resources(),
     'engine.status': async (req) => {
@@ -741,6 +751,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const ready = Promise.all([forgotten, reaper.ready]).then(() => {
     for (const p of store.profiles.list()) fillPool(p);
     void ports.restoreAll();
+    environments.start();
   });
   events.on((event, payload) => {
     if (event === 'sandbox.progress') {

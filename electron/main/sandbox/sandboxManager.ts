@@ -92,6 +92,10 @@ interface Slot {
   user: string;
   /** The engine the slot's container lives on: pinned, so a profile's new engine never moves it silently. */
   engine: EngineHandle | null;
+  /** The image its container was made from, the one its request named, and what its header says about it. */
+  image: string | null;
+  requested: string | null;
+  note: string | null;
 }
 
 /** The engines profiles name (sandbox/engineRegistry). */
@@ -122,6 +126,12 @@ export interface SandboxManagerDeps {
    * Absent: Docker picks.
    */
   subnetPool?: SubnetPool | BerthError;
+  /**
+   * The image a sandbox is made from instead of the one its profile names (Berth's default
+   * environment, a setup command's prepared image: sandbox/environments.ts). `running`: the image
+   * of the key's container while it is up, which is kept. Absent: the named image.
+   */
+  chooseImage?: (req: SandboxRequest, running: string | null) => { image: string; note: string | null };
 }
 
 export interface SandboxEgress {
@@ -163,6 +173,7 @@ export class SandboxManager {
       s = {
         key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, lock: null, lockKind: null,
         inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '', engine: null,
+        image: null, requested: null, note: null,
       };
       this.slots.set(key, s);
     }
@@ -203,8 +214,11 @@ export class SandboxManager {
           if (kind === 'bringUp') joined = true;
           continue;
         }
-        const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
+        const chosen = this.deps.chooseImage?.(req, healthy && s.requested === req.image ? s.image : null) ?? { image: req.image, note: null };
+        const made = { ...req, image: chosen.image };
+        s.note = chosen.note;
+        const spec = this.specFor(made, s);
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
           return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false, joined });
         }
@@ -212,7 +226,9 @@ export class SandboxManager {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
           continue;
         }
-        const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, req, spec));
+        const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, made, spec));
+        s.image = made.image;
+        s.requested = req.image;
         return this.lease(s, kind, ready);
       }
     } catch (error) {
@@ -539,6 +555,16 @@ export class SandboxManager {
     }
   }
 
+  /** The open network a profile's sandboxes join on its engine (made if missing): its setup command's build network. */
+  async profileNetwork(profile: string, settings: ProfileSettings): Promise<string> {
+    const engine = this.deps.engines.forProfile(settings).engine;
+    const { name, labels } = this.openNetwork(engine, profile, `setup:${profile}`);
+    const pool = this.deps.subnetPool;
+    if (pool instanceof BerthError) throw pool;
+    await engine.ensureNetwork(name, labels, pool && openNetworkPool(pool));
+    return name;
+  }
+
   private async findExisting(knownId: string | null, key: string): Promise<ContainerDetails | null> {
     const engine = this.engineOf(key);
     const known = knownId ? await engine.inspectContainer(knownId) : null;
@@ -696,6 +722,11 @@ export class SandboxManager {
           .then((list) => (list[0] ? engine.inspectContainer(list[0].id) : null));
     if (!found) return { state: 'none', containerId: null, containerName: name, error: null };
     return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
+  }
+
+  /** What the key's sandbox says about its image (a minimal one while the full one is prepared), or null. */
+  imageNote(key: string): string | null {
+    return this.slots.get(key)?.note ?? null;
   }
 
   /** Stops the command `owner` is running in the key's shell, if any; true when there was one. */

@@ -348,6 +348,7 @@ export class SandboxService {
       containerName: s.containerName,
       networkName,
       error: s.error ? { code: s.error.code, message: s.error.message } : null,
+      environment: s.state === 'none' ? null : this.manager.imageNote(r.target.key),
     };
   }
 
