@@ -248,6 +248,7 @@ export function createCore(options: CoreOptions): BerthCore {
   });
   const manager = new SandboxManager({
     chooseImage: (req, running) => environments.choose(req, running),
+    imageNote: (requested, image, noted) => environments.noteNow(requested, image, noted),
     egress,
     ...(egressOptions.subnetPool ? { subnetPool: egressOptions.subnetPool } : {}),
     engines: { forProfile: (settings) => engines.forSetting(settings.engine), all: () => engines.all(), local: () => engines.forSetting(DEFAULT_ENGINE_SETTING) },

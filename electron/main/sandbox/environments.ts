@@ -95,6 +95,12 @@ export class Environments {
     void this.setup.prepare(profile, settings, this.enabled ? base : settings.image);
   }
 
+  /** What a running sandbox's header says now: the default environment's state moves on after it was made. */
+  noteNow(requested: string, image: string, noted: string | null): string | null {
+    if (!this.enabled || requested !== this.options.baseTag) return noted;
+    return chooseImage({ requested, baseTag: this.options.baseTag, fullReady: this.defaultImage.ready, running: image }).note ?? noted;
+  }
+
   /** SandboxManager's chooseImage: the default environment first, then the profile's setup command. */
   choose(req: SandboxRequest, running: string | null): { image: string; note: string | null } {
     const d = this.enabled

@@ -132,6 +132,8 @@ export interface SandboxManagerDeps {
    * of the key's container while it is up, which is kept. Absent: the named image.
    */
   chooseImage?: (req: SandboxRequest, running: string | null) => { image: string; note: string | null };
+  /** What a sandbox made from `image` (for `requested`) says now; `noted`: what it said when made. */
+  imageNote?: (requested: string, image: string, noted: string | null) => string | null;
 }
 
 export interface SandboxEgress {
@@ -217,7 +219,6 @@ export class SandboxManager {
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
         const chosen = this.deps.chooseImage?.(req, healthy && s.requested === req.image ? s.image : null) ?? { image: req.image, note: null };
         const made = { ...req, image: chosen.image };
-        s.note = chosen.note;
         const spec = this.specFor(made, s);
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
           return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false, joined });
@@ -229,6 +230,7 @@ export class SandboxManager {
         const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, made, spec));
         s.image = made.image;
         s.requested = req.image;
+        s.note = chosen.note;
         return this.lease(s, kind, ready);
       }
     } catch (error) {
@@ -726,7 +728,9 @@ export class SandboxManager {
 
   /** What the key's sandbox says about its image (a minimal one while the full one is prepared), or null. */
   imageNote(key: string): string | null {
-    return this.slots.get(key)?.note ?? null;
+    const s = this.slots.get(key);
+    if (!s?.image || !s.requested) return null;
+    return this.deps.imageNote?.(s.requested, s.image, s.note) ?? s.note;
   }
 
   /** Stops the command `owner` is running in the key's shell, if any; true when there was one. */
