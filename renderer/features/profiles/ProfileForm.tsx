@@ -202,7 +202,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
           <input type="number" min={0} max={8} step={1} value={values.warmPool} onChange={(e) => set('warmPool', e.target.value)} />
         </Field>
         <Field label="Setup command" hint="run once as root in a build of the image, with this profile's egress and nothing of yours (for example apt-get install -y nodejs); new chats start from the result">
-          <textarea rows={2} value={values.setupCommand} onChange={(e) => set('setupCommand', e.target.value)} />
+          <input type="text" value={values.setupCommand} onChange={(e) => set('setupCommand', e.target.value)} />
         </Field>
         <Field label="On quit">
           <select value={values.onQuit} onChange={(e) => set('onQuit', e.target.value as ProfileFormValues['onQuit'])}>
