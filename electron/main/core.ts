@@ -28,7 +28,7 @@ import { DeletionService } from './sandbox/deletionService.js';
 import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { WarmPool } from './sandbox/warmPool.js';
-import { Environments } from './sandbox/environments.js';
+import { Environments, preparationHooks } from './sandbox/environments.js';
 import { hasSlot, makeSlot, removeSlot, slotDirFor, sweepSlots } from './review/slotFolders.js';
 import { qualifyTaskId } from './policy/containerKey.js';
 import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
@@ -229,7 +229,7 @@ export function createCore(options: CoreOptions): BerthCore {
     ...(env.BERTH_EGRESS_IMAGE ? { image: env.BERTH_EGRESS_IMAGE } : {}),
     ...options.egress,
   };
-  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal });
+  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal, ...preparationHooks(env) });
   const egress = new EgressService(
     {
       engine,
@@ -237,6 +237,8 @@ export function createCore(options: CoreOptions): BerthCore {
       events,
       settingsOf: (profile) => store.profiles.get(profile)?.settings,
       ensureImage: (tag, onProgress) => (tag === egressImage.tag ? egressImage.ensure(onProgress) : Promise.resolve()),
+      ...(env.BERTH_PREPARE_IMAGES === '1' ? { imageReady: () => egressImage.present() } : {}),
+      onProxyJoined: (profile) => store.chats.list(profile).forEach((c) => void sandbox.refreshStatus(c.id)),
     },
     egressOptions,
   );

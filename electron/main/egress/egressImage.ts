@@ -21,13 +21,17 @@ export interface EgressImageOptions {
   debian?: boolean;
   run?: RunProgram;
   debootstrap?: string;
+  /** An image on the engine to make it from instead of building it (tests: berth-egress:3). */
+  source?: string;
+  /** Resolves when the build may go on (a test holds it to see a sandbox start before its proxy). */
+  hold?: () => Promise<void>;
 }
 
 export class EgressImage {
   private inFlight: Promise<void> | null = null;
   /** Everyone waiting for the build in flight sees its progress (each chat that asked, the status bar). */
   private readonly listeners = new Set<(p: PullProgress) => void>();
-  private present = false;
+  private known = false;
 
   constructor(private readonly options: EgressImageOptions) {}
 
@@ -37,13 +41,19 @@ export class EgressImage {
 
   /** Whether the image is known to be on the engine (after an ensure() that resolved). */
   get ready(): boolean {
-    return this.present;
+    return this.known;
+  }
+
+  /** Whether the image is on the engine now. */
+  async present(): Promise<boolean> {
+    if (!this.inFlight) this.known ||= await this.options.engine.hasImage(this.options.tag);
+    return this.known;
   }
 
   /** Resolves once the image is on the engine, building it first if it is missing. */
   async ensure(onProgress: (p: PullProgress) => void): Promise<void> {
     if (await this.options.engine.hasImage(this.options.tag)) {
-      this.present = true;
+      this.known = true;
       return;
     }
     this.listeners.add(onProgress);
@@ -55,7 +65,7 @@ export class EgressImage {
     });
     try {
       await this.inFlight;
-      this.present = true;
+      this.known = true;
     } finally {
       this.listeners.delete(onProgress);
     }
@@ -63,6 +73,11 @@ export class EgressImage {
 
   private async build(onProgress: (p: PullProgress) => void): Promise<void> {
     const { engine, tag } = this.options;
+    await this.options.hold?.();
+    if (this.options.source) {
+      await withBuildContext({ Dockerfile: `FROM ${this.options.source}\n` }, (dir) => engine.buildImage({ contextDir: dir, files: [], tag, networkMode: 'none' }, onProgress));
+      return;
+    }
     let debianFailure: BerthError | null = null;
     if (this.options.debian !== false) {
       onProgress({ message: `Building Berth's egress proxy image ${tag} (Debian's HAProxy and squid; first time only)…`, fraction: 0 });

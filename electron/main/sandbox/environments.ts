@@ -42,13 +42,13 @@ export class Environments {
   constructor(private readonly options: EnvironmentsOptions) {
     const { env } = options;
     this.enabled = env.BERTH_PREPARE_IMAGES === '1';
-    const hold = env.BERTH_TEST_HOLD_PREPARATION;
+    const { hold } = preparationHooks(env);
     this.defaultImage = new DefaultImage({
       engine: options.engine,
       baseTag: options.baseTag,
       engineIsLocal: options.engineIsLocal,
       ...(env.BERTH_FULL_IMAGE_SOURCE ? { source: env.BERTH_FULL_IMAGE_SOURCE } : {}),
-      ...(hold ? { hold: () => waitForFile(hold) } : {}),
+      ...(hold ? { hold } : {}),
       onChange: (p) => {
         this.put('default', 'Full sandbox image', p);
         if (p.state === 'ready') options.onDefaultReady();
@@ -113,6 +113,12 @@ export class Environments {
     const s = this.setup.choose(req.profile.name, req.profile.settings, d.image);
     return { image: s.image, note: d.note ?? s.note };
   }
+}
+
+/** The egress image's test hooks from the environment: its build source and the same hold as the full image's. */
+export function preparationHooks(env: NodeJS.ProcessEnv): { source?: string; hold?: () => Promise<void> } {
+  const hold = env.BERTH_TEST_HOLD_PREPARATION;
+  return { ...(env.BERTH_EGRESS_IMAGE_SOURCE ? { source: env.BERTH_EGRESS_IMAGE_SOURCE } : {}), ...(hold ? { hold: () => waitForFile(hold) } : {}) };
 }
 
 /** Resolves once `file` exists (checked twice a second): a test's hold on the preparation. */

@@ -141,9 +141,14 @@ export interface SandboxEgress {
   prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void): Promise<string>;
   registerSandbox(profile: string, key: string, chatId: string, containerId: string): Promise<void>;
   releaseSandbox(key: string): Promise<void>;
+  /** Whether the sandbox started before its proxy was up (no network yet). */
+  proxyPending?(key: string): boolean;
 }
 
 const STOP_GRACE_SECONDS = 3;
+
+/** A chat of an allowlist profile that started before its proxy: what its header says. */
+export const PROXY_PENDING_NOTE = 'No network yet: the egress proxy is being prepared (see the status bar). This chat gains its allowlist when it is ready, without a restart.';
 
 export type GoneListener = (key: string, reason: string) => void;
 
@@ -730,7 +735,9 @@ export class SandboxManager {
   imageNote(key: string): string | null {
     const s = this.slots.get(key);
     if (!s?.image || !s.requested) return null;
-    return this.deps.imageNote?.(s.requested, s.image, s.note) ?? s.note;
+    const notes = [this.deps.imageNote?.(s.requested, s.image, s.note) ?? s.note];
+    if (this.deps.egress?.proxyPending?.(key)) notes.push(PROXY_PENDING_NOTE);
+    return notes.filter((n) => n !== null).join(' ') || null;
   }
 
   /** Stops the command `owner` is running in the key's shell, if any; true when there was one. */

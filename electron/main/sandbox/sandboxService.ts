@@ -362,6 +362,11 @@ export class SandboxService {
     this.events.emit('sandbox.status', await this.status(chatId));
   }
 
+  /** Something its header says changed (its proxy joined): clients hear the chat's status again. */
+  async refreshStatus(chatId: string): Promise<void> {
+    this.events.emit('sandbox.status', await this.status(chatId));
+  }
+
   /** Its profile names another engine now: clients hear which engine the sandbox stays on until it restarts. */
   async engineChanged(chatId: string): Promise<void> {
     this.events.emit('sandbox.status', await this.status(chatId));
