@@ -43,6 +43,6 @@ export function debootstrapProgress(line: string): { message: string; fraction: 
  * image this took 182 MB to 1xx MB (docker image ls, before and after).
  */
 export const ROOTFS_TRIM = [
-  'dev', 'proc', 'sys', 'var/cache/apt/archives', 'var/cache/apt', 'var/lib/apt/lists', 'var/cache/debconf',
-  'usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/lintian', 'var/log',
+  'dev', 'proc', 'sys', 'var/cache/apt', 'var/lib/apt/lists', 'var/cache/debconf',
+  'usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale', 'usr/share/lintian',
 ] as const;
