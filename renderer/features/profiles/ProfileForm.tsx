@@ -201,9 +201,6 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
         <Field label="Warm sandboxes" hint="started ahead, so a new chat answers at once; each is an idle running container until a chat takes it">
           <input type="number" min={0} max={8} step={1} value={values.warmPool} onChange={(e) => set('warmPool', e.target.value)} />
         </Field>
-        <Field label="Setup command" hint="run once as root in a build of the image, with this profile's egress and nothing of yours (for example apt-get install -y nodejs); new chats start from the result">
-          <input type="text" value={values.setupCommand} onChange={(e) => set('setupCommand', e.target.value)} />
-        </Field>
         <Field label="On quit">
           <select value={values.onQuit} onChange={(e) => set('onQuit', e.target.value as ProfileFormValues['onQuit'])}>
             <option value="stop">Stop containers</option>
@@ -246,6 +243,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
         </Field>
         <p className="muted field-note">Any OpenAI-compatible endpoint. Its commands run only in this profile&apos;s sandboxes.</p>
         <AgentKeyField profile={editing ? profile.name : null} handle={keyField} formBaseUrl={values.baseUrl} />
+      </fieldset>
+      <fieldset className="field-grid" disabled={!docker}>
+        <legend>Setup</legend>
+        <Field label="Setup command" hint="run once as root in a build of the image, with this profile's egress and nothing of yours (for example apt-get install -y nodejs); new chats start from the result">
+          <input type="text" value={values.setupCommand} onChange={(e) => set('setupCommand', e.target.value)} />
+        </Field>
       </fieldset>
       {editing && <p className="muted boundary">{profile.boundary}</p>}
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
