@@ -247,6 +247,7 @@ export function createCore(options: CoreOptions): BerthCore {
     openNetwork: (profile, settings): Promise<string> => manager.profileNetwork(profile, settings),
     onChange: (preparations) => events.emit('images.status', { preparations }),
     onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
+    onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
   const manager = new SandboxManager({
     chooseImage: (req, running) => environments.choose(req, running),

@@ -31,6 +31,8 @@ export interface EnvironmentsOptions {
   onChange: (all: ImagePreparation[]) => void;
   /** The full default image became ready: warm sandboxes made from the minimal one are stale. */
   onDefaultReady: () => void;
+  /** A profile's setup command is prepared: its warm sandboxes, made without it, are stale. */
+  onSetupReady: (profile: string) => void;
 }
 
 export class Environments {
@@ -57,7 +59,10 @@ export class Environments {
     this.setup = new SetupImages({
       engine: options.engine,
       openNetwork: options.openNetwork,
-      onChange: (profile, label, p) => this.put(`setup:${profile}`, label, p),
+      onChange: (profile, label, p) => {
+        this.put(`setup:${profile}`, label, p);
+        if (p.state === 'ready') options.onSetupReady(profile);
+      },
     });
   }
 
