@@ -65,7 +65,8 @@ describe.skipIf(electron.binary === null)('the desktop app', () => {
       executablePath: electron.binary as string,
       args,
       cwd: REPO,
-      env: { ...process.env, BERTH_DATA_DIR: dataDir, BERTH_DEV_SERVER_URL: '' } as Record<string, string>,
+      // No image preparation at start (a full default image, minutes of debootstrap): not what this file tests.
+      env: { ...process.env, BERTH_PREPARE_IMAGES: '0', BERTH_DATA_DIR: dataDir, BERTH_DEV_SERVER_URL: '' } as Record<string, string>,
       timeout: 60_000,
     });
     page = await app.firstWindow();

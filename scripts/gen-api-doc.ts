@@ -43,6 +43,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'engine.check':
     "Pings the engine a setting names (the profile form's Check connection). Key files are read only when they are the ones saved with `profile` (else: save first); an engine that does not answer gets one sentence whatever the reason (Berth's log has the engine client's words) unless the setting is the profile's saved one; at most 6 checks a minute.",
   'engine.contexts': 'Lists the Docker contexts in the user\'s Docker config, as `docker context ls` does, marking the current one.',
+  'images.status': "Lists the images Berth prepares in the background (its full default sandbox image, the egress proxy image, profiles' setup commands), each with its state and progress, for the status bar.",
   'engine.images': "Lists the engine's local images (repo:tag) and Berth's own base image, for a profile's Image field.",
   'engine.resources': "The engine's CPUs and memory (docker info), shown beside a profile's limits: a sandbox cannot have more.",
   'workspace.browse': 'Lists the folders under a path of this computer (never files), for the browser folder picker.',
@@ -97,6 +98,7 @@ export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {
   'sandbox.progress': "Progress of a sandbox's bring-up: pulling the image, creating, starting, ready.",
   'sandbox.status': "A chat's sandbox changed state.",
   'engine.status': 'The Docker engine became reachable or unreachable.',
+  'images.status': 'An image Berth prepares in the background changed state or made progress: the whole list again.',
   'sandbox.stats': "A reading of a watched sandbox's use: cores in use, memory and processes, each beside its limit.",
   'sandbox.pressure': 'A running sandbox came near (90 %) its memory or process limit, or went back below.',
   'terminal.data': 'Output of a terminal, in order; acknowledge it with `terminal.ack` once written to the screen.',

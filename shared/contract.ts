@@ -11,6 +11,7 @@ import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egr
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 import { portsMethods } from './ports.js';
 import { environmentEvents, environmentMethods } from './environment.js';
+import { ImagePreparations } from './imagePreparation.js';
 
 export * from './agent.js';
 export * from './engines.js';
@@ -96,6 +97,8 @@ const settingFields = {
   warmPool: z.number().int().min(0).max(8),
   /** Which container engine this profile's chats run on (shared/engines.ts). */
   engine: EngineSetting,
+  /** Run once as root in a build step FROM the image, with the profile's egress; chats start from the result (README: Setup command). */
+  setupCommand: z.string().max(4000).nullable(),
 };
 
 export const ProfileSettings = z.object({
@@ -113,6 +116,7 @@ export const ProfileSettings = z.object({
   agent: settingFields.agent.default(DEFAULT_AGENT_SETTINGS),
   warmPool: settingFields.warmPool.default(0),
   engine: settingFields.engine.default(DEFAULT_ENGINE_SETTING),
+  setupCommand: settingFields.setupCommand.default(null),
 });
 /** An edit: only the settings it names change (a nested object is replaced whole). */
 export const ProfileSettingsPatch = z.object(settingFields).partial().strict();
@@ -182,6 +186,8 @@ export const SandboxStatus = z.object({
    * sandbox is never moved: it moves when it stops); null when they are the same.
    */
   profileEngine: EngineRef.nullable().optional(),
+  /** What the sandbox's image is, when it is not what the profile promises yet ("Minimal sandbox: …"). */
+  environment: z.string().nullable().optional(),
   /**
    * When main read this state, in the order it read it (with sandbox.progress events): a client
    * keeps the newest, so a status answered late (the engine was slow) never hides a newer event.
@@ -377,6 +383,8 @@ export const methods = {
    * The images a profile's Image field offers: the engine's local images, and Berth's own base
    * image (`baseImage`, built on first use when the engine lacks it).
    */
+  /** Images Berth prepares in the background, for the status bar (also the `images.status` event). */
+  'images.status': { request: Empty, response: ImagePreparations },
   'engine.images': { request: Empty, response: z.object({ images: z.array(z.string()), baseImage: z.string() }) },
   /** What the engine's machine has (docker info: NCPU, MemTotal): the most a profile's limits can ask for. */
   'engine.resources': { request: z.object({ profile: ProfileName.optional() }).strict(), response: z.object({ cpus: z.number(), memoryBytes: z.number() }) },
@@ -468,6 +476,7 @@ export const events = {
   'sandbox.progress': SandboxProgressEvent,
   'sandbox.status': SandboxStatus,
   'engine.status': EngineStatus,
+  'images.status': ImagePreparations,
   /** A reading of a watched sandbox's use (sandbox.watchStats). */
   'sandbox.stats': z.object({ chatId: z.string(), sample: SandboxStatsSample }),
   /** A running sandbox came near its memory or process limit, or went back below (every running sandbox, checked now and then). */

@@ -37,7 +37,8 @@ export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: {
   const profile = process.env.BERTH_HOST_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BERTH_HOST_CPU_PROF] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir, ...(at.knownHosts ? ['--known-hosts', at.knownHosts] : [])], {
     cwd: REPO,
-    env: { ...process.env, ...env },
+    // Image preparation at start (a full default image) only where a test asks for it: the others keep today's default image.
+    env: { ...process.env, BERTH_PREPARE_IMAGES: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

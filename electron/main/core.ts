@@ -29,6 +29,7 @@ import { DeletionService } from './sandbox/deletionService.js';
 import { OrphanReaper } from './sandbox/orphanReaper.js';
 import { SandboxService } from './sandbox/sandboxService.js';
 import { WarmPool } from './sandbox/warmPool.js';
+import { ImagePreparer, preparationHooks } from './sandbox/imagePreparations.js';
 import { hasSlot, makeSlot, removeSlot, slotDirFor, sweepSlots } from './review/slotFolders.js';
 import { qualifyTaskId } from './policy/containerKey.js';
 import { isAutomaticTitle, titleFromMessage } from './policy/chatTitle.js';
@@ -235,7 +236,7 @@ export function createCore(options: CoreOptions): BerthCore {
     ...(env.BERTH_EGRESS_IMAGE ? { image: env.BERTH_EGRESS_IMAGE } : {}),
     ...options.egress,
   };
-  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal });
+  const egressImage = new EgressImage({ engine, tag: egressOptions.image ?? EGRESS_IMAGE, engineIsLocal, ...preparationHooks(env) });
   const egress = new EgressService(
     {
       engine,
@@ -244,10 +245,21 @@ export function createCore(options: CoreOptions): BerthCore {
       settingsOf: (profile) => store.profiles.get(profile)?.settings,
       ensureImage: (tag, onProgress) => (tag === egressImage.tag ? egressImage.ensure(onProgress) : Promise.resolve()),
       grantStore: { load: () => store.settings.get('egress.chat_grants'), save: (v) => store.settings.set('egress.chat_grants', v) },
+      ...(env.BERTH_PREPARE_IMAGES === '1' ? { imageReady: () => egressImage.present() } : {}),
+      onProxyJoined: (profile) => store.chats.list(profile).forEach((c) => void sandbox.refreshStatus(c.id)),
     },
     egressOptions,
   );
+  const preparer: ImagePreparer = new ImagePreparer({
+    engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: () => store.profiles.list(),
+    openNetwork: (profile, settings): Promise<string> => manager.profileNetwork(profile, settings),
+    onChange: (preparations) => events.emit('images.status', { preparations }),
+    onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
+    onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
+  });
   const manager = new SandboxManager({
+    chooseImage: (req, running) => preparer.choose(req, running),
+    imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
     egress,
     ...(egressOptions.subnetPool ? { subnetPool: egressOptions.subnetPool } : {}),
     engines: { forProfile: (settings) => engines.forSetting(settings.engine), all: () => engines.all(), local: () => engines.forSetting(DEFAULT_ENGINE_SETTING) },
@@ -496,7 +508,7 @@ export function createCore(options: CoreOptions): BerthCore {
 
   /** Settings a warm sandbox was made with: a change to any of them makes it stale. */
   const warmShape = (s: ProfileSettings) =>
-    JSON.stringify([s.backend, s.engine, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool]);
+    JSON.stringify([s.backend, s.engine, s.image, s.egress, s.containerScope, s.mountWorkspace, s.limits, s.sandboxUser, s.homeTemplate, s.staticMounts, s.warmPool, s.setupCommand]);
 
 
   /** Who is calling: a connected client (a window, a browser tab), or Berth itself (null). */
@@ -530,6 +542,7 @@ export function createCore(options: CoreOptions): BerthCore {
       if (req.settings.engine && engines.forSetting(req.settings.engine).ref.id !== engines.forSetting(engineBefore).ref.id) {
         for (const chat of store.chats.list(view.name)) await sandbox.engineChanged(chat.id).catch(() => undefined);
       }
+      preparer.prepareSetup(after.name, after.settings);
       if (warmShape(after.settings) !== before) {
         await pool.drop(after.name);
         fillPool(after);
@@ -597,6 +610,7 @@ export function createCore(options: CoreOptions): BerthCore {
     'engine.list': async () => ({ engines: enginesInUse().map((h) => h.monitor.current()) }),
     'engine.check': (req) => engineCheck.check(req.engine, req.profile),
     'engine.contexts': async () => ({ contexts: dockerContexts() }),
+    'images.status': async () => ({ preparations: preparer.list() }),
     'engine.images': async () => ({ images: await engine.listImageTags(), baseImage: baseImage.tag }),
     'engine.resources': (req) => engineOfProfile(req.profile ?? DEFAULT_PROFILE).engine.resources(),
     'engine.status': async (req) => {
@@ -758,6 +772,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const ready = Promise.all([forgotten, reaper.ready]).then(() => {
     for (const p of store.profiles.list()) fillPool(p);
     void ports.restoreAll();
+    preparer.start();
   });
   events.on((event, payload) => {
     if (event === 'sandbox.progress') {

@@ -78,7 +78,7 @@ async function start(): Promise<void> {
     const dataDir = app.getPath('userData');
     // Made on first use (after app ready, when safeStorage can answer).
     const secrets = () => safeStorageBox(safeStorage, () => keyFileBox(dataDir, process.env));
-    core = createCore({ dataDir, secrets });
+    core = createCore({ dataDir, secrets, env: { ...process.env, BERTH_PREPARE_IMAGES: process.env.BERTH_PREPARE_IMAGES ?? '1' } });
   } catch (error) {
     dialog.showErrorBox('Berth could not start', `Berth could not open its data in ${app.getPath('userData')}.\n\n${error instanceof Error ? error.message : String(error)}`);
     app.exit(1);

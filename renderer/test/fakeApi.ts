@@ -35,6 +35,7 @@ import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 
 export const DEFAULT_SETTINGS: ProfileSettings = {
+  setupCommand: null,
   backend: 'docker',
   image: 'debian:bookworm-slim',
   egress: 'allowlist',
@@ -424,6 +425,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'engine.list': () => ({ engines: [fake.engine] }),
     'engine.check': () => fake.engine,
     'engine.contexts': () => ({ contexts: [{ name: 'default', host: 'unix:///var/run/docker.sock', current: true }] }),
+    'images.status': () => ({ preparations: [] }),
     'engine.images': () => ({ images: ['berth-test:busybox'], baseImage: 'berth-sandbox:1' }),
     'engine.resources': () => fake.resources,
     'workspace.browse': ({ path }): DirectoryListing => {

@@ -22,7 +22,8 @@ export interface BerthProcess {
 export async function startBerthProcess(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<BerthProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'electron/main/host/web.ts', '--port', '0', '--data-dir', dataDir], {
     cwd: REPO_ROOT,
-    env,
+    // No image preparation at start (a full default image, minutes of debootstrap) unless asked for.
+    env: { BERTH_PREPARE_IMAGES: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -148,6 +148,11 @@ export class FakeEngine implements Engine {
   }
 
   /** A build always succeeds here: the tag is then on the engine, as after Docker's. */
+  async imageId(ref: string): Promise<string | null> {
+    this.enter('imageId');
+    return this.images.has(ref) ? `sha256:fake-${ref}` : null;
+  }
+
   async buildImage(request: BuildRequest, onProgress: (p: PullProgress) => void): Promise<void> {
     this.enter('buildImage');
     onProgress({ message: 'Step 1/1: FROM scratch', fraction: 0 });

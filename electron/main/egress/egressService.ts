@@ -105,6 +105,8 @@ export class EgressService {
   private readonly subnetPool: SubnetPool | BerthError;
   private readonly localAddresses: LocalAddressWatch;
   private readonly grants: ChatGrants;
+  /** Sandboxes started before their proxy was up: it joins their networks when it is. */
+  private readonly waiting = new Set<string>();
 
   constructor(
     private readonly deps: {
@@ -116,6 +118,15 @@ export class EgressService {
       ensureImage?: (tag: string, onProgress: (p: PullProgress) => void) => Promise<void>;
       /** Where chats' own allowances are kept across restarts (absent: in memory only). */
       grantStore?: GrantStore;
+      /**
+       * Whether the proxy image is on the engine now. Given (the app), a sandbox whose proxy image is
+       * still being made does not wait for it: it starts alone on its sealed network (no network at
+       * all) and the proxy joins that network under its alias when it is up, so the sandbox's proxy
+       * variables start to work without a restart. Absent: every sandbox waits for its proxy.
+       */
+      imageReady?: () => Promise<boolean>;
+      /** The proxy joined the network of a sandbox that started before it (its header changes). */
+      onProxyJoined?: (profile: string, key: string) => void;
     },
     options: EgressOptions = {},
   ) {
@@ -146,6 +157,19 @@ export class EgressService {
     const network = sandboxNetworkName(this.deps.instanceId, key);
     if (this.subnetPool instanceof BerthError) throw this.subnetPool;
     const pool = this.subnetPool;
+    if (this.deps.imageReady && !(await this.deps.imageReady())) {
+      await this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed', pool);
+      this.waiting.add(key);
+      void this.proxyFor(profile)
+        .then(async (proxy) => {
+          if (!this.waiting.has(key)) return;
+          await this.deps.engine.connectNetwork(network, proxy.id, [PROXY_ALIAS]);
+          this.waiting.delete(key);
+          this.deps.onProxyJoined?.(profile, key);
+        })
+        .catch(() => undefined);
+      return network;
+    }
     const [proxy] = await Promise.all([
       this.proxyFor(profile, onProgress),
       this.deps.engine.ensureEgressNetwork(network, this.labels(profile, 'sandbox', { [LABEL.key]: key }), 'sealed', pool),
@@ -159,6 +183,11 @@ export class EgressService {
       await this.deps.engine.connectNetwork(network, (await this.proxyFor(profile)).id, [PROXY_ALIAS]);
     }
     return network;
+  }
+
+  /** Whether the key's sandbox runs without its proxy yet (no network until the proxy joins). */
+  proxyPending(key: string): boolean {
+    return this.waiting.has(key);
   }
 
   /** Maps the started sandbox's address to its chat, for the Network view. */
@@ -177,6 +206,7 @@ export class EgressService {
 
   /** After the sandbox's container is removed: its network goes too. */
   async releaseSandbox(key: string): Promise<void> {
+    this.waiting.delete(key);
     const network = sandboxNetworkName(this.deps.instanceId, key);
     const proxies = await this.deps.engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: this.deps.instanceId, [ROLE_LABEL]: 'proxy' });
     for (const c of proxies) await this.deps.engine.disconnectNetwork(network, c.id).catch(() => undefined);

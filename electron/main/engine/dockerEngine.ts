@@ -20,6 +20,7 @@ import { checkPodmanContainer, podmanCannotLimit, STDIN_LABEL, STDIN_WRITER, wit
 import { statsSample, type RawStats, type StatsSample } from './statsSample.js';
 import { unavailableEngine } from './unavailableEngine.js';
 import { environmentImageOps, type EnvironmentImageOps } from './environmentImages.js';
+import { imageIdOf } from './imageInfo.js';
 
 export type { StatsSample } from './statsSample.js';
 export type { EngineKind } from './engineKind.js';
@@ -109,7 +110,8 @@ export interface BuildRequest {
   contextDir: string;
   files: string[];
   tag: string;
-  networkMode?: 'none';
+  /** 'none', or a network's name for the RUN steps (a setup command under an 'open' profile). */
+  networkMode?: string;
 }
 
 export interface Engine {
@@ -128,6 +130,8 @@ export interface Engine {
   /** The engine's security options (`docker info`), such as `name=apparmor` where it has AppArmor. */
   securityOptions(): Promise<string[]>;
   hasImage(ref: string): Promise<boolean>;
+  /** The image's id (sha256:…), or null when the engine does not have it. */
+  imageId(ref: string): Promise<string | null>;
   pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void>;
   /**
    * Builds an image through the Engine API from a folder holding a Dockerfile and `files`;
@@ -467,6 +471,10 @@ export class DockerEngine implements Engine {
       },
       (error) => (statusOf(error) === 404 ? { value: false } : undefined),
     );
+  }
+
+  imageId(ref: string): Promise<string | null> {
+    return this.call(`look up the image ${ref}`, (docker) => imageIdOf(docker, ref), (error) => (statusOf(error) === 404 ? { value: null } : undefined));
   }
 
   pullImage(ref: string, onProgress: (p: PullProgress) => void): Promise<void> {

@@ -37,7 +37,8 @@ async function main(): Promise<void> {
 
   let core: BerthCore;
   try {
-    core = createCore({ dataDir, ...(knownHostsFiles ? { knownHostsFiles } : {}) });
+    // The app prepares its images when it starts (sandbox/imagePreparations.ts); BERTH_PREPARE_IMAGES=0 leaves them to the first chat.
+    core = createCore({ dataDir, env: { ...process.env, BERTH_PREPARE_IMAGES: process.env.BERTH_PREPARE_IMAGES ?? '1' }, ...(knownHostsFiles ? { knownHostsFiles } : {}) });
   } catch (error) {
     note(`Berth could not open its data in ${dataDir}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

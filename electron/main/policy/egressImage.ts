@@ -37,35 +37,5 @@ LABEL berth.egress=debootstrap
 USER proxy
 `;
 
-/** debootstrap's arguments for the root file system (minbase: no more than squid needs). */
-export function debootstrapArgs(target: string, mirror: string): string[] {
-  return ['--variant=minbase', `--include=${EGRESS_PACKAGES.join(',')}`, 'bookworm', target, mirror];
-}
-
-/** The mirror apt on this computer uses (deb822 or one-line sources), else Debian's own. */
-export function debianMirror(sources: string): string {
-  const deb822 = /^URIs:\s*(\S+)/m.exec(sources);
-  if (deb822?.[1] && !/security/.test(deb822[1])) return deb822[1];
-  const line = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+bookworm\b/m.exec(sources);
-  return line?.[1] ?? 'http://deb.debian.org/debian';
-}
-
-/**
- * debootstrap's "I: …" lines as progress: retrieving packages is about half of the time,
- * unpacking and configuring the rest (the fraction is coarse, the message exact).
- */
-export function debootstrapProgress(line: string): { message: string; fraction: number | null } | null {
-  const m = /^I: (.+)$/.exec(line.trim());
-  if (!m) return null;
-  const text = m[1] as string;
-  const phase: [RegExp, number][] = [
-    [/^Retrieving (In)?Release|^Checking Release|^Retrieving Packages|^Validating Packages|^Resolving/, 0.02],
-    [/^Found /, 0.05],
-    [/^Retrieving |^Validating /, 0.3],
-    [/^Chosen extractor|^Extracting /, 0.5],
-    [/^Installing core|^Unpacking required|^Configuring required|^Unpacking |^Configuring /, 0.7],
-    [/^Base system installed successfully/, 0.85],
-  ];
-  const hit = phase.find(([re]) => re.test(text));
-  return { message: `Proxy image: ${text.slice(0, 140)}`, fraction: hit ? hit[1] : null };
-}
+/** What the offline recipe installs with debootstrap (policy/rootfsImage.ts). */
+export const EGRESS_ROOTFS_PACKAGES = EGRESS_PACKAGES;

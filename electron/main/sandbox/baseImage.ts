@@ -4,10 +4,9 @@
  * from the host's static busybox. One build however many chats ask at once.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import type { Engine, PullProgress } from '../engine/dockerEngine.js';
+import { withBuildContext } from '../engine/rootfsImage.js';
 import {
   BUSYBOX_CANDIDATES,
   BUSYBOX_GROUP,
@@ -50,7 +49,7 @@ export class BaseImage {
     if (this.options.debian !== false) {
       onProgress({ message: `Building Berth's base image ${tag} (Debian)…`, fraction: 0 });
       try {
-        await this.withContext({ Dockerfile: DEBIAN_RECIPE }, (dir) => engine.buildImage({ contextDir: dir, files: [], tag }, onProgress));
+        await withBuildContext({ Dockerfile: DEBIAN_RECIPE }, (dir) => engine.buildImage({ contextDir: dir, files: [], tag }, onProgress));
         return `Berth built its base image ${tag} from Debian.`;
       } catch (error) {
         if (error instanceof BerthError && error.code === 'engine_unreachable') throw error;
@@ -68,7 +67,7 @@ export class BaseImage {
       );
     }
     onProgress({ message: `No registry answers: building a minimal base image ${tag} from this computer's busybox…`, fraction: 0 });
-    await this.withContext(
+    await withBuildContext(
       { Dockerfile: BUSYBOX_RECIPE, passwd: BUSYBOX_PASSWD, group: BUSYBOX_GROUP, busybox: fs.readFileSync(busybox) },
       (dir) => engine.buildImage({ contextDir: dir, files: ['busybox', 'passwd', 'group'], tag, networkMode: 'none' }, onProgress),
     );
@@ -88,16 +87,5 @@ export class BaseImage {
       }
     }
     return null;
-  }
-
-  /** A temporary build context holding `files`, removed afterwards. */
-  private async withContext(files: Record<string, string | Buffer>, fn: (dir: string) => Promise<void>): Promise<void> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-base-'));
-    try {
-      for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content, { mode: name === 'busybox' ? 0o755 : 0o644 });
-      await fn(dir);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   }
 }

@@ -94,6 +94,10 @@ interface Slot {
   user: string;
   /** The engine the slot's container lives on: pinned, so a profile's new engine never moves it silently. */
   engine: EngineHandle | null;
+  /** The image its container was made from, the one its request named, and what its header says about it. */
+  image: string | null;
+  requested: string | null;
+  note: string | null;
 }
 
 /** The engines profiles name (sandbox/engineRegistry). */
@@ -124,6 +128,14 @@ export interface SandboxManagerDeps {
    * Absent: Docker picks.
    */
   subnetPool?: SubnetPool | BerthError;
+  /**
+   * The image a sandbox is made from instead of the one its profile names (Berth's default
+   * environment, a setup command's prepared image: sandbox/imagePreparations.ts). `running`: the image
+   * of the key's container while it is up, which is kept. Absent: the named image.
+   */
+  chooseImage?: (req: SandboxRequest, running: string | null) => { image: string; note: string | null };
+  /** What a sandbox made from `image` (for `requested`) says now; `noted`: what it said when made. */
+  imageNote?: (requested: string, image: string, noted: string | null) => string | null;
 }
 
 export interface SandboxEgress {
@@ -131,9 +143,14 @@ export interface SandboxEgress {
   prepareSandbox(profile: string, key: string, onProgress: (p: PullProgress) => void): Promise<string>;
   registerSandbox(profile: string, key: string, chatId: string, containerId: string): Promise<void>;
   releaseSandbox(key: string): Promise<void>;
+  /** Whether the sandbox started before its proxy was up (no network yet). */
+  proxyPending?(key: string): boolean;
 }
 
 const STOP_GRACE_SECONDS = 3;
+
+/** A chat of an allowlist profile that started before its proxy: what its header says. */
+export const PROXY_PENDING_NOTE = 'No network yet: the egress proxy is being prepared (see the status bar). This chat gains its allowlist when it is ready, without a restart.';
 
 export type GoneListener = (key: string, reason: string) => void;
 
@@ -165,6 +182,7 @@ export class SandboxManager {
       s = {
         key, name: containerNameFor(this.deps.instanceId, key), containerId: null, session: null, lock: null, lockKind: null,
         inUse: 0, drainWaiters: [], phase: null, error: null, stoppedByUs: false, busy: 0, idleTimer: null, settings: null, user: '', engine: null,
+        image: null, requested: null, note: null,
       };
       this.slots.set(key, s);
     }
@@ -205,8 +223,10 @@ export class SandboxManager {
           if (kind === 'bringUp') joined = true;
           continue;
         }
-        const spec = this.specFor(req, s);
         const healthy = s.session !== null && !s.session.closed && s.containerId !== null;
+        const chosen = this.deps.chooseImage?.(req, healthy && s.requested === req.image ? s.image : null) ?? { image: req.image, note: null };
+        const made = { ...req, image: chosen.image };
+        const spec = this.specFor(made, s);
         if (healthy && spec.Labels[LABEL.spec] === this.currentSpec(s)) {
           return this.lease(s, kind, { session: s.session as ShellSession, containerId: s.containerId as string, user: s.user, notices: this.stayNotice(s, req), broughtUp: false, joined });
         }
@@ -214,7 +234,10 @@ export class SandboxManager {
           await new Promise<void>((resolve) => s.drainWaiters.push(resolve));
           continue;
         }
-        const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, req, spec));
+        const ready = await this.exclusive(s, 'bringUp', () => this.bringUp(s, made, spec));
+        s.image = made.image;
+        s.requested = req.image;
+        s.note = chosen.note;
         return this.lease(s, kind, ready);
       }
     } catch (error) {
@@ -545,6 +568,16 @@ export class SandboxManager {
     }
   }
 
+  /** The open network a profile's sandboxes join on its engine (made if missing): its setup command's build network. */
+  async profileNetwork(profile: string, settings: ProfileSettings): Promise<string> {
+    const engine = this.deps.engines.forProfile(settings).engine;
+    const { name, labels } = this.openNetwork(engine, profile, `setup:${profile}`);
+    const pool = this.deps.subnetPool;
+    if (pool instanceof BerthError) throw pool;
+    await engine.ensureNetwork(name, labels, pool && openNetworkPool(pool));
+    return name;
+  }
+
   private async findExisting(knownId: string | null, key: string): Promise<ContainerDetails | null> {
     const engine = this.engineOf(key);
     const known = knownId ? await engine.inspectContainer(knownId) : null;
@@ -702,6 +735,15 @@ export class SandboxManager {
           .then((list) => (list[0] ? engine.inspectContainer(list[0].id) : null));
     if (!found) return { state: 'none', containerId: null, containerName: name, error: null };
     return { state: found.running ? 'running' : 'stopped', containerId: found.id, containerName: found.name, error: null };
+  }
+
+  /** What the key's sandbox says about its image (a minimal one while the full one is prepared), or null. */
+  imageNote(key: string): string | null {
+    const s = this.slots.get(key);
+    if (!s?.image || !s.requested) return null;
+    const notes = [this.deps.imageNote?.(s.requested, s.image, s.note) ?? s.note];
+    if (this.deps.egress?.proxyPending?.(key)) notes.push(PROXY_PENDING_NOTE);
+    return notes.filter((n) => n !== null).join(' ') || null;
   }
 
   /** Stops the command `owner` is running in the key's shell, if any; true when there was one. */

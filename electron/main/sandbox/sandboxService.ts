@@ -378,6 +378,7 @@ export class SandboxService {
       containerName: s.containerName,
       networkName,
       error: s.error ? { code: s.error.code, message: s.error.message } : null,
+      environment: s.state === 'none' ? null : this.manager.imageNote(r.target.key),
     };
   }
 
@@ -388,6 +389,11 @@ export class SandboxService {
   async forgetError(chatId: string): Promise<void> {
     const r = this.resolve(chatId);
     if (r.target.kind !== 'container' || !this.manager.forgetError(r.target.key)) return;
+    this.events.emit('sandbox.status', await this.status(chatId));
+  }
+
+  /** Something its header says changed (its proxy joined): clients hear the chat's status again. */
+  async refreshStatus(chatId: string): Promise<void> {
     this.events.emit('sandbox.status', await this.status(chatId));
   }
 

@@ -111,6 +111,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
         </button>
       </div>
       {state === 'local' && <p className="warning">Local backend: {LOCAL_WARNING}.</p>}
+      {state !== 'local' && status?.environment && <p className="muted sandbox-environment">{status.environment}</p>}
       {state === 'stopped' && <p className="muted">It starts again with the next command or terminal.</p>}
       {state === 'error' && display.error !== null && !shownBelow(display.error) && (
         <ErrorAlert

@@ -244,6 +244,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
         <p className="muted field-note">Any OpenAI-compatible endpoint. Its commands run only in this profile&apos;s sandboxes.</p>
         <AgentKeyField profile={editing ? profile.name : null} handle={keyField} formBaseUrl={values.baseUrl} />
       </fieldset>
+      <fieldset className="field-grid" disabled={!docker}>
+        <legend>Setup</legend>
+        <Field label="Setup command" hint="run once as root in a build of the image, with this profile's egress and nothing of yours (for example apt-get install -y nodejs); new chats start from the result">
+          <input type="text" value={values.setupCommand} onChange={(e) => set('setupCommand', e.target.value)} />
+        </Field>
+      </fieldset>
       {editing && <p className="muted boundary">{profile.boundary}</p>}
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
       <div className="form-buttons">

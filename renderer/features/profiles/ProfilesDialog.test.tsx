@@ -20,12 +20,14 @@ describe('ProfilesDialog', () => {
     const first = renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" focusAgent />, {
       profiles: [profileView('default'), profileView('work', { agent: agent(null) })],
     });
-    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Provider URL' })));
+    // The dialog opens on the new-profile form, then the list arrives and the profile's form takes
+    // the focus: on a loaded machine that is more than waitFor's default second.
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Provider URL' })), { timeout: 10_000 });
     first.unmount();
     renderWithApp(<ProfilesDialog onClose={() => {}} initialProfile="work" focusAgent />, {
       profiles: [profileView('default'), profileView('work', { agent: agent('http://127.0.0.1:9/v1') })],
     });
-    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Model' })));
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Model' })), { timeout: 10_000 });
   });
 
   it('creates a profile with the form\'s settings', async () => {

@@ -17,6 +17,7 @@ describe('profile form values', () => {
         limits: { memoryMb: 1024, cpus: 1.5, pids: 256 },
         retention: { idleStopMinutes: 0, onQuit: 'keep' },
         warmPool: 2,
+        setupCommand: null,
         agent: { baseUrl: null, model: null, approval: 'ask' },
         engine: { kind: 'default' },
       },

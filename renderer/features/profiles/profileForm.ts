@@ -18,6 +18,8 @@ export interface ProfileFormValues {
   onQuit: 'stop' | 'keep';
   /** Started sandboxes kept ready for new chats. */
   warmPool: string;
+  /** Run once as root in a build step of the image (empty: none). */
+  setupCommand: string;
   mountWorkspace: boolean;
   /** The agent's provider and model, as typed (empty: none), and its approval rule. */
   baseUrl: string;
@@ -107,6 +109,7 @@ export const NEW_PROFILE: ProfileFormValues = {
   idleStopMinutes: '30',
   onQuit: 'stop',
   warmPool: '0',
+  setupCommand: '',
   mountWorkspace: true,
   baseUrl: '',
   model: '',
@@ -129,6 +132,7 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
     idleStopMinutes: String(s.retention.idleStopMinutes),
     onQuit: s.retention.onQuit,
     warmPool: String(s.warmPool),
+    setupCommand: s.setupCommand ?? '',
     mountWorkspace: s.mountWorkspace,
     baseUrl: s.agent.baseUrl ?? '',
     model: s.agent.model ?? '',
@@ -171,6 +175,7 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
       limits: { memoryMb: memoryMb as number, cpus: cpus as number, pids: pids as number },
       retention: { idleStopMinutes: idleStopMinutes as number, onQuit: values.onQuit },
       warmPool: warmPool as number,
+      setupCommand: values.setupCommand.trim() || null,
       agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval },
       engine: engine.setting,
     },

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { EngineStatus } from '../../../shared/contract';
 import { useConnection, useEngine, useServices } from '../../app/context';
+import { PreparationItems } from './PreparationItems';
 
 export function EngineStatusItem() {
   const { stores } = useServices();
@@ -127,6 +128,7 @@ export function StatusBar() {
     <footer className="status-bar">
       <EngineStatusItem />
       <OtherEngineItems />
+      <PreparationItems />
       <span className="spacer" />
       <ConnectionStatusItem />
     </footer>

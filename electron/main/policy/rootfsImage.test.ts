@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EGRESS_DEBIAN_RECIPE, EGRESS_IMAGE, debianMirror, debootstrapArgs, debootstrapProgress } from './egressImage.js';
+import { EGRESS_DEBIAN_RECIPE, EGRESS_IMAGE, EGRESS_ROOTFS_PACKAGES } from './egressImage.js';
+import { debianMirror, debootstrapArgs, debootstrapProgress } from './rootfsImage.js';
 
 describe('the egress proxy image recipes', () => {
   it('the recipe Berth builds is the one in build/egress/Dockerfile, with the squid that can read SNI', () => {
@@ -12,7 +13,7 @@ describe('the egress proxy image recipes', () => {
   });
 
   it('debootstraps the same packages from the mirror apt uses (deb822 or one-line sources), never the security mirror', () => {
-    expect(debootstrapArgs('/r', 'http://m/debian')).toEqual(['--variant=minbase', '--include=squid-openssl,haproxy,openssl,ca-certificates', 'bookworm', '/r', 'http://m/debian']);
+    expect(debootstrapArgs('/r', 'http://m/debian', EGRESS_ROOTFS_PACKAGES)).toEqual(['--variant=minbase', '--include=squid-openssl,haproxy,openssl,ca-certificates', 'bookworm', '/r', 'http://m/debian']);
     expect(debianMirror('Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\n')).toBe('http://mirror.example/debian');
     expect(debianMirror('Types: deb\nURIs: http://deb.debian.org/debian-security\n')).toBe('http://deb.debian.org/debian');
     expect(debianMirror('deb [arch=amd64] http://ftp.example/debian bookworm main\n')).toBe('http://ftp.example/debian');
