@@ -383,6 +383,7 @@ export function createCore(options: CoreOptions): BerthCore {
     beforeTurn: async (chatId, messageId) => {
       if (review.hasCopies(chatId)) await review.checkpoint(chatId, 'turn', messageId);
     },
+    afterTurn: (chatId, messageId) => review.endTurn(chatId, messageId),
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
       newPorts: (chatId) => ports.newPortsNote(chatId),

@@ -209,7 +209,10 @@ describe('Review mode', () => {
       { text: 'Wrote two.' },
     ));
     expect((await runTurn(core, chatId, 'write one')).error).toBeNull();
+    // The user's own edits in the terminal after a turn ended are not that turn's changes.
+    await sh(chatId, 'echo mine > mine1.txt');
     expect((await runTurn(core, chatId, 'write two')).error).toBeNull();
+    await sh(chatId, 'echo mine > mine2.txt');
     const userMessages = (await core.agent.history({ chatId })).messages.filter((m) => m.role === 'user');
     const { checkpoints } = await core.review.checkpoints({ chatId });
     expect(checkpoints.map((c) => [c.reason, c.messageId, c.changedFiles])).toEqual([
@@ -217,12 +220,13 @@ describe('Review mode', () => {
       ['turn', userMessages[1]!.id, ['a.txt', 'one.txt', 'two.txt']],
     ]);
 
+    // Undo puts the copy back to just before the turn: what came after it goes too.
     const undone = await core.review.undoTurn({ chatId, messageId: userMessages[1]!.id });
-    expect(undone.restored.sort()).toEqual(['a.txt', 'one.txt', 'two.txt']);
+    expect(undone.restored.sort()).toEqual(['a.txt', 'mine2.txt', 'one.txt', 'two.txt']);
     expect(await sh(chatId, 'cat one.txt a.txt; test ! -e two.txt && echo no-two')).toBe('turn one\na1\nno-two\n');
     // The folder itself never changed.
     expect(fs.existsSync(path.join(repo, 'one.txt'))).toBe(false);
-    expect((await core.review.changes({ chatId, hostPath: attached.attachment.hostPath })).copies[0]!.files.map((f) => f.path)).toEqual(['one.txt']);
+    expect((await core.review.changes({ chatId, hostPath: attached.attachment.hostPath })).copies[0]!.files.map((f) => f.path)).toEqual(['mine1.txt', 'one.txt']);
   });
 
   it('two chats on one repository never see each other’s writes; the second Apply reports the overlap and applies nothing', async () => {

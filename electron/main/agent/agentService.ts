@@ -72,6 +72,8 @@ export interface AgentServiceDeps {
   complete: Complete;
   /** Runs before each turn starts (Review mode's restore point); a failure ends the turn with its error. */
   beforeTurn?: (chatId: string, userMessageId: string) => Promise<void>;
+  /** Runs as each turn ends, before the chat hears it ended (Review mode's end of the turn's changes); a failure is not the turn's. */
+  afterTurn?: (chatId: string, userMessageId: string) => Promise<void>;
 }
 
 export class AgentService {
@@ -166,9 +168,10 @@ export class AgentService {
       chatId, profile: profile.name, baseUrl, model, apiKey, caller: { chatId, taskId: undefined, signal: turn.controller.signal }, parentCallId: null, depth: 0, turn,
     };
     const before = this.deps.beforeTurn ? this.deps.beforeTurn(chatId, message.id) : Promise.resolve();
+    const after = () => (this.deps.afterTurn ? this.deps.afterTurn(chatId, message.id).catch(() => undefined) : Promise.resolve());
     turn.finished = before.then(() => this.runTask(run)).then(
-      (finalText) => this.endTurn(chatId, turn, finalText, null),
-      (error: unknown) => this.endTurn(chatId, turn, '', error),
+      (finalText) => after().then(() => this.endTurn(chatId, turn, finalText, null)),
+      (error: unknown) => after().then(() => this.endTurn(chatId, turn, '', error)),
     );
     return { message, finished: turn.finished };
   }

@@ -31,6 +31,8 @@ interface StoredCheckpoint {
   createdAt: number;
   /** copy id → commit in that copy's tracking repository */
   commits: Record<string, string>;
+  /** A turn's: copy id → the copy as the turn ended (what the user did afterwards is not the turn's). */
+  endCommits?: Record<string, string>;
 }
 
 export interface ReviewAttachment {
@@ -688,6 +690,28 @@ export class ReviewService {
     });
   }
 
+  /**
+   * The turn's end: each copy as it is now, kept on the turn's checkpoint, so the turn's changes
+   * stop here and the user's own edits in a terminal afterwards are not counted as the turn's.
+   */
+  endTurn(chatId: string, messageId: string): Promise<void> {
+    return this.serial(chatId, async () => {
+      const list = this.loadCheckpoints(chatId);
+      const cp = list.find((c) => c.reason === 'turn' && c.messageId === messageId);
+      if (!cp) return;
+      const ends: Record<string, string> = {};
+      for (const { copy } of this.copies(chatId)) {
+        const from = cp.commits[copy.meta.copyId];
+        if (!from) continue;
+        ends[copy.meta.copyId] = await copy.commit((await copy.snapshot()).tree, from, 'After an agent turn');
+        // Referenced like the checkpoints, so nothing that tidies the repository drops it.
+        await copy.setRef(`refs/berth/turn-ends/${list.indexOf(cp)}`, ends[copy.meta.copyId]!);
+      }
+      cp.endCommits = ends;
+      this.saveCheckpoints(chatId, list);
+    });
+  }
+
   /** Whether the chat has any Review-mode copy (agent turns checkpoint only then). */
   hasCopies(chatId: string): boolean {
     return this.copies(chatId).length > 0;
@@ -710,7 +734,7 @@ export class ReviewService {
           const from = cp.commits[copy.meta.copyId];
           if (!from) continue;
           const next = list.slice(i + 1).find((c) => c.commits[copy.meta.copyId])?.commits[copy.meta.copyId];
-          const to = next ?? now.get(copy.meta.copyId);
+          const to = cp.endCommits?.[copy.meta.copyId] ?? next ?? now.get(copy.meta.copyId);
           if (!to) continue;
           const prefix = copies.length > 1 ? `${path.basename(att.hostPath)}/` : '';
           for (const c of await copy.diff(from, to)) changed.add(prefix + c.path);
