@@ -208,6 +208,25 @@ describe('ChatHeader attach modes', () => {
     expect((await screen.findByRole('status')).textContent).toContain('waits for a new sandbox');
   });
 
+  it("says the sandbox is recreated at its next command until it was, on a line of its own the user can dismiss", async () => {
+    const { api } = setup();
+    const running = { chatId: 'c1', state: 'running' as const, key: 'k', containerName: 'n', image: 'i', networkName: null, error: null };
+    api.emit('sandbox.status', { ...running, containerId: 'old' });
+    api.handle('workspace.detach', () => ({ attachments: [], notice: "The chat's sandbox is recreated the next time it runs a command." }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
+    const notice = await screen.findByRole('status');
+    expect(notice.textContent).toContain('recreated the next time');
+    // Its next command came: the chat runs in another container, and the notice is no news.
+    api.emit('sandbox.status', { ...running, containerId: 'new' });
+    await waitFor(() => expect(screen.queryByText(/recreated the next time/)).toBeNull());
+
+    api.pickFolderResult = { notice: 'Recreated the next time.' };
+    await openAttach();
+    await screen.findByText('Recreated the next time.');
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss this notice' }));
+    expect(screen.queryByText('Recreated the next time.')).toBeNull();
+  });
+
   it('on the desktop, passes the chosen mode to the native picker', async () => {
     const { api } = setup();
     api.pickFolderResult = 'picked';

@@ -1,0 +1,54 @@
+/**
+ * Everyday use in Chromium against the browser host and the real engine, as a new user met it
+ * (screenshots in e2e/screenshots/everyday-*.png): the chat header at 1440 px, and its notice
+ * about a sandbox recreated "the next time" gone once that happened.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName, writeTree } from '../test/support/harness.js';
+import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
+import * as ui from './support/ui.js';
+
+let root: string;
+let host: RunningHost;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  root = tempRoot();
+  ({ host, browser, page } = await openApp(root));
+  const profile = uniqueName('day');
+  await ui.createProfile(page, profile, 'berth-test:busybox');
+  await page.getByLabel('Profile for new chats').selectOption(profile);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.stop();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('everyday use', () => {
+  it('the header is one row at 1440 px, and its notice of a recreation to come goes once it came', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const dir = path.join(root, 'project');
+    writeTree(dir, { 'notes.txt': 'hi\n' }, 1000, 1000);
+    await ui.newChatAtPrompt(page);
+    await ui.waitForSandboxRunning(page, 60_000);
+    await ui.attach(page, dir, 'Read-write');
+    const header = page.locator('header.chat-header');
+    await header.getByText(dir).waitFor();
+    // The terminal starts again by itself in the new sandbox: the recreation happened.
+    await ui.waitForShellInWorkspace(page, 60_000);
+    await ui.waitForSandboxRunning(page, 60_000);
+    const stale = header.getByText(/recreated the next time|waits for a new sandbox at its next command/);
+    await expect.poll(() => stale.count(), { timeout: 10_000 }).toBe(0);
+    await shot(page, "everyday-header");
+    const box = await header.boundingBox();
+    // One row of controls (about 30 px) and the header's padding.
+    expect(box!.height).toBeLessThan(64);
+    await shot(page, 'everyday-header');
+  });
+});
