@@ -51,4 +51,17 @@ describe('everyday use', () => {
     expect(box!.height).toBeLessThan(64);
     await shot(page, 'everyday-header');
   });
+
+  it('Alt+Shift+N pressed on the profile select: the new chat has the focus, not the select', async () => {
+    const select = page.getByLabel('Profile for new chats');
+    const profile = await select.inputValue();
+    await select.focus();
+    const before = await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: /^Chat \d+$/ }).count();
+    await page.keyboard.press('Alt+Shift+N');
+    await expect.poll(() => page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: /^Chat \d+$/ }).count()).toBe(before + 1);
+    // The chat's way to the agent (its set-up button: this profile has no model) has the focus.
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent)).toBe('Open profile settings');
+    await page.keyboard.type('d');
+    expect(await select.inputValue()).toBe(profile);
+  });
 });

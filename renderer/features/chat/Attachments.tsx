@@ -9,6 +9,8 @@ import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import type { Picked } from '../../api/types';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { useFocusAfter } from '../../ui/useFocusAfter';
+import { focusConversation } from '../conversation/focusConversation';
 import { MESSAGES } from '../../ui/messages';
 import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice } from '../changes/AttachModePicker';
 import { CopyProgressLine } from '../changes/CopyProgressLine';
@@ -33,6 +35,8 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
   const [busy, setBusy] = useState(false);
   /** Attaching or detaching would stop these: asked first. */
   const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; reason: string | null; go(): void; cancel?(): void } | null>(null);
+  // Attached (or not): the user's next move is to ask the agent or use the folder.
+  useFocusAfter(busy, focusConversation);
   /** The user already agreed to stop what runs, for the attach under way: not asked again once its folder is chosen. */
   const agreed = useRef(false);
 

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ApprovalRequest } from '../../../shared/contract';
 import type { ApprovalDecision } from '../../stores/agent';
+import { APPROVAL_KEYS } from '../shortcuts/shortcuts';
 
 export interface ApprovalPromptProps {
   request: ApprovalRequest;
@@ -31,7 +32,8 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
     return () => clearTimeout(timer);
   }, []);
   return (
-    <div role="group" aria-label="Approval needed" className="approval">
+    // Focusable by script: where the focus goes when an answered prompt leaves another one behind.
+    <div role="group" aria-label="Approval needed" className="approval" tabIndex={-1}>
       <p className="approval-title">
         {request.taskId === null ? 'The agent' : 'A subagent (a task the agent delegated)'} wants to use <strong>{request.tool}</strong>
         {request.cwd !== null && (
@@ -55,14 +57,14 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         </figure>
       )}
       <div className="approval-buttons">
-        <button type="button" className="primary" disabled={busy || !armed} onClick={() => onAnswer('once')}>
-          Allow once
+        <button type="button" className="primary" data-answer="once" aria-keyshortcuts={APPROVAL_KEYS.allowOnce} disabled={busy || !armed} onClick={() => onAnswer('once')}>
+          Allow once <kbd aria-hidden="true">{APPROVAL_KEYS.allowOnce}</kbd>
         </button>
         <button type="button" disabled={busy || !armed} onClick={() => onAnswer('chat')} title="Run this and later commands in this chat without asking">
           Allow for this chat
         </button>
-        <button type="button" className="danger" disabled={busy || !armed} onClick={() => onAnswer('deny')}>
-          Deny
+        <button type="button" className="danger" data-answer="deny" aria-keyshortcuts={APPROVAL_KEYS.deny} disabled={busy || !armed} onClick={() => onAnswer('deny')}>
+          Deny <kbd aria-hidden="true">{APPROVAL_KEYS.deny}</kbd>
         </button>
       </div>
     </div>

@@ -196,6 +196,26 @@ describe('ConversationPane', () => {
     ]);
   });
 
+  it('after an answer the focus goes to the next prompt, then to the message box; the buttons show their shortcuts', async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    for (const id of ['ap1', 'ap2']) {
+      push(api, 'agent.approval', { approvalId: id, chatId: 'c1', taskId: null, callId: `call-${id}`, tool: 'terminal', command: `make ${id}`, cwd: '/workspace', detail: null });
+    }
+    const prompts = screen.getAllByRole('group', { name: 'Approval needed' });
+    const allow = within(prompts[0] as HTMLElement).getByRole('button', { name: 'Allow once' }) as HTMLButtonElement;
+    expect(allow.getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+A');
+    expect(allow.textContent).toContain('Alt+Shift+A');
+    expect(within(prompts[0] as HTMLElement).getByRole('button', { name: 'Deny' }).textContent).toContain('Alt+Shift+D');
+    await waitFor(() => expect(allow.disabled).toBe(false));
+    allow.focus();
+    fireEvent.click(allow);
+    await waitFor(() => expect(screen.getAllByRole('group', { name: 'Approval needed' })).toHaveLength(1));
+    await waitFor(() => expect(document.activeElement).toBe(prompts[1]));
+    fireEvent.click(within(prompts[1] as HTMLElement).getByRole('button', { name: 'Deny' }));
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' })));
+  });
+
   it('says when "Allow for this chat" is on, and takes it back with Ask again', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');
