@@ -64,4 +64,35 @@ describe('everyday use', () => {
     await page.keyboard.type('d');
     expect(await select.inputValue()).toBe(profile);
   });
+
+  it('at 1024x700 the Changes panel shows beside the conversation and the terminal, its diff usable, the split moved by keyboard', async () => {
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const dir = path.join(root, 'reviewed');
+    writeTree(dir, { 'notes.txt': 'one\n' }, 1000, 1000);
+    await ui.newChatAtPrompt(page);
+    await ui.attach(page, dir, 'Review');
+    await ui.waitForShellInWorkspace(page, 60_000);
+    await ui.typeInTerminal(page, 'cd /workspace && echo two >> notes.txt && echo "done=$?"');
+    await ui.waitForTerminal(page, (t) => t.includes('done=0'), 'the edit', 60_000);
+    await page.getByRole('button', { name: /^Changes/ }).click();
+    const diff = page.getByRole('region', { name: 'Diff', exact: true });
+    await diff.getByText('two').first().waitFor({ timeout: 30_000 });
+    // Beside them: the conversation and the terminal stay on screen.
+    expect(await page.getByRole('region', { name: 'Conversation' }).isVisible()).toBe(true);
+    expect(await page.locator('.terminals').isVisible()).toBe(true);
+    await shot(page, 'everyday-changes-1024');
+    const box = (await diff.boundingBox())!;
+    // Usable: 60 columns of 12 px monospace and 15 lines of it.
+    expect(box.width).toBeGreaterThanOrEqual(440);
+    expect(box.height).toBeGreaterThanOrEqual(280);
+    await shot(page, 'everyday-changes-1024');
+    // The split moves by keyboard too, and the panel follows the agent's and the terminal's work.
+    const separator = page.getByRole('separator', { name: 'Resize the Changes panel' });
+    const before = Number(await separator.getAttribute('aria-valuenow'));
+    await separator.focus();
+    await page.keyboard.press(await separator.getAttribute('aria-orientation') === 'horizontal' ? 'ArrowDown' : 'ArrowRight');
+    expect(Number(await separator.getAttribute('aria-valuenow'))).toBe(before + 5);
+    await ui.typeInTerminal(page, 'echo three > added.txt');
+    await page.getByRole('region', { name: 'Changes', exact: true }).getByText('added.txt').first().waitFor({ timeout: 30_000 });
+  });
 });
