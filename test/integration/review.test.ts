@@ -129,6 +129,26 @@ describe('Review mode', () => {
     expect((await core.review.changes({ chatId })).copies[0]!.files).toEqual([]);
   });
 
+  it('after a restart of Berth the chat\'s count of changed files comes back by itself (the sidebar\'s badge)', async () => {
+    const { core: first, dataDir: data, profile: p } = await h.coreWithProfile();
+    const repo = userRepo('restart');
+    const chat = await first.chats.create({ profile: p, title: 'restart' });
+    await first.workspace.attach({ chatId: chat.id, path: repo });
+    const counted = nextEvent(first, 'review.changed', (e) => e.chatId === chat.id && e.count === 2);
+    const r = await first.sandbox.exec({ chatId: chat.id, command: 'echo x > new.txt && echo y > a.txt' });
+    expect(r.exitCode).toBe(0);
+    await counted;
+    await first.dispose();
+
+    const again = h.core({ dataDir: data });
+    const back = nextEvent(again, 'review.changed', (e) => e.chatId === chat.id && e.count === 2, 30_000);
+    // The page lists the chats after the restart, and that is all it does.
+    await again.chats.list({});
+    await back;
+    const listed = (await again.chats.list({})).chats.find((c) => c.id === chat.id)!;
+    expect(listed.attachments[0]!.review?.changedCount).toBe(2);
+  });
+
   it('tells a file changed again (same count) by a new version in review.changed, and lists the copy as it is now', async () => {
     const repo = userRepo('again');
     const { chatId, attached } = await reviewChat(repo);

@@ -432,9 +432,15 @@ export class ReviewService {
     return { count, version: createHash('sha256').update(parts.sort().join('\n')).digest('hex').slice(0, 16) };
   }
 
-  /** The last known count of changed files of one copy (0 before the first look). */
+  /**
+   * The last known count of changed files of one copy (0 before the first look). Asked before
+   * any look since Berth started (a restart: the page lists its chats), it looks soon, so the
+   * count comes back with `review.changed` without waiting for the chat's next command.
+   */
   knownCount(chatId: string, hostPath: string): number {
-    return this.counts.get(`${chatId}\0${hostPath}`) ?? 0;
+    const known = this.counts.get(`${chatId}\0${hostPath}`);
+    if (known === undefined) this.touched(chatId);
+    return known ?? 0;
   }
 
   /** Something may have written into the chat's copies (a command ended, terminal output): recount soon. */
