@@ -216,6 +216,15 @@ describe('ConversationPane', () => {
     await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' })));
   });
 
+  it("says why a turn failed once: in the conversation, not again under it", async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    const said = 'The provider refused the API key (401).';
+    push(api, 'agent.message', { message: agentMessage({ id: 'e1', chatId: 'c1', role: 'error', content: `${said}\nCheck the key in the profile.` }) });
+    push(api, 'agent.state', { chatId: 'c1', running: false, error: { code: 'provider_auth', message: said, hint: 'Check the key in the profile.' } });
+    await waitFor(() => expect(screen.getAllByText(new RegExp(said.replace(/[().]/g, '\\$&')))).toHaveLength(1));
+  });
+
   it('says when "Allow for this chat" is on, and takes it back with Ask again', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');

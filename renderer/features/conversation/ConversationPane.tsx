@@ -43,6 +43,9 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
     if (shouldFocusOnOpen(document.activeElement)) focusConversation();
   }, [chatId, profileKnown]);
   const { messages, running, approvals, error, loaded, loadError, answering } = conversation;
+  // Why a turn ended is saved in the conversation as its last message: said there, not twice.
+  const last = messages[messages.length - 1];
+  const inList = (e: { message: string }) => last?.role === 'error' && last.content.startsWith(e.message);
   // An answered prompt goes, and with it the focused button: the focus goes on to the next
   // prompt, else to the message box (not to the page body, from which Tab reaches the terminal).
   const approvalsRef = useRef<HTMLDivElement>(null);
@@ -119,7 +122,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
             </button>
           </div>
         )}
-        {error && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
+        {error && !inList(error) && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
         {missing ? (
           <div className="agent-setup" role="note">
             <p>
