@@ -293,6 +293,22 @@ describe('ChatHeader sandbox', () => {
     expect(screen.getByText('ssh://me@box (remote: attached folders are copies)')).toBeTruthy();
   });
 
+  it('the sandbox details have Stop, which asks first when commands run in the terminals', async () => {
+    const { api } = setup();
+    const running = { chatId: 'c1', state: 'running' as const, key: 'default:c1', containerId: 'abc', containerName: 'n', image: 'i', networkName: null, error: null };
+    api.sandbox.set('c1', running);
+    api.emit('sandbox.status', running);
+    await screen.findByText('running');
+    fireEvent.click(screen.getByRole('button', { name: 'Sandbox details' }));
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
+    fireEvent.click(screen.getByRole('button', { name: 'Stop sandbox' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    expect(dialog.textContent).toContain('npm run dev');
+    expect(api.callsTo('sandbox.stop')).toEqual([]);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Stop them and the sandbox' }));
+    await waitFor(() => expect(api.callsTo('sandbox.stop')).toEqual([{ chatId: 'c1' }]));
+  });
+
   it('with the engine down, says so once, in the status bar: the chat does not repeat it', async () => {
     const down = 'The Docker engine at /var/run/docker.sock cannot be reached: nothing answered.';
     const api = createFakeApi({
