@@ -638,7 +638,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'agent.stop': (req) => agent.stop(req.chatId),
     'agent.approve': async (req) => {
-      agent.approve(req.chatId, req.approvalId, req.decision);
+      agent.approve(req.chatId, req.approvalId, req.decision, req.reason);
       return {};
     },
     'agent.revokeAllow': async (req) => {

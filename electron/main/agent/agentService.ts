@@ -196,8 +196,8 @@ export class AgentService {
     this.approvals.revoke(chatId);
   }
 
-  approve(chatId: string, approvalId: string, decision: ApprovalDecision): void {
-    this.approvals.answer(chatId, approvalId, decision);
+  approve(chatId: string, approvalId: string, decision: ApprovalDecision, reason?: string): void {
+    this.approvals.answer(chatId, approvalId, decision, reason);
   }
 
   /** Stops every turn (quitting, or the chat is being deleted). */
@@ -342,7 +342,7 @@ export class AgentService {
 
     if ((name === 'terminal' || name === 'write_file' || name === 'edit_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
       update({ status: 'awaiting_approval' });
-      const outcome = await this.approvals.ask(
+      const { outcome, reason } = await this.approvals.ask(
         {
           chatId: run.chatId,
           // A subagent's command says so: the prompt names whose it is.
@@ -356,8 +356,13 @@ export class AgentService {
         run.turn.controller.signal,
       );
       if (outcome !== 'allowed') {
-        update({ status: outcome === 'denied' ? 'denied' : 'cancelled', output: outcome === 'denied' ? 'The user denied this.' : 'Stopped.' });
-        return outcome === 'denied' ? 'The user denied this tool call; nothing ran. Do not retry it unchanged.' : 'Stopped before it ran.';
+        if (outcome !== 'denied') {
+          update({ status: 'cancelled', output: 'Stopped.' });
+          return 'Stopped before it ran.';
+        }
+        const because = reason === null ? '' : ` The user's reason: ${reason}`;
+        update({ status: 'denied', output: `The user denied this.${because}` });
+        return `The user denied this tool call; nothing ran. Do not retry it unchanged.${because}`;
       }
       update({ status: 'running' });
       started = this.deps.clock.now();

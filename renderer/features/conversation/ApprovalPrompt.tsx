@@ -7,7 +7,8 @@ import { APPROVAL_KEYS } from '../shortcuts/shortcuts';
 export interface ApprovalPromptProps {
   request: ApprovalRequest;
   busy: boolean;
-  onAnswer(decision: ApprovalDecision): void;
+  /** `reason`: with Deny, what the user wrote for the agent (maybe empty). */
+  onAnswer(decision: ApprovalDecision, reason?: string): void;
 }
 
 /**
@@ -27,6 +28,7 @@ export const APPROVAL_ARM_MS = 400;
 export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps) {
   const lines = request.command.split('\n').length;
   const [armed, setArmed] = useState(false);
+  const [reason, setReason] = useState('');
   useEffect(() => {
     const timer = setTimeout(() => setArmed(true), APPROVAL_ARM_MS);
     return () => clearTimeout(timer);
@@ -63,9 +65,25 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         <button type="button" disabled={busy || !armed} onClick={() => onAnswer('chat')} title="Run this and later commands in this chat without asking">
           Allow for this chat
         </button>
-        <button type="button" className="danger" data-answer="deny" aria-keyshortcuts={APPROVAL_KEYS.deny} disabled={busy || !armed} onClick={() => onAnswer('deny')}>
+        <button type="button" className="danger" data-answer="deny" aria-keyshortcuts={APPROVAL_KEYS.deny} disabled={busy || !armed} onClick={() => onAnswer('deny', reason)}>
           Deny <kbd aria-hidden="true">{APPROVAL_KEYS.deny}</kbd>
         </button>
+        <input
+          type="text"
+          className="approval-reason"
+          aria-label="Reason for the agent (optional, sent with Deny)"
+          placeholder="Why not? (optional, goes to the agent with Deny)"
+          maxLength={2000}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          onKeyDown={(e) => {
+            // Enter in the reason denies with it (never allows).
+            if (e.key === 'Enter' && armed && !busy) {
+              e.preventDefault();
+              onAnswer('deny', reason);
+            }
+          }}
+        />
       </div>
     </div>
   );

@@ -225,6 +225,18 @@ describe('ConversationPane', () => {
     await waitFor(() => expect(screen.getAllByText(new RegExp(said.replace(/[().]/g, '\\$&')))).toHaveLength(1));
   });
 
+  it('Deny takes an optional reason for the agent', async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    push(api, 'agent.approval', { approvalId: 'ap1', chatId: 'c1', taskId: null, callId: 'call-1', tool: 'terminal', command: 'rm -rf /workspace/build', cwd: '/workspace', detail: null });
+    const prompt = screen.getByRole('group', { name: 'Approval needed' });
+    const deny = within(prompt).getByRole('button', { name: 'Deny' }) as HTMLButtonElement;
+    await waitFor(() => expect(deny.disabled).toBe(false));
+    fireEvent.change(within(prompt).getByRole('textbox', { name: /Reason for the agent/ }), { target: { value: 'keep the build, run make clean' } });
+    fireEvent.click(deny);
+    await waitFor(() => expect(api.callsTo('agent.approve')).toEqual([{ chatId: 'c1', approvalId: 'ap1', decision: 'deny', reason: 'keep the build, run make clean' }]));
+  });
+
   it('says when "Allow for this chat" is on, and takes it back with Ask again', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');

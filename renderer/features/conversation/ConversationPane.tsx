@@ -107,9 +107,9 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
                 key={request.approvalId}
                 request={request}
                 busy={answering.includes(request.approvalId)}
-                onAnswer={(decision) => {
+                onAnswer={(decision, reason) => {
                   answered.current = request.approvalId;
-                  void agent().approve(chatId, request.approvalId, decision);
+                  void agent().approve(chatId, request.approvalId, decision, reason);
                 }}
               />
             ))}
