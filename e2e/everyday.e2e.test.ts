@@ -1,37 +1,21 @@
 /**
  * Everyday use in Chromium against the browser host and the real engine, as a new user met it
  * (screenshots in e2e/screenshots/everyday-*.png): the chat header at 1440 px, and its notice
- * about a sandbox recreated "the next time" gone once that happened.
+ * about a sandbox recreated "the next time" gone once that happened; a new chat's focus; the
+ * Changes panel beside the conversation and the terminal at 1024x700.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName, writeTree } from '../test/support/harness.js';
-import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
+import { describe, expect, it } from 'vitest';
+import { writeTree } from '../test/support/harness.js';
+import { appForFile } from './support/appFile.js';
+import { shot } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
-let root: string;
-let host: RunningHost;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  root = tempRoot();
-  ({ host, browser, page } = await openApp(root));
-  const profile = uniqueName('day');
-  await ui.createProfile(page, profile, 'berth-test:busybox');
-  await page.getByLabel('Profile for new chats').selectOption(profile);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await host?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const app = appForFile('berth-test:busybox');
 
 describe('everyday use', () => {
   it('the header is one row at 1440 px, and its notice of a recreation to come goes once it came', async () => {
+    const { page, root } = app;
     await page.setViewportSize({ width: 1440, height: 900 });
     const dir = path.join(root, 'project');
     writeTree(dir, { 'notes.txt': 'hi\n' }, 1000, 1000);
@@ -45,14 +29,15 @@ describe('everyday use', () => {
     await ui.waitForSandboxRunning(page, 60_000);
     const stale = header.getByText(/recreated the next time|waits for a new sandbox at its next command/);
     await expect.poll(() => stale.count(), { timeout: 10_000 }).toBe(0);
-    await shot(page, "everyday-header");
     const box = await header.boundingBox();
+    console.log(`everyday.e2e: the header at 1440x900 is ${Math.round(box!.height)} px tall`);
     // One row of controls (about 30 px) and the header's padding.
     expect(box!.height).toBeLessThan(64);
     await shot(page, 'everyday-header');
   });
 
   it('Alt+Shift+N pressed on the profile select: the new chat has the focus, not the select', async () => {
+    const { page } = app;
     const select = page.getByLabel('Profile for new chats');
     const profile = await select.inputValue();
     await select.focus();
@@ -66,6 +51,7 @@ describe('everyday use', () => {
   });
 
   it('at 1024x700 the Changes panel shows beside the conversation and the terminal, its diff usable, the split moved by keyboard', async () => {
+    const { page, root } = app;
     await page.setViewportSize({ width: 1024, height: 700 });
     const dir = path.join(root, 'reviewed');
     writeTree(dir, { 'notes.txt': 'one\n' }, 1000, 1000);
@@ -82,10 +68,10 @@ describe('everyday use', () => {
     expect(await page.locator('.terminals').isVisible()).toBe(true);
     await shot(page, 'everyday-changes-1024');
     const box = (await diff.boundingBox())!;
+    console.log(`everyday.e2e: the diff at 1024x700 is ${Math.round(box.width)}x${Math.round(box.height)} px`);
     // Usable: 60 columns of 12 px monospace and 15 lines of it.
     expect(box.width).toBeGreaterThanOrEqual(440);
     expect(box.height).toBeGreaterThanOrEqual(280);
-    await shot(page, 'everyday-changes-1024');
     // The split moves by keyboard too, and the panel follows the agent's and the terminal's work.
     const separator = page.getByRole('separator', { name: 'Resize the Changes panel' });
     const before = Number(await separator.getAttribute('aria-valuenow'));
