@@ -143,7 +143,7 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     type StyleOf = { getComputedStyle(el: unknown, pseudo: string): { backgroundColor: string } };
     const emptyMark = await changes.locator('.diff-gutter-omit').first().evaluate((el) => (globalThis as unknown as StyleOf).getComputedStyle(el, '::before').backgroundColor);
     expect(emptyMark).toBe('rgba(0, 0, 0, 0)');
-    await changes.getByRole('button', { name: 'Back to the chat' }).click();
+    await changes.getByRole('button', { name: 'Close Changes' }).click();
     // A terminal that ends gets Berth's note line ("[… — press Restart]").
     await ui.typeInTerminal(page, 'exit');
     await ui.waitForTerminal(page, (t) => t.includes('press Restart]'), "Berth's note");

@@ -38,6 +38,7 @@ describe('the browser host restarts under an open tab', () => {
     const newChat = page.getByRole('button', { name: 'New chat' });
     expect(await newChat.isEnabled()).toBe(true);
 
+    const openChat = await page.locator('h1.chat-title').textContent();
     // Down.
     const port = Number(new URL(host.url).port);
     await host.stop();
@@ -56,7 +57,8 @@ describe('the browser host restarts under an open tab', () => {
     await connection.getByRole('button', { name: 'Reconnect now' }).click();
     const expired = page.getByRole('alert').filter({ hasText: 'link has expired' });
     await expired.waitFor({ timeout: 30_000 });
-    expect(await expired.textContent()).toContain('Open the new URL');
+    expect(await expired.textContent()).toContain('Berth was restarted: open the address it printed');
+    expect(await expired.textContent()).toContain(`${new URL(host.url).origin}/?token=`);
     await connection.getByText('Link expired').waitFor();
     await shot(page, 'link-expired');
     // It stopped trying: no "Reconnecting…" comes back.
@@ -67,5 +69,7 @@ describe('the browser host restarts under an open tab', () => {
     await page.getByRole('status', { name: 'Connection' }).getByText('Connected').waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'New chat' }).click({ trial: true });
     expect(await page.getByRole('alert').filter({ hasText: 'link has expired' }).count()).toBe(0);
+    // The same address (the port is kept across restarts), so the chat that was open is open again.
+    expect(await page.locator('h1.chat-title').textContent()).toBe(openChat);
   });
 });

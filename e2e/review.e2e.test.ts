@@ -108,7 +108,7 @@ async function openChanges(): Promise<void> {
 }
 
 async function closeChanges(): Promise<void> {
-  await changes().getByRole('button', { name: 'Back to the chat' }).click();
+  await changes().getByRole('button', { name: 'Close Changes' }).click();
   await conversation().waitFor();
 }
 

@@ -201,7 +201,15 @@ export const agentMethods = {
   /** Stops the running turn: the model's stream, and any command it started in the sandbox. */
   'agent.stop': { request: z.object({ chatId: ChatIdField }).strict(), response: z.object({ stopped: z.boolean() }) },
   'agent.approve': {
-    request: z.object({ chatId: ChatIdField, approvalId: z.string().min(1).max(128), decision: z.enum(['once', 'chat', 'deny']) }).strict(),
+    request: z
+      .object({
+        chatId: ChatIdField,
+        approvalId: z.string().min(1).max(128),
+        decision: z.enum(['once', 'chat', 'deny']),
+        /** With 'deny': why, for the agent (it goes into the tool's result). */
+        reason: z.string().max(2000).optional(),
+      })
+      .strict(),
     response: z.object({}),
   },
   /** Takes back "Allow for this chat": the chat's next command asks again. */

@@ -172,7 +172,7 @@ export const Checkpoint = z.object({
   messageId: z.string().nullable(),
   label: z.string(),
   createdAt: z.number(),
-  /** Files changed between this checkpoint and the next one (or now): what that turn changed. */
+  /** What that turn changed: files changed between this checkpoint and the turn's end (or, while it runs or for other kinds, the next checkpoint, or now). */
   changedFiles: z.array(z.string()),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;

@@ -409,6 +409,7 @@ export function createCore(options: CoreOptions): BerthCore {
     beforeTurn: async (chatId, messageId) => {
       if (review.hasCopies(chatId)) await review.checkpoint(chatId, 'turn', messageId);
     },
+    afterTurn: (chatId, messageId) => review.endTurn(chatId, messageId),
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
       newPorts: (chatId) => ports.newPortsNote(chatId, () => sandbox.exec({ chatId, command: LIST_PORTS_COMMAND[2] as string }, { sandboxOnly: true }).then((r) => r.output)),
@@ -660,7 +661,7 @@ export function createCore(options: CoreOptions): BerthCore {
     },
     'agent.stop': (req) => agent.stop(req.chatId),
     'agent.approve': async (req) => {
-      agent.approve(req.chatId, req.approvalId, req.decision);
+      agent.approve(req.chatId, req.approvalId, req.decision, req.reason);
       return {};
     },
     'agent.revokeAllow': async (req) => {

@@ -56,8 +56,17 @@ export function httpProbe(socketUrl: string, fetchFn: typeof fetch = (...args) =
 
 const OPEN = 1;
 
-export const LINK_EXPIRED = 'This page\'s link has expired: Berth was restarted, and each start has a new access token.';
+export const LINK_EXPIRED = 'Berth was restarted: open the address it printed. This page\'s link has expired (each start has a new access token).';
 export const LINK_EXPIRED_HINT = 'Open the new URL that Berth printed when it started (`npm run web`: "Berth is running at http://…/?token=…").';
+
+/**
+ * The hint with the address: the host that refused this page's token answers at this page's own
+ * origin (the probe asked it), so the printed address starts with it.
+ */
+export function linkExpiredHint(origin: string | null): string {
+  if (origin === null || !/^https?:\/\//.test(origin)) return LINK_EXPIRED_HINT;
+  return `Open the new URL that Berth printed when it started: ${origin}/?token=… (\`npm run web\`: "Berth is running at ${origin}/?token=…"). This chat, its draft and its changes are there again.`;
+}
 
 interface Pending {
   resolve: (value: unknown) => void;

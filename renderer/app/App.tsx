@@ -21,6 +21,13 @@ import { SplitView } from '../ui/SplitView';
 import { ConnectionBanner } from '../features/status/ConnectionBanner';
 import { useChats, useConnection, useServices } from './context';
 import { useGlobalShortcuts } from './shortcuts';
+import { useMediaQuery } from '../ui/useMediaQuery';
+
+/**
+ * Wide enough for the Changes panel beside the other two: a diff of 100-column lines in 12 px
+ * monospace needs about 720 px, and the file list beside it 220 px, past the sidebar's 260.
+ */
+const WIDE_WINDOW = '(min-width: 1700px)';
 
 export function App() {
   const { stores } = useServices();
@@ -28,10 +35,11 @@ export function App() {
   const loaded = useChats((s) => s.loaded);
   /** The Profiles dialog: closed (null), or open at a profile (or at the first one). */
   const [profiles, setProfiles] = useState<{ at: string | null; focusAgent?: boolean } | null>(null);
-  /** The chat whose Changes panel is shown instead of its conversation and terminals. */
+  /** The chat whose Changes panel is shown beside its conversation and terminals. */
   const [changesFor, setChangesFor] = useState<string | null>(null);
   const showChanges = chat !== null && changesFor === chat.id;
   useGlobalShortcuts(stores);
+  const wide = useMediaQuery(WIDE_WINDOW);
   // From a chat whose agent is not set up: straight to the field it needs.
   const openProfile = useCallback((at: string) => setProfiles({ at, focusAgent: true }), []);
   // Without the link to Berth nothing here can act: inert (no clicks, no focus, no typing) until it is back.
@@ -69,17 +77,25 @@ export function App() {
                 chat={chat}
                 changes={{ open: showChanges, onToggle: () => setChangesFor(showChanges ? null : chat.id) }}
               />
-              {showChanges ? (
-                <ChangesPanel key={`changes:${chat.id}`} chatId={chat.id} onClose={() => setChangesFor(null)} />
-              ) : (
-                <SplitView
-                  label="Resize conversation and terminals"
-                  storageKey="berth.split.conversation"
-                  initialPercent={55}
-                  first={<ConversationPane chat={chat} onOpenProfile={openProfile} />}
-                  second={<TerminalArea chatId={chat.id} />}
-                />
-              )}
+              {/* The Changes panel beside the conversation and the terminals, not instead of them: the
+                  user watches the agent work and its changes at once. Side by side in a wide window,
+                  below them otherwise (a diff needs the width). */}
+              <SplitView
+                label="Resize the Changes panel"
+                storageKey={wide ? 'berth.split.changes.row' : 'berth.split.changes.column'}
+                direction={wide ? 'row' : 'column'}
+                initialPercent={wide ? 50 : 30}
+                first={
+                  <SplitView
+                    label="Resize conversation and terminals"
+                    storageKey="berth.split.conversation"
+                    initialPercent={55}
+                    first={<ConversationPane chat={chat} onOpenProfile={openProfile} />}
+                    second={<TerminalArea chatId={chat.id} />}
+                  />
+                }
+                second={showChanges ? <ChangesPanel key={`changes:${chat.id}`} chatId={chat.id} onClose={() => setChangesFor(null)} /> : null}
+              />
             </>
           ) : (
             <div className="empty-main">

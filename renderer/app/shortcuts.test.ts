@@ -47,6 +47,17 @@ describe('app shortcuts', () => {
     expect(api.callsTo('chats.create')).toEqual([{ profile: 'work' }]);
   });
 
+  it("Alt+Shift+A and Alt+Shift+D press the shown prompt's Allow once and Deny", async () => {
+    const { stores } = await setup();
+    const pressed: string[] = [];
+    document.body.innerHTML = '<div class="approvals"><button data-answer="once">Allow once</button><button data-answer="deny">Deny</button></div>';
+    for (const b of Array.from(document.querySelectorAll('button'))) b.addEventListener('click', () => pressed.push(b.dataset.answer ?? ''));
+    runShortcut(stores, 'allowOnce');
+    runShortcut(stores, 'deny');
+    expect(pressed).toEqual(['once', 'deny']);
+    document.body.innerHTML = '';
+  });
+
   describe('Ctrl+` while the chat\'s terminal is still opening', () => {
     const screen = (focused: string[], id: string) => registerTerminal(id, { focus: () => focused.push(id) } as unknown as Terminal);
 

@@ -4,7 +4,7 @@ import type { Stores } from '../stores';
 import { chatOrder, groupChats, stepChat } from '../stores/chats';
 import { matchShortcut, type ShortcutId } from '../features/shortcuts/shortcuts';
 import { getTerminal, onTerminalRegistered } from '../features/terminals/registry';
-import { focusConversation } from '../features/conversation/focusConversation';
+import { focusConversation, focusNextOpenedChat, forgetFocusRequest } from '../features/conversation/focusConversation';
 
 /** The terminal tab shown for the selected chat. */
 export function activeTerminalId(stores: Stores): string | null {
@@ -22,7 +22,10 @@ export function runShortcut(stores: Stores, id: ShortcutId): void {
   const chats = stores.chats.getState();
   switch (id) {
     case 'newChat':
-      void chats.create();
+      focusNextOpenedChat();
+      void chats.create().then((chat) => {
+        if (chat === null) forgetFocusRequest();
+      });
       return;
     case 'nextChat':
     case 'previousChat': {
@@ -44,9 +47,19 @@ export function runShortcut(stores: Stores, id: ShortcutId): void {
     case 'newTerminal':
       if (chats.selectedId !== null) void stores.terminals.getState().open(chats.selectedId);
       return;
+    case 'allowOnce':
+    case 'deny':
+      // The shown prompt's own button: disabled while it is not armed or an answer is on its way.
+      approvalButton(id)?.click();
+      return;
     case 'findInTerminal':
       return; // the terminal with the focus handles it
   }
+}
+
+/** The first prompt's button for that answer, if an approval is shown. */
+function approvalButton(id: 'allowOnce' | 'deny'): HTMLButtonElement | null {
+  return document.querySelector<HTMLButtonElement>(`.approvals [data-answer="${id === 'allowOnce' ? 'once' : 'deny'}"]`);
 }
 
 let pendingFocus: (() => void) | null = null;
@@ -81,6 +94,8 @@ export function useGlobalShortcuts(stores: Stores): void {
     const onKey = (event: KeyboardEvent) => {
       const id = matchShortcut(event);
       if (id === null || id === 'findInTerminal') return;
+      // Without a prompt on screen these keys are the shell's or the page's, as ever.
+      if ((id === 'allowOnce' || id === 'deny') && approvalButton(id) === null) return;
       // A modal dialog has the keyboard to itself.
       if (document.querySelector('[role="dialog"][aria-modal="true"]')) return;
       event.preventDefault();

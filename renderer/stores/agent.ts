@@ -151,7 +151,8 @@ export interface AgentState {
   load(chatId: string): Promise<void>;
   send(chatId: string, text: string): Promise<boolean>;
   stop(chatId: string): Promise<void>;
-  approve(chatId: string, approvalId: string, decision: ApprovalDecision): Promise<void>;
+  /** `reason`: with a denial, why, for the agent. */
+  approve(chatId: string, approvalId: string, decision: ApprovalDecision, reason?: string): Promise<void>;
   dismissError(chatId: string): void;
   /** Takes back "Allow for this chat". */
   revokeAllow(chatId: string): Promise<void>;
@@ -210,12 +211,12 @@ export function createAgentStore(api: BerthApi): AgentStore {
         }
       },
 
-      async approve(chatId, approvalId, decision) {
+      async approve(chatId, approvalId, decision, reason) {
         const c = conversation(chatId);
         if (c.answering.includes(approvalId)) return;
         patch(chatId, { answering: [...c.answering, approvalId] });
         try {
-          await api.call('agent.approve', { chatId, approvalId, decision });
+          await api.call('agent.approve', { chatId, approvalId, decision, ...(decision === 'deny' && reason?.trim() ? { reason: reason.trim() } : {}) });
           dispatch({ type: 'approvalDone', chatId, approvalId });
         } catch (error) {
           patch(chatId, { answering: conversation(chatId).answering.filter((id) => id !== approvalId), error: errorInfo(error) });

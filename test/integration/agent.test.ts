@@ -292,7 +292,7 @@ describe('an agent in a chat', () => {
     const asked: string[] = [];
     const end = await runTurn(core, chatId, 'touch two files', (a) => {
       asked.push(a.command);
-      void core.agent.approve({ chatId, approvalId: a.approvalId, decision: a.command.includes('denied') ? 'deny' : 'once' });
+      void core.agent.approve({ chatId, approvalId: a.approvalId, ...(a.command.includes('denied') ? { decision: 'deny', reason: 'Use /tmp for scratch files' } : { decision: 'once' }) });
     });
     expect(end.error).toBeNull();
     expect(asked).toEqual(['touch /workspace/denied.txt', 'touch /workspace/allowed.txt']);
@@ -300,6 +300,9 @@ describe('an agent in a chat', () => {
     expect(fs.existsSync(path.join(folder, 'allowed.txt'))).toBe(true);
     expect(toolCalls(await history(core, chatId)).map((c) => c.status)).toEqual(['denied', 'done']);
     expect(toolResults(server.requests[1] as RecordedRequest)[0]).toMatch(/denied/);
+    // The user's reason reaches the agent with the denial, and the card says it.
+    expect(toolResults(server.requests[1] as RecordedRequest)[0]).toContain('Use /tmp for scratch files');
+    expect(toolCalls(await history(core, chatId))[0]!.output).toContain('Use /tmp for scratch files');
   });
 
   it('never puts the API key into the container', async () => {

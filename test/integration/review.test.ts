@@ -129,6 +129,26 @@ describe('Review mode', () => {
     expect((await core.review.changes({ chatId })).copies[0]!.files).toEqual([]);
   });
 
+  it('after a restart of Berth the chat\'s count of changed files comes back by itself (the sidebar\'s badge)', async () => {
+    const { core: first, dataDir: data, profile: p } = await h.coreWithProfile();
+    const repo = userRepo('restart');
+    const chat = await first.chats.create({ profile: p, title: 'restart' });
+    await first.workspace.attach({ chatId: chat.id, path: repo });
+    const counted = nextEvent(first, 'review.changed', (e) => e.chatId === chat.id && e.count === 2);
+    const r = await first.sandbox.exec({ chatId: chat.id, command: 'echo x > new.txt && echo y > a.txt' });
+    expect(r.exitCode).toBe(0);
+    await counted;
+    await first.dispose();
+
+    const again = h.core({ dataDir: data });
+    const back = nextEvent(again, 'review.changed', (e) => e.chatId === chat.id && e.count === 2, 30_000);
+    // The page lists the chats after the restart, and that is all it does.
+    await again.chats.list({});
+    await back;
+    const listed = (await again.chats.list({})).chats.find((c) => c.id === chat.id)!;
+    expect(listed.attachments[0]!.review?.changedCount).toBe(2);
+  });
+
   it('tells a file changed again (same count) by a new version in review.changed, and lists the copy as it is now', async () => {
     const repo = userRepo('again');
     const { chatId, attached } = await reviewChat(repo);
@@ -209,7 +229,10 @@ describe('Review mode', () => {
       { text: 'Wrote two.' },
     ));
     expect((await runTurn(core, chatId, 'write one')).error).toBeNull();
+    // The user's own edits in the terminal after a turn ended are not that turn's changes.
+    await sh(chatId, 'echo mine > mine1.txt');
     expect((await runTurn(core, chatId, 'write two')).error).toBeNull();
+    await sh(chatId, 'echo mine > mine2.txt');
     const userMessages = (await core.agent.history({ chatId })).messages.filter((m) => m.role === 'user');
     const { checkpoints } = await core.review.checkpoints({ chatId });
     expect(checkpoints.map((c) => [c.reason, c.messageId, c.changedFiles])).toEqual([
@@ -217,12 +240,13 @@ describe('Review mode', () => {
       ['turn', userMessages[1]!.id, ['a.txt', 'one.txt', 'two.txt']],
     ]);
 
+    // Undo puts the copy back to just before the turn: what came after it goes too.
     const undone = await core.review.undoTurn({ chatId, messageId: userMessages[1]!.id });
-    expect(undone.restored.sort()).toEqual(['a.txt', 'one.txt', 'two.txt']);
+    expect(undone.restored.sort()).toEqual(['a.txt', 'mine2.txt', 'one.txt', 'two.txt']);
     expect(await sh(chatId, 'cat one.txt a.txt; test ! -e two.txt && echo no-two')).toBe('turn one\na1\nno-two\n');
     // The folder itself never changed.
     expect(fs.existsSync(path.join(repo, 'one.txt'))).toBe(false);
-    expect((await core.review.changes({ chatId, hostPath: attached.attachment.hostPath })).copies[0]!.files.map((f) => f.path)).toEqual(['one.txt']);
+    expect((await core.review.changes({ chatId, hostPath: attached.attachment.hostPath })).copies[0]!.files.map((f) => f.path)).toEqual(['mine1.txt', 'one.txt']);
   });
 
   it('two chats on one repository never see each other’s writes; the second Apply reports the overlap and applies nothing', async () => {

@@ -79,6 +79,8 @@ export interface AgentServiceDeps {
   listModels?: (req: { baseUrl: string; apiKey: string | null }) => Promise<ProviderModel[]>;
   /** The chats' MCP servers, in their sandboxes (absent: the profile's servers are not offered). */
   mcp?: McpServers;
+  /** Runs as each turn ends, before the chat hears it ended (Review mode's end of the turn's changes); a failure is not the turn's. */
+  afterTurn?: (chatId: string, userMessageId: string) => Promise<void>;
 }
 
 export class AgentService {
@@ -165,9 +167,10 @@ export class AgentService {
       chatId, profile: profile.name, baseUrl, model, apiKey, profileWindow, caller: { chatId, taskId: undefined, signal: turn.controller.signal }, parentCallId: null, depth: 0, turn,
     };
     const before = this.deps.beforeTurn ? this.deps.beforeTurn(chatId, message.id) : Promise.resolve();
+    const after = () => (this.deps.afterTurn ? this.deps.afterTurn(chatId, message.id).catch(() => undefined) : Promise.resolve());
     turn.finished = before.then(() => this.context.beginTurn(run, this.deps.sandbox.folders(chatId), options.instructions)).then(() => this.runTask(run)).then(
-      (finalText) => this.endTurn(chatId, turn, finalText, null),
-      (error: unknown) => this.endTurn(chatId, turn, '', error),
+      (finalText) => after().then(() => this.endTurn(chatId, turn, finalText, null)),
+      (error: unknown) => after().then(() => this.endTurn(chatId, turn, '', error)),
     );
     return { message, finished: turn.finished };
   }
@@ -192,8 +195,8 @@ export class AgentService {
     this.approvals.revoke(chatId);
   }
 
-  approve(chatId: string, approvalId: string, decision: ApprovalDecision): void {
-    this.approvals.answer(chatId, approvalId, decision);
+  approve(chatId: string, approvalId: string, decision: ApprovalDecision, reason?: string): void {
+    this.approvals.answer(chatId, approvalId, decision, reason);
   }
 
   /** Stops every turn (quitting, or the chat is being deleted). */
@@ -348,7 +351,7 @@ export class AgentService {
 
     if ((name === 'terminal' || name === 'write_file' || name === 'edit_file') && this.asks(run) && !this.approvals.isAllowed(run.chatId)) {
       update({ status: 'awaiting_approval' });
-      const outcome = await this.approvals.ask(
+      const { outcome, reason } = await this.approvals.ask(
         {
           chatId: run.chatId,
           // A subagent's command says so: the prompt names whose it is.
@@ -362,8 +365,13 @@ export class AgentService {
         run.turn.controller.signal,
       );
       if (outcome !== 'allowed') {
-        update({ status: outcome === 'denied' ? 'denied' : 'cancelled', output: outcome === 'denied' ? 'The user denied this.' : 'Stopped.' });
-        return outcome === 'denied' ? 'The user denied this tool call; nothing ran. Do not retry it unchanged.' : 'Stopped before it ran.';
+        if (outcome !== 'denied') {
+          update({ status: 'cancelled', output: 'Stopped.' });
+          return 'Stopped before it ran.';
+        }
+        const because = reason === null ? '' : ` The user's reason: ${reason}`;
+        update({ status: 'denied', output: `The user denied this.${because}` });
+        return `The user denied this tool call; nothing ran. Do not retry it unchanged.${because}`;
       }
       update({ status: 'running' });
       started = this.deps.clock.now();
@@ -421,7 +429,7 @@ export class AgentService {
     return runMcpCall({
       servers: this.deps.mcp, chatId: run.chatId, settings: agent.mcpServers, profileApproval: agent.approval, allowedForChat: this.approvals.isAllowed(run.chatId),
       signal: run.turn.controller.signal, update, now: () => this.deps.clock.now(),
-      ask: (command, detail) => this.approvals.ask({ chatId: run.chatId, taskId: run.caller.taskId ?? null, callId: call.id, tool: call.name, command, cwd: null, detail }, run.turn.controller.signal),
+      ask: (command, detail) => this.approvals.ask({ chatId: run.chatId, taskId: run.caller.taskId ?? null, callId: call.id, tool: call.name, command, cwd: null, detail }, run.turn.controller.signal).then((answer) => answer.outcome),
     }, call);
   }
 

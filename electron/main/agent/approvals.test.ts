@@ -18,8 +18,8 @@ describe('ApprovalGate', () => {
     const asked = seen.find((e) => e.event === 'agent.approval')?.payload as { approvalId: string };
     expect(g.pendingFor('a')).toHaveLength(1);
     g.answer('a', asked.approvalId, 'chat');
-    expect(await first).toBe('allowed');
-    expect(await g.ask(request('a'), new AbortController().signal)).toBe('allowed');
+    expect((await first).outcome).toBe('allowed');
+    expect((await g.ask(request('a'), new AbortController().signal)).outcome).toBe('allowed');
     expect(g.isAllowed('b')).toBe(false);
     expect(seen.filter((e) => e.event === 'agent.approval')).toHaveLength(1);
     expect(seen.filter((e) => e.event === 'agent.allowed').map((e) => e.payload)).toEqual([{ chatId: 'a', allowed: true }]);
@@ -38,7 +38,7 @@ describe('ApprovalGate', () => {
     const { approvalId } = seen.find((e) => e.event === 'agent.approval')?.payload as { approvalId: string };
     expect(() => g.answer('b', approvalId, 'once')).toThrow(/no longer waiting/);
     stop.abort();
-    expect(await waiting).toBe('cancelled');
+    expect((await waiting).outcome).toBe('cancelled');
     expect(seen.some((e) => e.event === 'agent.approvalDone')).toBe(true);
     expect(() => g.answer('a', approvalId, 'once')).toThrow(/no longer waiting/);
   });
@@ -47,8 +47,8 @@ describe('ApprovalGate', () => {
     const { gate: g, seen } = gate();
     const waiting = g.ask(request('a'), new AbortController().signal);
     const { approvalId } = seen.find((e) => e.event === 'agent.approval')?.payload as { approvalId: string };
-    g.answer('a', approvalId, 'deny');
-    expect(await waiting).toBe('denied');
+    g.answer('a', approvalId, 'deny', '  not on main  ');
+    expect(await waiting).toEqual({ outcome: 'denied', reason: 'not on main' });
     expect(g.isAllowed('a')).toBe(false);
   });
 });

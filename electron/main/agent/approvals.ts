@@ -10,10 +10,15 @@ import type { EventHub } from '../events.js';
 
 export type ApprovalDecision = 'once' | 'chat' | 'deny';
 export type ApprovalOutcome = 'allowed' | 'denied' | 'cancelled';
+/** The outcome, and for a denial the user's reason for the agent (null: none given). */
+export interface ApprovalAnswer {
+  outcome: ApprovalOutcome;
+  reason: string | null;
+}
 
 interface Pending {
   request: ApprovalRequest;
-  settle: (outcome: ApprovalOutcome) => void;
+  settle: (outcome: ApprovalOutcome, reason?: string | null) => void;
 }
 
 export class ApprovalGate {
@@ -26,18 +31,18 @@ export class ApprovalGate {
     return this.allowedChats.has(chatId);
   }
 
-  ask(request: Omit<ApprovalRequest, 'approvalId'>, signal: AbortSignal): Promise<ApprovalOutcome> {
-    if (this.allowedChats.has(request.chatId)) return Promise.resolve('allowed');
-    if (signal.aborted) return Promise.resolve('cancelled');
+  ask(request: Omit<ApprovalRequest, 'approvalId'>, signal: AbortSignal): Promise<ApprovalAnswer> {
+    if (this.allowedChats.has(request.chatId)) return Promise.resolve({ outcome: 'allowed', reason: null });
+    if (signal.aborted) return Promise.resolve({ outcome: 'cancelled', reason: null });
     const approvalId = randomUUID();
     const full: ApprovalRequest = { ...request, approvalId };
     return new Promise((resolve) => {
       const onAbort = () => settle('cancelled');
-      const settle = (outcome: ApprovalOutcome) => {
+      const settle = (outcome: ApprovalOutcome, reason: string | null = null) => {
         if (!this.pending.delete(approvalId)) return;
         signal.removeEventListener('abort', onAbort);
         this.events.emit('agent.approvalDone', { chatId: request.chatId, approvalId });
-        resolve(outcome);
+        resolve({ outcome, reason });
       };
       this.pending.set(approvalId, { request: full, settle });
       signal.addEventListener('abort', onAbort, { once: true });
@@ -45,7 +50,7 @@ export class ApprovalGate {
     });
   }
 
-  answer(chatId: string, approvalId: string, decision: ApprovalDecision): void {
+  answer(chatId: string, approvalId: string, decision: ApprovalDecision, reason?: string): void {
     const p = this.pending.get(approvalId);
     if (!p || p.request.chatId !== chatId) {
       throw new BerthError('not_found', 'That approval is no longer waiting.', { hint: 'The turn may have been stopped or already answered.' });
@@ -54,7 +59,8 @@ export class ApprovalGate {
       this.allowedChats.add(chatId);
       this.events.emit('agent.allowed', { chatId, allowed: true });
     }
-    p.settle(decision === 'deny' ? 'denied' : 'allowed');
+    const why = reason?.trim() ? reason.trim() : null;
+    p.settle(decision === 'deny' ? 'denied' : 'allowed', decision === 'deny' ? why : null);
   }
 
   /** Takes back "for this chat": its next command asks again. */

@@ -20,6 +20,17 @@ describe('parseWebArgs', () => {
   it('ignores a relative XDG_DATA_HOME', () => {
     expect(defaultDataDir({ XDG_DATA_HOME: 'rel' }, '/home/me')).toBe('/home/me/.local/share/berth');
   });
+  it('another data folder has a port of its own, the same at every start', () => {
+    const a = parse(['--data-dir', '/srv/a']);
+    const b = parse(['--data-dir', '/srv/b']);
+    expect(a).toEqual(parse(['--data-dir=/srv/a']));
+    const portOf = (r: ReturnType<typeof parse>) => (r.kind === 'run' ? r.options.port : -1);
+    expect(portOf(a)).toBeGreaterThan(DEFAULT_PORT);
+    expect(portOf(a)).toBeLessThan(DEFAULT_PORT + 801);
+    expect(portOf(b)).not.toBe(portOf(a));
+    expect(portOf(parse(['--data-dir', '/home/me/.local/share/berth']))).toBe(DEFAULT_PORT);
+  });
+
   it('takes --port and --data-dir, spaced or with =', () => {
     expect(parse(['--port', '0', '--data-dir', 'data'])).toEqual({ kind: 'run', options: { port: 0, dataDir: '/work/data' } });
     expect(parse(['--port=8080', '--data-dir=/abs'])).toEqual({ kind: 'run', options: { port: 8080, dataDir: '/abs' } });

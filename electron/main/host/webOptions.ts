@@ -1,7 +1,22 @@
 /** The `npm run web` command line: pure parsing and defaults, no I/O. */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 export const DEFAULT_PORT = 5178;
+/** How many ports other data folders' defaults spread over, after DEFAULT_PORT. */
+const OTHER_PORTS = 800;
+
+/**
+ * The port a data folder listens on unless --port says otherwise: the default folder's is
+ * DEFAULT_PORT, any other folder's a fixed one of its own (from its path). Fixed, so a restart
+ * keeps the address and the tabs open on it find Berth again; per folder, so two Berths with
+ * different data run side by side without a clash.
+ */
+export function defaultPortFor(dataDir: string, defaultDir: string): number {
+  if (path.resolve(dataDir) === path.resolve(defaultDir)) return DEFAULT_PORT;
+  const n = createHash('sha256').update(path.resolve(dataDir)).digest().readUInt32BE(0);
+  return DEFAULT_PORT + 1 + (n % OTHER_PORTS);
+}
 
 export interface WebOptions {
   /** 0 picks a free port. */
@@ -13,7 +28,9 @@ export interface WebOptions {
 
 export const USAGE = `Usage: npm run web -- [--port N] [--data-dir DIR] [--known-hosts FILE]...
 
-  --port N        the port on 127.0.0.1 to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --port N        the port on 127.0.0.1 to listen on (default ${DEFAULT_PORT} with the default data
+                  folder, another fixed one per other data folder, so a restart keeps the address;
+                  0 picks a free one)
   --data-dir DIR  where Berth keeps its data (default $XDG_DATA_HOME/berth or ~/.local/share/berth)
   --known-hosts FILE
                   a known_hosts file ssh:// engines' host keys must be listed in (repeatable;
@@ -30,7 +47,7 @@ export function defaultDataDir(env: NodeJS.ProcessEnv, home: string): string {
 export type ParsedArgs = { kind: 'run'; options: WebOptions } | { kind: 'help' } | { kind: 'error'; message: string };
 
 export function parseWebArgs(argv: readonly string[], env: NodeJS.ProcessEnv, home: string, cwd: string): ParsedArgs {
-  let port = DEFAULT_PORT;
+  let port: number | null = null;
   let dataDir: string | null = null;
   const knownHostsFiles: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -54,5 +71,7 @@ export function parseWebArgs(argv: readonly string[], env: NodeJS.ProcessEnv, ho
       dataDir = path.resolve(cwd, value);
     }
   }
-  return { kind: 'run', options: { port, dataDir: dataDir ?? defaultDataDir(env, home), ...(knownHostsFiles.length ? { knownHostsFiles } : {}) } };
+  const fallback = defaultDataDir(env, home);
+  const dir = dataDir ?? fallback;
+  return { kind: 'run', options: { port: port ?? defaultPortFor(dir, fallback), dataDir: dir, ...(knownHostsFiles.length ? { knownHostsFiles } : {}) } };
 }

@@ -1,6 +1,6 @@
 /**
- * Chat titles Berth gives: "Chat N" with a number never used before in this
- * store, and, on the first message, a title taken from it unless the user named the chat.
+ * Chat titles Berth gives: "Chat N" with a number never used before in the chat's
+ * profile (sessions/sessionService.ts counts per profile), and, on the first message, a title taken from it unless the user named the chat.
  */
 
 export const TITLE_MAX = 60;

@@ -34,6 +34,8 @@ interface StoredCheckpoint {
   createdAt: number;
   /** copy id → commit in that copy's tracking repository */
   commits: Record<string, string>;
+  /** A turn's: copy id → the copy as the turn ended (what the user did afterwards is not the turn's). */
+  endCommits?: Record<string, string>;
 }
 
 export interface ReviewAttachment {
@@ -447,9 +449,15 @@ export class ReviewService {
     return { count, version: createHash('sha256').update(parts.sort().join('\n')).digest('hex').slice(0, 16) };
   }
 
-  /** The last known count of changed files of one copy (0 before the first look). */
+  /**
+   * The last known count of changed files of one copy (0 before the first look). Asked before
+   * any look since Berth started (a restart: the page lists its chats), it looks soon, so the
+   * count comes back with `review.changed` without waiting for the chat's next command.
+   */
   knownCount(chatId: string, hostPath: string): number {
-    return this.counts.get(`${chatId}\0${hostPath}`) ?? 0;
+    const known = this.counts.get(`${chatId}\0${hostPath}`);
+    if (known === undefined) this.touched(chatId);
+    return known ?? 0;
   }
 
   /** Something may have written into the chat's copies (a command ended, terminal output): recount soon. */
@@ -731,6 +739,28 @@ export class ReviewService {
     });
   }
 
+  /**
+   * The turn's end: each copy as it is now, kept on the turn's checkpoint, so the turn's changes
+   * stop here and the user's own edits in a terminal afterwards are not counted as the turn's.
+   */
+  endTurn(chatId: string, messageId: string): Promise<void> {
+    return this.serial(chatId, async () => {
+      const list = this.loadCheckpoints(chatId);
+      const cp = list.find((c) => c.reason === 'turn' && c.messageId === messageId);
+      if (!cp) return;
+      const ends: Record<string, string> = {};
+      for (const { copy } of this.copies(chatId)) {
+        const from = cp.commits[copy.meta.copyId];
+        if (!from) continue;
+        ends[copy.meta.copyId] = await copy.commit((await copy.snapshot()).tree, from, 'After an agent turn');
+        // Referenced like the checkpoints, so nothing that tidies the repository drops it.
+        await copy.setRef(`refs/berth/turn-ends/${list.indexOf(cp)}`, ends[copy.meta.copyId]!);
+      }
+      cp.endCommits = ends;
+      this.saveCheckpoints(chatId, list);
+    });
+  }
+
   /** Whether the chat has any Review-mode copy (agent turns checkpoint only then). */
   hasCopies(chatId: string): boolean {
     return this.copies(chatId).length > 0;
@@ -753,7 +783,7 @@ export class ReviewService {
           const from = cp.commits[copy.meta.copyId];
           if (!from) continue;
           const next = list.slice(i + 1).find((c) => c.commits[copy.meta.copyId])?.commits[copy.meta.copyId];
-          const to = next ?? now.get(copy.meta.copyId);
+          const to = cp.endCommits?.[copy.meta.copyId] ?? next ?? now.get(copy.meta.copyId);
           if (!to) continue;
           const prefix = copies.length > 1 ? `${path.basename(att.hostPath)}/` : '';
           for (const c of await copy.diff(from, to)) changed.add(prefix + c.path);

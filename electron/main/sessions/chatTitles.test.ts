@@ -28,6 +28,16 @@ describe('chat titles and order', () => {
     expect(await titles()).toEqual(expect.arrayContaining(['Chat 1', 'Chat 3']));
   });
 
+  it("numbers chats per profile, as the list groups them: each profile's first chat is Chat 1", async () => {
+    f = fakeCore();
+    await f.core.profiles.create({ name: 'p' });
+    await f.core.profiles.create({ name: 'q' });
+    expect((await f.core.chats.create({ profile: 'p' })).title).toBe('Chat 1');
+    expect((await f.core.chats.create({ profile: 'p' })).title).toBe('Chat 2');
+    expect((await f.core.chats.create({ profile: 'q' })).title).toBe('Chat 1');
+    expect((await f.core.chats.create({ profile: 'p' })).title).toBe('Chat 3');
+  });
+
   it('titles a chat from its first message unless the user named it, and lists the chat written in last first', async () => {
     f = fakeCore();
     server.setResponder(byTurn({ text: 'Sure.' }, { text: 'Again.' }));

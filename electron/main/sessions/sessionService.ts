@@ -113,10 +113,15 @@ export class SessionService {
     return chat;
   }
 
-  /** "Chat N", N never given before in this store (a deleted chat's number stays used). */
-  private nextChatTitle(): string {
-    const n = nextChatNumber(Number(this.store.settings.get('chats.last_number') ?? 0) || 0, this.store.chats.list().map((c) => c.title));
-    this.store.settings.set('chats.last_number', String(n));
+  /**
+   * "Chat N" counted per profile, as the list groups chats (a profile's first chat is Chat 1),
+   * N never given before in that profile (a deleted chat's number stays used).
+   */
+  private nextChatTitle(profile: string): string {
+    const key = `chats.last_number.${profile}`;
+    const titles = this.store.chats.list().flatMap((c) => (c.profile === profile ? [c.title] : []));
+    const n = nextChatNumber(Number(this.store.settings.get(key) ?? 0) || 0, titles);
+    this.store.settings.set(key, String(n));
     return `Chat ${n}`;
   }
 
@@ -126,7 +131,7 @@ export class SessionService {
     const chat: ChatRecord = {
       id,
       profile: req.profile,
-      title: req.title?.trim() || this.nextChatTitle(),
+      title: req.title?.trim() || this.nextChatTitle(req.profile),
       image: req.image ?? null,
       createdAt: this.clock.now(),
     };

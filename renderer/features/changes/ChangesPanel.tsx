@@ -90,7 +90,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
           Reload
         </button>
         <button type="button" onClick={onClose}>
-          Back to the chat
+          Close Changes
         </button>
       </div>
       {checkpoint.message && (

@@ -8,12 +8,13 @@
  * the user's own git, and a known forge's pull-request page can be opened.
  * A refused apply lists its conflicting files: nothing was applied.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ApplyProblem, CopyChanges, FileChange, HunkConflict } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { useFocusAfter } from '../../ui/useFocusAfter';
 import { FileDiff, type DiffLayout } from './FileDiff';
 import { FileList } from './FileList';
 import { PushResult, type PushResponse } from './PushResult';
@@ -59,6 +60,9 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
   // Diffs fetched when shown, by copy version and path: a file changed again is a new version, never the old diff.
   const [fetched, setFetched] = useState<Readonly<Record<string, FileChange>>>({});
   const [diffError, setDiffError] = useState<ApiErrorInfo | null>(null);
+  // After Apply, Undo, Discard or Refresh: on what came of it (then Tab goes on to the files), else the copy's section.
+  const sectionRef = useRef<HTMLElement>(null);
+  useFocusAfter(busy !== null, () => (sectionRef.current?.querySelector<HTMLElement>('[data-outcome]') ?? sectionRef.current)?.focus());
 
   // What is checked or shown must still be there after a reload of the changes.
   const paths = useMemo(() => new Set(files.map((f) => f.path)), [files]);
@@ -162,7 +166,7 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
   const branch = copy.exportBranch;
 
   return (
-    <section className="copy-review" aria-label={`Changes in ${hostPath}`}>
+    <section className="copy-review" aria-label={`Changes in ${hostPath}`} ref={sectionRef} tabIndex={-1}>
       <div className="changes-toolbar">
         <strong title={hostPath}>{hostPath}</strong>
         {copy.containerPath && <code className="muted">{copy.containerPath}</code>}
@@ -231,7 +235,7 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
         <HunkConflicts message={outcome.message} conflicts={outcome.hunkConflicts} onResolve={setResolving} onDismiss={() => setOutcome(null)} />
       )}
       {outcome && outcome.problems.length > 0 && (
-        <div role="alert" className="alert" aria-label={`Nothing was ${outcome.action}`}>
+        <div role="alert" className="alert" aria-label={`Nothing was ${outcome.action}`} data-outcome tabIndex={-1}>
           <div className="alert-body">
             {/* Main's summary repeats the files' own messages: the list says it once, per file. */}
             <p className="alert-message">
@@ -262,7 +266,7 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
         </div>
       )}
       {outcome && outcome.problems.length === 0 && !outcome.hunkConflicts?.length && (
-        <div role="status" className="notice">
+        <div role="status" className="notice" data-outcome tabIndex={-1}>
           <p>{outcome.message}</p>
           {outcome.conflicts.length > 0 && (
             <>

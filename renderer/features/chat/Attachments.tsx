@@ -9,11 +9,15 @@ import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import type { Picked } from '../../api/types';
 import { useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { useFocusAfter } from '../../ui/useFocusAfter';
+import { focusConversation } from '../conversation/focusConversation';
+import { MESSAGES } from '../../ui/messages';
 import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice } from '../changes/AttachModePicker';
 import { CopyProgressLine } from '../changes/CopyProgressLine';
 import { ReviewCopySummary } from '../changes/ReviewCopySummary';
 import { FolderBrowserDialog } from './FolderBrowserDialog';
 import { StopProcessesDialog, type BusyTerminals } from './StopProcessesDialog';
+import type { FutureNotice } from './useUntilRecreated';
 
 const MODE_BADGES: Record<AttachMode, { text: string; className: string }> = {
   review: { text: 'review', className: 'badge-review' },
@@ -21,16 +25,18 @@ const MODE_BADGES: Record<AttachMode, { text: string; className: string }> = {
   readonly: { text: 'read-only', className: 'badge-ro' },
 };
 
-export function Attachments({ chat }: { chat: ChatView }) {
+/** `notice`: main's word on what the change does to the sandbox, shown by the header under its row. */
+export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNotice }) {
   const { api, stores } = useServices();
   /** The last choice, offered again next time. */
   const [choice, setChoice] = useState<AttachChoice>(DEFAULT_CHOICE);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
   const [step, setStep] = useState<'mode' | 'browse' | null>(null);
   const [busy, setBusy] = useState(false);
   /** Attaching or detaching would stop these: asked first. */
   const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; reason: string | null; go(): void; cancel?(): void } | null>(null);
+  // Attached (or not): the user's next move is to ask the agent or use the folder.
+  useFocusAfter(busy, focusConversation);
   /** The user already agreed to stop what runs, for the attach under way: not asked again once its folder is chosen. */
   const agreed = useRef(false);
 
@@ -68,7 +74,8 @@ export function Attachments({ chat }: { chat: ChatView }) {
 
   const begin = () => {
     setError(null);
-    setNotice(null);
+    notice.show(null);
+    notice.arm();
     setBusy(true);
   };
 
@@ -88,7 +95,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
       const result = await api.pickFolder(chat.id, chosen);
       if (typeof result === 'object' && 'notice' in result) {
         setStep(null);
-        setNotice(result.notice);
+        notice.show(result.notice);
         return;
       }
       if (typeof result === 'object') {
@@ -117,7 +124,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
     begin();
     try {
       const result = await answer();
-      if (typeof result === 'object') setNotice(result.notice);
+      if (typeof result === 'object') notice.show(result.notice);
     } catch (e) {
       setError(errorInfo(e));
     } finally {
@@ -131,7 +138,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
     try {
       const result = await request();
       stores.chats.getState().setAttachments(chat.id, result.attachments);
-      setNotice(result.notice);
+      notice.show(result.notice);
     } catch (e) {
       setError(errorInfo(e));
     } finally {
@@ -178,7 +185,7 @@ export function Attachments({ chat }: { chat: ChatView }) {
           ))}
         </ul>
       ) : (
-        <p className="muted">No folder attached: this chat's sandbox sees none of your files.</p>
+        <p className="muted attachments-none">{MESSAGES.noFolder}</p>
       )}
       <div className="attach-controls">
         <button type="button" onClick={() => setStep('mode')} disabled={busy}>
@@ -187,11 +194,6 @@ export function Attachments({ chat }: { chat: ChatView }) {
       </div>
       <CopyProgressLine chatId={chat.id} />
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}
-      {notice !== null && (
-        <p role="status" className="notice">
-          {notice}
-        </p>
-      )}
       {step === 'mode' && <AttachModeDialog initial={choice} busy={busy} onChooseFolder={(c) => void pick(c)} onClose={() => setStep(null)} />}
       {confirm && (
         <StopProcessesDialog

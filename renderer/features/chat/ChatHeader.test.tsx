@@ -208,6 +208,25 @@ describe('ChatHeader attach modes', () => {
     expect((await screen.findByRole('status')).textContent).toContain('waits for a new sandbox');
   });
 
+  it("says the sandbox is recreated at its next command until it was, on a line of its own the user can dismiss", async () => {
+    const { api } = setup();
+    const running = { chatId: 'c1', state: 'running' as const, key: 'k', containerName: 'n', image: 'i', networkName: null, error: null };
+    api.emit('sandbox.status', { ...running, containerId: 'old' });
+    api.handle('workspace.detach', () => ({ attachments: [], notice: "The chat's sandbox is recreated the next time it runs a command." }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
+    const notice = await screen.findByRole('status');
+    expect(notice.textContent).toContain('recreated the next time');
+    // Its next command came: the chat runs in another container, and the notice is no news.
+    api.emit('sandbox.status', { ...running, containerId: 'new' });
+    await waitFor(() => expect(screen.queryByText(/recreated the next time/)).toBeNull());
+
+    api.pickFolderResult = { notice: 'Recreated the next time.' };
+    await openAttach();
+    await screen.findByText('Recreated the next time.');
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss this notice' }));
+    expect(screen.queryByText('Recreated the next time.')).toBeNull();
+  });
+
   it('on the desktop, passes the chosen mode to the native picker', async () => {
     const { api } = setup();
     api.pickFolderResult = 'picked';
@@ -272,6 +291,22 @@ describe('ChatHeader sandbox', () => {
     expect(screen.getByText('berth-default')).toBeTruthy();
     // Which engine the chat runs on, and that its folders are copies there.
     expect(screen.getByText('ssh://me@box (remote: attached folders are copies)')).toBeTruthy();
+  });
+
+  it('the sandbox details have Stop, which asks first when commands run in the terminals', async () => {
+    const { api } = setup();
+    const running = { chatId: 'c1', state: 'running' as const, key: 'default:c1', containerId: 'abc', containerName: 'n', image: 'i', networkName: null, error: null };
+    api.sandbox.set('c1', running);
+    api.emit('sandbox.status', running);
+    await screen.findByText('running');
+    fireEvent.click(screen.getByRole('button', { name: 'Sandbox details' }));
+    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
+    fireEvent.click(screen.getByRole('button', { name: 'Stop sandbox' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
+    expect(dialog.textContent).toContain('npm run dev');
+    expect(api.callsTo('sandbox.stop')).toEqual([]);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Stop them and the sandbox' }));
+    await waitFor(() => expect(api.callsTo('sandbox.stop')).toEqual([{ chatId: 'c1' }]));
   });
 
   it('with the engine down, says so once, in the status bar: the chat does not repeat it', async () => {

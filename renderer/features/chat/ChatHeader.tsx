@@ -1,6 +1,7 @@
 /**
- * The selected chat's header: title, profile, attached folders, and its sandbox's state. Kept
- * mounted across chat switches (App); the parts with state of their own are keyed by the chat.
+ * The selected chat's header: title, profile, attached folders, and its sandbox's state, on one
+ * row (what opens in it, and its notices as dismissible lines, go below). Kept mounted across
+ * chat switches (App); the parts with state of their own are keyed by the chat.
  */
 import type { ChatView } from '../../../shared/contract';
 import { ChangesButton } from '../changes/ChangesPanel';
@@ -9,6 +10,8 @@ import { SandboxPanel } from './SandboxPanel';
 import { NetworkView } from '../network/NetworkView';
 import { PortsView } from '../ports/PortsView';
 import { EnvironmentView } from '../environment/EnvironmentView';
+import { Notice } from '../../ui/Notice';
+import { useUntilRecreated } from './useUntilRecreated';
 
 export interface ChangesToggle {
   open: boolean;
@@ -16,9 +19,10 @@ export interface ChangesToggle {
 }
 
 export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: ChangesToggle }) {
+  const notice = useUntilRecreated(chat.id);
   return (
     <header className="chat-header">
-      <div className="chat-title-row">
+      <div className="chat-header-row">
         <h1 className="chat-title">{chat.title}</h1>
         <span className="badge" title="Profile">
           {chat.profile}
@@ -28,14 +32,15 @@ export function ChatHeader({ chat, changes }: { chat: ChatView; changes?: Change
             {chat.image}
           </span>
         )}
+        {/* Keyed by the chat: their own state (a dialog, an attach under way, the details shown, the log) is that chat's alone. */}
+        <Attachments key={`attachments:${chat.id}`} chat={chat} notice={notice} />
+        <EnvironmentView key={`environment:${chat.id}`} chat={chat} />
+        <SandboxPanel key={`sandbox:${chat.id}`} chatId={chat.id} />
+        <NetworkView key={`network:${chat.id}`} chatId={chat.id} />
+        <PortsView key={`ports:${chat.id}`} chatId={chat.id} />
         {changes && <ChangesButton chat={chat} open={changes.open} onToggle={changes.onToggle} />}
       </div>
-      {/* Keyed by the chat: their own state (a dialog, an attach under way, the details shown, the log) is that chat's alone. */}
-      <Attachments key={`attachments:${chat.id}`} chat={chat} />
-      <EnvironmentView key={`environment:${chat.id}`} chat={chat} />
-      <SandboxPanel key={`sandbox:${chat.id}`} chatId={chat.id} />
-      <NetworkView key={`network:${chat.id}`} chatId={chat.id} />
-      <PortsView key={`ports:${chat.id}`} chatId={chat.id} />
+      {notice.text !== null && <Notice text={notice.text} onDismiss={() => notice.show(null)} />}
     </header>
   );
 }

@@ -6,6 +6,7 @@ import { useChats, useConnection, useEngine, useProfiles, useSandbox, useService
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { SandboxUse } from './SandboxUse';
+import { SandboxStop } from './SandboxStop';
 
 export const SANDBOX_LABELS: Record<SandboxState, string> = {
   none: 'not started',
@@ -156,6 +157,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
             <dt>Container ID</dt>
             <dd>{status?.containerId ? status.containerId.slice(0, 12) : '—'}</dd>
           </dl>
+          {state === 'running' && <SandboxStop chatId={chatId} />}
           {state !== 'local' && <SandboxUse chatId={chatId} running={state === 'running'} cpuLimit={cpuLimit} />}
         </div>
       )}

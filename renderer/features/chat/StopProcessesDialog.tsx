@@ -15,7 +15,8 @@ export function StopProcessesDialog({
   onConfirm,
   onClose,
 }: {
-  action: 'attach' | 'detach';
+  /** 'stop': Stop in the sandbox details. */
+  action: 'attach' | 'detach' | 'stop';
   busy: BusyTerminals;
   /** Main's word on why the sandbox is recreated (workspace.attachEffect), when it gave one. */
   reason?: string | null;
@@ -23,12 +24,14 @@ export function StopProcessesDialog({
   onClose(): void;
 }) {
   const verb = action === 'attach' ? 'Attaching' : 'Detaching';
-  const why = reason ?? `${verb} a folder recreates this chat's sandbox.`;
+  const why = reason ?? (action === 'stop' ? "Stopping this chat's sandbox ends what runs in it." : `${verb} a folder recreates this chat's sandbox.`);
   return (
     <Dialog
       title="Stop what runs in the terminals?"
       onClose={onClose}
-      description={`${why} Its terminals start again in the same tabs, but these commands stop:`}
+      description={
+        action === 'stop' ? `${why} It starts again with the next command or terminal, but these commands stop:` : `${why} Its terminals start again in the same tabs, but these commands stop:`
+      }
     >
       <ul className="busy-terminals" aria-label="Running in the terminals">
         {busy.map((t) => (
@@ -49,7 +52,7 @@ export function StopProcessesDialog({
           Cancel
         </button>
         <button type="button" className="danger" onClick={onConfirm}>
-          {action === 'attach' ? 'Stop them and attach' : 'Stop them and detach'}
+          {action === 'attach' ? 'Stop them and attach' : action === 'detach' ? 'Stop them and detach' : 'Stop them and the sandbox'}
         </button>
       </div>
     </Dialog>

@@ -2,11 +2,13 @@
 import { useEffect, useState } from 'react';
 import type { ApprovalRequest } from '../../../shared/contract';
 import type { ApprovalDecision } from '../../stores/agent';
+import { APPROVAL_KEYS } from '../shortcuts/shortcuts';
 
 export interface ApprovalPromptProps {
   request: ApprovalRequest;
   busy: boolean;
-  onAnswer(decision: ApprovalDecision): void;
+  /** `reason`: with Deny, what the user wrote for the agent (maybe empty). */
+  onAnswer(decision: ApprovalDecision, reason?: string): void;
 }
 
 /**
@@ -26,12 +28,14 @@ export const APPROVAL_ARM_MS = 400;
 export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps) {
   const lines = request.command.split('\n').length;
   const [armed, setArmed] = useState(false);
+  const [reason, setReason] = useState('');
   useEffect(() => {
     const timer = setTimeout(() => setArmed(true), APPROVAL_ARM_MS);
     return () => clearTimeout(timer);
   }, []);
   return (
-    <div role="group" aria-label="Approval needed" className="approval">
+    // Focusable by script: where the focus goes when an answered prompt leaves another one behind.
+    <div role="group" aria-label="Approval needed" className="approval" tabIndex={-1}>
       <p className="approval-title">
         {request.taskId === null ? 'The agent' : 'A subagent (a task the agent delegated)'} wants to use <strong>{request.tool}</strong>
         {request.cwd !== null && (
@@ -55,15 +59,31 @@ export function ApprovalPrompt({ request, busy, onAnswer }: ApprovalPromptProps)
         </figure>
       )}
       <div className="approval-buttons">
-        <button type="button" className="primary" disabled={busy || !armed} onClick={() => onAnswer('once')}>
-          Allow once
+        <button type="button" className="primary" data-answer="once" aria-keyshortcuts={APPROVAL_KEYS.allowOnce} disabled={busy || !armed} onClick={() => onAnswer('once')}>
+          Allow once <kbd aria-hidden="true">{APPROVAL_KEYS.allowOnce}</kbd>
         </button>
         <button type="button" disabled={busy || !armed} onClick={() => onAnswer('chat')} title="Run this and later commands in this chat without asking">
           Allow for this chat
         </button>
-        <button type="button" className="danger" disabled={busy || !armed} onClick={() => onAnswer('deny')}>
-          Deny
+        <button type="button" className="danger" data-answer="deny" aria-keyshortcuts={APPROVAL_KEYS.deny} disabled={busy || !armed} onClick={() => onAnswer('deny', reason)}>
+          Deny <kbd aria-hidden="true">{APPROVAL_KEYS.deny}</kbd>
         </button>
+        <input
+          type="text"
+          className="approval-reason"
+          aria-label="Reason for the agent (optional, sent with Deny)"
+          placeholder="Why not? (optional, goes to the agent with Deny)"
+          maxLength={2000}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          onKeyDown={(e) => {
+            // Enter in the reason denies with it (never allows).
+            if (e.key === 'Enter' && armed && !busy) {
+              e.preventDefault();
+              onAnswer('deny', reason);
+            }
+          }}
+        />
       </div>
     </div>
   );

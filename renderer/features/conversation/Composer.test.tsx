@@ -31,4 +31,22 @@ describe('Composer', () => {
     expect(onSend).not.toHaveBeenCalled();
     expect((box as HTMLTextAreaElement).value).toBe('later');
   });
+
+  it('keeps the draft across a reload, per chat, and forgets it once sent', async () => {
+    const onSend = vi.fn(async () => true);
+    const first = render(<Composer chatId="kept" onSend={onSend} {...base} />);
+    fireEvent.change(screen.getByRole('textbox', { name: 'Message' }), { target: { value: 'half a thought' } });
+    first.unmount();
+    // A reload: a new page, the same storage.
+    const again = render(<Composer chatId="kept" onSend={onSend} {...base} />);
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    expect(box.value).toBe('half a thought');
+    expect(window.localStorage.getItem('berth.draft.kept')).toBe('half a thought');
+    fireEvent.keyDown(box, { key: 'Enter' });
+    await vi.waitFor(() => expect(box.value).toBe(''));
+    expect(window.localStorage.getItem('berth.draft.kept')).toBeNull();
+    again.unmount();
+    render(<Composer chatId="other" onSend={onSend} {...base} />);
+    expect((screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement).value).toBe('');
+  });
 });

@@ -196,6 +196,47 @@ describe('ConversationPane', () => {
     ]);
   });
 
+  it('after an answer the focus goes to the next prompt, then to the message box; the buttons show their shortcuts', async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    for (const id of ['ap1', 'ap2']) {
+      push(api, 'agent.approval', { approvalId: id, chatId: 'c1', taskId: null, callId: `call-${id}`, tool: 'terminal', command: `make ${id}`, cwd: '/workspace', detail: null });
+    }
+    const prompts = screen.getAllByRole('group', { name: 'Approval needed' });
+    const allow = within(prompts[0] as HTMLElement).getByRole('button', { name: 'Allow once' }) as HTMLButtonElement;
+    expect(allow.getAttribute('aria-keyshortcuts')).toBe('Alt+Shift+A');
+    expect(allow.textContent).toContain('Alt+Shift+A');
+    expect(within(prompts[0] as HTMLElement).getByRole('button', { name: 'Deny' }).textContent).toContain('Alt+Shift+D');
+    await waitFor(() => expect(allow.disabled).toBe(false));
+    allow.focus();
+    fireEvent.click(allow);
+    await waitFor(() => expect(screen.getAllByRole('group', { name: 'Approval needed' })).toHaveLength(1));
+    await waitFor(() => expect(document.activeElement).toBe(prompts[1]));
+    fireEvent.click(within(prompts[1] as HTMLElement).getByRole('button', { name: 'Deny' }));
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' })));
+  });
+
+  it("says why a turn failed once: in the conversation, not again under it", async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    const said = 'The provider refused the API key (401).';
+    push(api, 'agent.message', { message: agentMessage({ id: 'e1', chatId: 'c1', role: 'error', content: `${said}\nCheck the key in the profile.` }) });
+    push(api, 'agent.state', { chatId: 'c1', running: false, error: { code: 'provider_auth', message: said, hint: 'Check the key in the profile.' } });
+    await waitFor(() => expect(screen.getAllByText(new RegExp(said.replace(/[().]/g, '\\$&')))).toHaveLength(1));
+  });
+
+  it('Deny takes an optional reason for the agent', async () => {
+    const { api } = setup([], { running: true });
+    await screen.findByText('No messages yet.');
+    push(api, 'agent.approval', { approvalId: 'ap1', chatId: 'c1', taskId: null, callId: 'call-1', tool: 'terminal', command: 'rm -rf /workspace/build', cwd: '/workspace', detail: null });
+    const prompt = screen.getByRole('group', { name: 'Approval needed' });
+    const deny = within(prompt).getByRole('button', { name: 'Deny' }) as HTMLButtonElement;
+    await waitFor(() => expect(deny.disabled).toBe(false));
+    fireEvent.change(within(prompt).getByRole('textbox', { name: /Reason for the agent/ }), { target: { value: 'keep the build, run make clean' } });
+    fireEvent.click(deny);
+    await waitFor(() => expect(api.callsTo('agent.approve')).toEqual([{ chatId: 'c1', approvalId: 'ap1', decision: 'deny', reason: 'keep the build, run make clean' }]));
+  });
+
   it('says when "Allow for this chat" is on, and takes it back with Ask again', async () => {
     const { api } = setup([], { running: true });
     await screen.findByText('No messages yet.');

@@ -44,6 +44,22 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
     if (shouldFocusOnOpen(document.activeElement)) focusConversation();
   }, [chatId, profileKnown]);
   const { messages, running, approvals, error, loaded, loadError, answering } = conversation;
+  // Why a turn ended is saved in the conversation as its last message: said there, not twice.
+  const last = messages[messages.length - 1];
+  const inList = (e: { message: string }) => last?.role === 'error' && last.content.startsWith(e.message);
+  // An answered prompt goes, and with it the focused button: the focus goes on to the next
+  // prompt, else to the message box (not to the page body, from which Tab reaches the terminal).
+  const approvalsRef = useRef<HTMLDivElement>(null);
+  const answered = useRef<string | null>(null);
+  useEffect(() => {
+    if (answered.current === null || approvals.some((a) => a.approvalId === answered.current)) return;
+    answered.current = null;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body && !approvalsRef.current?.contains(active)) return;
+    const next = approvalsRef.current?.querySelector<HTMLElement>('[role="group"]');
+    if (next) next.focus();
+    else focusConversation();
+  }, [approvals]);
   // Unknown until the profiles are loaded: say nothing rather than flash the notice. A running
   // turn keeps its Stop button even if the settings were emptied meanwhile.
   const missing = profile && !running ? missingSettings(profile.settings.agent) : null;
@@ -86,13 +102,16 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
           </p>
         )}
         {/* Mounted always, so a screen reader announces the first prompt that appears in it. */}
-        <div className="approvals" aria-live="polite">
+        <div className="approvals" aria-live="polite" ref={approvalsRef}>
           {approvals.map((request) => (
               <ApprovalPrompt
                 key={request.approvalId}
                 request={request}
                 busy={answering.includes(request.approvalId)}
-                onAnswer={(decision) => void agent().approve(chatId, request.approvalId, decision)}
+                onAnswer={(decision, reason) => {
+                  answered.current = request.approvalId;
+                  void agent().approve(chatId, request.approvalId, decision, reason);
+                }}
               />
             ))}
         </div>
@@ -104,7 +123,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
             </button>
           </div>
         )}
-        {error && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
+        {error && !inList(error) && <ErrorAlert error={error} onDismiss={() => agent().dismissError(chatId)} />}
         {missing ? (
           <div className="agent-setup" role="note">
             <p>

@@ -17,7 +17,26 @@ export function focusConversation(): boolean {
  * or a terminal of the chat before.
  */
 export function shouldFocusOnOpen(focused: Element | null): boolean {
+  if (asked) {
+    asked = false;
+    return true;
+  }
   if (focused === null || focused === document.body) return true;
   if (focused.closest('[role="dialog"], nav, input, select, textarea:not(.xterm-helper-textarea)') !== null) return false;
   return focused.closest('.terminals, .sidebar') !== null;
+}
+
+let asked = false;
+
+/**
+ * The user asked for a new chat by its shortcut: it takes the focus wherever the focus was (the
+ * profile select included, which would otherwise take what the user types next).
+ */
+export function focusNextOpenedChat(): void {
+  asked = true;
+}
+
+/** No chat came of it (the create failed): the next chat opened decides as usual. */
+export function forgetFocusRequest(): void {
+  asked = false;
 }

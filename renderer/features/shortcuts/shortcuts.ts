@@ -1,6 +1,9 @@
 /** Keyboard shortcuts: one table for the handler, the terminal (which must not eat them) and the help. */
 
-export type ShortcutId = 'newChat' | 'nextChat' | 'previousChat' | 'focusTerminal' | 'focusMessage' | 'newTerminal' | 'findInTerminal';
+export type ShortcutId = 'newChat' | 'nextChat' | 'previousChat' | 'focusTerminal' | 'focusMessage' | 'newTerminal' | 'findInTerminal' | 'allowOnce' | 'deny';
+
+/** Shown on the approval buttons too. */
+export const APPROVAL_KEYS = { allowOnce: 'Alt+Shift+A', deny: 'Alt+Shift+D' } as const;
 
 export interface Shortcut {
   id: ShortcutId;
@@ -17,6 +20,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: 'focusMessage', keys: 'Ctrl+Shift+`', description: 'Leave the terminal for the conversation (message box)' },
   { id: 'newTerminal', keys: 'Ctrl+Shift+T (or Alt+Shift+T in a browser)', description: 'New terminal' },
   { id: 'findInTerminal', keys: 'Ctrl+Shift+F', description: 'Find in the terminal' },
+  // Alt+Shift in the desktop app too: the same keys wherever the user meets a prompt.
+  { id: 'allowOnce', keys: APPROVAL_KEYS.allowOnce, description: "Allow the agent's command waiting for approval, once" },
+  { id: 'deny', keys: APPROVAL_KEYS.deny, description: "Deny the agent's command waiting for approval" },
 ];
 
 export type KeyLike = Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'shiftKey' | 'altKey' | 'metaKey'>;
@@ -28,6 +34,8 @@ export function matchShortcut(e: KeyLike): ShortcutId | null {
   if (e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey) {
     if (e.code === 'KeyN' || key === 'n') return 'newChat';
     if (e.code === 'KeyT' || key === 't') return 'newTerminal';
+    if (e.code === 'KeyA' || key === 'a') return 'allowOnce';
+    if (e.code === 'KeyD' || key === 'd') return 'deny';
     return null;
   }
   if (!e.ctrlKey || e.altKey || e.metaKey) return null;

@@ -3,7 +3,7 @@
  * token refuses this page's). Retrying cannot help, so it says so once, at the top, with the way
  * back. The status bar says the rest (connecting, reconnecting).
  */
-import { LINK_EXPIRED, LINK_EXPIRED_HINT } from '../../api/wsClient';
+import { LINK_EXPIRED, linkExpiredHint } from '../../api/wsClient';
 import { useConnection } from '../../app/context';
 
 export function ConnectionBanner() {
@@ -12,7 +12,7 @@ export function ConnectionBanner() {
   return (
     <div className="connection-banner" role="alert">
       <strong>{LINK_EXPIRED}</strong>
-      <p>{LINK_EXPIRED_HINT}</p>
+      <p>{linkExpiredHint(typeof location === 'undefined' ? null : location.origin)}</p>
     </div>
   );
 }

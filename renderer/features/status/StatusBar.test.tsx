@@ -75,8 +75,10 @@ describe('StatusBar', () => {
     expect(screen.queryByRole('alert')).toBeNull();
     api.connection.set({ state: 'expired', retryAt: null });
     const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Berth was restarted: open the address it printed');
     expect(alert.textContent).toContain('link has expired');
-    expect(alert.textContent).toContain('Open the new URL');
+    // The host that refused the token is at this page's origin: the address is said.
+    expect(alert.textContent).toContain(`Open the new URL that Berth printed when it started: ${location.origin}/?token=`);
     expect(screen.getByRole('status', { name: 'Connection' }).textContent).toContain('Link expired');
     expect(screen.queryByRole('button', { name: 'Reconnect now' })).toBeNull();
   });
