@@ -11,7 +11,7 @@ import local from './eslint-rules/layering.mjs';
 // Main may use Node and zod (the contract's checker) everywhere; other packages only where listed.
 const NODE_ONLY = ['node:*', 'zod'];
 const NOT_IN_PAGES = ['node:*', 'electron', 'dockerode', 'better-sqlite3', 'ws', 'ssh2', 'tar-fs'];
-const BELOW_SANDBOX = ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
+const BELOW_SANDBOX = ['main/folders', 'main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
 export const LAYERS = {
   // The contract: neither Node, nor Electron, nor anything of main or the renderer.
   shared: { files: ['shared/'], may: [], packages: ['zod'] },
@@ -26,6 +26,8 @@ export const LAYERS = {
   'main/sessions': { files: ['electron/main/sessions/'], may: ['main/store', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // tar-fs: a remote engine's folder copies go there and back as tar archives (workspace/remoteCopy.ts).
   'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'tar-fs'] },
+  // A chat's folders: the attachment record, its Review copies' life, the mount plan's input. Below the sandbox that asks it.
+  'main/folders': { files: ['electron/main/folders/'], may: ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Review copies (the review branch): git and the copies' folders, below the sandbox that mounts them.
   'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Egress (issue 9): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING } from '../../../shared/contract.js';
-import { EventHub } from '../events.js';
+import { EventHub, MainEvents } from '../events.js';
 import { EngineCheckGate } from '../sandbox/engineCheckGate.js';
 import { sandboxUserFor, type HostUser } from '../policy/sandboxUser.js';
 import { decideWritable } from '../policy/writableFolders.js';
@@ -18,7 +18,6 @@ import { SandboxManager } from '../sandbox/sandboxManager.js';
 import { DeletionService } from '../sandbox/deletionService.js';
 import { SandboxService } from '../sandbox/sandboxService.js';
 import { WarmPool } from '../sandbox/warmPool.js';
-import { hasSlot, makeSlot, removeSlot, slotDirFor } from '../review/slotFolders.js';
 import { qualifyTaskId } from '../policy/containerKey.js';
 import { SessionService } from '../sessions/sessionService.js';
 import { directlyWritableFolders } from '../sessions/mountedFolders.js';
@@ -26,7 +25,7 @@ import { directWriterOf } from '../policy/attachmentOverlap.js';
 import { openDatabase } from '../store/database.js';
 import { createStore, type ChatRecord } from '../store/repositories.js';
 import { gatherHostFacts, resolveAttachableFolder } from '../workspace/folderValidation.js';
-import { WorkspaceService } from '../workspace/workspaceService.js';
+import { ChatFolders } from '../folders/chatFolders.js';
 import { TerminalService } from '../terminal/terminalService.js';
 import { AgentService } from '../agent/agentService.js';
 import { ProviderKeys } from '../agent/providerKeys.js';
@@ -115,30 +114,13 @@ export function buildServices(options: CoreOptions) {
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile(baseImage.tag);
-  const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir());
-  // Warm sandboxes' slot folders (review/slotFolders.ts): made with the reservation, gone with the chat.
-  const slots = {
-    existing: (profile: string, chatId: string) => {
-      const dir = slotDirFor(dataDir, profile, chatId);
-      return hasSlot(dir) ? dir : null;
-    },
-    make: (profile: string, chatId: string) => makeSlot(slotDirFor(dataDir, profile, chatId)),
-    remove: (profile: string, chatId: string) => removeSlot(slotDirFor(dataDir, profile, chatId)),
-  };
-  sandbox.setSlots(slots);
-  const terminals = new TerminalService(sandbox, manager, events, clock);
-  const workspace = new WorkspaceService(store, sessions, hostFacts, clock, (chat) => sandbox.containerExists(chat));
-
-  // Review mode: per-chat copies of folders attached in that mode (review/), wired into attaching
-  // (workspace), mounting (sandbox) and agent turns (a restore point before each).
-  const review = new ReviewService({
+  // Review mode: per-chat copies of folders attached in that mode (review/). Its copies' life and
+  // the record they belong to are the chat's folders' (folders/chatFolders.ts).
+  const review: ReviewService = new ReviewService({
     dataDir,
     events,
     clock,
-    attachments: (chatId) => {
-      const chat = store.chats.get(chatId);
-      return chat ? workspace.views(chat).filter((a) => a.mode === 'review') : [];
-    },
+    attachments: (chatId) => folders.reviewAttachments(chatId),
     stopSandbox: async (chatId) => {
       terminals.endForChat(chatId, 'The chat’s copy was changed from outside (undo, discard or refresh). Open a new terminal.');
       await sandbox.stop(chatId);
@@ -150,37 +132,29 @@ export function buildServices(options: CoreOptions) {
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
     slotOf: (chatId) => {
       const chat = store.chats.get(chatId);
-      return chat ? slots.existing(chat.profile, chatId) : null;
+      return chat ? folders.slotOf(chat.profile, chatId) : null;
     },
     sessionFolders: (chatId) => store.attachments.forChat(chatId).filter((a) => a.provenance === 'session').map((a) => ({ hostPath: a.hostPath, mode: a.mode })),
     ...(options.slotHistoryMaxBytes !== undefined ? { slotHistoryMaxBytes: options.slotHistoryMaxBytes } : {}),
   });
-  const copyOwner = (profileName: string) => {
-    if (hostUser.uid !== 0) return null;
-    const [uid, gid] = sandboxUserFor(hostUser, sessions.requireProfile(profileName).settings.sandboxUser).split(':').map(Number);
-    return { uid: uid as number, gid: gid as number };
-  };
-  workspace.setWriteCheck((chat, readWrite, hasReviewCopies) =>
-    decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
-  );
-  workspace.setReviewCopies({
-    create: async (chat, hostPath, contents) => {
-      await review.create(chat.id, hostPath, contents, copyOwner(chat.profile));
+  const folders: ChatFolders = new ChatFolders({
+    store,
+    sessions,
+    review,
+    hostFacts,
+    clock,
+    dataDir,
+    copyOwner: (profileName) => {
+      if (hostUser.uid !== 0) return null;
+      const [uid, gid] = sandboxUserFor(hostUser, sessions.requireProfile(profileName).settings.sandboxUser).split(':').map(Number);
+      return { uid: uid as number, gid: gid as number };
     },
-    info: (chatId, hostPath) => review.copyFor(chatId, hostPath)?.info(review.knownCount(chatId, hostPath)) ?? null,
-    hasChanges: (chatId, hostPath) => review.hasChanges(chatId, hostPath),
-    remove: (chatId, hostPath) => review.remove(chatId, hostPath),
-    historyNotCopied: (chatId, hostPath) => review.historyNotCopied(chatId, hostPath),
-    slotProblem: (hostPath) => review.slotProblem(hostPath),
-    inSlot: (chatId, hostPath) => review.inSlot(chatId, hostPath),
+    writeWarnings: (chat, readWrite, hasReviewCopies) =>
+      decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
   });
-  sandbox.setReviewSources((chatId, hostPath) => review.mountSources(chatId, hostPath));
-  // A pooled chat's folders moving in the container it keeps (a second Review-mode copy in its slot): its shells are told, not restarted.
-  workspace.setShellNotes((chatId, note) => terminals.noteForChat(chatId, note));
-  workspace.setContainerView({
-    shape: (chat) => sandbox.mountShape(chat.id),
-    noteFresh: (chat, why) => sandbox.noteCold(chat.id, why),
-  });
+  const mainEvents = new MainEvents();
+  const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
+  const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
   // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
   // hundreds of events a second, and asking the review service (it reads the chat's attachments
   // from the store) for each one measured over half of the main process's time per event
@@ -241,7 +215,7 @@ export function buildServices(options: CoreOptions) {
       networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>
-        workspace
+        folders
           .views(sessions.requireChat(chatId))
           .flatMap((a) => (a.containerPath === null ? [] : [{ containerPath: a.containerPath, readOnly: a.readOnly }])),
     },
@@ -260,7 +234,7 @@ export function buildServices(options: CoreOptions) {
     },
     dropWarm: (profile) => pool.drop(profile),
     removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
-    removeSlot: (profile, chatId) => slots.remove(profile, chatId),
+    removeSlot: (profile, chatId) => folders.removeSlot(profile, chatId),
     removeProxy: (profile) => egress.removeProxy(profile),
   });
   const pool = new WarmPool({
@@ -272,7 +246,7 @@ export function buildServices(options: CoreOptions) {
     discard: async (chatId, profile) => {
       await manager.removeForChat(chatId);
       fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
-      slots.remove(profile, chatId);
+      folders.removeSlot(profile, chatId);
     },
   });
   /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
@@ -283,11 +257,11 @@ export function buildServices(options: CoreOptions) {
   const engineCheck = new EngineCheckGate({ engines, savedEngine: (name) => store.profiles.get(name)?.settings.engine ?? null, clock, log });
   /** A chat as the page lists it: its attachments and when the user last wrote in it. */
   const withAttachments = (chat: ChatRecord, lastActive?: Map<string, number>) =>
-    sessions.chatView(chat, workspace.views(chat), lastActive ? lastActive.get(chat.id) : store.agentMessages.lastUserMessageOf(chat.id));
+    sessions.chatView(chat, folders.views(chat), lastActive ? lastActive.get(chat.id) : store.agentMessages.lastUserMessageOf(chat.id));
 
   return {
     dataDir, clock, log, env, hostUser, store, instanceId, events, engines, engine, engineOfProfile, hostFacts,
-    baseImage, egressImage, egress, manager, sessions, sandbox, slots, terminals, workspace, review, touchReview,
+    baseImage, egressImage, egress, manager, sessions, sandbox, folders, terminals, review, touchReview,
     stats, ports, keys, agent, deletion, pool, fillPool, engineCheck, withAttachments,
   };
 }

@@ -9,7 +9,7 @@ import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { terminalNote } from '../../../shared/terminalNote.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
-import type { Disposable, EventHub } from '../events.js';
+import type { Disposable, EventHub, MainEvents } from '../events.js';
 import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from '../policy/terminalProcesses.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
@@ -18,6 +18,9 @@ import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
 import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
+
+/** Written in a terminal started again in the chat's new sandbox after its folders changed. */
+const FOLDERS_CHANGED_NOTE = 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.';
 
 const REPLAY_CHARS = 256 * 1024;
 /** What a restarting terminal keeps of what is typed meanwhile. */
@@ -68,11 +71,16 @@ export class TerminalService {
     private readonly manager: SandboxManager,
     private readonly events: EventHub,
     private readonly clock: Clock,
+    mainEvents?: MainEvents,
   ) {
     // Say why before the stream ends, rather than guess from the container's state after.
     manager.onGone((key, reason) => {
       for (const t of this.terminals.values()) if (t.key === key && !t.restarting) this.finish(t, reason);
     });
+    // A chat's open terminals run in a container without its new folders: they start again in the new one, saying why.
+    mainEvents?.on('folders.remounted', ({ chatId }) => void this.restartForChat(chatId, FOLDERS_CHANGED_NOTE));
+    // A pooled chat's folders moving in the container it keeps: its shells are told, not restarted.
+    mainEvents?.on('folders.moved', ({ chatId, note }) => this.noteForChat(chatId, note));
   }
 
   /** The chat a terminal belongs to, or null when it is gone. */

@@ -6,16 +6,17 @@ import { changed, type Handlers } from '../handler.js';
 import type { Services } from '../services.js';
 
 export function workspaceHandlers(s: Services): Handlers<'workspace'> {
-  const { workspace, terminals, hostFacts } = s;
-  /** A chat's open terminals run in a container without the new folders: end them, saying why. */
-  function foldersChanged<T extends { notice: string | null }>(chatId: string, result: T): T {
-    if (result.notice) void terminals.restartForChat(chatId, 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.');
-    return result;
-  }
+  const { folders, sandbox, hostFacts } = s;
   return {
-    'workspace.attach': async (req) => changed(s, req.chatId, foldersChanged(req.chatId, await workspace.attach(req))),
-    'workspace.detach': async (req) => changed(s, req.chatId, foldersChanged(req.chatId, await workspace.detach(req))),
-    'workspace.attachEffect': (req) => workspace.effect(req),
+    'workspace.attach': async (req) => {
+      const { change, ...result } = await folders.attach(req);
+      return changed(s, req.chatId, { ...result, notice: await sandbox.applyFolderChange(req.chatId, change) });
+    },
+    'workspace.detach': async (req) => {
+      const { change, ...result } = await folders.detach(req);
+      return changed(s, req.chatId, { ...result, notice: await sandbox.applyFolderChange(req.chatId, change) });
+    },
+    'workspace.attachEffect': (req) => sandbox.attachEffect(req),
     'workspace.browse': async (req) =>
       browseFolders(req.path, (folder) => {
         try {
