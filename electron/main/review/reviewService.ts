@@ -2,36 +2,26 @@
  * Review mode, per chat: the copies of its Review-mode attachments, their changes, apply,
  * discard, refresh, checkpoints and undo, and the live count of changed files.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import {
-  REVIEW_LIMITS, type ApplyProblem, type Checkpoint, type CopyChanges, type CopyContents, type FileChange,
+  type ApplyProblem, type Checkpoint, type CopyChanges, type CopyContents, type FileChange,
 } from '../../../shared/review.js';
 import type { EventHub } from '../events.js';
-import {
-  NULL_OID, SYMLINK_MODE, applyProblems, branchNameFor, selectChanges, touchedPaths, type ApplyCandidate, type RawChange,
-} from '../policy/reviewPolicy.js';
+import { branchNameFor, selectChanges, touchedPaths } from '../policy/reviewPolicy.js';
 import type { Clock } from '../base/clock.js';
-import { applyWrites, removeEmptyFolders, type FolderWrite } from './applyToFolder.js';
+import { applyWrites, removeEmptyFolders } from './applyToFolder.js';
 import { exportToBranch } from './branchExport.js';
-import { git } from './git.js';
 import { pushBranch, type PushOutcome } from './pushBranch.js';
+import { ChangeListings } from './changeListing.js';
+import { applyProblemsFor, folderWrites } from './applyPlan.js';
+import { ChangeCounts } from './changeCounts.js';
+import { CheckpointStore, checkpointView, type StoredCheckpoint } from './checkpointStore.js';
 import { ReviewCopy, objectsTargetFor, slotProblem } from './reviewCopy.js';
 import { arrangeSlot, emptySlot, isInSlot, removeFromSlot } from './slotFolders.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
-
-interface StoredCheckpoint {
-  id: string;
-  chatId: string;
-  reason: Checkpoint['reason'];
-  messageId: string | null;
-  label: string;
-  createdAt: number;
-  /** copy id → commit in that copy's tracking repository */
-  commits: Record<string, string>;
-}
 
 export interface ReviewAttachment {
   hostPath: string;
@@ -63,56 +53,24 @@ export interface ReviewDeps {
   writableBySandbox?: (hostPath: string) => string | null;
 }
 
+
+
 const COUNT_DEBOUNCE_MS = 400;
 
-/** -c settings for listing diffs: a file over the diff limit counts as binary, so it is never read through. */
-const BIG_FILE_CONFIG = [`core.bigFileThreshold=${REVIEW_LIMITS.maxDiffBytes}`];
 
-interface Listing {
-  /** The base tree, the copy's tree and its too-large files: what the listing was made from. */
-  key: string;
-  /** A short hash of the key, sent to the page (`CopyChanges.version`, `review.changed`). */
-  version: string;
-  tree: string;
-  /** Without diff text. */
-  files: FileChange[];
-}
-
-function versionOf(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
-}
-
-function listingKey(copy: ReviewCopy, snap: { tree: string; large: readonly string[] }): string {
-  return `${copy.meta.baseTree}\0${snap.tree}\0${snap.large.join('\0')}`;
-}
-
-/** What writing `changes` (tree to tree, from the copy's objects) into the user's folder takes. */
-async function folderWrites(copy: ReviewCopy, changes: readonly RawChange[]): Promise<FolderWrite[]> {
-  const writes: FolderWrite[] = [];
-  for (const c of changes) {
-    if (c.oldPath) writes.push({ kind: 'delete', path: c.oldPath });
-    if (c.status === 'deleted') writes.push({ kind: 'delete', path: c.path });
-    else if (c.newMode === SYMLINK_MODE) writes.push({ kind: 'symlink', path: c.path, target: (await copy.blob(c.newOid)).toString('utf8') });
-    else writes.push({ kind: 'file', path: c.path, content: await copy.blob(c.newOid), executable: c.newMode === '100755' });
-  }
-  return writes;
-}
-
-/** The copy's last apply while review.undoApply can take it back, as the panel shows it. */
-function undoableApply(copy: ReviewCopy): { files: string[]; at: number } | null {
-  const last = copy.meta.lastApply;
-  return last && last.after === copy.meta.baseTree ? { files: last.files, at: last.at } : null;
-}
 
 export class ReviewService {
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly counts = new Map<string, number>();
-  private readonly versions = new Map<string, string>();
+  private readonly changeCounts: ChangeCounts;
   /** The last listing of each copy (by copy id): reused while the copy's content and base stay the same. */
-  private readonly listings = new Map<string, Listing>();
+  private readonly listings = new ChangeListings();
+  private readonly stored: CheckpointStore;
   private readonly countTimers = new Map<string, unknown>();
 
-  constructor(private readonly deps: ReviewDeps) {}
+  constructor(private readonly deps: ReviewDeps) {
+    this.changeCounts = new ChangeCounts(deps.events);
+    this.stored = new CheckpointStore(path.join(deps.dataDir, 'review', 'checkpoints'), deps.clock);
+  }
 
   get root(): string {
     return path.join(this.deps.dataDir, 'review');
@@ -204,7 +162,7 @@ export class ReviewService {
     list.forEach((l, i) => {
       l.copy.meta.workDir = dirs[i] ?? null;
       l.copy.saveMeta();
-      this.listings.delete(l.copy.meta.copyId);
+      this.listings.forget(l.copy.meta.copyId);
     });
   }
 
@@ -218,7 +176,7 @@ export class ReviewService {
 
   remove(chatId: string, hostPath: string): void {
     const copy = this.copyFor(chatId, hostPath);
-    if (copy) this.listings.delete(copy.meta.copyId);
+    if (copy) this.listings.forget(copy.meta.copyId);
     const slot = this.deps.slotOf?.(chatId) ?? null;
     if (copy?.meta.workDir && slot && isInSlot(copy.meta.workDir, slot)) {
       // One of several in the slot: it goes, and the others take the places a container made
@@ -227,14 +185,13 @@ export class ReviewService {
       removeFromSlot(copy.meta.workDir);
       if (rest && rest.length > 0) this.arrange(slot, rest);
     } else if (copy?.meta.workDir) emptySlot(copy.meta.workDir);
-    this.counts.delete(`${chatId}\0${hostPath}`);
-    this.versions.delete(`${chatId}\0${hostPath}`);
+    this.changeCounts.forget(chatId, hostPath);
     fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });
   }
 
   removeChat(chatId: string, hostPaths: readonly string[]): void {
     for (const h of hostPaths) this.remove(chatId, h);
-    fs.rmSync(this.checkpointFile(chatId), { force: true });
+    this.stored.remove(chatId);
   }
 
   /** What a Review-mode attachment mounts instead of the user's folder. */
@@ -263,129 +220,17 @@ export class ReviewService {
 
   // ---------- changes ----------
 
-  /**
-   * The copy's changed files without diff text, for one (base, copy) pair of trees. Listing is
-   * the costly part of `review.changes` (two diffs over every changed file), and the panel asks
-   * for it again after every write; the snapshot that gives the key is cheap (git's index stat
-   * cache), so a listing is reused until the copy's content or its base really changes.
-   */
-  private async listing(copy: ReviewCopy, snap: { tree: string; large: string[] }): Promise<Listing> {
-    const key = listingKey(copy, snap);
-    const cached = this.listings.get(copy.meta.copyId);
-    if (cached && cached.key === key) return cached;
-    const base = copy.meta.baseTree;
-    const [raw, numstat] = await Promise.all([copy.diff(base, snap.tree), this.numstat(copy, base, snap.tree)]);
-    // Above the diff limit git calls a file binary without reading it through (core.bigFileThreshold):
-    // only those need their size looked up, to tell "too large" from "binary".
-    const maybeLarge = raw.filter((c) => numstat.get(c.path)?.binary ?? true);
-    const sizes = await copy.blobSizes([...new Set(maybeLarge.flatMap((c) => [c.oldOid, c.newOid]).filter((o) => !NULL_OID.test(o)))]);
-    const files: FileChange[] = raw.map((c) => {
-      const stat = numstat.get(c.path);
-      const tooLarge = Math.max(sizes.get(c.oldOid) ?? 0, sizes.get(c.newOid) ?? 0) > REVIEW_LIMITS.maxDiffBytes;
-      return {
-        path: c.path, oldPath: c.oldPath, status: c.status, binary: !tooLarge && (stat?.binary ?? false), tooLarge,
-        symlink: c.newMode === SYMLINK_MODE || (c.status === 'deleted' && c.oldMode === SYMLINK_MODE),
-        additions: tooLarge ? null : (stat?.additions ?? null), deletions: tooLarge ? null : (stat?.deletions ?? null), diff: null, diffOmitted: false,
-      };
-    });
-    const largeInBase = await copy.inTree(base, snap.large);
-    for (const p of snap.large) {
-      files.push({ path: p, oldPath: null, status: largeInBase.has(p) ? 'modified' : 'added', binary: false, tooLarge: true, symlink: false, additions: null, deletions: null, diff: null, diffOmitted: false });
-    }
-    const listing: Listing = { key, version: versionOf(key), tree: snap.tree, files };
-    this.listings.set(copy.meta.copyId, listing);
-    return listing;
-  }
-
-  private async changesOf(copy: ReviewCopy, att: ReviewAttachment, diffs: boolean): Promise<CopyChanges> {
-    const snap = await copy.snapshot();
-    const listing = await this.listing(copy, snap);
-    const files = listing.files.map((f) => ({ ...f, diffOmitted: !f.binary && !f.tooLarge }));
-    // The diffs of the first files in the list come along (the panel shows the first at once);
-    // the others when they are shown (review.diff): a thousand diffs are not read for one look.
-    if (diffs) {
-      let budget = REVIEW_LIMITS.maxInlineDiffBytes;
-      const wanted: FileChange[] = [];
-      for (const f of files) {
-        if (!f.diffOmitted) continue;
-        if (wanted.length >= REVIEW_LIMITS.inlineDiffFiles) break;
-        const cost = f.additions !== null && f.deletions !== null ? (f.additions + f.deletions) * 120 : REVIEW_LIMITS.maxDiffBytes;
-        if (cost > budget) continue;
-        budget -= cost;
-        wanted.push(f);
-      }
-      const texts = await this.patches(copy, copy.meta.baseTree, listing.tree, wanted);
-      for (const f of wanted) {
-        const text = texts.get(f.path);
-        if (text === undefined) continue;
-        f.diff = text;
-        f.diffOmitted = false;
-      }
-    }
-    const counts = { added: 0, modified: 0, deleted: 0, renamed: 0, total: files.length };
-    for (const f of files) {
-      if (f.status === 'added') counts.added++;
-      else if (f.status === 'deleted') counts.deleted++;
-      else if (f.status === 'renamed') counts.renamed++;
-      else counts.modified++;
-    }
-    const truncated = files.length > REVIEW_LIMITS.maxListedFiles;
-    this.setCount(copy.meta.chatId, copy.meta.hostPath, files.length, listing.version);
-    return {
-      hostPath: copy.meta.hostPath, containerPath: att.containerPath, kind: copy.meta.kind, branch: copy.meta.branch,
-      exportBranch: copy.meta.exportBranch ?? null,
-      files: truncated ? files.slice(0, REVIEW_LIMITS.maxListedFiles) : files, counts, truncated, version: listing.version, at: this.deps.clock.now(),
-      lastApply: undoableApply(copy),
-    };
-  }
-
-  private async numstat(copy: ReviewCopy, from: string, to: string): Promise<Map<string, { additions: number | null; deletions: number | null; binary: boolean }>> {
-    const out = (await git(['diff-tree', '-r', '-z', '--numstat', '-M', '--no-ext-diff', '--no-textconv', from, to], {
-      gitDir: copy.trackDir,
-      config: BIG_FILE_CONFIG,
-    })).stdout.toString('utf8');
-    const parts = out.split('\0');
-    const map = new Map<string, { additions: number | null; deletions: number | null; binary: boolean }>();
-    for (let i = 0; i < parts.length; i++) {
-      const line = parts[i] as string;
-      if (!line) continue;
-      const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(line);
-      if (!m) continue;
-      let p = m[3] as string;
-      if (p === '') {
-        // a rename: old path and new path follow
-        i += 2;
-        p = parts[i] as string;
-      }
-      const binary = m[1] === '-';
-      map.set(p, { additions: binary ? null : Number(m[1]), deletions: binary ? null : Number(m[2]), binary });
-    }
-    return map;
-  }
-
-  /** Unified diffs of the named files, from one git call split at each file's header. */
-  private async patches(copy: ReviewCopy, from: string, to: string, files: readonly FileChange[]): Promise<Map<string, string>> {
-    const map = new Map<string, string>();
-    if (files.length === 0) return map;
-    const paths = files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
-    const text = await copy.patch(from, to, paths);
-    const byHeader = new Map<string, string>();
-    for (const s of text.split(/^(?=diff --git )/m)) {
-      if (s.startsWith('diff --git ')) byHeader.set(s.slice(0, s.indexOf('\n')), s);
-    }
-    for (const f of files) {
-      const found = byHeader.get(`diff --git a/${f.oldPath ?? f.path} b/${f.path}`);
-      if (found !== undefined) map.set(f.path, found);
-    }
-    return map;
-  }
 
   changes(chatId: string, hostPath: string | undefined, diffs: boolean): Promise<{ copies: CopyChanges[] }> {
     return this.serial(chatId, async () => {
       const list = this.copies(chatId).filter((c) => hostPath === undefined || c.att.hostPath === hostPath);
       if (hostPath !== undefined && list.length === 0) this.requireCopy(chatId, hostPath);
       const copies: CopyChanges[] = [];
-      for (const { copy, att } of list) copies.push(await this.changesOf(copy, att, diffs));
+      for (const { copy, att } of list) {
+        const changes = await this.listings.changesOf(copy, att.containerPath, diffs, this.deps.clock.now());
+        this.changeCounts.set(copy.meta.chatId, copy.meta.hostPath, changes.counts.total, changes.version);
+        copies.push(changes);
+      }
       return { copies };
     });
   }
@@ -393,46 +238,20 @@ export class ReviewService {
   diff(chatId: string, hostPath: string, file: string): Promise<FileChange> {
     return this.serial(chatId, async () => {
       const copy = this.requireCopy(chatId, hostPath);
-      const listing = await this.listing(copy, await copy.snapshot());
+      const listing = await this.listings.listing(copy, await copy.snapshot());
       const found = listing.files.find((f) => f.path === file) ?? listing.files.find((f) => f.oldPath === file);
       if (!found) throw new BerthError('not_found', `"${file}" has no changes in this chat's copy.`, { hint: 'Reload the Changes panel.' });
       const change = { ...found };
-      if (!change.binary && !change.tooLarge) change.diff = (await this.patches(copy, copy.meta.baseTree, listing.tree, [change])).get(change.path) ?? null;
+      if (!change.binary && !change.tooLarge) change.diff = (await this.listings.patches(copy, copy.meta.baseTree, listing.tree, [change])).get(change.path) ?? null;
       return change;
     });
   }
 
   // ---------- live count ----------
 
-  private setCount(chatId: string, hostPath: string, n: number, version: string): void {
-    const key = `${chatId}\0${hostPath}`;
-    const before = this.summary(chatId);
-    this.counts.set(key, n);
-    this.versions.set(key, version);
-    const after = this.summary(chatId);
-    // The version too: a file changed again leaves the count as it was, and the panel must still follow.
-    if (before.count !== after.count || before.version !== after.version) this.deps.events.emit('review.changed', { chatId, ...after });
-  }
-
-  private totalCount(chatId: string): number {
-    return this.summary(chatId).count;
-  }
-
-  /** The chat's count of changed files and a version that changes whenever any of its copies' changes do. */
-  private summary(chatId: string): { count: number; version: string } {
-    let count = 0;
-    const parts: string[] = [];
-    for (const [k, v] of this.counts) {
-      if (!k.startsWith(`${chatId}\0`)) continue;
-      count += v;
-      parts.push(`${k}\0${this.versions.get(k) ?? ''}`);
-    }
-    return { count, version: createHash('sha256').update(parts.sort().join('\n')).digest('hex').slice(0, 16) };
-  }
-
   /** The last known count of changed files of one copy (0 before the first look). */
   knownCount(chatId: string, hostPath: string): number {
-    return this.counts.get(`${chatId}\0${hostPath}`) ?? 0;
+    return this.changeCounts.known(chatId, hostPath);
   }
 
   /** Something may have written into the chat's copies (a command ended, terminal output): recount soon. */
@@ -451,7 +270,7 @@ export class ReviewService {
   recount(chatId: string): Promise<number> {
     return this.serial(chatId, async () => {
       for (const { copy } of this.copies(chatId)) await this.recountCopy(copy);
-      return this.totalCount(chatId);
+      return this.changeCounts.total(chatId);
     });
   }
 
@@ -479,26 +298,7 @@ export class ReviewService {
       }
       if (mode === 'branch') return exportToBranch(copy, chosen, largeChosen, this.deps.chatTitle(chatId));
 
-      const candidates: ApplyCandidate[] = [];
-      for (const c of chosen) {
-        const linkTarget = c.newMode === SYMLINK_MODE && c.status !== 'deleted' ? (await copy.blob(c.newOid)).toString('utf8') : null;
-        candidates.push({ ...c, tooLarge: false, linkTarget });
-      }
-      for (const p of largeChosen) {
-        candidates.push({ status: 'modified', path: p, oldPath: null, oldMode: '100644', newMode: '100644', oldOid: '', newOid: '', tooLarge: true, linkTarget: null });
-      }
-      const userNow = await copy.userSnapshot();
-      const userChanged = new Set([...(await copy.diff(copy.meta.baseTree, userNow.tree)).flatMap(touchedPaths), ...userNow.large]);
-      const problems: ApplyProblem[] = applyProblems(candidates, userChanged);
-      const { leadingLinkProblem } = await import('./applyToFolder.js');
-      if (problems.length === 0) {
-        for (const c of candidates) {
-          for (const p of touchedPaths(c)) {
-            const why = leadingLinkProblem(copy.meta.hostPath, p);
-            if (why) problems.push({ path: p, kind: 'unsafe_path', message: why });
-          }
-        }
-      }
+      const problems = await applyProblemsFor(copy, chosen, largeChosen);
       if (problems.length > 0) {
         return {
           ok: false, applied: [], problems, branch: null,
@@ -568,12 +368,10 @@ export class ReviewService {
 
   /** The copy's count of changed files now (one snapshot and one tree diff; the listing waits until the panel asks). */
   private async recountCopy(copy: ReviewCopy): Promise<void> {
-    const snap = await copy.snapshot();
-    const key = listingKey(copy, snap);
-    const cached = this.listings.get(copy.meta.copyId);
-    const n = cached && cached.key === key ? cached.files.length : (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;
-    this.setCount(copy.meta.chatId, copy.meta.hostPath, n, versionOf(key));
+    const { count, version } = await this.listings.count(copy);
+    this.changeCounts.set(copy.meta.chatId, copy.meta.hostPath, count, version);
   }
+
 
   /**
    * Pushes the chat's branch (made by "Create branch") to the user's remote with the user's own
@@ -646,45 +444,10 @@ export class ReviewService {
 
   // ---------- checkpoints ----------
 
-  private checkpointFile(chatId: string): string {
-    return path.join(this.root, 'checkpoints', `${createHash('sha256').update(chatId).digest('hex').slice(0, 24)}.json`);
-  }
-
-  private loadCheckpoints(chatId: string): StoredCheckpoint[] {
-    try {
-      return JSON.parse(fs.readFileSync(this.checkpointFile(chatId), 'utf8')) as StoredCheckpoint[];
-    } catch {
-      return [];
-    }
-  }
-
-  private saveCheckpoints(chatId: string, list: StoredCheckpoint[]): void {
-    const file = this.checkpointFile(chatId);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify(list));
-    fs.renameSync(`${file}.tmp`, file);
-  }
-
-  private async record(chatId: string, reason: Checkpoint['reason'], messageId: string | null, label: string): Promise<StoredCheckpoint> {
-    const list = this.loadCheckpoints(chatId);
-    const commits: Record<string, string> = {};
-    for (const { copy } of this.copies(chatId)) {
-      const snap = await copy.snapshot();
-      const prev = [...list].reverse().find((c) => c.commits[copy.meta.copyId])?.commits[copy.meta.copyId] ?? null;
-      const commit = await copy.commit(snap.tree, prev, label || reason);
-      await copy.setRef(`refs/berth/checkpoints/${list.length}`, commit);
-      commits[copy.meta.copyId] = commit;
-    }
-    const cp: StoredCheckpoint = { id: randomUUID(), chatId, reason, messageId, label, createdAt: this.deps.clock.now(), commits };
-    list.push(cp);
-    this.saveCheckpoints(chatId, list);
-    return cp;
-  }
-
   checkpoint(chatId: string, reason: 'turn' | 'manual', messageId: string | null, label?: string): Promise<Checkpoint> {
     return this.serial(chatId, async () => {
-      const cp = await this.record(chatId, reason, messageId, label ?? (reason === 'turn' ? 'Before an agent turn' : 'Checkpoint'));
-      return { ...this.view(cp), changedFiles: [] };
+      const cp = await this.stored.record(chatId, this.copies(chatId), reason, messageId, label ?? (reason === 'turn' ? 'Before an agent turn' : 'Checkpoint'));
+      return { ...checkpointView(cp), changedFiles: [] };
     });
   }
 
@@ -693,37 +456,13 @@ export class ReviewService {
     return this.copies(chatId).length > 0;
   }
 
-  private view(cp: StoredCheckpoint): Omit<Checkpoint, 'changedFiles'> {
-    return { id: cp.id, chatId: cp.chatId, reason: cp.reason, messageId: cp.messageId, label: cp.label, createdAt: cp.createdAt };
-  }
-
   checkpoints(chatId: string): Promise<{ checkpoints: Checkpoint[] }> {
-    return this.serial(chatId, async () => {
-      const list = this.loadCheckpoints(chatId);
-      const copies = this.copies(chatId);
-      const now = new Map<string, string>();
-      for (const { copy } of copies) now.set(copy.meta.copyId, (await copy.snapshot()).tree);
-      const out: Checkpoint[] = [];
-      for (const [i, cp] of list.entries()) {
-        const changed = new Set<string>();
-        for (const { copy, att } of copies) {
-          const from = cp.commits[copy.meta.copyId];
-          if (!from) continue;
-          const next = list.slice(i + 1).find((c) => c.commits[copy.meta.copyId])?.commits[copy.meta.copyId];
-          const to = next ?? now.get(copy.meta.copyId);
-          if (!to) continue;
-          const prefix = copies.length > 1 ? `${path.basename(att.hostPath)}/` : '';
-          for (const c of await copy.diff(from, to)) changed.add(prefix + c.path);
-        }
-        out.push({ ...this.view(cp), changedFiles: [...changed].sort() });
-      }
-      return { checkpoints: out };
-    });
+    return this.serial(chatId, async () => ({ checkpoints: await this.stored.withChangedFiles(chatId, this.copies(chatId)) }));
   }
 
   restore(chatId: string, checkpointId: string): Promise<{ restored: string[]; message: string }> {
     return this.serial(chatId, async () => {
-      const list = this.loadCheckpoints(chatId);
+      const list = this.stored.load(chatId);
       const cp = list.find((c) => c.id === checkpointId);
       if (!cp) throw new BerthError('not_found', 'That checkpoint does not exist (any more).', { hint: 'Pick one from the chat’s checkpoints.' });
       return this.restoreTo(chatId, cp);
@@ -732,7 +471,7 @@ export class ReviewService {
 
   undoTurn(chatId: string, messageId: string): Promise<{ restored: string[]; message: string }> {
     return this.serial(chatId, async () => {
-      const cp = this.loadCheckpoints(chatId).find((c) => c.reason === 'turn' && c.messageId === messageId);
+      const cp = this.stored.load(chatId).find((c) => c.reason === 'turn' && c.messageId === messageId);
       if (!cp) throw new BerthError('not_found', 'Berth has no restore point for that turn (it ran before the folder was attached in Review mode).');
       return this.restoreTo(chatId, cp);
     });
@@ -741,7 +480,7 @@ export class ReviewService {
   private async restoreTo(chatId: string, cp: StoredCheckpoint): Promise<{ restored: string[]; message: string }> {
     await this.deps.stopSandbox(chatId);
     // What is there now stays recoverable: a checkpoint of it comes first.
-    await this.record(chatId, 'undo', null, `Before restoring "${cp.label}"`);
+    await this.stored.record(chatId, this.copies(chatId), 'undo', null, `Before restoring "${cp.label}"`);
     const restored: string[] = [];
     for (const { copy } of this.copies(chatId)) {
       const commit = cp.commits[copy.meta.copyId];
