@@ -66,6 +66,9 @@ const LAYERING = {
   subpaths: ['react-dom/client', 'zustand/vanilla', '@xterm/xterm/css/xterm.css', 'react-diff-view/style/index.css', 'vitest/config'],
   // Tests and their doubles may use any package and the test support folders, but no other upward import.
   testFiles: ['\\.test\\.tsx?$', '/testDoubles\\.ts$', '/testClient\\.ts$'],
+  // A feature's own decisions sit beside it in a common/ folder: no I/O, as policy/ (which keeps
+  // the decisions several features share). Keyed on the folder's name wherever it is.
+  pure: { folder: 'common', may: ['electron/main/policy/', 'shared/'], packages: ['node:path', 'node:crypto', 'zod'] },
   testMay: ['test/support/', 'renderer/test/', 'scripts/', 'electron/main/ipc/testDoubles', 'electron/preload/bridge'],
 };
 

@@ -10,7 +10,7 @@ import { BerthError } from '../../../shared/errors.js';
 import { terminalNote } from '../../../shared/terminalNote.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub, MainEvents } from '../events.js';
-import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from '../policy/terminalProcesses.js';
+import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from './common/terminalProcesses.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
 import { systemClock, type Clock } from '../base/clock.js';
