@@ -243,12 +243,7 @@ export class ChatFolders {
   }
 
   private assertOwnContainer(chat: ChatRecord): void {
-    const profile = this.sessions.requireProfile(chat.profile);
-    const target = resolveContainerKey(
-      { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
-      chat.id,
-      this.sessions.taskLookup(chat.profile),
-    );
+    const { profile, target } = this.targetOf(chat);
     if (target.kind === 'container' && target.ownerTaskId === null) {
       throw new BerthError(
         'workspace_refused',
