@@ -11,7 +11,7 @@ import local from './eslint-rules/layering.mjs';
 // Main may use Node and zod (the contract's checker) everywhere; other packages only where listed.
 const NODE_ONLY = ['node:*', 'zod'];
 const NOT_IN_PAGES = ['node:*', 'electron', 'dockerode', 'better-sqlite3', 'ws', 'ssh2', 'tar-fs'];
-const BELOW_SANDBOX = ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
+const BELOW_SANDBOX = ['main/folders', 'main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'];
 export const LAYERS = {
   // The contract: neither Node, nor Electron, nor anything of main or the renderer.
   shared: { files: ['shared/'], may: [], packages: ['zod'] },
@@ -26,6 +26,8 @@ export const LAYERS = {
   'main/sessions': { files: ['electron/main/sessions/'], may: ['main/store', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // tar-fs: a remote engine's folder copies go there and back as tar archives (workspace/remoteCopy.ts).
   'main/workspace': { files: ['electron/main/workspace/'], may: ['main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'tar-fs'] },
+  // A chat's folders: the attachment record, its Review copies' life, the mount plan's input. Below the sandbox that asks it.
+  'main/folders': { files: ['electron/main/folders/'], may: ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Review copies (the review branch): git and the copies' folders, below the sandbox that mounts them.
   'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Egress (issue 9): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.
@@ -42,7 +44,7 @@ export const LAYERS = {
   'main/agent/mcp': { files: ['electron/main/agent/mcp/'], may: ['main/agent/provider', 'main/engine', 'shared'], packages: [...NODE_ONLY, '@modelcontextprotocol/sdk'] },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/agent/mcp', 'main/agent/provider', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The composition root builds everything below the transports.
-  'main/core': { files: ['electron/main/core'], may: ['main/environment', 'main/agent', 'main/agent/mcp', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  'main/core': { files: ['electron/main/core', 'electron/main/core/'], may: ['main/environment', 'main/agent', 'main/agent/mcp', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // Transports: the browser host and Electron's IPC (the only main code with Electron).
   'main/host': { files: ['electron/main/host/'], may: ['main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'ws'] },
   'main/ipc-protocol': { files: ['electron/main/ipc/protocol'], may: ['shared'], packages: [] },
@@ -70,6 +72,9 @@ const LAYERING = {
     '@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/sdk/shared/transport.js', '@modelcontextprotocol/sdk/shared/stdio.js', '@modelcontextprotocol/sdk/types.js'],
   // Tests and their doubles may use any package and the test support folders, but no other upward import.
   testFiles: ['\\.test\\.tsx?$', '/testDoubles\\.ts$', '/testClient\\.ts$'],
+  // A feature's own decisions sit beside it in a common/ folder: no I/O, as policy/ (which keeps
+  // the decisions several features share). Keyed on the folder's name wherever it is.
+  pure: { folder: 'common', may: ['electron/main/policy/', 'shared/'], packages: ['node:path', 'node:crypto', 'zod'] },
   testMay: ['test/support/', 'renderer/test/', 'scripts/', 'electron/main/ipc/testDoubles', 'electron/preload/bridge'],
 };
 

@@ -54,19 +54,33 @@ const rule = {
       pkg: "{{from}} may not import the package '{{spec}}'. Allowed here: {{allowed}}.",
       subpath: "Import '{{name}}' by its name, not a file inside it ('{{spec}}'): its internals are not its API.",
       bare: "Import Node's '{{spec}}' as 'node:{{spec}}'.",
+      pure: "A file in a '{{folder}}/' folder decides without I/O: it may not import '{{spec}}'. Allowed: other '{{folder}}/' folders, {{allowed}}.",
     },
   },
   create(context) {
-    const { root, layers, subpaths = [], testFiles = [], testMay = [] } = context.options[0];
+    const { root, layers, subpaths = [], testFiles = [], testMay = [], pure } = context.options[0];
     const file = path.relative(root, context.filename).split(path.sep).join('/');
     const fromZone = zoneOf(stripExt(file), layers);
     const isTest = testFiles.some((re) => new RegExp(re).test(file));
+    // A feature's decisions without I/O live in a folder of this name (VS Code's common/): keyed
+    // on the name, not a table row, so every feature's such folder is held to it.
+    const inPure = (p) => Boolean(pure) && p.split('/').slice(0, -1).includes(pure.folder);
+    const isPure = !isTest && inPure(file);
+
+    /** A pure file's import: another pure folder, or what pure.may lists (relative) or pure.packages (bare). */
+    function pureProblem(node, spec, target) {
+      if (!isPure) return false;
+      const ok = target !== null ? inPure(target) || pure.may.some((m) => target.startsWith(m)) : pure.packages.includes(spec);
+      if (!ok) context.report({ node, messageId: 'pure', data: { folder: pure.folder, spec, allowed: [...pure.may, ...pure.packages].join(', ') } });
+      return !ok;
+    }
 
     function check(node, spec) {
       if (typeof spec !== 'string') return;
       if (spec.startsWith('.')) {
-        if (!fromZone) return;
         const target = path.relative(root, path.resolve(path.dirname(context.filename), spec)).split(path.sep).join('/');
+        if (pureProblem(node, spec, target)) return;
+        if (!fromZone) return;
         const toZone = zoneOf(stripExt(target), layers);
         if (toZone === fromZone) return;
         const may = layers[fromZone].may;
@@ -75,6 +89,7 @@ const rule = {
         context.report({ node, messageId: 'layer', data: { from: fromZone, to: toZone ?? target, spec, allowed: may.join(', ') || 'nothing else' } });
         return;
       }
+      if (pureProblem(node, spec, null)) return;
       if (spec.startsWith('node:')) {
         if (fromZone && !isTest && !packageAllowed(spec, layers[fromZone])) {
           context.report({ node, messageId: 'pkg', data: { from: fromZone, spec, allowed: describe(layers[fromZone]) } });

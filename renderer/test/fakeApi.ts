@@ -6,21 +6,15 @@
  * itself.
  */
 import type {
-  AgentChatOptions,
-  AgentMessage,
-  AgentToolCall,
-  ApprovalRequest,
   AttachmentView,
   ChatView,
   Checkpoint,
   ReviewComment,
   CopyChanges,
-  FileChange,
   DirectoryListing,
   EngineStatus,
   EventName,
   EventPayload,
-  EnvironmentStatus,
   KeyStatus,
   MethodName,
   ProfileSettings,
@@ -33,131 +27,10 @@ import type {
 import { ALLOW_ONCE_MS, exactEntryFor, type ChatGrant, type NetworkRequest } from '../../shared/egress';
 import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
+import { reviewCommentHandlers } from './fakeReviewComments';
+import { agentMessage, chatView, countChanges, freshId, noEnvironment, OK_ENGINE, profileView, reviewInfo, type AgentEventName, type FakeConversation } from './fakeViews';
 
-export const DEFAULT_SETTINGS: ProfileSettings = {
-  setupCommand: null,
-  backend: 'docker',
-  image: 'debian:bookworm-slim',
-  egress: 'allowlist',
-  egressAllow: ['registry.npmjs.org', 'github.com'],
-  containerScope: 'chat',
-  mountWorkspace: true,
-  limits: { memoryMb: 2048, cpus: 2, pids: 512 },
-  retention: { idleStopMinutes: 30, onQuit: 'stop' },
-  sandboxUser: '1000:1000',
-  homeTemplate: null,
-  staticMounts: [],
-  agent: { baseUrl: null, model: null, approval: 'ask' },
-  warmPool: 0,
-  engine: { kind: 'default' },
-};
-
-export function noEnvironment(chatId: string): EnvironmentStatus {
-  return { chatId, state: 'none', folder: null, source: null, image: null, preparedAt: null, sizeBytes: null, reused: false, ignored: [], notes: [], ports: [], workspaceFolder: null, error: null };
-}
-
-export function profileView(name: string, settings: Partial<ProfileSettings> = {}): ProfileView {
-  const s = { ...DEFAULT_SETTINGS, ...settings };
-  return {
-    name,
-    settings: s,
-    networkName: s.egress === 'open' ? `berth-${name}` : null,
-    boundary: s.backend === 'local' ? 'No sandbox.' : 'A container per chat.',
-    createdAt: 1,
-  };
-}
-
-let nextId = 1;
-
-export function chatView(partial: Partial<ChatView> & { title: string }): ChatView {
-  const chat = { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
-  return { ...chat, lastActiveAt: partial.lastActiveAt ?? chat.createdAt };
-}
-
-export function agentMessage(partial: Partial<AgentMessage> & { chatId: string }): AgentMessage {
-  return {
-    id: `msg-${nextId++}`,
-    taskId: null,
-    parentCallId: null,
-    role: 'assistant',
-    content: '',
-    toolCalls: [],
-    done: true,
-    createdAt: nextId,
-    ...partial,
-  };
-}
-
-export function toolCall(partial: Partial<AgentToolCall> = {}): AgentToolCall {
-  return {
-    id: `call-${nextId++}`,
-    name: 'terminal',
-    arguments: '{}',
-    status: 'done',
-    command: null,
-    cwd: null,
-    exitCode: null,
-    durationMs: null,
-    output: null,
-    subtaskId: null,
-    ...partial,
-  };
-}
-
-/** What agent.history answers for one chat. */
-export interface FakeConversation {
-  messages: AgentMessage[];
-  running: boolean;
-  approvals: ApprovalRequest[];
-  allowedForChat?: boolean;
-  options?: AgentChatOptions;
-}
-
-type AgentEventName = Extract<EventName, `agent.${string}`>;
-
-/** A Review-mode copy's info as main describes it after the attach (a git repository, nothing changed). */
-export function reviewInfo(chatId: string, contents?: { ignored?: boolean; include?: string[] }): NonNullable<AttachmentView['review']> {
-  return {
-    kind: 'git',
-    branch: `berth/${chatId}`,
-    baseCommit: '0123456789abcdef0123456789abcdef01234567',
-    uncommittedFiles: [],
-    uncommittedCount: 0,
-    contents: { ignored: contents?.ignored ?? false, include: contents?.include ?? [] },
-    excludedSecrets: [],
-    fileCount: 3,
-    createdAt: 1,
-    changedCount: 0,
-  };
-}
-
-export function fileChange(partial: Partial<FileChange> & { path: string }): FileChange {
-  return {
-    oldPath: null,
-    status: 'modified',
-    binary: false,
-    tooLarge: false,
-    symlink: false,
-    additions: 1,
-    deletions: 1,
-    diff: `diff --git a/${partial.path} b/${partial.path}\n--- a/${partial.path}\n+++ b/${partial.path}\n@@ -1 +1 @@\n-old\n+new\n`,
-    diffOmitted: false,
-    ...partial,
-  };
-}
-
-export function countChanges(files: readonly FileChange[]): CopyChanges['counts'] {
-  const n = (s: FileChange['status']) => files.filter((f) => f.status === s).length;
-  return { added: n('added'), modified: n('modified') + n('typechange'), deleted: n('deleted'), renamed: n('renamed'), total: files.length };
-}
-
-/** One Review-mode copy with these changed files. */
-export function copyChanges(hostPath: string, files: FileChange[], partial: Partial<CopyChanges> = {}): CopyChanges {
-  const name = hostPath.split('/').filter(Boolean).pop() ?? 'root';
-  return { hostPath, containerPath: `/workspace/${name}`, kind: 'git', branch: 'berth/chat', exportBranch: null, files, counts: countChanges(files), truncated: false, version: 'v1', at: 1, lastApply: null, ...partial };
-}
-
-export const OK_ENGINE: EngineStatus = { state: 'ok', version: '24.0.7', endpoint: 'unix:///var/run/docker.sock', message: null, hint: null };
+export * from './fakeViews';
 
 type Handler<M extends MethodName> = (params: Request<M>) => Response<M> | Promise<Response<M>>;
 type Handlers = { [M in MethodName]?: Handler<M> };
@@ -370,7 +243,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       return { removedChats: removed };
     },
     'chats.create': ({ profile, title, image }) => {
-      const c = chatView({ profile: profile ?? 'default', title: title ?? `Chat ${++chatNumber}`, image: image ?? null, createdAt: Date.now() + nextId });
+      const c = chatView({ profile: profile ?? 'default', title: title ?? `Chat ${++chatNumber}`, image: image ?? null, createdAt: Date.now() + freshId() });
       fake.chats = [...fake.chats, c];
       changed(c.id);
       return c;
@@ -548,29 +421,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'review.applyLines': ({ files }) => ({ ok: true, applied: files.map((f) => f.path), conflicts: [], problems: [], message: `Applied the chosen lines of ${files.length} files.` }),
     'review.conflict': ({ path }) => ({ path, conflicts: 1, segments: [{ kind: 'same', lines: ['top'] }, { kind: 'conflict', base: ['base line'], mine: ['my line'], chat: ['chat line'] }] }),
     'review.resolve': ({ path }) => ({ ok: true, applied: [path], problems: [], message: `Resolved "${path}".` }),
-    'review.comments': ({ chatId }) => ({ comments: fake.reviewComments.filter((c) => c.chatId === chatId && c.state !== 'resolved') }),
-    'review.comment': ({ chatId, hostPath, path, side, startLine, endLine, body }) => {
-      const c: ReviewComment = {
-        id: `rc-${nextId++}`, chatId, hostPath, path, side, startLine, endLine, quote: [`line ${startLine}`], body, state: 'draft', outdated: false, createdAt: Date.now(), sentAt: null,
-      };
-      fake.reviewComments.push(c);
-      return c;
-    },
-    'review.commentClose': ({ id, action }) => {
-      const i = fake.reviewComments.findIndex((c) => c.id === id);
-      if (i < 0) throw notFound('comment');
-      if (action === 'delete') fake.reviewComments.splice(i, 1);
-      else fake.reviewComments[i] = { ...fake.reviewComments[i]!, state: 'resolved' };
-      return {};
-    },
-    'review.sendComments': ({ chatId }) => {
-      const drafts = fake.reviewComments.filter((c) => c.chatId === chatId && c.state === 'draft');
-      if (drafts.length === 0) throw new ApiError('invalid_request', 'There are no comments to send.');
-      for (const c of drafts) c.state = 'sent';
-      return { sent: drafts.length, message: { id: `m-${nextId++}`, chatId, taskId: null, parentCallId: null, role: 'user', content: `Review comments (${drafts.length})`, toolCalls: [], done: true, createdAt: Date.now() } };
-    },
+    ...reviewCommentHandlers(fake.reviewComments),
     'review.checkpoint': ({ chatId, label }) => {
-      const cp: Checkpoint = { id: `cp-${nextId++}`, chatId, reason: 'manual', messageId: null, label: label ?? 'Checkpoint', createdAt: Date.now(), changedFiles: [] };
+      const cp: Checkpoint = { id: `cp-${freshId()}`, chatId, reason: 'manual', messageId: null, label: label ?? 'Checkpoint', createdAt: Date.now(), changedFiles: [] };
       (fake.checkpoints[chatId] ??= []).push(cp);
       return cp;
     },

@@ -106,6 +106,17 @@ describe('the imports that once passed lint (issue 13) now fail it', () => {
     expect(await layering(file, code)).not.toEqual([]);
   });
 
+  it('refuses I/O in any feature\'s common/ folder (decisions only, keyed on the folder name) and passes its pure imports', async () => {
+    for (const file of ['electron/main/ports/common/probe.ts', 'electron/main/sandbox/common/probe.ts', 'electron/main/review/common/probe.ts']) {
+      expect(await layering(file, "import fs from 'node:fs';")).not.toEqual([]);
+      expect(await layering(file, "import { git } from '../../review/git.js';")).not.toEqual([]);
+      expect(await layering(file, "import { Engine } from '../../engine/dockerEngine.js';")).not.toEqual([]);
+      expect(await layering(file, "import path from 'node:path';\nimport { LABEL } from '../../policy/containerSpec.js';\nimport { BerthError } from '../../../../shared/errors.js';")).toEqual([]);
+    }
+    // The same import from the feature's own folder, outside common/, stays allowed.
+    expect(await layering('electron/main/sandbox/probe.ts', "import fs from 'node:fs';")).toEqual([]);
+  });
+
   it('passes the same files importing what they may', async () => {
     expect(await layering('electron/main/sandbox/probe.ts', "import type { Clock } from '../base/clock.js';\nimport fs from 'node:fs';")).toEqual([]);
     expect(await layering('electron/main/engine/probe.ts', "import Docker from 'dockerode';")).toEqual([]);

@@ -5,7 +5,7 @@
  * file), and is refused when the file changed since it was read.
  */
 import { createHash } from 'node:crypto';
-import { planEdits } from '../policy/fileEdit.js';
+import { planEdits } from './common/fileEdit.js';
 import { unifiedDiff } from '../policy/lineDiff.js';
 import { shellQuote } from '../policy/shellProtocol.js';
 import { helper, refused, WRITE_LIMIT_BYTES, type Caller, type SandboxTools, type ToolOutcome } from './sandboxTools.js';

@@ -7,7 +7,7 @@
 import type { ExecResult } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveAgentPath, type AgentFolder } from '../policy/agentPaths.js';
-import { readWindow } from '../policy/readWindow.js';
+import { readWindow } from './common/readWindow.js';
 import { shellQuote } from '../policy/shellProtocol.js';
 import type { ToolArgs } from './toolSpecs.js';
 

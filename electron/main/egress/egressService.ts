@@ -16,7 +16,6 @@
  */
 import type { ChatGrant, NetworkRequest, ProfileSettings } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import { NETWORK_LOG_LIMIT } from '../../../shared/egress.js';
 import type { Engine, PullProgress } from '../engine/dockerEngine.js';
 import { EGRESS_IMAGE } from '../policy/egressImage.js';
 import type { EventHub } from '../events.js';
@@ -26,11 +25,11 @@ import {
   CHAT_ALLOW_FILE, HTTP_ALLOW_FILE, HTTP_READY_LINE, NEVER_FILES, PROXY_ALIAS, PROXY_LAYOUT, haproxyConf, httpAllowList, neverReachedFiles, parseHttpLog, parseSniLog, proxyCertCommand,
   proxyContainerName, sandboxNetworkName, SNI_MATCH_HELPER, sniHelperPath, squidAllowConf, squidConf, type ProxyLogLine, type SniVerdict,
 } from '../policy/egress.js';
-import { refusedNote } from '../policy/egressRefusal.js';
 import { sandboxSshCommand, sshCheckHelper, sshHelperPath } from '../policy/egressSsh.js';
 import { chatAllowList, squidEntries } from '../policy/egressGrants.js';
 import { LocalAddressWatch } from './localAddressWatch.js';
 import { ChatGrants, type GrantStore } from './chatGrants.js';
+import { NetworkLog } from './networkLog.js';
 
 export const OUTSIDE_NETWORK = 'berth-egress';
 const ROLE_LABEL = 'berth.egress';
@@ -38,8 +37,6 @@ const ROLE_LABEL = 'berth.egress';
 const LAYOUT_LABEL = 'berth.egress.layout';
 /** How long a CONNECT's line waits for squid's SNI verdict on it (both are logged as the tunnel closes). */
 const SNI_WAIT_MS = 1000;
-/** How long an agent's tool result waits for the proxy's line of a refusal its output shows (the log follower can trail under load). */
-const REFUSAL_LINE_WAIT_MS = 2000;
 const CONF_DIR = '/tmp/berth';
 /**
  * squid prints this once its (SNI check) port listens, after a start or a reconfigure. HAProxy prints
@@ -96,9 +93,8 @@ export class EgressService {
   private readonly proxies = new Map<string, Promise<Proxy>>();
   /** The sandbox's address on its own network → its chat; the proxy's log names addresses. */
   private readonly clients = new Map<string, { chatId: string; profile: string }>();
-  private readonly logs = new Map<string, NetworkRequest[]>();
-  /** When each line reached Berth (Date.now()), for refusalNote. */
-  private readonly recordedAt = new WeakMap<NetworkRequest, number>();
+  /** Each chat's Network view: its requests, allowed and refused (networkLog). */
+  private readonly log: NetworkLog;
   private readonly image: string;
   private readonly outsideNetwork: string;
   private readonly dns: string[];
@@ -139,6 +135,7 @@ export class EgressService {
       onChange: (addresses) => this.refreshAll(addresses),
       ...(options.localAddressRefreshMs ? { refreshMs: options.localAddressRefreshMs } : {}),
     });
+    this.log = new NetworkLog(deps.events);
     this.grants = new ChatGrants({
       ...(deps.grantStore ? { store: deps.grantStore } : {}),
       changed: (profile, chatId) => {
@@ -373,12 +370,7 @@ export class EgressService {
       allowed: entry.allowed && !sni?.refused, bytesIn: entry.bytesIn, bytesOut: entry.bytesOut,
       ...(entry.reason ? { reason: entry.reason } : {}),
     };
-    const list = this.logs.get(client.chatId) ?? [];
-    this.recordedAt.set(request, Date.now());
-    list.push(request);
-    if (list.length > NETWORK_LOG_LIMIT) list.splice(0, list.length - NETWORK_LOG_LIMIT);
-    this.logs.set(client.chatId, list);
-    this.deps.events.emit('network.request', request);
+    this.log.add(request);
   }
 
   /**
@@ -433,35 +425,12 @@ export class EgressService {
   }
 
   requests(chatId: string): NetworkRequest[] {
-    return [...(this.logs.get(chatId) ?? [])];
+    return this.log.requests(chatId);
   }
 
-  /**
-   * Refused requests of a chat since a time (this computer's clock), as a note for the agent's
-   * tool result: lines recorded since then whose own time (HAProxy's accept date: the engine's
-   * clock, a VM's where Docker runs in one, hence a second's slack) is not older. A line recorded
-   * before the command began is never its own: a refusal just before (the user's command, say)
-   * would be named as this one's and, being in already, would stop the wait below. The proxy's
-   * line can trail the command's own error: when the output looks like a proxy refusal (403 from
-   * the proxy) and no line is in yet, wait for it, at most REFUSAL_LINE_WAIT_MS.
-   */
-  async refusalNote(chatId: string, profile: string, since: number, output: string): Promise<string | null> {
-    const refused = () => (this.logs.get(chatId) ?? []).filter((r) => !r.allowed && (this.recordedAt.get(r) ?? 0) >= since && r.time >= since - 1000);
-    if (refused().length === 0 && /\b403\b|tunnel failed|ERR_ACCESS_DENIED|ssl|tls|handshake|unexpected eof/i.test(output)) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => done(), REFUSAL_LINE_WAIT_MS);
-        const off = this.deps.events.on((event, payload) => {
-          if (event === 'network.request' && (payload as NetworkRequest).chatId === chatId && !(payload as NetworkRequest).allowed) done();
-        });
-        function done(): void {
-          clearTimeout(timer);
-          off.dispose();
-          resolve();
-        }
-      });
-    }
-    const list = refused();
-    return list.length ? refusedNote(list, profile) : null;
+  /** Refused requests of a chat since a time, as a note for the agent's tool result (NetworkLog.refusalNote). */
+  refusalNote(chatId: string, profile: string, since: number, output: string): Promise<string | null> {
+    return this.log.refusalNote(chatId, profile, since, output);
   }
 
   /** The chat's own allowances in force. */
@@ -487,7 +456,7 @@ export class EgressService {
 
   /** The chat is gone: its log, its address and its own allowances with it. */
   async forgetChat(chatId: string): Promise<void> {
-    this.logs.delete(chatId);
+    this.log.forget(chatId);
     for (const [ip, c] of this.clients) if (c.chatId === chatId) this.clients.delete(ip);
     const profile = this.grants.forgetChat(chatId);
     if (profile !== null) await this.allowlistChanged(profile);

@@ -8,7 +8,7 @@
 import type Docker from 'dockerode';
 import { BerthError } from '../../../shared/errors.js';
 import { engineMessage, isUnreachable } from './engineErrors.js';
-import type { PullProgress } from './dockerEngine.js';
+import type { PullProgress } from './engineInterface.js';
 
 export interface EnvironmentBuild {
   /** The build context on this computer, and the files of it to send (.dockerignore already applied). */

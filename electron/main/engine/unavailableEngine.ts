@@ -1,6 +1,6 @@
 /** Stands in for the engine when its address is unusable: every call fails with the reason. */
 import type { BerthError } from '../../../shared/errors.js';
-import type { Engine } from './dockerEngine.js';
+import type { Engine } from './engineInterface.js';
 
 export function unavailableEngine(reason: BerthError, endpointLabel = 'DOCKER_HOST'): Engine {
   const fail = () => Promise.reject(reason);

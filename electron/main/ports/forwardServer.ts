@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { judgeForwardRequest, SECRET_PARAM, type GateRequest } from '../policy/forwardGate.js';
+import { judgeForwardRequest, SECRET_PARAM, type GateRequest } from './common/forwardGate.js';
 import { openRelay, relayAgent, type RelaySocket, type RelayTarget } from './relay.js';
 
 /** Connection-level headers: each side of the forward has its own connection (RFC 9110 7.6.1). */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { BerthError } from '../../../shared/errors.js';
 import type { Engine } from '../engine/dockerEngine.js';
-import { LIST_PORTS_COMMAND, PROBE_RELAY_COMMAND } from '../policy/listeningPorts.js';
+import { LIST_PORTS_COMMAND, PROBE_RELAY_COMMAND } from './common/listeningPorts.js';
 import { waitFor } from '../../../test/support/waitFor.js';
 import { PortService, type PortContainer } from './portService.js';
 

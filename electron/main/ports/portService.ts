@@ -19,7 +19,7 @@ import {
   relayCommand,
   type ListeningPort,
   type RelayTool,
-} from '../policy/listeningPorts.js';
+} from './common/listeningPorts.js';
 import { ForwardServer } from './forwardServer.js';
 
 export interface PortContainer {

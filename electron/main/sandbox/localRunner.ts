@@ -3,7 +3,7 @@
  * There is no sandbox boundary at all; profiles say so plainly.
  */
 import { spawn } from 'node:child_process';
-import { OutputCap } from '../policy/outputCap.js';
+import { OutputCap } from './common/outputCap.js';
 import type { RunOutcome } from './shellSession.js';
 
 export interface LocalRunRequest {

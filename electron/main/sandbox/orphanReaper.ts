@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../base/clock.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
-import { selectOrphans } from '../policy/orphans.js';
+import { selectOrphans } from './common/orphans.js';
 import type { Store } from '../store/repositories.js';
 import type { EngineHandle } from './engineRegistry.js';
 import type { SandboxManager } from './sandboxManager.js';

@@ -1,26 +1,26 @@
 /** Running a chat's commands: which container, what is mounted, where the command starts. */
 import type { ExecResult, ParsedRequest, SandboxStatus } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import type { Disposable, EventHub } from '../events.js';
+import type { Disposable, EventHub, MainEvents } from '../events.js';
 import { isDirectory } from '../base/isDirectory.js';
 import { defaultContainerCwd, forgetsRecordedCwd, hostPathToContainer, resolveCommandCwd } from '../policy/commandCwd.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { qualifyTaskId, resolveContainerKey, type ContainerTarget } from '../policy/containerKey.js';
-import { planMounts, usesSlot, visibleFolders, type AttachmentInput, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
-
-type ReviewSources = ((chatId: string, hostPath: string) => AttachmentInput['review']) | null;
+import { planMounts, usesSlot, visibleFolders, type MountPlanInput, type PlannedMount } from '../policy/mountPlan.js';
+import type { ChatFolders, FolderChange, MountShape } from '../folders/chatFolders.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
 import { runLocal } from './localRunner.js';
 import type { SandboxLease, SandboxManager, SandboxRequest } from './sandboxManager.js';
 
-/** Warm sandboxes' slot folders, as running commands needs them (review/slotFolders.ts behind core.ts). */
-export interface SlotFolders {
-  /** The chat's slot folder if it has one (it took a warm sandbox), else null. */
-  existing(profile: string, chatId: string): string | null;
-  /** Makes the slot folder for a reserved chat id. */
-  make(profile: string, chatId: string): void;
+export const RECREATE_NOTICE =
+  "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
+
+/** What a chat that took a warm sandbox is told when a change of folders makes it wait for a new one. */
+function leavesWarmNotice(why: string): string {
+  const reason = why.charAt(0).toUpperCase() + why.slice(1);
+  return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies, while all its folders are, appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -50,13 +50,11 @@ export class SandboxService {
     private readonly events: EventHub,
     private readonly clock: Clock,
     private readonly homeDir: string,
+    /** The chat's folders: what its container's mounts are planned from (folders/chatFolders.ts). */
+    private readonly folders: ChatFolders,
+    /** Tells terminal/ (which subscribes) when a chat's folders changed under its running shells. */
+    private readonly mainEvents: MainEvents,
   ) {}
-
-  private reviewSources: NonNullable<ReviewSources> | null = null;
-  /** Review mode's copies stand in for the folders attached in that mode (set once by core.ts). */
-  setReviewSources(fn: NonNullable<ReviewSources>): void {
-    this.reviewSources = fn;
-  }
 
   private environments: ((chatId: string) => { env: string[]; workingDir: string | null } | null) | null = null;
   /** A chat's project environment: its variables and start folder (environment/; set once by core.ts). */
@@ -68,12 +66,6 @@ export class SandboxService {
   private environmentDir(r: ResolvedTarget): string | null {
     const owner = this.ownerChatId(r);
     return owner ? (this.environments?.(owner)?.workingDir ?? null) : null;
-  }
-
-  private slots: SlotFolders | null = null;
-  /** Warm sandboxes' slot folders (review/slotFolders.ts; set once by core.ts). */
-  setSlots(slots: SlotFolders): void {
-    this.slots = slots;
   }
 
   resolve(chatId: string, taskId?: string): ResolvedTarget {
@@ -102,56 +94,54 @@ export class SandboxService {
   }
 
   private planInput(r: ResolvedTarget): MountPlanInput | null {
-    if (r.target.kind !== 'container') return null;
-    const owner = r.target.ownerTaskId;
-    let ownerChat: ChatRecord | undefined;
-    if (owner !== null) {
-      ownerChat = this.store.chats.get(owner);
-      if (!ownerChat || ownerChat.profile !== r.profile.name) {
-        const task = this.store.tasks.get(qualifyTaskId(r.profile.name, owner));
-        ownerChat = task ? this.store.chats.get(task.chatId) : undefined;
-      }
-    }
-    // Only the chat's own container has its slot: a subagent with a runtime of its own does not.
-    const slot = owner !== null && owner === r.chat.id ? (this.slots?.existing(r.profile.name, r.chat.id) ?? null) : null;
-    return {
-      backend: r.profile.settings.backend,
-      mountWorkspace: r.profile.settings.mountWorkspace,
-      attachments: ownerChat
-        ? this.store.attachments.forChat(ownerChat.id).map((a) => ({
-            ...a,
-            review: a.mode === 'review' ? this.reviewCopyOf(ownerChat.id, a.hostPath) : null,
-          }))
-        : [],
-      staticMounts: r.profile.settings.staticMounts,
-      slot,
-    };
+    return this.folders.planInput(r);
   }
 
   /**
    * What the chat's container is created with, and whether its folders are seen through its
-   * slot: a change in the first means a new container (workspace/ says so when attaching).
+   * slot: a change in the first means a new container (folders/ says so when attaching).
    */
-  mountShape(chatId: string): { bound: string; viaSlot: boolean; pooled: boolean } | null {
-    const r = this.resolve(chatId);
-    const input = this.planInput(r);
-    if (!input) return null;
-    return {
-      bound: JSON.stringify(planMounts(input).map((m) => [m.source, m.target, m.readOnly])),
-      viaSlot: usesSlot(input),
-      pooled: Boolean(input.slot),
-    };
+  mountShape(chatId: string): MountShape | null {
+    return this.folders.shape(this.resolve(chatId));
   }
 
-  private reviewCopyOf(chatId: string, hostPath: string): AttachmentInput['review'] {
-    const sources = this.reviewSources?.(chatId, hostPath) ?? null;
-    if (!sources) {
-      // Never fall back to the user's own folder: that is what Review mode promises not to do.
-      throw new BerthError('workspace_changed', `The chat's copy of "${hostPath}" is missing, so Berth will not mount the folder.`, {
-        hint: 'Detach the folder and attach it again in Review mode.',
-      });
+  /**
+   * Acts on a change of the chat's folders (folders/chatFolders.ts FolderChange) and returns
+   * what the user is told: nothing when the container keeps its mounts (its shells hear where
+   * their folders went) or does not exist yet; else that it is recreated, and for a chat
+   * leaving its warm sandbox why (also on that bring-up's progress line). A running container
+   * being replaced restarts the chat's terminals (terminal/ subscribes to folders.remounted).
+   */
+  async applyFolderChange(chatId: string, change: FolderChange): Promise<string | null> {
+    this.followFolders(chatId);
+    if (!change.remounts) {
+      if (change.firstFolder) this.mainEvents.emit('folders.moved', { chatId, note: change.firstFolder.kept, restartIdle: change.firstFolder.restart });
+      if (change.movedNote) this.mainEvents.emit('folders.moved', { chatId, note: change.movedNote });
+      return null;
     }
-    return sources;
+    if (change.freshReason) this.noteCold(chatId, change.freshReason);
+    let exists: boolean;
+    try {
+      exists = await this.containerExists(this.sessions.requireChat(chatId));
+    } catch {
+      return null;
+    }
+    if (!exists) return null;
+    this.mainEvents.emit('folders.remounted', { chatId });
+    return change.freshReason ? leavesWarmNotice(change.freshReason) : RECREATE_NOTICE;
+  }
+
+  /** Whether an attach or detach would replace the chat's running container (the attach dialog asks first when it would). */
+  async attachEffect(req: ParsedRequest<'workspace.attachEffect'>): Promise<{ recreates: boolean; reason: string | null }> {
+    const reason = await this.folders.remountReason(req);
+    const keeps = { recreates: false, reason: null };
+    if (reason === null) return keeps;
+    try {
+      if (!(await this.containerExists(this.sessions.requireChat(req.chatId)))) return keeps;
+    } catch {
+      // Not knowing whether it exists: say it may be replaced (asking once too often loses nothing).
+    }
+    return { recreates: true, reason };
   }
 
   private imageFor(r: ResolvedTarget): string {
@@ -290,7 +280,7 @@ export class SandboxService {
     if (target.kind !== 'container') throw new BerthError('invalid_request', 'Only a Docker profile keeps warm sandboxes.');
     const r: ResolvedTarget = { chat, profile, taskId: chatId, target };
     // Its slot folder first: the container is created with it mounted, for the copies to come.
-    this.slots?.make(profile.name, chatId);
+    this.folders.makeSlot(profile.name, chatId);
     // Nobody watches a chat that does not exist yet: its bring-up reports no progress.
     return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r)), onProgress: () => undefined });
   }

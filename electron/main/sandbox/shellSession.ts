@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { BerthError } from '../../../shared/errors.js';
 import type { AttachedStreams } from '../engine/dockerEngine.js';
-import { OutputCap } from '../policy/outputCap.js';
+import { OutputCap } from './common/outputCap.js';
 import { SHELL_PRELUDE, commandLine, parseEndLine } from '../policy/shellProtocol.js';
 
 export type Signal = 'INT' | 'TERM' | 'KILL';

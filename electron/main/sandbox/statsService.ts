@@ -12,7 +12,7 @@ import { toDisposable } from '../base/lifecycle.js';
 import type { Engine, StatsStream } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub } from '../events.js';
 import { LABEL } from '../policy/containerSpec.js';
-import { pressureOf, samePressure, type Pressure } from '../policy/sandboxPressure.js';
+import { pressureOf, samePressure, type Pressure } from './common/sandboxPressure.js';
 
 export interface StatsServiceDeps {
   engine: Engine;

@@ -9,8 +9,8 @@ import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { terminalNote } from '../../../shared/terminalNote.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
-import type { Disposable, EventHub } from '../events.js';
-import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from '../policy/terminalProcesses.js';
+import type { Disposable, EventHub, MainEvents } from '../events.js';
+import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from './common/terminalProcesses.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxManager } from '../sandbox/sandboxManager.js';
 import { systemClock, type Clock } from '../base/clock.js';
@@ -18,6 +18,9 @@ import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
 import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
+
+/** Written in a terminal started again in the chat's new sandbox after its folders changed. */
+const FOLDERS_CHANGED_NOTE = 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.';
 
 const REPLAY_CHARS = 256 * 1024;
 /** What a restarting terminal keeps of what is typed meanwhile. */
@@ -68,10 +71,19 @@ export class TerminalService {
     private readonly manager: SandboxManager,
     private readonly events: EventHub,
     private readonly clock: Clock,
+    mainEvents?: MainEvents,
   ) {
     // Say why before the stream ends, rather than guess from the container's state after.
     manager.onGone((key, reason) => {
       for (const t of this.terminals.values()) if (t.key === key && !t.restarting) this.finish(t, reason);
+    });
+    // A chat's open terminals run in a container without its new folders: they start again in the new one, saying why.
+    mainEvents?.on('folders.remounted', ({ chatId }) => void this.restartForChat(chatId, FOLDERS_CHANGED_NOTE));
+    // A pooled chat's folders moving in the container it keeps: its shells are told, not restarted;
+    // its first folder arriving there: idle terminals start again in it, busy ones are told.
+    mainEvents?.on('folders.moved', ({ chatId, note, restartIdle }) => {
+      if (restartIdle) void this.restartIdleForChat(chatId, restartIdle, note);
+      else this.noteForChat(chatId, note);
     });
   }
 
@@ -119,7 +131,7 @@ export class TerminalService {
     this.pipe(terminal, proc);
     const change = this.changes.get(chatId);
     if (change?.ended && change.ended.seq > seqBefore) {
-      // The chat's terminals were ended (endForChat) while this one was starting: it ends too.
+      // The chat's terminals were closed (closeForChat) while this one was starting: it ends too.
       this.finish(terminal, change.ended.reason);
       proc.stream.destroy();
     } else if (change?.restarted && change.restarted.seq > seqBefore) {
@@ -451,20 +463,6 @@ export class TerminalService {
     t.output?.drop();
     t.process?.stream.destroy();
     this.finish(t, 'The terminal was closed.');
-  }
-
-  /**
-   * Ends a chat's terminals with a reason, e.g. its folders changed: a terminal opened again
-   * gets the sandbox recreated with them (a running container cannot gain a mount).
-   */
-  endForChat(chatId: string, reason: string): void {
-    const c = this.change(chatId);
-    c.ended = { seq: c.seq, reason };
-    for (const t of [...this.terminals.values()]) {
-      if (t.view.chatId !== chatId || t.view.state === 'exited') continue;
-      this.finish(t, reason);
-      t.process?.stream.destroy();
-    }
   }
 
   /** Closes a chat's terminals (the chat is being deleted). */

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeCore, type FakeCore } from '../../../test/support/fakeCore.js';
-import { RECREATE_NOTICE } from './workspaceService.js';
+import { fakeCore, type FakeCore } from '../../../../test/support/fakeCore.js';
+import { RECREATE_NOTICE } from '../../sandbox/sandboxService.js';
 
 let f: FakeCore;
 afterEach(async () => f?.dispose());

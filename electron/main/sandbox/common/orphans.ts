@@ -1,5 +1,5 @@
 /** Which containers the reaper removes. Pure. Another instance's containers are never touched. */
-import { LABEL } from './containerSpec.js';
+import { LABEL } from '../../policy/containerSpec.js';
 
 export interface LabelledContainer {
   id: string;

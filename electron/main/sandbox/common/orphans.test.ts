@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LABEL } from './containerSpec.js';
+import { LABEL } from '../../policy/containerSpec.js';
 import { selectOrphans, type LabelledContainer } from './orphans.js';
 
 const ME = 'instance-me';

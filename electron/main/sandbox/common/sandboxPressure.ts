@@ -2,7 +2,7 @@
  * When a sandbox is near its limits: the sidebar marks the chat before the
  * kernel kills its processes (memory) or refuses new ones (processes).
  */
-import type { SandboxStatsSample } from '../../../shared/contract.js';
+import type { SandboxStatsSample } from '../../../../shared/contract.js';
 
 /** Near: at or above this share of the limit. */
 export const NEAR_LIMIT = 0.9;
