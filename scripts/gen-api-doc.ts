@@ -60,6 +60,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'agent.send': "Sends the user's message and starts the agent's turn; its progress arrives as `agent.*` events.",
   'agent.stop': 'Stops the running turn: the model stream, a waiting approval, and any command it started in the sandbox.',
   'agent.approve': "Answers an approval: allow this command once, allow the chat's commands while Berth runs, or deny (nothing runs).",
+  'agent.setOptions': "Sets a chat's own agent options: whether its AGENTS.md files are given to the agent, and the model it uses (null: the profile's).",
+  'agent.models': "The models the profile's provider lists (GET /v1/models) and the chat's current one, for the chat's model picker.",
   'agent.revokeAllow': 'Takes back "Allow for this chat": the chat\'s next command asks again.',
   'agent.setKey': "Saves the profile's provider API key, sealed and bound to the profile and to its provider URL's origin; it is never returned.",
   'agent.clearKey': "Forgets the profile's API key.",
