@@ -30,7 +30,7 @@ export const LAYERS = {
   'main/folders': { files: ['electron/main/folders/'], may: ['main/review', 'main/workspace', 'main/sessions', 'main/store', 'main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Review copies (the review branch): git and the copies' folders, below the sandbox that mounts them.
   'main/review': { files: ['electron/main/review/'], may: ['main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
-  // Egress (issue 9): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.
+  // Egress (README: Network egress): each allowlist profile's filtering proxy and the sandboxes' sealed networks, through the engine.
   'main/egress': { files: ['electron/main/egress/'], may: ['main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },
   // Ports: each chat's listening ports and their forwards to 127.0.0.1, relayed through the engine.
   'main/ports': { files: ['electron/main/ports/'], may: ['main/engine', 'main/policy', 'main/base', 'shared'], packages: NODE_ONLY },

@@ -1,5 +1,5 @@
 /**
- * App benchmarks: the main process's memory with 100 live chats (500 for issue 14's figure:
+ * App benchmarks: the main process's memory with 100 live chats (500 for the switch figure:
  * --chats 500), and in real Chromium against the browser host: terminal throughput (vs its peer
  * wetty and `docker exec -t`), chat switch time at 100 chats, and the Changes panel's first
  * paint with 1,000 changed files.
@@ -25,7 +25,7 @@ const TARGET_RSS_MB = 250;
 const TARGET_THROUGHPUT_RATIO = 0.5;
 /** Berth's terminal against its peer, wetty, on the same container, size, font and Chromium. */
 const TARGET_WETTY_RATIO = 1.5;
-/** One frame at 60 Hz, at SWITCH_CHATS open chats (issue 14). */
+/** One frame at 60 Hz, at SWITCH_CHATS open chats. */
 const TARGET_SWITCH_P95_MS = 16;
 const SWITCH_CHATS = 100;
 const SWITCHES = 40;

@@ -1,5 +1,5 @@
 /**
- * The Network view in Chromium (issue 9): an allowlist chat's requests through Berth's proxy
+ * The Network view in Chromium (README: Network egress): an allowlist chat's requests through Berth's proxy
  * show as allowed and refused (grouped by host and port, each saying why), and Allow, asked for
  * this chat only, lets that chat's next request through and can be revoked,
  * against a pretend internet of our own (test/support/pretendInternet.ts).

@@ -1,5 +1,5 @@
 /**
- * What issue 11's closing note shows, as a newcomer sees it, in Chromium against the browser
+ * What a newcomer sees, in Chromium against the browser
  * host and the real engine (screenshots in e2e/screenshots/newcomer-*.png): a first chat right
  * after start with its terminal working; an agent's command waiting for approval, its chat's
  * title shown in full beside its badge; the folder picker on a refused folder (/etc), saying

@@ -1,5 +1,5 @@
 /**
- * Chat switches with the chat view kept mounted (App changes the chat it shows, issue 14): each
+ * Chat switches with the chat view kept mounted (App changes the chat it shows): each
  * chat shows only its own messages, draft, approvals, header state and terminal tabs, during
  * and after a switch, and late answers for the chat the user left never show in the next one.
  */

@@ -1,5 +1,5 @@
 /**
- * Egress (issue 9) against the real engine and a pretend internet of our own: an allowlist
+ * Egress (README: Network egress) against the real engine and a pretend internet of our own: an allowlist
  * profile's sandbox reaches allowed hosts over HTTP and HTTPS through Berth's proxy and
  * nothing else (not blocked hosts, IP literals, other ports, DNS, or this computer's
  * services); 'none' has no network; "Allow this host" lets the next request through.

@@ -1,5 +1,5 @@
 /**
- * Many allowlist sandboxes at once (issue 9, address pools): each sandbox's sealed network takes
+ * Many allowlist sandboxes at once (address pools): each sandbox's sealed network takes
  * a small subnet from Berth's own range instead of one of the daemon's ~30 default pools, so
  * the 32nd sandbox starts like the first; the networks stay apart; a removed network's subnet
  * is used again; a used-up range fails the start with an error that says what to do; deleting

@@ -1,6 +1,6 @@
 /**
  * The layering table in eslint.config.js, tried for real: every direction it forbids fails
- * lint, every one it allows passes, and the probes that once slipped through (issue 13) fail.
+ * lint, every one it allows passes, and the probes that once slipped through lint fail.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,7 +80,7 @@ describe('the layering table', () => {
   });
 });
 
-describe('the imports that once passed lint (issue 13) now fail it', () => {
+describe('the imports that once passed lint now fail it', () => {
   it.each([
     ['electron/main/policy/probe.ts', "import { AgentService } from '../agent/agentService.js';"],
     ['electron/main/policy/probe.ts', "import { createCore } from '../core.js';"],

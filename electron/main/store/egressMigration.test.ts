@@ -10,7 +10,7 @@ import { TempDirs } from '../../../test/support/tempDirs.js';
 const temp = new TempDirs();
 afterEach(() => temp.removeAll());
 
-/** A store as the Berth before issue 9 left it: profiles with `network` and no `egress`. */
+/** A store as a Berth from before egress left it: profiles with `network` and no `egress`. */
 function storeBeforeEgress(dir: string, profiles: Record<string, object>): void {
   const raw = new Database(path.join(dir, 'berth.sqlite3'));
   const before = MIGRATIONS.findIndex((m) => m.includes("'$.egress'"));
