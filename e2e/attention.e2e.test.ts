@@ -1,5 +1,5 @@
 /**
- * What needs the user while they are elsewhere , in Chromium against the
+ * What needs the user while they are elsewhere, in Chromium against the
  * browser host and the real engine: a chat whose command waits for approval gets a badge in the
  * sidebar and, with the window in the background, a desktop notification (the browser's
  * Notification API, permission granted as a user would); a chat whose agent finished while
