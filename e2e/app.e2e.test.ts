@@ -129,7 +129,12 @@ describe('Berth in the browser', () => {
     // A shorter terminal with its cursor on the last row: the window must not scroll. (xterm's
     // input textarea stays at the old cursor row until the cursor moves; it made the page taller
     // than the window, whose scrollbar then narrowed the terminal.)
-    await page.waitForFunction(`${shownRows} < ${rowsBefore}`);
+    // A function, not a string: a string predicate that must be polled is evaluated in the page,
+    // which the page's Content Security Policy (no unsafe-eval) refuses.
+    await page.waitForFunction(
+      (before) => (globalThis as unknown as { document: { querySelector(s: string): { children: { length: number } } | null } }).document.querySelector('.terminal-panel:not([hidden]) .xterm-rows')!.children.length < before,
+      rowsBefore,
+    );
     expect(await page.evaluate<number>('document.scrollingElement.scrollHeight')).toBe(600);
     // The new size reaches the TTY once the page has fitted the terminal and told main (after a
     // debounce): ask again, as a person would, until it has or the time is up.

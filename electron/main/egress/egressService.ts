@@ -233,6 +233,8 @@ export class EgressService {
       id, profile, applied: running ? '' : allow, applying: Promise.resolve(), log: { stop: () => undefined }, readyWaiters: [], sniVerdicts: new Map(), sniPending: new Map(),
     };
     const ready = running ? Promise.resolve() : this.nextReady(proxy);
+    // Awaited below; a start that fails first would leave it to time out unheard (an unhandled rejection).
+    ready.catch(() => undefined);
     // A created container's log cannot be followed yet: start first, then read from its start.
     if (!running) await engine.startContainer(id);
     proxy.log = await engine.followLogs(id, !running, (line, stream) => this.onLog(proxy, line, stream));
@@ -385,6 +387,8 @@ export class EgressService {
 
   private async applyNow(proxy: Proxy, allow: string): Promise<void> {
     const ready = this.nextReady(proxy);
+    // Awaited below; an exec that throws first would leave it to time out unheard.
+    ready.catch(() => undefined);
     const files = JSON.parse(allow) as ProxyFiles;
     const { exitCode, output } = await this.deps.engine.execOnce(proxy.id, [
       '/bin/sh', '-c',
