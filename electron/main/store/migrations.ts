@@ -67,7 +67,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   `
-  -- Attach modes (issue 8): existing attachments keep what they were; new ones default to review.
+  -- Attach modes (read-only, read-write, review): existing attachments keep what they were; new ones default to review.
   ALTER TABLE attachments ADD COLUMN mode TEXT NOT NULL DEFAULT 'readwrite' CHECK (mode IN ('review', 'readwrite', 'readonly'));
   UPDATE attachments SET mode = 'readonly' WHERE read_only = 1;
   `,
@@ -81,7 +81,7 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
   `
-  -- Issue 9: 'network' became 'egress'. Existing profiles keep what they had: 'isolated' (the
+  -- Egress modes: 'network' became 'egress'. Existing profiles keep what they had: 'isolated' (the
   -- internet and the host open) is 'open', 'none' stays 'none'; new profiles get 'allowlist'.
   UPDATE profiles
      SET settings = json_set(json_remove(settings, '$.network'), '$.egress',
