@@ -126,14 +126,20 @@ describe('find in a terminal', () => {
     await ui.newChatAtPrompt(page);
     // The command line spells it apart, so only the twelve output lines match.
     await ui.typeInTerminal(page, 'clear; for i in $(seq 12); do echo "nee""dle-$i"; done');
-    await ui.waitForTerminal(page, (t) => t.includes('needle-12'), 'the twelve lines');
+    // Wait for the prompt after them too: any output re-runs xterm's search a moment later,
+    // which would move the selection while the test steps through it.
+    await ui.waitForTerminal(page, (t) => /needle-12\s[\s\S]*[$#]\s*$/.test(t), 'the twelve lines and the prompt after them');
     const panel = page.locator('.terminal-panel:not([hidden])');
+    const screenRows = () => panel.locator('.xterm-rows > div').count();
+    const rowsBefore = await screenRows();
     await panel.getByRole('button', { name: 'Find in terminal' }).click();
     const box = panel.getByRole('searchbox', { name: 'Search terminal output' });
     const status = panel.getByRole('search').getByRole('status');
     await box.fill('needle');
     await expect.poll(() => status.textContent()).toMatch(/^\d+ of 12$/);
     const first = Number(/^(\d+)/.exec((await status.textContent()) ?? '')?.[1]);
+    // Opening the bar left the screen's size alone (a resize would re-run the search).
+    expect(await screenRows()).toBe(rowsBefore);
     await box.press('Enter');
     await expect.poll(() => status.textContent()).toBe(`${(first % 12) + 1} of 12`);
     await box.press('Shift+Enter');

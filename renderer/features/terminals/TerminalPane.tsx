@@ -57,6 +57,19 @@ export function TerminalPane({ terminal, visible }: { terminal: TerminalView; vi
           </>
         )}
         <span className="spacer" />
+        {/* The find bar sits in the toolbar's own row: opening it must not resize the terminal,
+            because a resize reflows the screen and re-runs the search a moment later, which moved
+            the selected match under a user already stepping through the matches. */}
+        {findOpen && session && (
+          <FindBar
+            session={session}
+            onClose={() => {
+              setFindOpen(false);
+              session.clearFind();
+              session.focus();
+            }}
+          />
+        )}
         <button type="button" className="small" aria-label="Find in terminal" aria-expanded={findOpen} onClick={() => setFindOpen((o) => !o)}>
           Find
         </button>
@@ -64,16 +77,6 @@ export function TerminalPane({ terminal, visible }: { terminal: TerminalView; vi
           Close
         </button>
       </div>
-      {findOpen && session && (
-        <FindBar
-          session={session}
-          onClose={() => {
-            setFindOpen(false);
-            session.clearFind();
-            session.focus();
-          }}
-        />
-      )}
       <div ref={hostRef} className="xterm-host" />
     </div>
   );
