@@ -70,8 +70,9 @@ export async function forkCopy(from: ReviewCopy, input: { dir: string; chatId: s
  * new folder is Berth's alone while it is filled, then handed to `owner`.
  */
 export async function copyTreeLinkSafe(fromRoot: string, toRoot: string, owner: { uid: number; gid: number } | null): Promise<void> {
-  fs.mkdirSync(toRoot, { recursive: true, mode: 0o755 });
+  // A chat whose sandbox never started has no home yet: the fork's is made at its first start, as any chat's.
   if (!fs.existsSync(fromRoot)) return;
+  fs.mkdirSync(toRoot, { recursive: true, mode: 0o755 });
   const stack: { fd: number; to: string }[] = [{ fd: openRoot(fromRoot), to: toRoot }];
   let n = 0;
   try {
