@@ -4,6 +4,7 @@ import type { ChatView } from '../../../shared/contract';
 import { agentMessage, chatView, copyChanges, createFakeApi, fileChange, profileView, reviewInfo } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { MESSAGES } from '../../ui/messages';
+import { RestorePoints } from '../changes/RestorePoints';
 import { ConversationPane } from '../conversation/ConversationPane';
 
 const REPO = '/home/me/site';
@@ -89,5 +90,23 @@ describe('Compare attempts', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: `${MESSAGES.keepAttempt}: Site (attempt 2)` }));
     await waitFor(() => expect(api.callsTo('review.apply')).toEqual([{ chatId: 'c2', hostPath: REPO, mode: 'files' }]));
     await waitFor(() => expect(api.callsTo('chats.delete')).toEqual([{ chatId: 'c1' }]));
+  });
+});
+
+describe('Fork from a restore point', () => {
+  it('forks from just before the turn a restore point precedes; other points cannot fork', async () => {
+    const api = createFakeApi({ chats: [reviewChat('c1', 'Site')] });
+    api.checkpoints['c1'] = [
+      { id: 'cp1', chatId: 'c1', reason: 'turn', messageId: 'u1', label: 'Before an agent turn', createdAt: 1, changedFiles: [] },
+      { id: 'cp2', chatId: 'c1', reason: 'manual', messageId: null, label: 'Checkpoint', createdAt: 2, changedFiles: [] },
+    ];
+    const { stores } = renderWithApp(<RestorePoints chatId="c1" />, api);
+    await act(() => stores.review.getState().loadCheckpoints('c1'));
+    const fork = await screen.findByRole('button', { name: MESSAGES.forkHere });
+    fireEvent.change(screen.getByRole('combobox', { name: 'Restore point' }), { target: { value: 'cp2' } });
+    expect((fork as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByRole('combobox', { name: 'Restore point' }), { target: { value: 'cp1' } });
+    fireEvent.click(fork);
+    await waitFor(() => expect(api.callsTo('chats.fork')).toEqual([{ chatId: 'c1', messageId: 'u1', at: 'before' }]));
   });
 });

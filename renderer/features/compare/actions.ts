@@ -18,9 +18,9 @@ export function compareActions(api: BerthApi, stores: Stores) {
     stores.chats.getState().select(chatId);
   };
   return {
-    /** "Fork from here": a new chat from this turn, as it ended. */
-    async forkAt(chatId: string, messageId: string): Promise<void> {
-      const r = await api.call('chats.fork', { chatId, messageId, at: 'after' });
+    /** "Fork from here": a new chat from this turn, as it ended ('after'), or from just before it (a restore point's 'before'). */
+    async forkAt(chatId: string, messageId: string, at: 'after' | 'before' = 'after'): Promise<void> {
+      const r = await api.call('chats.fork', { chatId, messageId, at });
       await land(r.chatId);
     },
     /** "Try again in a new chat": the last message again, in a fork from before it. */
