@@ -9,27 +9,18 @@
  * tree out into the new work/ folder, which no sandbox has seen yet, and hands it to the sandbox
  * user. The fork owns every file it reads: deleting the original chat takes nothing from it.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import { branchNameFor } from '../policy/reviewPolicy.js';
-import { chownTree } from './copyOwner.js';
+import { chownTree, runChild } from './copyOwner.js';
 import { gitText } from './git.js';
 import { closeQuietly, entryAt, openDirAt, openRoot, at } from './linkSafe.js';
 import { ReviewCopy } from './reviewCopy.js';
 
 /** Runs a command, failing with what it said. */
 async function run(cmd: string, args: readonly string[], what: string): Promise<void> {
-  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => {
-      if (err.length < 16 * 1024) err += c.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (c) => resolve({ code: c, stderr: err }));
-  });
+  const { code, stderr } = await runChild(cmd, args);
   if (code !== 0) throw new BerthError('review_failed', `Berth could not ${what}: ${stderr.trim() || `${cmd} exited ${code}`}.`, { hint: 'Check the free space in Berth’s data folder, then fork again.' });
 }
 
