@@ -10,9 +10,10 @@
  * the chat changed 10 files, and a Restore of the first (written back into the copy link-safe).
  *
  * The repository (default 50,000 files, 200 MB) is generated under the system temp folder and
- * removed at the end. Then apply by hunk (bench/reviewHunks.ts): 100 chosen hunks across 50 files
+ * removed at the end. Then forking a chat at a turn (bench/reviewFork.ts) against `git worktree add`,
+ * and apply by hunk (bench/reviewHunks.ts): 100 chosen hunks across 50 files
  * against `git apply` of the same hunks as one patch.
- * Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG] [--hunks-only]
+ * Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG] [--hunks-only] [--fork-only]
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,16 +25,17 @@ import { parseArgs } from 'node:util';
 import { createCore } from '../electron/main/core.js';
 import { removeInstanceContainers, docker } from '../test/support/docker.js';
 import { commandLine, exitIfStillAlive, positiveInt, requireLocalImage } from './cli.js';
+import { benchFork } from './reviewFork.js';
 import { benchHunks } from './reviewHunks.js';
 import { ms, summarize } from './stats.js';
 
-const USAGE = 'Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG] [--hunks-only]';
+const USAGE = 'Usage: npm run bench:review -- [--files N] [--mb N] [--runs N] [--image IMG] [--hunks-only] [--fork-only]';
 const TARGET_RATIO = 2;
 
 function options() {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { files: { type: 'string' }, mb: { type: 'string' }, runs: { type: 'string' }, image: { type: 'string' }, 'hunks-only': { type: 'boolean' } },
+    options: { files: { type: 'string' }, mb: { type: 'string' }, runs: { type: 'string' }, image: { type: 'string' }, 'hunks-only': { type: 'boolean' }, 'fork-only': { type: 'boolean' } },
     strict: true,
   });
   return {
@@ -42,6 +44,7 @@ function options() {
     runs: positiveInt('runs', values.runs, 3, USAGE),
     image: values.image ?? 'berth-test:busybox',
     hunksOnly: values['hunks-only'] ?? false,
+    forkOnly: values['fork-only'] ?? false,
   };
 }
 
@@ -86,6 +89,10 @@ async function main(): Promise<void> {
     const repo = generateRepo(root, opts.files, opts.mb);
     console.log(`  generated and committed in ${ms(performance.now() - t0)}`);
     network = (await core.profiles.create({ name: profile, image: opts.image })).networkName;
+    if (opts.forkOnly) {
+      await benchFork(core, opts.image, root, repo, opts.runs);
+      return;
+    }
 
     const berth: number[] = [];
     const attachOnly: number[] = [];
@@ -138,6 +145,7 @@ async function main(): Promise<void> {
     console.log(`| checkpoint, nothing changed | ${ms(summarize(idle).median)} | | | |`);
     console.log(`| checkpoint, 10 files changed | ${ms(summarize(tenChanged).median)} | | | |`);
     console.log(`| Restore of the first checkpoint | ${ms(summarize(restore).median)} | | | |`);
+    await benchFork(core, opts.image, root, repo, opts.runs);
     await benchHunks(core, profile, root, Math.max(opts.runs, 5));
     console.log('');
     console.log(`Command: ${commandLine('bench:review', 'bench/review.ts', (s) => `npx tsx ${s}`)}`);

@@ -26,6 +26,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'chats.rename': "Changes a chat's title.",
   'chats.list': 'Lists the chats, of one profile or of all, with their attached folders.',
   'chats.delete': 'Deletes a chat, its containers and its home; `removed` is false when it did not exist.',
+  'chats.fork': "A new chat from a turn of another: the conversation up to that turn ('after': as it ended; 'before': just before the user's message), each Review copy as it was there, a copy of the chat's home, the same profile and folders, and its own container. A chat that writes a folder directly (read-write) is refused with why.",
+  'chats.retry': "Try again in a new chat: forks before the chat's last turn and sends the same message there; at most 3 chats try one message.",
   'tasks.register': "Registers a task (a subagent) of a chat; with `parentId` it shares that task's container.",
   'workspace.attach': "Attaches a folder of this computer to a chat at /workspace (checked, resolved through links). Mode 'review' (the default) mounts the chat's own copy of the folder instead, kept in Berth's data dir; 'readwrite' mounts the folder itself; 'readonly' mounts it read-only.",
   'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command.',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
 import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
 import { reviewCommentMethods } from './reviewComments.js';
+import { forkMethods } from './fork.js';
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
 import { portsMethods } from './ports.js';
@@ -17,6 +18,7 @@ export * from './agent.js';
 export * from './engines.js';
 export * from './review.js';
 export * from './reviewComments.js';
+export * from './fork.js';
 export * from './egress.js';
 export * from './ports.js';
 export * from './environment.js';
@@ -448,6 +450,7 @@ export const methods = {
   ...agentMethods,
   ...reviewMethods,
   ...reviewCommentMethods,
+  ...forkMethods,
   ...egressMethods,
   ...environmentMethods,
   ...portsMethods,

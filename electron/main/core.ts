@@ -15,6 +15,7 @@ import { start, stop } from './core/lifecycle.js';
 import type { HandlerTable } from './core/handler.js';
 import { profileHandlers } from './core/handlers/profiles.js';
 import { chatHandlers } from './core/handlers/chats.js';
+import { forkHandlers } from './core/handlers/fork.js';
 import { workspaceHandlers } from './core/handlers/workspace.js';
 import { sandboxHandlers } from './core/handlers/sandbox.js';
 import { terminalHandlers } from './core/handlers/terminal.js';
@@ -70,6 +71,7 @@ export function createCore(options: CoreOptions): BerthCore {
   const impl: HandlerTable = {
     ...profileHandlers(s),
     ...chatHandlers(s),
+    ...forkHandlers(s),
     ...workspaceHandlers(s),
     ...sandboxHandlers(s),
     ...terminalHandlers(s),

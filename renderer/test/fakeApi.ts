@@ -27,6 +27,7 @@ import type {
 import { ALLOW_ONCE_MS, exactEntryFor, type ChatGrant, type NetworkRequest } from '../../shared/egress';
 import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
+import { forkHandlers } from './fakeFork';
 import { reviewCommentHandlers } from './fakeReviewComments';
 import { agentMessage, chatView, countChanges, freshId, noEnvironment, OK_ENGINE, profileView, reviewInfo, type AgentEventName, type FakeConversation } from './fakeViews';
 
@@ -261,6 +262,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       changed(chatId);
       return { removed: had };
     },
+    ...forkHandlers(fake, changed),
     'tasks.register': () => ({ key: null }),
     'workspace.attach': ({ chatId, path, readOnly, mode, contents }) => {
       const c = chat(chatId);

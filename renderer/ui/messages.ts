@@ -5,4 +5,13 @@
 export const MESSAGES = {
   dismissNotice: 'Dismiss this notice',
   noFolder: 'No folder attached: the sandbox sees none of your files.',
+  forkHere: 'Fork from here',
+  forkHint: 'A new chat with the conversation up to this turn, the chat’s copies as this turn left them, and its own sandbox',
+  forkPointHint: 'A new chat from just before the turn this restore point precedes (pick one made before an agent turn)',
+  tryAgain: 'Try again in a new chat',
+  tryAgainHint: 'Sends this message again in a new chat that starts from just before it, so you can compare the attempts',
+  compareAttempts: 'Compare attempts',
+  compareNone: 'No other chat of this profile has this folder in Review mode yet: use “Try again in a new chat” first.',
+  compareUnchanged: 'Not changed',
+  keepAttempt: 'Apply this attempt and close the others',
 } as const;

@@ -51,7 +51,7 @@ export class CheckpointStore {
     }
   }
 
-  private save(chatId: string, list: StoredCheckpoint[]): void {
+  save(chatId: string, list: StoredCheckpoint[]): void {
     const file = this.file(chatId);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(`${file}.tmp`, JSON.stringify(list));

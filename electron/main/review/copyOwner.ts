@@ -9,10 +9,10 @@
 import { spawn } from 'node:child_process';
 import { BerthError } from '../../../shared/errors.js';
 
-/** chown -R in a child process, not spawnSync: a big copy must not stop the main process meanwhile. -h: never through a link. */
-export async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
-  const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** A command in a child process, not spawnSync: a big copy must not stop the main process meanwhile. Its exit code and the start of what it said. */
+export async function runChild(cmd: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c: Buffer) => {
       if (err.length < 16 * 1024) err += c.toString('utf8');
@@ -20,6 +20,11 @@ export async function chownTree(root: string, owner: { uid: number; gid: number 
     child.on('error', reject);
     child.on('close', (c) => resolve({ code: c, stderr: err }));
   });
+}
+
+/** chown -R in a child process. -h: never through a link. */
+export async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
+  const { code, stderr } = await runChild('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root]);
   if (code !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${stderr.trim() || `chown exited ${code}`}.`, {
     hint: 'Check that Berth can change owners in its data folder (it runs as root), then try again.',
   });

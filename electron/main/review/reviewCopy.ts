@@ -295,6 +295,19 @@ export class ReviewCopy {
     writeBack(this.workDir, this.shadowDir, changedPaths(changes));
   }
 
+  /**
+   * A new copy's files from a tree already in Berth's repository (a fork, review/forkCopy.ts):
+   * checked out into work/ (Berth's own until a sandbox starts), the shadow taken from it.
+   */
+  async checkOutFresh(tree: string): Promise<void> {
+    await git(['read-tree', tree], this.copyGit());
+    await git(['checkout-index', '-a', '-f', '-q'], { ...this.copyGit(), workTree: this.workDir });
+    this.meta.fileCount = indexEntryCount(path.join(this.trackDir, 'index')) ?? 0;
+    await syncToShadow(this.workDir, this.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes);
+    const m = this.meta;
+    if (m.kind === 'git') await makeSandboxRepo({ workDir: this.workDir, trackDir: this.trackDir, branch: m.branch, headCommit: m.headCommit, alternates: objectsTargetFor(m.copyId), git: this.copyGit() });
+  }
+
   // ---------- making a copy ----------
 
   static async create(input: {

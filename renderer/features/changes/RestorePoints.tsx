@@ -9,6 +9,7 @@ import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useReview, useServices } from '../../app/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { ForkFromPoint } from '../compare/ForkFromPoint';
 
 const NONE: readonly Checkpoint[] = [];
 
@@ -59,6 +60,7 @@ export function RestorePoints({ chatId }: { chatId: string }) {
       <button type="button" disabled={busy || chosen === null} onClick={() => setConfirm(chosen)}>
         Restore…
       </button>
+      <ForkFromPoint chatId={chatId} point={chosen} />
       {message && (
         <span role="status" className="muted">
           {message}

@@ -5,6 +5,7 @@
 import { memo } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
 import { TurnChanges } from '../changes/TurnChanges';
+import { ForkActions } from '../compare/ForkActions';
 import { MarkdownText, useThrottledText } from './Markdown';
 import { NoticeView, UsageLine } from './NoticeView';
 import { ToolCallCard } from './ToolCallCard';
@@ -67,6 +68,7 @@ export const MessageView = memo(function MessageView({ message, tree, posinset, 
       {message.usage && message.done && <UsageLine usage={message.usage} />}
       {streaming && <span className="typing" aria-hidden="true" />}
       {turnOf !== null && <TurnChanges chatId={message.chatId} turnMessageId={turnOf} />}
+      {turnOf !== null && message.role !== 'user' && <ForkActions chatId={message.chatId} turnMessageId={turnOf} />}
     </article>
   );
 }, sameView);

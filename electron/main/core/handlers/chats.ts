@@ -2,7 +2,7 @@
 import { changed, type Handlers } from '../handler.js';
 import type { Services } from '../services.js';
 
-export function chatHandlers(s: Services): Handlers<'chats'> & Handlers<'tasks'> {
+export function chatHandlers(s: Services): Omit<Handlers<'chats'>, 'chats.fork' | 'chats.retry'> & Handlers<'tasks'> {
   const { store, sessions, sandbox, pool, fillPool, deletion, withAttachments } = s;
   return {
     'chats.create': async (req) => {
