@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
-import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
+import { AttachMode, CopyContents, ReviewCopyInfo, attachModeOf, reviewEvents, reviewMethods } from './review.js';
 import { reviewCommentMethods } from './reviewComments.js';
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
 import { DEFAULT_ENGINE_SETTING, DockerContextView, EngineRef, EngineSetting } from './engines.js';
@@ -331,7 +331,9 @@ export const methods = {
         /** What a Review-mode copy holds besides tracked files and uncommitted changes. */
         contents: CopyContents.optional(),
       })
-      .strict(),
+      .strict()
+      // The older `readOnly` is translated here, once: inside main an attachment has a `mode` only.
+      .transform(({ readOnly, ...r }) => ({ ...r, mode: attachModeOf(r.mode, readOnly) })),
     response: z.object({ attachment: AttachmentView, attachments: z.array(AttachmentView), notice: z.string().nullable() }),
   },
   'workspace.detach': {

@@ -71,13 +71,6 @@ export function freshSandboxReason(mode: AttachMode, history: string | null): st
   return `${what} must be mounted when Docker creates the container`;
 }
 
-/** The mode a request asks for: `mode`, else the older `readOnly`, else Review. */
-export function requestedMode(req: { mode?: AttachMode | undefined; readOnly?: boolean | undefined }): AttachMode {
-  if (req.mode) return req.mode;
-  if (req.readOnly !== undefined) return req.readOnly ? 'readonly' : 'readwrite';
-  return 'review';
-}
-
 export class ChatFolders {
   private readonly store: Store;
   private readonly sessions: SessionService;
@@ -260,7 +253,7 @@ export class ChatFolders {
     const chat = this.sessions.requireChat(req.chatId);
     this.assertOwnContainer(chat);
     const real = resolveAttachableFolder(req.path, this.deps.hostFacts());
-    const mode = requestedMode(req);
+    const { mode } = req;
     const readOnly = mode === 'readonly';
     // A Review-mode copy never writes the folder itself (only Apply does), so it nests like a read-only one.
     const problem = overlapProblem({ hostPath: real, readOnly: mode !== 'readwrite' }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
