@@ -120,10 +120,18 @@ export class ChatFolders {
     return profile.settings.backend === 'docker' && profile.settings.mountWorkspace;
   }
 
+  /** The last plan input per container, with the inputs it was computed from (`planKey`). */
+  private readonly planCache = new Map<string, { key: string; input: MountPlanInput }>();
+  /** How many times a plan input was computed rather than reused: one per state of the chat's folders. */
+  planComputations = 0;
+
   /**
    * What a container's mounts are planned from (policy/mountPlan): the attachments of the chat
    * that owns it (a subagent's container: its chat's), each Review-mode one as its copy, and
    * the chat's slot for its own container. Null for no container (the local backend).
+   * Computed once per state of its inputs (the profile's mount settings, the owner's attachment
+   * record, the slot, each copy's meta file): an attach, its notice and the bring-up after it
+   * all read the same one.
    */
   planInput(r: PlanTarget): MountPlanInput | null {
     if (r.target.kind !== 'container') return null;
@@ -138,18 +146,26 @@ export class ChatFolders {
     }
     // Only the chat's own container has its slot: a subagent with a runtime of its own does not.
     const slot = owner !== null && owner === r.chat.id ? this.slotOf(r.profile.name, r.chat.id) : null;
-    return {
-      backend: r.profile.settings.backend,
-      mountWorkspace: r.profile.settings.mountWorkspace,
+    const records = ownerChat ? this.store.attachments.forChat(ownerChat.id) : [];
+    const { backend, mountWorkspace, staticMounts } = r.profile.settings;
+    const key = JSON.stringify([
+      r.chat.id, ownerChat?.id ?? null, backend, mountWorkspace, staticMounts, slot, records,
+      records.map((a) => (a.mode === 'review' && ownerChat ? this.review.mountStamp(ownerChat.id, a.hostPath) : null)),
+    ]);
+    const cached = this.planCache.get(r.target.key);
+    if (cached?.key === key) return cached.input;
+    this.planComputations += 1;
+    const input: MountPlanInput = {
+      backend,
+      mountWorkspace,
       attachments: ownerChat
-        ? this.store.attachments.forChat(ownerChat.id).map((a) => ({
-            ...a,
-            review: a.mode === 'review' ? this.reviewCopyOf(ownerChat.id, a.hostPath) : null,
-          }))
+        ? records.map((a) => ({ ...a, review: a.mode === 'review' ? this.reviewCopyOf(ownerChat.id, a.hostPath) : null }))
         : [],
-      staticMounts: r.profile.settings.staticMounts,
+      staticMounts,
       slot,
     };
+    this.planCache.set(r.target.key, { key, input });
+    return input;
   }
 
   private reviewCopyOf(chatId: string, hostPath: string): AttachmentInput['review'] {

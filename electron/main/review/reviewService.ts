@@ -88,6 +88,19 @@ export class ReviewService {
     return path.join(this.root, id);
   }
 
+  /**
+   * What `mountSources` is read from, as a stamp that changes when it does (the copy's meta
+   * file: every save renames a new one in), or null for no copy: a cache key, read with one stat.
+   */
+  mountStamp(chatId: string, hostPath: string): string | null {
+    try {
+      const st = fs.statSync(path.join(this.copyDirFor(chatId, hostPath), 'meta.json'), { bigint: true });
+      return `${st.ino}:${st.mtimeNs}:${st.size}`;
+    } catch {
+      return null;
+    }
+  }
+
   copyFor(chatId: string, hostPath: string): ReviewCopy | null {
     return ReviewCopy.load(this.copyDirFor(chatId, hostPath));
   }
