@@ -33,6 +33,7 @@ import { openDatabase } from '../store/database.js';
 import { createStore, type ChatRecord } from '../store/repositories.js';
 import { gatherHostFacts, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { ChatFolders } from '../folders/chatFolders.js';
+import { AttachConfirmations } from '../folders/attachConfirmations.js';
 import { TerminalService } from '../terminal/terminalService.js';
 import { AgentService } from '../agent/agentService.js';
 import { ProviderKeys } from '../agent/providerKeys.js';
@@ -244,6 +245,9 @@ export function buildServices(options: CoreOptions) {
     },
   });
 
+  /** Tokens confirming an attach or detach main judged beforehand (workspace.attachPreview). */
+  const confirmations = new AttachConfirmations(clock);
+
   const reviewEdits = new ReviewEdits(review);
   const reviewComments = new ReviewComments({
     review, store: store.reviewComments, clock, send: (chatId, text) => agent.send(chatId, text).message,
@@ -293,6 +297,6 @@ export function buildServices(options: CoreOptions) {
     dataDir, clock, log, env, hostUser, store, instanceId, events, engines, engine, engineOfProfile, hostFacts,
     baseImage, egressImage, egress, manager, sessions, sandbox, folders, terminals, review, touchReview,
     stats, ports, keys, agent, deletion, pool, fillPool, engineCheck, withAttachments,
-    preparer, environments, mcp, reviewEdits, reviewComments,
+    preparer, environments, mcp, reviewEdits, reviewComments, confirmations,
   };
 }
