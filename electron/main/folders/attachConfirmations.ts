@@ -9,6 +9,7 @@ import type { AttachMode } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { FOLDER_CHOICE_TTL_MS } from '../../../shared/folderPicker.js';
 import type { Clock } from '../base/clock.js';
+import { FOLDER_MESSAGES } from '../messages.js';
 
 /** What a token confirms. `path` is the folder as the client named it (none for an attach judged before its folder is chosen). */
 export interface ConfirmedChange {
@@ -46,9 +47,8 @@ export class AttachConfirmations {
     const w = this.waiting.get(token);
     if (w && w.client === client) this.waiting.delete(token);
     if (!w || w.client !== client || w.expires <= this.clock.now() || !sameChange(w.change, change)) {
-      throw new BerthError('invalid_request', `The ${change.action} was not done: its confirmation was already used, expired or was given for another change.`, {
-        hint: `Try the ${change.action} again; Berth asks again if it still stops what runs.`,
-      });
+      const { message, hint } = FOLDER_MESSAGES.confirmationRefused(change.action);
+      throw new BerthError('invalid_request', message, { hint });
     }
   }
 }

@@ -6,7 +6,7 @@
  * here for the plan; nothing here calls up: what a change means for a running container is
  * returned (`FolderChange`) for sandbox/ to act on.
  */
-import { CopyContents, type AttachMode, type AttachmentView, type ParsedRequest } from '../../../shared/contract.js';
+import { CopyContents, type AttachmentView, type ParsedRequest } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveContainerKey, qualifyTaskId, type ContainerTarget } from '../policy/containerKey.js';
 import { overlapProblem } from '../policy/attachmentOverlap.js';
@@ -20,6 +20,7 @@ import { mountedFolders } from '../sessions/mountedFolders.js';
 import { firstFolderNotes, folderMoveNote, folderMoves, type FolderPlace } from '../workspace/folderMoves.js';
 import { hasSlot, makeSlot, removeSlot, slotDirFor } from '../review/slotFolders.js';
 import type { ReviewAttachment, ReviewService } from '../review/reviewService.js';
+import { FOLDER_MESSAGES } from '../messages.js';
 
 /** What the chat's container is made with (`mounts`, a fingerprint); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
 export interface MountShape {
@@ -62,14 +63,8 @@ export interface ChatFoldersDeps {
   writeWarnings: (chat: ChatRecord, readWrite: readonly string[], hasReviewCopies: boolean) => ReadonlyMap<string, string>;
 }
 
-/**
- * Why a chat that took a warm sandbox leaves it for one made with its folders. `history`: why a
- * Review-mode git copy borrows the user's history through a mount (review/reviewCopy.ts), if it does.
- */
-export function freshSandboxReason(mode: AttachMode, history: string | null): string {
-  const what = mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : (history ?? 'a second folder');
-  return `${what} must be mounted when Docker creates the container`;
-}
+/** Why a chat that took a warm sandbox leaves it for one made with its folders (main's messages). */
+export const freshSandboxReason = FOLDER_MESSAGES.freshSandboxReason;
 
 export class ChatFolders {
   private readonly store: Store;
@@ -172,9 +167,8 @@ export class ChatFolders {
     const sources = this.review.mountSources(chatId, hostPath);
     if (!sources) {
       // Never fall back to the user's own folder: that is what Review mode promises not to do.
-      throw new BerthError('workspace_changed', `The chat's copy of "${hostPath}" is missing, so Berth will not mount the folder.`, {
-        hint: 'Detach the folder and attach it again in Review mode.',
-      });
+      const { message, hint } = FOLDER_MESSAGES.copyMissing(hostPath);
+      throw new BerthError('workspace_changed', message, { hint });
     }
     return sources;
   }
@@ -257,11 +251,8 @@ export class ChatFolders {
   private assertOwnContainer(chat: ChatRecord): void {
     const { profile, target } = this.targetOf(chat);
     if (target.kind === 'container' && target.ownerTaskId === null) {
-      throw new BerthError(
-        'workspace_refused',
-        `The profile "${profile.name}" shares one container among all its chats, so a folder attached to one chat would be visible to every chat.`,
-        { hint: 'Switch the profile to one container per chat, give this chat its own image, or add the folder as a profile mount.' },
-      );
+      const { message, hint } = FOLDER_MESSAGES.sharedContainer(profile.name);
+      throw new BerthError('workspace_refused', message, { hint });
     }
   }
 
@@ -274,9 +265,8 @@ export class ChatFolders {
     // A Review-mode copy never writes the folder itself (only Apply does), so it nests like a read-only one.
     const problem = overlapProblem({ hostPath: real, readOnly: mode !== 'readwrite' }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
     if (problem) {
-      throw new BerthError('workspace_refused', `Berth will not share "${req.path}" with this chat: ${problem}`, {
-        hint: 'Pick a folder that does not overlap another chat’s writable folder.',
-      });
+      const { message, hint } = FOLDER_MESSAGES.overlaps(req.path, problem);
+      throw new BerthError('workspace_refused', message, { hint });
     }
     const before = this.store.attachments.forChat(chat.id).find((a) => a.hostPath === real);
     const shapeBefore = this.shapeOf(chat);
@@ -314,7 +304,7 @@ export class ChatFolders {
     if (req.action === 'detach') {
       if (!known) return keeps;
       if (known.mode === 'review' && shape.viaSlot && this.review.inSlot(chat.id, known.hostPath)) return keeps;
-      reason = `Detaching "${known.hostPath}" recreates the chat's sandbox: Docker cannot remove a folder from a running container.`;
+      reason = FOLDER_MESSAGES.detachRecreates(known.hostPath);
     } else {
       const mode = req.mode ?? 'review';
       if (known?.mode === mode) return keeps;
@@ -326,9 +316,9 @@ export class ChatFolders {
         if (!problem) return keeps;
         reason = freshSandboxReason(mode, problem);
       } else {
-        reason = shape.viaSlot ? freshSandboxReason(mode, null) : 'Docker cannot add a folder to a running container';
+        reason = shape.viaSlot ? freshSandboxReason(mode, null) : FOLDER_MESSAGES.cannotAddToRunning;
       }
-      reason = `Attaching recreates the chat's sandbox: ${reason}.`;
+      reason = FOLDER_MESSAGES.attachRecreates(reason);
     }
     return reason;
   }
@@ -344,9 +334,8 @@ export class ChatFolders {
   /** A Review-mode copy goes only when nothing of the chat's work would go with it. */
   private async dropCopy(chatId: string, hostPath: string, what: string): Promise<void> {
     if (await this.review.hasChanges(chatId, hostPath)) {
-      throw new BerthError('invalid_request', `The chat's copy of "${hostPath}" has changes that are not applied; Berth will not ${what} and lose them.`, {
-        hint: 'Apply or discard the changes in the Changes panel first.',
-      });
+      const { message, hint } = FOLDER_MESSAGES.unappliedChanges(hostPath, what);
+      throw new BerthError('invalid_request', message, { hint });
     }
     this.review.remove(chatId, hostPath);
   }
@@ -361,7 +350,7 @@ export class ChatFolders {
         return false;
       }
     });
-    if (!match) throw new BerthError('not_found', `"${req.path}" is not attached to this chat.`);
+    if (!match) throw new BerthError('not_found', FOLDER_MESSAGES.notAttached(req.path));
     const shapeBefore = this.shapeOf(chat);
     const placesBefore = this.places(chat);
     if (match.mode === 'review') await this.dropCopy(chat.id, match.hostPath, 'detach it');
