@@ -22,9 +22,9 @@ import { hasSlot, makeSlot, removeSlot, slotDirFor } from '../review/slotFolders
 import type { ReviewAttachment, ReviewService } from '../review/reviewService.js';
 import { FOLDER_MESSAGES } from '../messages.js';
 
-/** What the chat's container is made with (`mounts`, a fingerprint); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
+/** What the chat's container is made with (`mountsFingerprint`: its planned mounts as one string); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
 export interface MountShape {
-  mounts: string;
+  mountsFingerprint: string;
   viaSlot: boolean;
   pooled: boolean;
 }
@@ -181,7 +181,7 @@ export class ChatFolders {
     const input = this.planInput(r);
     if (!input) return null;
     return {
-      mounts: JSON.stringify(planMounts(input).map((m) => [m.source, m.target, m.readOnly])),
+      mountsFingerprint: JSON.stringify(planMounts(input).map((m) => [m.source, m.target, m.readOnly])),
       viaSlot: usesSlot(input),
       pooled: Boolean(input.slot),
     };
@@ -221,7 +221,7 @@ export class ChatFolders {
    */
   private changeFrom(chat: ChatRecord, before: MountShape | null, placesBefore: readonly FolderPlace[], why: string | null): FolderChange {
     const after = this.shapeOf(chat);
-    if (before && after && before.mounts === after.mounts) {
+    if (before && after && before.mountsFingerprint === after.mountsFingerprint) {
       const placesAfter = this.places(chat);
       return { remounts: false, freshReason: null, movedNote: folderMoveNote(folderMoves(placesBefore, placesAfter)), firstFolder: firstFolderNotes(placesBefore, placesAfter) };
     }
