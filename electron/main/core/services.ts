@@ -14,7 +14,7 @@ import { decideWritable } from '../policy/writableFolders.js';
 import { systemClock } from '../base/clock.js';
 import { KeyedThrottle } from '../base/keyedThrottle.js';
 import { BaseImage } from '../sandbox/baseImage.js';
-import { SandboxManager } from '../sandbox/sandboxManager.js';
+import { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import { DeletionService } from '../sandbox/deletionService.js';
 import { SandboxService } from '../sandbox/sandboxService.js';
 import { WarmPool } from '../sandbox/warmPool.js';
@@ -109,7 +109,7 @@ export function buildServices(options: CoreOptions) {
     onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
     onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
-  const manager = new SandboxManager({
+  const manager = new SandboxContainers({
     chooseImage: (req, running) => preparer.choose(req, running),
     imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
     egress,

@@ -52,7 +52,7 @@ export interface ReviewDeps {
   slotHistoryMaxBytes?: number;
   /**
    * Brings the chat's copies on a remote engine into their copies here before Berth reads or
-   * writes them (sandbox/sandboxManager syncRemoteCopies); nothing for a local sandbox. A remote
+   * writes them (sandbox/sandboxContainers syncRemoteCopies); nothing for a local sandbox. A remote
    * engine that does not answer leaves the copy here as it was last brought.
    */
   pull?: (chatId: string) => Promise<void>;

@@ -11,7 +11,7 @@ import { qualifyTaskId } from '../policy/containerKey.js';
 import { folderNameFor, networkNameFor } from '../policy/names.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, Store } from '../store/repositories.js';
-import type { SandboxManager } from './sandboxManager.js';
+import type { SandboxContainers } from './sandboxContainers.js';
 
 /**
  * Chats of a deleted profile removed at once. Each is mostly the engine's work (its container,
@@ -24,7 +24,7 @@ export const PROFILE_DELETE_CONCURRENCY = 4;
 export interface DeletionServiceDeps {
   store: Store;
   sessions: SessionService;
-  manager: SandboxManager;
+  manager: SandboxContainers;
   engine: Engine;
   dataDir: string;
   /** Ends what runs for the chat above the sandbox (its agent turns, its terminals) before it goes. */

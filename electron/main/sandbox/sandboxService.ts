@@ -13,7 +13,7 @@ import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js'
 import type { Clock } from '../base/clock.js';
 import { FOLDER_MESSAGES } from '../messages.js';
 import { runLocal } from './localRunner.js';
-import type { SandboxLease, SandboxManager, SandboxRequest } from './sandboxManager.js';
+import type { SandboxLease, SandboxContainers, SandboxRequest } from './sandboxContainers.js';
 
 /** Said when a change of folders replaces the running container (main's messages). */
 export const RECREATE_NOTICE = FOLDER_MESSAGES.recreateNotice;
@@ -41,7 +41,7 @@ export class SandboxService {
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionService,
-    private readonly manager: SandboxManager,
+    private readonly manager: SandboxContainers,
     private readonly events: EventHub,
     private readonly clock: Clock,
     private readonly homeDir: string,
