@@ -15,7 +15,7 @@ import { sandboxNetworkName } from '../policy/egress.js';
 import { podmanChatNetwork } from '../engine/podmanNetworks.js';
 import { RemoteCopySync, refuseDirectOnRemote } from './remoteSandbox.js';
 import { copyVolumeFor } from '../policy/remoteSpec.js';
-import { toDisposable } from '../base/lifecycle.js';
+import { toDisposable } from '../base/disposables.js';
 import type { SandboxRequest, Ready, SandboxLease, SandboxState, KeyState, SandboxContainersDeps } from './sandboxTypes.js';
 import { recheckMounts } from './mountChecks.js';
 import { SandboxNetworks } from './sandboxNetworks.js';
