@@ -3,7 +3,6 @@
  * them). Only construction lives here: what a request does is in handlers/, how a request is
  * checked and its errors worded in dispatch.ts.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING } from '../../../shared/contract.js';
@@ -25,7 +24,6 @@ import { McpServers, mcpContainer } from '../agent/mcp/mcpServers.js';
 import { LIST_PORTS_COMMAND } from '../ports/common/listeningPorts.js';
 import { ReviewEdits } from '../review/reviewEdits.js';
 import { ReviewComments } from '../review/reviewComments.js';
-import { qualifyTaskId } from '../policy/containerKey.js';
 import { SessionService } from '../sessions/sessionService.js';
 import { directlyWritableFolders } from '../sessions/mountedFolders.js';
 import { directWriterOf } from '../policy/attachmentOverlap.js';
@@ -275,13 +273,10 @@ export function buildServices(options: CoreOptions) {
     store,
     engine,
     clock,
-    warm: (profile, chatId) => sandbox.warm(profile, chatId),
-    moreImages: (profile) => (profile.settings.egress === 'allowlist' ? [egressImage.tag] : []),
-    discard: async (chatId, profile) => {
-      await manager.removeForChat(chatId);
-      fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
-      folders.removeSlot(profile, chatId);
-    },
+    sandbox,
+    containers: manager,
+    folders,
+    egressImage: egressImage.tag,
   });
   /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
   const fillPool = (profile: Parameters<WarmPool['fill']>[0]) => {

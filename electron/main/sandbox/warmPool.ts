@@ -18,7 +18,12 @@
  * its sandbox the ordinary way, with its progress and any error shown there.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import type { Engine } from '../engine/dockerEngine.js';
+import type { ChatFolders } from '../folders/chatFolders.js';
+import { qualifyTaskId } from '../policy/containerKey.js';
+import type { SandboxContainers } from './sandboxContainers.js';
+import type { SandboxService } from './sandboxService.js';
 import type { Disposable } from '../events.js';
 import type { ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
@@ -27,12 +32,14 @@ export interface WarmPoolDeps {
   store: Store;
   engine: Pick<Engine, 'hasImage'>;
   clock: Clock;
-  /** Brings up the sandbox a chat with this id would get, and holds it until `release`. */
-  warm(profile: ProfileRecord, chatId: string): Promise<Disposable>;
-  /** Removes the containers, home and slot folder made for a reserved id that will not be used. */
-  discard(chatId: string, profile: string): Promise<void>;
-  /** Images a profile's sandbox needs besides its own (the egress proxy's for 'allowlist'). */
-  moreImages?: (profile: ProfileRecord) => string[];
+  /** Brings up the sandbox a chat with this id would get (`warm`), held until a chat takes it. */
+  sandbox: Pick<SandboxService, 'warm'>;
+  /** What a reserved id that will not be used leaves: its containers and home, */
+  containers: Pick<SandboxContainers, 'removeForChat' | 'homeFor'>;
+  /** and its slot folder. */
+  folders: Pick<ChatFolders, 'removeSlot'>;
+  /** The egress proxy's image, which an 'allowlist' profile's sandbox needs besides its own. */
+  egressImage?: string;
 }
 
 /** Why a new chat does not get a warm sandbox, in words for the chat's progress line. */
@@ -66,7 +73,7 @@ export class WarmPool implements Disposable {
   async forgetEarlierRun(): Promise<void> {
     const earlier = this.deps.store.warmSlots.list();
     this.deps.store.warmSlots.clear();
-    await Promise.all(earlier.map((s) => this.deps.discard(s.chatId, s.profile).catch(() => undefined)));
+    await Promise.all(earlier.map((s) => this.discard(s.chatId, s.profile).catch(() => undefined)));
   }
 
   /**
@@ -109,7 +116,7 @@ export class WarmPool implements Disposable {
       const reservation = this.reservations.get(chatId);
       if (reservation) this.abandon(reservation);
     }
-    await Promise.all(ids.map((id) => this.deps.discard(id, profileName).catch(() => undefined)));
+    await Promise.all(ids.map((id) => this.discard(id, profileName).catch(() => undefined)));
   }
 
   /**
@@ -125,7 +132,14 @@ export class WarmPool implements Disposable {
     await Promise.allSettled([...this.fills]);
     const reserved = this.deps.store.warmSlots.list();
     this.deps.store.warmSlots.clear();
-    await Promise.all(reserved.map((s) => this.deps.discard(s.chatId, s.profile).catch(() => undefined)));
+    await Promise.all(reserved.map((s) => this.discard(s.chatId, s.profile).catch(() => undefined)));
+  }
+
+  /** Removes the containers, home and slot folder made for a reserved id that will not be used. */
+  private async discard(chatId: string, profile: string): Promise<void> {
+    await this.deps.containers.removeForChat(chatId);
+    fs.rmSync(this.deps.containers.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
+    this.deps.folders.removeSlot(profile, chatId);
   }
 
   private abandon(reservation: Reservation): void {
@@ -146,7 +160,8 @@ export class WarmPool implements Disposable {
     // A full pool asks the engine nothing (a fill is asked for at every new chat and sandbox start).
     if (!short()) return;
     // Never a pull or a build in the background: only what the engine already has is warmed.
-    for (const image of [profile.settings.image, ...(this.deps.moreImages?.(profile) ?? [])]) {
+    const more = profile.settings.egress === 'allowlist' && this.deps.egressImage ? [this.deps.egressImage] : [];
+    for (const image of [profile.settings.image, ...more]) {
       if (!(await engine.hasImage(image).catch(() => false))) return;
     }
     while (!this.disposed && store.profiles.get(profile.name) && short()) {
@@ -155,7 +170,7 @@ export class WarmPool implements Disposable {
       this.reservations.set(reservation.chatId, reservation);
       let held: Disposable;
       try {
-        held = await this.deps.warm(profile, reservation.chatId);
+        held = await this.deps.sandbox.warm(profile, reservation.chatId);
       } catch {
         // Berth is shutting down (its store may be closed already): the reservation's row is removed at
         // the next start, with the earlier run's other reservations.
@@ -164,7 +179,7 @@ export class WarmPool implements Disposable {
         if (!reservation.taken) {
           this.reservations.delete(reservation.chatId);
           store.warmSlots.delete(reservation.chatId);
-          await this.deps.discard(reservation.chatId, profile.name).catch(() => undefined);
+          await this.discard(reservation.chatId, profile.name).catch(() => undefined);
         }
         return;
       }
@@ -172,7 +187,7 @@ export class WarmPool implements Disposable {
         held.dispose();
       } else if (reservation.dropped || this.disposed) {
         held.dispose();
-        if (!this.disposed) await this.deps.discard(reservation.chatId, profile.name).catch(() => undefined);
+        if (!this.disposed) await this.discard(reservation.chatId, profile.name).catch(() => undefined);
         return;
       } else {
         reservation.release = () => held.dispose();
