@@ -252,6 +252,15 @@ export function buildServices(options: CoreOptions) {
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
+  const pool = new WarmPool({
+    store,
+    engine,
+    clock,
+    sandbox,
+    containers: manager,
+    folders,
+    egressImage: egressImage.tag,
+  });
   const deletion = new DeletionService({
     store,
     sessions,
@@ -264,19 +273,10 @@ export function buildServices(options: CoreOptions) {
       await ports.closeChat(chatId);
       await egress.forgetChat(chatId).catch(() => undefined);
     },
-    dropWarm: (profile) => pool.drop(profile),
-    removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
-    removeSlot: (profile, chatId) => folders.removeSlot(profile, chatId),
-    removeProxy: (profile) => egress.removeProxy(profile),
-  });
-  const pool = new WarmPool({
-    store,
-    engine,
-    clock,
-    sandbox,
-    containers: manager,
+    pool,
+    review,
     folders,
-    egressImage: egressImage.tag,
+    removeProxy: (profile) => egress.removeProxy(profile),
   });
   /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
   const fillPool = (profile: Parameters<WarmPool['fill']>[0]) => {
