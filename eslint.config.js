@@ -16,7 +16,7 @@ export const LAYERS = {
   // The contract: neither Node, nor Electron, nor anything of main or the renderer.
   shared: { files: ['shared/'], may: [], packages: ['zod'] },
   // Main, bottom up.
-  'main/base': { files: ['electron/main/base/', 'electron/main/events'], may: ['shared'], packages: NODE_ONLY },
+  'main/base': { files: ['electron/main/base/', 'electron/main/events', 'electron/main/messages'], may: ['shared'], packages: NODE_ONLY },
   // Pure decisions: no I/O, so everything that decides is testable without Docker.
   'main/policy': { files: ['electron/main/policy/'], may: ['shared'], packages: ['node:path', 'node:crypto'] },
   'main/store': { files: ['electron/main/store/'], may: ['main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'better-sqlite3'] },

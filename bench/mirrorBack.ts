@@ -1,5 +1,5 @@
 /**
- * Mirror-back of a remote copy (sandboxManager.syncOnce): a 1,000-file folder copy in a volume,
+ * Mirror-back of a remote copy (sandboxContainers.syncOnce): a 1,000-file folder copy in a volume,
  * one file changed in the container before each round, brought back to a folder here in full
  * (every file written out and compared: the way before) and incrementally (fetchCopy's quick
  * check: only changed files written out and compared). Interleaved rounds on this machine's

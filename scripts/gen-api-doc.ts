@@ -33,6 +33,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command.',
   'workspace.attachEffect':
     "Whether attaching (in a mode, and the folder when known) or detaching a folder would replace the chat's running container, stopping what runs in its terminals, and why; false for a Review-mode copy that fills or leaves the slot of the warm sandbox the chat took. Without `path`, an attach is judged for a folder that fits the slot. The page asks about running commands only when this says true.",
+  'workspace.attachPreview':
+    "What an attach or detach would do, decided by main for every client: `recreates` and `reason` as workspace.attachEffect, `running` (what runs in the chat's terminals), `needsConfirmation` (the change stops what runs: ask the user first, with `summary`), and when the container is replaced a one-use `token`: pass it as `confirm` to workspace.attach or workspace.detach. A token is good once, only for the client it was given to and the same chat, action, folder and mode.",
   'sandbox.exec': "Runs one command in the chat's (or task's) sandbox and returns its output, exit code and working directory.",
   'sandbox.interrupt': "Interrupts the command running in the chat's (or task's) sandbox, if any.",
   'sandbox.status': "Reports the state of the chat's sandbox: container, image, network, last error.",

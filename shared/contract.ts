@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { AgentSettings, DEFAULT_AGENT_SETTINGS, agentEvents, agentMethods } from './agent.js';
-import { AttachMode, CopyContents, ReviewCopyInfo, reviewEvents, reviewMethods } from './review.js';
+import { AttachMode, CopyContents, ReviewCopyInfo, attachModeOf, reviewEvents, reviewMethods } from './review.js';
 import { reviewCommentMethods } from './reviewComments.js';
 import { forkMethods } from './fork.js';
 import { DEFAULT_EGRESS, DEFAULT_EGRESS_ALLOW, EgressAllowEntry, EgressMode, egressEvents, egressMethods } from './egress.js';
@@ -280,6 +280,25 @@ const Rows = z.number().int().min(1).max(500);
 
 const Empty = z.object({}).strict();
 
+/** Which attach or detach a question is about (workspace.attachEffect, workspace.attachPreview). */
+export const AttachEffectRequest = z
+  .object({
+    chatId: ChatId,
+    action: z.enum(['attach', 'detach']),
+    /** attach: the mode (Review when omitted). */
+    mode: AttachMode.optional(),
+    /** detach: the attached folder (required); attach: the folder, when already chosen. */
+    path: z.string().min(1).max(4096).optional(),
+  })
+  .strict()
+  .refine((r) => r.action === 'attach' || r.path !== undefined, { message: 'A detach names the folder (path).', path: ['path'] });
+
+/** A terminal with something running in it (terminal.busy, workspace.attachPreview). */
+export const BusyTerminal = z.object({ terminalId: z.string(), title: z.string(), processes: z.array(z.string()) });
+
+/** workspace.attachPreview's one-use token (crypto.randomUUID). */
+export const ConfirmToken = z.string().uuid();
+
 export const methods = {
   'profiles.list': { request: Empty, response: z.object({ profiles: z.array(ProfileView) }) },
   'profiles.create': {
@@ -332,12 +351,16 @@ export const methods = {
         readOnly: z.boolean().optional(),
         /** What a Review-mode copy holds besides tracked files and uncommitted changes. */
         contents: CopyContents.optional(),
+        /** workspace.attachPreview's token: the user agreed to what it said (good once, for this client and change). */
+        confirm: ConfirmToken.optional(),
       })
-      .strict(),
+      .strict()
+      // The older `readOnly` is translated here, once: inside main an attachment has a `mode` only.
+      .transform(({ readOnly, ...r }) => ({ ...r, mode: attachModeOf(r.mode, readOnly) })),
     response: z.object({ attachment: AttachmentView, attachments: z.array(AttachmentView), notice: z.string().nullable() }),
   },
   'workspace.detach': {
-    request: z.object({ chatId: ChatId, path: z.string().min(1).max(4096) }).strict(),
+    request: z.object({ chatId: ChatId, path: z.string().min(1).max(4096), confirm: ConfirmToken.optional() }).strict(),
     response: z.object({ attachments: z.array(AttachmentView), notice: z.string().nullable() }),
   },
   'sandbox.exec': {
@@ -398,22 +421,30 @@ export const methods = {
    * that fits (a plain folder, or a repository whose history a slot copies).
    */
   'workspace.attachEffect': {
-    request: z
-      .object({
-        chatId: ChatId,
-        action: z.enum(['attach', 'detach']),
-        /** attach: the mode (Review when omitted). */
-        mode: AttachMode.optional(),
-        /** detach: the attached folder (required); attach: the folder, when already chosen. */
-        path: z.string().min(1).max(4096).optional(),
-      })
-      .strict()
-      .refine((r) => r.action === 'attach' || r.path !== undefined, { message: 'A detach names the folder (path).', path: ['path'] }),
+    request: AttachEffectRequest,
     response: z.object({
       /** True: the container that runs now is replaced (what runs in it stops). */
       recreates: z.boolean(),
       /** Why, when it does. */
       reason: z.string().nullable(),
+    }),
+  },
+  /**
+   * What an attach or detach would do, decided by main for every transport: whether the running
+   * container is replaced and why, what runs in the chat's terminals now, whether the user is
+   * asked first (`needsConfirmation`: it stops what runs) with one sentence to ask with, and a
+   * one-use token that workspace.attach or workspace.detach takes as the user's yes.
+   */
+  'workspace.attachPreview': {
+    request: AttachEffectRequest,
+    response: z.object({
+      recreates: z.boolean(),
+      reason: z.string().nullable(),
+      running: z.array(BusyTerminal),
+      needsConfirmation: z.boolean(),
+      summary: z.string().nullable(),
+      /** Given when the change replaces the running container: pass it as `confirm`. */
+      token: ConfirmToken.nullable(),
     }),
   },
   /** Folders under a host path, for the browser host's folder picker (never files). */
@@ -438,7 +469,7 @@ export const methods = {
   /** What runs in the chat's terminals (their shells left out): what recreating its sandbox would stop. */
   'terminal.busy': {
     request: z.object({ chatId: ChatId }).strict(),
-    response: z.object({ terminals: z.array(z.object({ terminalId: z.string(), title: z.string(), processes: z.array(z.string()) })) }),
+    response: z.object({ terminals: z.array(BusyTerminal) }),
   },
   'terminal.input': { request: z.object({ terminalId: TerminalId, data: z.string().max(1024 * 1024) }).strict(), response: z.object({}) },
   'terminal.resize': { request: z.object({ terminalId: TerminalId, cols: Cols, rows: Rows }).strict(), response: z.object({}) },

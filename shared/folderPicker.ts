@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { AttachmentView, ChatId } from './contract.js';
-import { AttachMode, CopyContents } from './review.js';
+import { AttachMode, CopyContents, attachModeOf } from './review.js';
 
 /** How long a chosen folder waits for the page's answer: long enough to read the stop dialog, not to come back to it another day. */
 export const FOLDER_CHOICE_TTL_MS = 2 * 60_000;
@@ -17,7 +17,9 @@ export const FOLDER_CHOICE_TTL_MS = 2 * 60_000;
 /** `berth:pickFolder`: which chat, and how; `mode` wins over the older `readOnly`. */
 export const PickFolderRequest = z
   .object({ chatId: ChatId, readOnly: z.boolean().default(false), mode: AttachMode.optional(), contents: CopyContents.optional() })
-  .strict();
+  .strict()
+  // Translated once: main holds a `mode` only.
+  .transform(({ readOnly, ...r }) => ({ ...r, mode: attachModeOf(r.mode, readOnly) }));
 export type PickFolderRequest = z.input<typeof PickFolderRequest>;
 
 /** A chosen folder waiting for the page's answer: main's random id for it (crypto.randomUUID). */

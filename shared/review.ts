@@ -17,6 +17,16 @@ export type AttachMode = z.infer<typeof AttachMode>;
 /** New attachments are reviewed unless the user picks otherwise. */
 export const DEFAULT_ATTACH_MODE: AttachMode = 'review';
 
+/**
+ * The mode a request asks for: `mode`, else the older `readOnly` (true: read-only, false:
+ * read-write), else Review. Applied where a request is parsed, so main sees `mode` only.
+ */
+export function attachModeOf(mode: AttachMode | undefined, readOnly: boolean | undefined): AttachMode {
+  if (mode) return mode;
+  if (readOnly !== undefined) return readOnly ? 'readonly' : 'readwrite';
+  return DEFAULT_ATTACH_MODE;
+}
+
 /** One line per mode, for the attach picker (both ends show the same words). */
 export const ATTACH_MODE_DESCRIPTIONS: Record<AttachMode, string> = {
   review: "The chat works on its own copy; your folder changes only when you apply the chat's changes.",

@@ -2,7 +2,7 @@
  * The Electron main process: thin glue. It creates the core on the user's data folder, one
  * hardened window, and the IPC bridge; on quit it disposes the core before exiting. Every
  * decision it applies lives in ipc/ (securityPolicy.ts, window.ts, registerIpc.ts,
- * lifecycle.ts), where it is tested under plain Node.
+ * quitGuard.ts), where it is tested under plain Node.
  *
  * Environment: BERTH_DATA_DIR puts Berth's data somewhere else than Electron's userData (the
  * end-to-end test uses it); BERTH_DEV_SERVER_URL loads the renderer from a Vite dev server on
@@ -14,7 +14,7 @@ import { keyFileBox } from './agent/secrets/secretBox.js';
 import { safeStorageBox } from './ipc/safeStorageBox.js';
 import { createCore, type BerthCore } from './core.js';
 import { notifyApprovals } from './ipc/approvalNotifier.js';
-import { createQuitGuard } from './ipc/lifecycle.js';
+import { createQuitGuard } from './ipc/quitGuard.js';
 import { registerIpc, type IpcRegistration } from './ipc/registerIpc.js';
 import { appStartUrl, contentSecurityPolicy, isTrustedSenderUrl, parseDevServerUrl, type UrlPolicy } from './ipc/securityPolicy.js';
 import { APP_SCHEME_PRIVILEGES, guardWebContents, hardenSession, mainWindowOptions, serveApp } from './ipc/window.js';

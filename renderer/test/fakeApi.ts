@@ -327,6 +327,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'terminal.busy': () => ({ terminals: [] }),
     // As main answers for a chat without a warm sandbox: every change of its folders recreates it.
     'workspace.attachEffect': () => ({ recreates: true, reason: 'Docker cannot add a folder to a running container' }),
+    'workspace.attachPreview': () => ({
+      recreates: true, reason: 'Docker cannot add a folder to a running container', running: [], needsConfirmation: false, summary: null, token: null,
+    }),
     'terminal.input': ({ terminalId }) => {
       terminal(terminalId);
       return {};

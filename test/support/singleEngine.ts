@@ -1,11 +1,11 @@
 /**
- * The engine router of a SandboxManager under test when every profile uses one engine: the
+ * The engine router of a SandboxContainers under test when every profile uses one engine: the
  * handle a real EngineRegistry would give for the default setting.
  */
 import type { Engine } from '../../electron/main/engine/dockerEngine.js';
 import type { EngineHandle } from '../../electron/main/sandbox/engineRegistry.js';
 import { EngineMonitor } from '../../electron/main/sandbox/engineMonitor.js';
-import type { EngineRouter } from '../../electron/main/sandbox/sandboxManager.js';
+import type { EngineRouter } from '../../electron/main/sandbox/sandboxContainers.js';
 import { EventHub } from '../../electron/main/events.js';
 import type { Clock } from '../../electron/main/base/clock.js';
 

@@ -85,7 +85,7 @@ describe('the imports that once passed lint now fail it', () => {
     ['electron/main/policy/probe.ts', "import { AgentService } from '../agent/agentService.js';"],
     ['electron/main/policy/probe.ts', "import { createCore } from '../core.js';"],
     ['electron/main/policy/probe.ts', "import fs from 'node:fs';"],
-    ['electron/main/store/probe.ts', "import { SandboxManager } from '../sandbox/sandboxManager.js';"],
+    ['electron/main/store/probe.ts', "import { SandboxContainers } from '../sandbox/sandboxContainers.js';"],
     ['electron/main/store/probe.ts', "import { createHostServer } from '../host/server.js';"],
     ['electron/main/engine/probe.ts', "import { SessionService } from '../sessions/sessionService.js';"],
     ['electron/main/sandbox/probe.ts', "import '../index.js';"],

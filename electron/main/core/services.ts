@@ -3,7 +3,6 @@
  * them). Only construction lives here: what a request does is in handlers/, how a request is
  * checked and its errors worded in dispatch.ts.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING } from '../../../shared/contract.js';
@@ -14,7 +13,7 @@ import { decideWritable } from '../policy/writableFolders.js';
 import { systemClock } from '../base/clock.js';
 import { KeyedThrottle } from '../base/keyedThrottle.js';
 import { BaseImage } from '../sandbox/baseImage.js';
-import { SandboxManager } from '../sandbox/sandboxManager.js';
+import { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import { DeletionService } from '../sandbox/deletionService.js';
 import { SandboxService } from '../sandbox/sandboxService.js';
 import { WarmPool } from '../sandbox/warmPool.js';
@@ -25,7 +24,6 @@ import { McpServers, mcpContainer } from '../agent/mcp/mcpServers.js';
 import { LIST_PORTS_COMMAND } from '../ports/common/listeningPorts.js';
 import { ReviewEdits } from '../review/reviewEdits.js';
 import { ReviewComments } from '../review/reviewComments.js';
-import { qualifyTaskId } from '../policy/containerKey.js';
 import { SessionService } from '../sessions/sessionService.js';
 import { directlyWritableFolders } from '../sessions/mountedFolders.js';
 import { directWriterOf } from '../policy/attachmentOverlap.js';
@@ -33,6 +31,7 @@ import { openDatabase } from '../store/database.js';
 import { createStore, type ChatRecord } from '../store/repositories.js';
 import { gatherHostFacts, resolveAttachableFolder } from '../workspace/folderValidation.js';
 import { ChatFolders } from '../folders/chatFolders.js';
+import { AttachConfirmations } from '../folders/attachConfirmations.js';
 import { TerminalService } from '../terminal/terminalService.js';
 import { AgentService } from '../agent/agentService.js';
 import { ProviderKeys } from '../agent/providerKeys.js';
@@ -108,7 +107,7 @@ export function buildServices(options: CoreOptions) {
     onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
     onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
-  const manager = new SandboxManager({
+  const manager = new SandboxContainers({
     chooseImage: (req, running) => preparer.choose(req, running),
     imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
     egress,
@@ -244,12 +243,24 @@ export function buildServices(options: CoreOptions) {
     },
   });
 
+  /** Tokens confirming an attach or detach main judged beforehand (workspace.attachPreview). */
+  const confirmations = new AttachConfirmations(clock);
+
   const reviewEdits = new ReviewEdits(review);
   const reviewComments = new ReviewComments({
     review, store: store.reviewComments, clock, send: (chatId, text) => agent.send(chatId, text).message,
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
+  const pool = new WarmPool({
+    store,
+    engine,
+    clock,
+    sandbox,
+    containers: manager,
+    folders,
+    egressImage: egressImage.tag,
+  });
   const deletion = new DeletionService({
     store,
     sessions,
@@ -262,22 +273,10 @@ export function buildServices(options: CoreOptions) {
       await ports.closeChat(chatId);
       await egress.forgetChat(chatId).catch(() => undefined);
     },
-    dropWarm: (profile) => pool.drop(profile),
-    removeCopies: (chatId, hostPaths) => review.removeChat(chatId, hostPaths),
-    removeSlot: (profile, chatId) => folders.removeSlot(profile, chatId),
+    pool,
+    review,
+    folders,
     removeProxy: (profile) => egress.removeProxy(profile),
-  });
-  const pool = new WarmPool({
-    store,
-    engine,
-    clock,
-    warm: (profile, chatId) => sandbox.warm(profile, chatId),
-    moreImages: (profile) => (profile.settings.egress === 'allowlist' ? [egressImage.tag] : []),
-    discard: async (chatId, profile) => {
-      await manager.removeForChat(chatId);
-      fs.rmSync(manager.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
-      folders.removeSlot(profile, chatId);
-    },
   });
   /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
   const fillPool = (profile: Parameters<WarmPool['fill']>[0]) => {
@@ -293,6 +292,6 @@ export function buildServices(options: CoreOptions) {
     dataDir, clock, log, env, hostUser, store, instanceId, events, engines, engine, engineOfProfile, hostFacts,
     baseImage, egressImage, egress, manager, sessions, sandbox, folders, terminals, review, touchReview,
     stats, ports, keys, agent, deletion, pool, fillPool, engineCheck, withAttachments,
-    preparer, environments, mcp, reviewEdits, reviewComments,
+    preparer, environments, mcp, reviewEdits, reviewComments, confirmations,
   };
 }

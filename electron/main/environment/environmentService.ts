@@ -2,7 +2,7 @@
  * Project environments (README: Environments): a chat uses the devcontainer.json of a folder
  * attached to it. The image it names, or its Dockerfile built through the engine on the
  * profile's own network, starts the chat's sandbox (every rule of a sandbox kept: it is made
- * by SandboxManager like any other); its create-time commands run there as the sandbox user;
+ * by SandboxContainers like any other); its create-time commands run there as the sandbox user;
  * the container is then saved as a local image keyed by what it was made from, and the next
  * chat with the same key starts from it and runs only updateContentCommand and postStartCommand.
  */
@@ -18,7 +18,7 @@ import {
   type EnvironmentPlan, type LifecycleKey,
 } from '../policy/devcontainer.js';
 import type { EnvironmentImageOps } from '../engine/environmentImages.js';
-import type { SandboxManager } from '../sandbox/sandboxManager.js';
+import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, Store } from '../store/repositories.js';
@@ -40,7 +40,7 @@ export interface EnvironmentDeps {
   store: Store;
   sessions: SessionService;
   sandbox: SandboxService;
-  manager: SandboxManager;
+  manager: SandboxContainers;
   events: EventHub;
   clock: Clock;
 }

@@ -6,7 +6,7 @@
  * here for the plan; nothing here calls up: what a change means for a running container is
  * returned (`FolderChange`) for sandbox/ to act on.
  */
-import { CopyContents, type AttachMode, type AttachmentView, type ParsedRequest } from '../../../shared/contract.js';
+import { CopyContents, type AttachmentView, type ParsedRequest } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveContainerKey, qualifyTaskId, type ContainerTarget } from '../policy/containerKey.js';
 import { overlapProblem } from '../policy/attachmentOverlap.js';
@@ -20,10 +20,11 @@ import { mountedFolders } from '../sessions/mountedFolders.js';
 import { firstFolderNotes, folderMoveNote, folderMoves, type FolderPlace } from '../workspace/folderMoves.js';
 import { hasSlot, makeSlot, removeSlot, slotDirFor } from '../review/slotFolders.js';
 import type { ReviewAttachment, ReviewService } from '../review/reviewService.js';
+import { FOLDER_MESSAGES } from '../messages.js';
 
-/** What the chat's container is made with (`mounts`, a fingerprint); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
+/** What the chat's container is made with (`mountsFingerprint`: its planned mounts as one string); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
 export interface MountShape {
-  mounts: string;
+  mountsFingerprint: string;
   viaSlot: boolean;
   pooled: boolean;
 }
@@ -62,21 +63,8 @@ export interface ChatFoldersDeps {
   writeWarnings: (chat: ChatRecord, readWrite: readonly string[], hasReviewCopies: boolean) => ReadonlyMap<string, string>;
 }
 
-/**
- * Why a chat that took a warm sandbox leaves it for one made with its folders. `history`: why a
- * Review-mode git copy borrows the user's history through a mount (review/reviewCopy.ts), if it does.
- */
-export function freshSandboxReason(mode: AttachMode, history: string | null): string {
-  const what = mode === 'readwrite' ? 'a read-write folder' : mode === 'readonly' ? 'a read-only folder' : (history ?? 'a second folder');
-  return `${what} must be mounted when Docker creates the container`;
-}
-
-/** The mode a request asks for: `mode`, else the older `readOnly`, else Review. */
-export function requestedMode(req: { mode?: AttachMode | undefined; readOnly?: boolean | undefined }): AttachMode {
-  if (req.mode) return req.mode;
-  if (req.readOnly !== undefined) return req.readOnly ? 'readonly' : 'readwrite';
-  return 'review';
-}
+/** Why a chat that took a warm sandbox leaves it for one made with its folders (main's messages). */
+export const freshSandboxReason = FOLDER_MESSAGES.freshSandboxReason;
 
 export class ChatFolders {
   private readonly store: Store;
@@ -127,10 +115,18 @@ export class ChatFolders {
     return profile.settings.backend === 'docker' && profile.settings.mountWorkspace;
   }
 
+  /** The last plan input per container, with the inputs it was computed from (`planKey`). */
+  private readonly planCache = new Map<string, { key: string; input: MountPlanInput }>();
+  /** How many times a plan input was computed rather than reused: one per state of the chat's folders. */
+  planComputations = 0;
+
   /**
    * What a container's mounts are planned from (policy/mountPlan): the attachments of the chat
    * that owns it (a subagent's container: its chat's), each Review-mode one as its copy, and
    * the chat's slot for its own container. Null for no container (the local backend).
+   * Computed once per state of its inputs (the profile's mount settings, the owner's attachment
+   * record, the slot, each copy's meta file): an attach, its notice and the bring-up after it
+   * all read the same one.
    */
   planInput(r: PlanTarget): MountPlanInput | null {
     if (r.target.kind !== 'container') return null;
@@ -145,27 +141,34 @@ export class ChatFolders {
     }
     // Only the chat's own container has its slot: a subagent with a runtime of its own does not.
     const slot = owner !== null && owner === r.chat.id ? this.slotOf(r.profile.name, r.chat.id) : null;
-    return {
-      backend: r.profile.settings.backend,
-      mountWorkspace: r.profile.settings.mountWorkspace,
+    const records = ownerChat ? this.store.attachments.forChat(ownerChat.id) : [];
+    const { backend, mountWorkspace, staticMounts } = r.profile.settings;
+    const key = JSON.stringify([
+      r.chat.id, ownerChat?.id ?? null, backend, mountWorkspace, staticMounts, slot, records,
+      records.map((a) => (a.mode === 'review' && ownerChat ? this.review.mountStamp(ownerChat.id, a.hostPath) : null)),
+    ]);
+    const cached = this.planCache.get(r.target.key);
+    if (cached?.key === key) return cached.input;
+    this.planComputations += 1;
+    const input: MountPlanInput = {
+      backend,
+      mountWorkspace,
       attachments: ownerChat
-        ? this.store.attachments.forChat(ownerChat.id).map((a) => ({
-            ...a,
-            review: a.mode === 'review' ? this.reviewCopyOf(ownerChat.id, a.hostPath) : null,
-          }))
+        ? records.map((a) => ({ ...a, review: a.mode === 'review' ? this.reviewCopyOf(ownerChat.id, a.hostPath) : null }))
         : [],
-      staticMounts: r.profile.settings.staticMounts,
+      staticMounts,
       slot,
     };
+    this.planCache.set(r.target.key, { key, input });
+    return input;
   }
 
   private reviewCopyOf(chatId: string, hostPath: string): AttachmentInput['review'] {
     const sources = this.review.mountSources(chatId, hostPath);
     if (!sources) {
       // Never fall back to the user's own folder: that is what Review mode promises not to do.
-      throw new BerthError('workspace_changed', `The chat's copy of "${hostPath}" is missing, so Berth will not mount the folder.`, {
-        hint: 'Detach the folder and attach it again in Review mode.',
-      });
+      const { message, hint } = FOLDER_MESSAGES.copyMissing(hostPath);
+      throw new BerthError('workspace_changed', message, { hint });
     }
     return sources;
   }
@@ -178,7 +181,7 @@ export class ChatFolders {
     const input = this.planInput(r);
     if (!input) return null;
     return {
-      mounts: JSON.stringify(planMounts(input).map((m) => [m.source, m.target, m.readOnly])),
+      mountsFingerprint: JSON.stringify(planMounts(input).map((m) => [m.source, m.target, m.readOnly])),
       viaSlot: usesSlot(input),
       pooled: Boolean(input.slot),
     };
@@ -218,7 +221,7 @@ export class ChatFolders {
    */
   private changeFrom(chat: ChatRecord, before: MountShape | null, placesBefore: readonly FolderPlace[], why: string | null): FolderChange {
     const after = this.shapeOf(chat);
-    if (before && after && before.mounts === after.mounts) {
+    if (before && after && before.mountsFingerprint === after.mountsFingerprint) {
       const placesAfter = this.places(chat);
       return { remounts: false, freshReason: null, movedNote: folderMoveNote(folderMoves(placesBefore, placesAfter)), firstFolder: firstFolderNotes(placesBefore, placesAfter) };
     }
@@ -248,11 +251,8 @@ export class ChatFolders {
   private assertOwnContainer(chat: ChatRecord): void {
     const { profile, target } = this.targetOf(chat);
     if (target.kind === 'container' && target.ownerTaskId === null) {
-      throw new BerthError(
-        'workspace_refused',
-        `The profile "${profile.name}" shares one container among all its chats, so a folder attached to one chat would be visible to every chat.`,
-        { hint: 'Switch the profile to one container per chat, give this chat its own image, or add the folder as a profile mount.' },
-      );
+      const { message, hint } = FOLDER_MESSAGES.sharedContainer(profile.name);
+      throw new BerthError('workspace_refused', message, { hint });
     }
   }
 
@@ -260,14 +260,13 @@ export class ChatFolders {
     const chat = this.sessions.requireChat(req.chatId);
     this.assertOwnContainer(chat);
     const real = resolveAttachableFolder(req.path, this.deps.hostFacts());
-    const mode = requestedMode(req);
+    const { mode } = req;
     const readOnly = mode === 'readonly';
     // A Review-mode copy never writes the folder itself (only Apply does), so it nests like a read-only one.
     const problem = overlapProblem({ hostPath: real, readOnly: mode !== 'readwrite' }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
     if (problem) {
-      throw new BerthError('workspace_refused', `Berth will not share "${req.path}" with this chat: ${problem}`, {
-        hint: 'Pick a folder that does not overlap another chat’s writable folder.',
-      });
+      const { message, hint } = FOLDER_MESSAGES.overlaps(req.path, problem);
+      throw new BerthError('workspace_refused', message, { hint });
     }
     const before = this.store.attachments.forChat(chat.id).find((a) => a.hostPath === real);
     const shapeBefore = this.shapeOf(chat);
@@ -305,7 +304,7 @@ export class ChatFolders {
     if (req.action === 'detach') {
       if (!known) return keeps;
       if (known.mode === 'review' && shape.viaSlot && this.review.inSlot(chat.id, known.hostPath)) return keeps;
-      reason = `Detaching "${known.hostPath}" recreates the chat's sandbox: Docker cannot remove a folder from a running container.`;
+      reason = FOLDER_MESSAGES.detachRecreates(known.hostPath);
     } else {
       const mode = req.mode ?? 'review';
       if (known?.mode === mode) return keeps;
@@ -317,9 +316,9 @@ export class ChatFolders {
         if (!problem) return keeps;
         reason = freshSandboxReason(mode, problem);
       } else {
-        reason = shape.viaSlot ? freshSandboxReason(mode, null) : 'Docker cannot add a folder to a running container';
+        reason = shape.viaSlot ? freshSandboxReason(mode, null) : FOLDER_MESSAGES.cannotAddToRunning;
       }
-      reason = `Attaching recreates the chat's sandbox: ${reason}.`;
+      reason = FOLDER_MESSAGES.attachRecreates(reason);
     }
     return reason;
   }
@@ -335,9 +334,8 @@ export class ChatFolders {
   /** A Review-mode copy goes only when nothing of the chat's work would go with it. */
   private async dropCopy(chatId: string, hostPath: string, what: string): Promise<void> {
     if (await this.review.hasChanges(chatId, hostPath)) {
-      throw new BerthError('invalid_request', `The chat's copy of "${hostPath}" has changes that are not applied; Berth will not ${what} and lose them.`, {
-        hint: 'Apply or discard the changes in the Changes panel first.',
-      });
+      const { message, hint } = FOLDER_MESSAGES.unappliedChanges(hostPath, what);
+      throw new BerthError('invalid_request', message, { hint });
     }
     this.review.remove(chatId, hostPath);
   }
@@ -352,7 +350,7 @@ export class ChatFolders {
         return false;
       }
     });
-    if (!match) throw new BerthError('not_found', `"${req.path}" is not attached to this chat.`);
+    if (!match) throw new BerthError('not_found', FOLDER_MESSAGES.notAttached(req.path));
     const shapeBefore = this.shapeOf(chat);
     const placesBefore = this.places(chat);
     if (match.mode === 'review') await this.dropCopy(chat.id, match.hostPath, 'detach it');

@@ -81,7 +81,7 @@ interface FolderChoice {
   sender: number;
   chatId: string;
   path: string;
-  how: { mode: AttachMode } | { readOnly: boolean };
+  mode: AttachMode;
   contents: CopyContents | undefined;
   expires: number;
 }
@@ -163,7 +163,7 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
 
   const attach = async (c: FolderChoice): Promise<PickFolderResult> => {
     // Whether this folder may be attached is the core's decision (workspace validation).
-    const result = (await core.call('workspace.attach', { chatId: c.chatId, path: c.path, ...c.how, ...(c.contents ? { contents: c.contents } : {}) })) as {
+    const result = (await core.call('workspace.attach', { chatId: c.chatId, path: c.path, mode: c.mode, ...(c.contents ? { contents: c.contents } : {}) })) as {
       attachment: PickFolderResult['attached'];
       notice: string | null;
     };
@@ -188,14 +188,14 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
       const choice = await dialog.showOpenDialog(win, PICK_FOLDER_DIALOG);
       const folder = choice.canceled ? undefined : choice.filePaths[0];
       if (!folder) return { attached: null, notice: null, confirm: null };
-      const { chatId, readOnly, mode, contents } = parsed.data;
+      const { chatId, mode, contents } = parsed.data;
       const c: FolderChoice = {
-        sender: event.sender.id, chatId, path: folder, how: mode ? { mode } : { readOnly }, contents, expires: now() + FOLDER_CHOICE_TTL_MS,
+        sender: event.sender.id, chatId, path: folder, mode, contents, expires: now() + FOLDER_CHOICE_TTL_MS,
       };
       // What the page asks about before a folder chosen in its own browser (workspace.attachEffect),
       // asked here now that the folder is known: a git history too large for a warm sandbox's slot, say.
       // It fails only as the attach would (no such chat): that error, said once.
-      const effect = (await core.call('workspace.attachEffect', { chatId, action: 'attach', mode: mode ?? (readOnly ? 'readonly' : 'readwrite'), path: folder })) as {
+      const effect = (await core.call('workspace.attachEffect', { chatId, action: 'attach', mode, path: folder })) as {
         recreates: boolean;
         reason: string | null;
       };

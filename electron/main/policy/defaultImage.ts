@@ -1,7 +1,7 @@
 /**
  * Berth's default environment: the full Debian image a default profile's chats get (bash, git,
  * python3, curl, ripgrep, build tools), and the minimal one they run on while it is being
- * prepared. Pure: sandbox/defaultImage.ts prepares it, SandboxManager asks `chooseImage`.
+ * prepared. Pure: sandbox/defaultImage.ts prepares it, SandboxContainers asks `chooseImage`.
  *
  * The profile names one image, Berth's base tag (berth-sandbox:1). The full image carries the same
  * name with `-full` (berth-sandbox:1-full); the base tag itself is the minimal one Berth can make

@@ -408,7 +408,7 @@ export const PODMAN_UNSEALED =
  * this computer's Docker engine and seals each sandbox in a Docker bridge with no address on the
  * host: a remote engine's sandboxes cannot reach that proxy, and Podman's bridges cannot be sealed
  * that way. Said when the profile is saved (core.ts) and, for a setting saved before this check or
- * an engine found to be Podman only when asked, when a sandbox starts (sandboxManager.ts).
+ * an engine found to be Podman only when asked, when a sandbox starts (sandboxContainers.ts).
  */
 export function allowlistEngineProblem(egress: string, engine: { kind: string; remote: boolean; label: string }): { message: string; hint: string } | null {
   if (egress !== 'allowlist') return null;

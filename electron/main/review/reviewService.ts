@@ -52,7 +52,7 @@ export interface ReviewDeps {
   slotHistoryMaxBytes?: number;
   /**
    * Brings the chat's copies on a remote engine into their copies here before Berth reads or
-   * writes them (sandbox/sandboxManager syncRemoteCopies); nothing for a local sandbox. A remote
+   * writes them (sandbox/sandboxContainers syncRemoteCopies); nothing for a local sandbox. A remote
    * engine that does not answer leaves the copy here as it was last brought.
    */
   pull?: (chatId: string) => Promise<void>;
@@ -86,6 +86,19 @@ export class ReviewService {
   copyDirFor(chatId: string, hostPath: string): string {
     const id = createHash('sha256').update(`${chatId}\0${hostPath}`).digest('hex').slice(0, 24);
     return path.join(this.root, id);
+  }
+
+  /**
+   * What `mountSources` is read from, as a stamp that changes when it does (the copy's meta
+   * file: every save renames a new one in), or null for no copy: a cache key, read with one stat.
+   */
+  mountStamp(chatId: string, hostPath: string): string | null {
+    try {
+      const st = fs.statSync(path.join(this.copyDirFor(chatId, hostPath), 'meta.json'), { bigint: true });
+      return `${st.ino}:${st.mtimeNs}:${st.size}`;
+    } catch {
+      return null;
+    }
   }
 
   copyFor(chatId: string, hostPath: string): ReviewCopy | null {

@@ -17,7 +17,7 @@ import { fillRemote, prepareRemoteVolumes } from './remoteFill.js';
 import { carryImage } from './remoteSandbox.js';
 import { proveMounts, recheckMounts } from './mountChecks.js';
 import { ShellSession } from './shellSession.js';
-import type { KeyState, SandboxManagerDeps, SandboxRequest, SandboxState } from './sandboxTypes.js';
+import type { KeyState, SandboxContainersDeps, SandboxRequest, SandboxState } from './sandboxTypes.js';
 import type { ProfileSettings } from '../../../shared/contract.js';
 import { containerNameFor } from '../policy/names.js';
 import type { EngineHandle } from './engineRegistry.js';
@@ -28,7 +28,7 @@ import { proxyEnv, sandboxNetworkName } from '../policy/egress.js';
 
 /** What starting a container needs of the manager that owns its key. */
 export interface StartContext {
-  deps: SandboxManagerDeps;
+  deps: SandboxContainersDeps;
   engineOf(key: string, settings?: ProfileSettings): Engine;
   homeFor(profile: string, key: string): string;
   /** Tells the key's listeners why its container went. */
@@ -215,7 +215,7 @@ export async function stateOf(ctx: StartContext, s: KeyState | undefined, key: s
 export const PROXY_PENDING_NOTE = 'No network yet: the egress proxy is being prepared (see the status bar). This chat gains its allowlist when it is ready, without a restart.';
 
 /** What a sandbox says about its image (a minimal one while the full one is prepared) and a proxy still coming, or null. */
-export function imageNoteOf(deps: SandboxManagerDeps, s: KeyState | undefined, key: string): string | null {
+export function imageNoteOf(deps: SandboxContainersDeps, s: KeyState | undefined, key: string): string | null {
   if (!s?.image || !s.requested) return null;
   const notes = [deps.imageNote?.(s.requested, s.image, s.note) ?? s.note];
   if (deps.egress?.proxyPending?.(key)) notes.push(PROXY_PENDING_NOTE);

@@ -3,6 +3,9 @@
  * networks and homes. The records go first: if Berth dies midway, or the engine cannot be
  * reached, the orphan sweep removes the containers later; the homes go now either way.
  */
+import type { ChatFolders } from '../folders/chatFolders.js';
+import type { ReviewService } from '../review/reviewService.js';
+import type { WarmPool } from './warmPool.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
@@ -11,7 +14,7 @@ import { qualifyTaskId } from '../policy/containerKey.js';
 import { folderNameFor, networkNameFor } from '../policy/names.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, Store } from '../store/repositories.js';
-import type { SandboxManager } from './sandboxManager.js';
+import type { SandboxContainers } from './sandboxContainers.js';
 
 /**
  * Chats of a deleted profile removed at once. Each is mostly the engine's work (its container,
@@ -24,17 +27,17 @@ export const PROFILE_DELETE_CONCURRENCY = 4;
 export interface DeletionServiceDeps {
   store: Store;
   sessions: SessionService;
-  manager: SandboxManager;
+  manager: SandboxContainers;
   engine: Engine;
   dataDir: string;
   /** Ends what runs for the chat above the sandbox (its agent turns, its terminals) before it goes. */
   endChat(chatId: string): Promise<void>;
-  /** Removes the profile's warm sandboxes (sandbox/warmPool.ts) and their reservations. */
-  dropWarm(profile: string): Promise<void>;
-  /** Removes the chat's Review-mode copies (review/), given the host folders they were of. */
-  removeCopies(chatId: string, hostPaths: string[]): void;
-  /** Removes the chat's slot folder, if it took a warm sandbox (review/slotFolders.ts). */
-  removeSlot?(profile: string, chatId: string): void;
+  /** The profile's warm sandboxes and their reservations go with it (`drop`). */
+  pool: Pick<WarmPool, 'drop'>;
+  /** The chat's Review-mode copies go with it (`removeChat`, given the host folders they were of). */
+  review: Pick<ReviewService, 'removeChat'>;
+  /** The chat's slot folder goes with it, if it took a warm sandbox (`removeSlot`). */
+  folders: Pick<ChatFolders, 'removeSlot'>;
   /** Removes the profile's egress proxy (egress/egressService.ts), if it has one. */
   removeProxy(profile: string): Promise<void>;
 }
@@ -60,8 +63,8 @@ export class DeletionService {
       store.chats.delete(chat.id);
       return ids;
     });
-    this.deps.removeCopies(chat.id, reviewPaths);
-    this.deps.removeSlot?.(chat.profile, chat.id);
+    this.deps.review.removeChat(chat.id, reviewPaths);
+    this.deps.folders.removeSlot(chat.profile, chat.id);
     const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
     const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
     for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {
@@ -83,7 +86,7 @@ export class DeletionService {
       throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
     }
     const chats = store.chats.list(profile.name);
-    await this.deps.dropWarm(profile.name);
+    await this.deps.pool.drop(profile.name);
     const queue = [...chats];
     const errors: unknown[] = [];
     const worker = async () => {

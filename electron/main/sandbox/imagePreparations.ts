@@ -10,7 +10,7 @@ import type { ImagePreparation } from '../../../shared/imagePreparation.js';
 import type { Engine, PullProgress } from '../engine/dockerEngine.js';
 import { chooseImage } from '../policy/defaultImage.js';
 import { DefaultImage, type Preparation } from './defaultImage.js';
-import type { SandboxRequest } from './sandboxManager.js';
+import type { SandboxRequest } from './sandboxContainers.js';
 import { SetupImages } from './setupImage.js';
 
 export interface EnvironmentsOptions {
@@ -106,7 +106,7 @@ export class ImagePreparer {
     return chooseImage({ requested, baseTag: this.options.baseTag, fullReady: this.defaultImage.ready, running: image }).note ?? noted;
   }
 
-  /** SandboxManager's chooseImage: the default environment first, then the profile's setup command. */
+  /** SandboxContainers's chooseImage: the default environment first, then the profile's setup command. */
   choose(req: SandboxRequest, running: string | null): { image: string; note: string | null } {
     const d = this.enabled
       ? chooseImage({ requested: req.image, baseTag: this.options.baseTag, fullReady: this.defaultImage.ready, running })

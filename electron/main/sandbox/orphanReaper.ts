@@ -8,13 +8,13 @@ import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
 import { selectOrphans } from './common/orphans.js';
 import type { Store } from '../store/repositories.js';
 import type { EngineHandle } from './engineRegistry.js';
-import type { SandboxManager } from './sandboxManager.js';
+import type { SandboxContainers } from './sandboxContainers.js';
 
 export interface OrphanReaperDeps {
   /** Every engine the profiles name (sandbox/engineRegistry): each is swept. */
   engines: () => EngineHandle[];
   store: Store;
-  manager: SandboxManager;
+  manager: SandboxContainers;
   instanceId: string;
   clock: Clock;
   /** How often to sweep after the first; 0 turns the periodic sweep off. */

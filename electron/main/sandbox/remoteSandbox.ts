@@ -1,5 +1,5 @@
 /**
- * What a sandbox on a remote engine needs beyond a local one (SandboxManager calls these): the
+ * What a sandbox on a remote engine needs beyond a local one (SandboxContainers calls these): the
  * refusal of folders it would write into directly, the image carried from this computer's
  * engine, and its Review copies mirrored back here, one run at a time per key. Filling its
  * volumes at create is remoteFill.ts.

@@ -12,7 +12,7 @@ import { networkNameFor } from '../policy/names.js';
 import { openNetworkPool } from '../policy/subnets.js';
 import type { EngineHandle } from './engineRegistry.js';
 import type { ProfileSettings } from '../../../shared/contract.js';
-import type { SandboxManagerDeps, SandboxRequest } from './sandboxTypes.js';
+import type { SandboxContainersDeps, SandboxRequest } from './sandboxTypes.js';
 
 export class SandboxNetworks {
   /** The AppArmor profile to pin, once the engine has told (undefined until then). */
@@ -20,7 +20,7 @@ export class SandboxNetworks {
   /** Whether each engine is Podman, once it has told (absent until then). */
   private readonly podman = new WeakMap<Engine, boolean>();
 
-  constructor(private readonly deps: Pick<SandboxManagerDeps, 'instanceId' | 'subnetPool' | 'egress' | 'engines'>) {}
+  constructor(private readonly deps: Pick<SandboxContainersDeps, 'instanceId' | 'subnetPool' | 'egress' | 'engines'>) {}
 
   /** Whether the engine has told both what it is and its security options. */
   knows(handle: EngineHandle): boolean {

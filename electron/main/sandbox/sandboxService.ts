@@ -11,17 +11,12 @@ import type { ChatFolders, FolderChange, MountShape } from '../folders/chatFolde
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
+import { FOLDER_MESSAGES } from '../messages.js';
 import { runLocal } from './localRunner.js';
-import type { SandboxLease, SandboxManager, SandboxRequest } from './sandboxManager.js';
+import type { SandboxLease, SandboxContainers, SandboxRequest } from './sandboxContainers.js';
 
-export const RECREATE_NOTICE =
-  "The chat's sandbox is recreated the next time it runs a command, to apply the change (Docker cannot change a running container's mounts). The sandbox home and attached folders are kept; other container state, such as installed packages and running processes, is reset.";
-
-/** What a chat that took a warm sandbox is told when a change of folders makes it wait for a new one. */
-function leavesWarmNotice(why: string): string {
-  const reason = why.charAt(0).toUpperCase() + why.slice(1);
-  return `${reason}, so this chat waits for a new sandbox at its next command instead of the ready one it started with (Docker cannot add a folder to a running container; only Review-mode copies, while all its folders are, appear in it as they are). The sandbox home is kept; other container state, such as installed packages and running processes, is reset.`;
-}
+/** Said when a change of folders replaces the running container (main's messages). */
+export const RECREATE_NOTICE = FOLDER_MESSAGES.recreateNotice;
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const OUTPUT_HEAD_BYTES = 32 * 1024;
@@ -46,7 +41,7 @@ export class SandboxService {
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionService,
-    private readonly manager: SandboxManager,
+    private readonly manager: SandboxContainers,
     private readonly events: EventHub,
     private readonly clock: Clock,
     private readonly homeDir: string,
@@ -128,7 +123,7 @@ export class SandboxService {
     }
     if (!exists) return null;
     this.mainEvents.emit('folders.remounted', { chatId });
-    return change.freshReason ? leavesWarmNotice(change.freshReason) : RECREATE_NOTICE;
+    return change.freshReason ? FOLDER_MESSAGES.leavesWarmNotice(change.freshReason) : RECREATE_NOTICE;
   }
 
   /** Whether an attach or detach would replace the chat's running container (the attach dialog asks first when it would). */

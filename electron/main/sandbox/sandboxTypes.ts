@@ -90,7 +90,7 @@ export interface EngineRouter {
   local(): EngineHandle;
 }
 
-export interface SandboxManagerDeps {
+export interface SandboxContainersDeps {
   engines: EngineRouter;
   instanceId: string;
   dataDir: string;

@@ -8,7 +8,7 @@
 import type { SandboxUsage } from '../../../shared/contract.js';
 import type { Clock } from '../base/clock.js';
 import { folderSize } from '../base/folderSize.js';
-import { toDisposable } from '../base/lifecycle.js';
+import { toDisposable } from '../base/disposables.js';
 import type { Engine, StatsStream } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub } from '../events.js';
 import { LABEL } from '../policy/containerSpec.js';

@@ -18,7 +18,12 @@
  * its sandbox the ordinary way, with its progress and any error shown there.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import type { Engine } from '../engine/dockerEngine.js';
+import type { ChatFolders } from '../folders/chatFolders.js';
+import { qualifyTaskId } from '../policy/containerKey.js';
+import type { SandboxContainers } from './sandboxContainers.js';
+import type { SandboxService } from './sandboxService.js';
 import type { Disposable } from '../events.js';
 import type { ProfileRecord, Store } from '../store/repositories.js';
 import type { Clock } from '../base/clock.js';
@@ -27,18 +32,20 @@ export interface WarmPoolDeps {
   store: Store;
   engine: Pick<Engine, 'hasImage'>;
   clock: Clock;
-  /** Brings up the sandbox a chat with this id would get, and holds it until `release`. */
-  warm(profile: ProfileRecord, chatId: string): Promise<Disposable>;
-  /** Removes the containers, home and slot folder made for a reserved id that will not be used. */
-  discard(chatId: string, profile: string): Promise<void>;
-  /** Images a profile's sandbox needs besides its own (the egress proxy's for 'allowlist'). */
-  moreImages?: (profile: ProfileRecord) => string[];
+  /** Brings up the sandbox a chat with this id would get (`warm`), held until a chat takes it. */
+  sandbox: Pick<SandboxService, 'warm'>;
+  /** What a reserved id that will not be used leaves: its containers and home, */
+  containers: Pick<SandboxContainers, 'removeForChat' | 'homeFor'>;
+  /** and its slot folder. */
+  folders: Pick<ChatFolders, 'removeSlot'>;
+  /** The egress proxy's image, which an 'allowlist' profile's sandbox needs besides its own. */
+  egressImage?: string;
 }
 
 /** Why a new chat does not get a warm sandbox, in words for the chat's progress line. */
 export type Miss = 'off' | 'refilling' | null;
 
-interface Slot {
+interface Reservation {
   chatId: string;
   profile: string;
   /** Set once its sandbox is up: what keeps it from idling until a chat takes it. */
@@ -51,7 +58,7 @@ interface Slot {
 
 export class WarmPool implements Disposable {
   /** Reserved ids, warming or ready, in the order they were reserved. */
-  private readonly slots = new Map<string, Slot>();
+  private readonly reservations = new Map<string, Reservation>();
   private readonly filling = new Set<string>();
   /** Fills in progress, which quitting waits for before it removes what they made. */
   private readonly fills = new Set<Promise<void>>();
@@ -66,7 +73,7 @@ export class WarmPool implements Disposable {
   async forgetEarlierRun(): Promise<void> {
     const earlier = this.deps.store.warmSlots.list();
     this.deps.store.warmSlots.clear();
-    await Promise.all(earlier.map((s) => this.deps.discard(s.chatId, s.profile).catch(() => undefined)));
+    await Promise.all(earlier.map((s) => this.discard(s.chatId, s.profile).catch(() => undefined)));
   }
 
   /**
@@ -76,18 +83,18 @@ export class WarmPool implements Disposable {
    */
   take(profile: ProfileRecord): { chatId: string } | { miss: Miss } {
     if (!this.eligible(profile)) return { miss: 'off' };
-    const mine = [...this.slots.values()].filter((s) => s.profile === profile.name && !s.dropped);
-    const slot = mine.find((s) => s.release !== null) ?? mine[0];
-    if (!slot || !this.deps.store.warmSlots.delete(slot.chatId)) return { miss: 'refilling' };
-    this.slots.delete(slot.chatId);
-    slot.taken = true;
-    slot.release?.();
-    return { chatId: slot.chatId };
+    const mine = [...this.reservations.values()].filter((s) => s.profile === profile.name && !s.dropped);
+    const reservation = mine.find((s) => s.release !== null) ?? mine[0];
+    if (!reservation || !this.deps.store.warmSlots.delete(reservation.chatId)) return { miss: 'refilling' };
+    this.reservations.delete(reservation.chatId);
+    reservation.taken = true;
+    reservation.release?.();
+    return { chatId: reservation.chatId };
   }
 
   /** How many of the profile's warm sandboxes are up and waiting for a chat. */
   readyCount(profile: string): number {
-    return [...this.slots.values()].filter((s) => s.profile === profile && s.release !== null).length;
+    return [...this.reservations.values()].filter((s) => s.profile === profile && s.release !== null).length;
   }
 
   /** Brings the profile's pool up to its size, in the background; one fill per profile at once. */
@@ -106,10 +113,10 @@ export class WarmPool implements Disposable {
     const ids = this.deps.store.warmSlots.list(profileName).map((s) => s.chatId);
     for (const chatId of ids) {
       this.deps.store.warmSlots.delete(chatId);
-      const slot = this.slots.get(chatId);
-      if (slot) this.abandon(slot);
+      const reservation = this.reservations.get(chatId);
+      if (reservation) this.abandon(reservation);
     }
-    await Promise.all(ids.map((id) => this.deps.discard(id, profileName).catch(() => undefined)));
+    await Promise.all(ids.map((id) => this.discard(id, profileName).catch(() => undefined)));
   }
 
   /**
@@ -120,19 +127,26 @@ export class WarmPool implements Disposable {
    */
   async dispose(): Promise<void> {
     this.disposed = true;
-    for (const slot of [...this.slots.values()]) this.abandon(slot);
+    for (const reservation of [...this.reservations.values()]) this.abandon(reservation);
     // A bring-up in progress ends first, so nothing is made after it was removed.
     await Promise.allSettled([...this.fills]);
     const reserved = this.deps.store.warmSlots.list();
     this.deps.store.warmSlots.clear();
-    await Promise.all(reserved.map((s) => this.deps.discard(s.chatId, s.profile).catch(() => undefined)));
+    await Promise.all(reserved.map((s) => this.discard(s.chatId, s.profile).catch(() => undefined)));
   }
 
-  private abandon(slot: Slot): void {
-    slot.dropped = true;
-    slot.release?.();
-    slot.release = null;
-    this.slots.delete(slot.chatId);
+  /** Removes the containers, home and slot folder made for a reserved id that will not be used. */
+  private async discard(chatId: string, profile: string): Promise<void> {
+    await this.deps.containers.removeForChat(chatId);
+    fs.rmSync(this.deps.containers.homeFor(profile, qualifyTaskId(profile, chatId)), { recursive: true, force: true });
+    this.deps.folders.removeSlot(profile, chatId);
+  }
+
+  private abandon(reservation: Reservation): void {
+    reservation.dropped = true;
+    reservation.release?.();
+    reservation.release = null;
+    this.reservations.delete(reservation.chatId);
   }
 
   private eligible(profile: ProfileRecord): boolean {
@@ -146,36 +160,37 @@ export class WarmPool implements Disposable {
     // A full pool asks the engine nothing (a fill is asked for at every new chat and sandbox start).
     if (!short()) return;
     // Never a pull or a build in the background: only what the engine already has is warmed.
-    for (const image of [profile.settings.image, ...(this.deps.moreImages?.(profile) ?? [])]) {
+    const more = profile.settings.egress === 'allowlist' && this.deps.egressImage ? [this.deps.egressImage] : [];
+    for (const image of [profile.settings.image, ...more]) {
       if (!(await engine.hasImage(image).catch(() => false))) return;
     }
     while (!this.disposed && store.profiles.get(profile.name) && short()) {
-      const slot: Slot = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false };
-      store.warmSlots.insert(slot.chatId, profile.name, clock.now());
-      this.slots.set(slot.chatId, slot);
+      const reservation: Reservation = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false };
+      store.warmSlots.insert(reservation.chatId, profile.name, clock.now());
+      this.reservations.set(reservation.chatId, reservation);
       let held: Disposable;
       try {
-        held = await this.deps.warm(profile, slot.chatId);
+        held = await this.deps.sandbox.warm(profile, reservation.chatId);
       } catch {
-        // Berth is shutting down (its store may be closed already): the slot's row is removed at
-        // the next start, with the earlier run's other slots.
+        // Berth is shutting down (its store may be closed already): the reservation's row is removed at
+        // the next start, with the earlier run's other reservations.
         if (this.disposed) return;
         // A chat that took it meanwhile gets its sandbox the ordinary way (and sees why).
-        if (!slot.taken) {
-          this.slots.delete(slot.chatId);
-          store.warmSlots.delete(slot.chatId);
-          await this.deps.discard(slot.chatId, profile.name).catch(() => undefined);
+        if (!reservation.taken) {
+          this.reservations.delete(reservation.chatId);
+          store.warmSlots.delete(reservation.chatId);
+          await this.discard(reservation.chatId, profile.name).catch(() => undefined);
         }
         return;
       }
-      if (slot.taken) {
+      if (reservation.taken) {
         held.dispose();
-      } else if (slot.dropped || this.disposed) {
+      } else if (reservation.dropped || this.disposed) {
         held.dispose();
-        if (!this.disposed) await this.deps.discard(slot.chatId, profile.name).catch(() => undefined);
+        if (!this.disposed) await this.discard(reservation.chatId, profile.name).catch(() => undefined);
         return;
       } else {
-        slot.release = () => held.dispose();
+        reservation.release = () => held.dispose();
       }
     }
   }

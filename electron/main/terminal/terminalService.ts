@@ -12,7 +12,7 @@ import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub, MainEvents } from '../events.js';
 import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from './common/terminalProcesses.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
-import type { SandboxManager } from '../sandbox/sandboxManager.js';
+import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import { systemClock, type Clock } from '../base/clock.js';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
@@ -68,7 +68,7 @@ export class TerminalService {
 
   constructor(
     private readonly sandbox: SandboxService,
-    private readonly manager: SandboxManager,
+    private readonly manager: SandboxContainers,
     private readonly events: EventHub,
     private readonly clock: Clock,
     mainEvents?: MainEvents,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toDisposable } from './lifecycle.js';
+import { toDisposable } from './disposables.js';
 
 describe('toDisposable', () => {
   it('releases on the first dispose only', () => {

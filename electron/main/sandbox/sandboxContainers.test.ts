@@ -1,5 +1,5 @@
 /**
- * SandboxManager's logic on the in-memory engine (test/support/fakeEngine.ts, held to the real
+ * SandboxContainers's logic on the in-memory engine (test/support/fakeEngine.ts, held to the real
  * engine by test/integration/engineContract.test.ts): races, leases, idle stops, recreates and
  * error mapping, in milliseconds.
  */
@@ -10,12 +10,12 @@ import { ManualClock } from '../../../test/support/manualClock.js';
 import { rejectionCode, TempDirs } from '../../../test/support/tempDirs.js';
 import { SANDBOX_HOME } from '../policy/containerSpec.js';
 import { BaseImage } from './baseImage.js';
-import { SandboxManager, type SandboxRequest } from './sandboxManager.js';
+import { SandboxContainers, type SandboxRequest } from './sandboxContainers.js';
 import { singleEngine } from '../../../test/support/singleEngine.js';
 
 const IMAGE = 'berth-test:busybox';
 const temp = new TempDirs();
-const managers: SandboxManager[] = [];
+const managers: SandboxContainers[] = [];
 afterEach(async () => {
   for (const m of managers.splice(0)) await m.dispose();
   temp.removeAll();
@@ -24,7 +24,7 @@ afterEach(async () => {
 function setup(images: string[] = [IMAGE]) {
   const engine = new FakeEngine(images);
   const clock = new ManualClock();
-  const manager = new SandboxManager({
+  const manager = new SandboxContainers({
     engines: singleEngine(engine, clock),
     instanceId: 'unit',
     dataDir: temp.make(),
@@ -54,7 +54,7 @@ function request(settings: ProfileSettingsInput = {}, over: Partial<SandboxReque
 }
 
 
-describe('SandboxManager on the fake engine', () => {
+describe('SandboxContainers on the fake engine', () => {
   it('brings a key up once however many callers race, and runs their commands in the one shell', async () => {
     const { engine, manager } = setup();
     const leases = await Promise.all(Array.from({ length: 5 }, () => manager.acquire(request())));

@@ -15,13 +15,13 @@ import { sandboxNetworkName } from '../policy/egress.js';
 import { podmanChatNetwork } from '../engine/podmanNetworks.js';
 import { RemoteCopySync, refuseDirectOnRemote } from './remoteSandbox.js';
 import { copyVolumeFor } from '../policy/remoteSpec.js';
-import { toDisposable } from '../base/lifecycle.js';
-import type { SandboxRequest, Ready, SandboxLease, SandboxState, KeyState, SandboxManagerDeps } from './sandboxTypes.js';
+import { toDisposable } from '../base/disposables.js';
+import type { SandboxRequest, Ready, SandboxLease, SandboxState, KeyState, SandboxContainersDeps } from './sandboxTypes.js';
 import { recheckMounts } from './mountChecks.js';
 import { SandboxNetworks } from './sandboxNetworks.js';
 import { createContainer, findExisting, imageNoteOf, leaveEngine, openShell, specFor, stateOf, type StartContext } from './containerStart.js';
 
-export type { SandboxRequest, Ready, SandboxLease, SandboxState, EngineRouter, SandboxManagerDeps, SandboxEgress } from './sandboxTypes.js';
+export type { SandboxRequest, Ready, SandboxLease, SandboxState, EngineRouter, SandboxContainersDeps, SandboxEgress } from './sandboxTypes.js';
 import { ShellSession } from './shellSession.js';
 
 const STOP_GRACE_SECONDS = 3;
@@ -30,7 +30,7 @@ const STOP_GRACE_SECONDS = 3;
 
 export type GoneListener = (key: string, reason: string) => void;
 
-export class SandboxManager {
+export class SandboxContainers {
   private readonly states = new Map<string, KeyState>();
   private readonly goneListeners = new Set<GoneListener>();
 
@@ -39,7 +39,7 @@ export class SandboxManager {
   /** What each engine is (Podman, its AppArmor profile) and the networks sandboxes join there. */
   private readonly networks: SandboxNetworks;
 
-  constructor(private readonly deps: SandboxManagerDeps) {
+  constructor(private readonly deps: SandboxContainersDeps) {
     this.networks = new SandboxNetworks(deps);
     this.startContext = {
       deps,

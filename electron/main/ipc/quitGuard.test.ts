@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createQuitGuard } from './lifecycle.js';
+import { createQuitGuard } from './quitGuard.js';
 
 const quitEvent = () => ({ preventDefault: vi.fn() });
 const flush = () => new Promise((resolve) => setImmediate(resolve));
