@@ -16,6 +16,7 @@
  * place in its own copy.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = fs.constants;
 
@@ -193,8 +194,11 @@ export function removeAt(dirFd: number, name: string): void {
       if (c !== 'ENOTEMPTY' && c !== 'ENOTDIR') throw error;
     }
   }
-  throw new Error(`could not remove "${name}": the chat keeps changing it`);
+  throw new KeepsChanging(`could not remove "${name}": the chat keeps changing it`);
 }
+
+/** A folder Berth could not remove because a process of the chat kept adding to it. */
+export class KeepsChanging extends Error {}
 
 /** Removes the folder `name` inside `dirFd` only if it is empty (git removes a folder its checkout emptied). */
 export function removeIfEmptyAt(dirFd: number, name: string): void {
@@ -247,5 +251,57 @@ export function writeAt(dirFd: number, name: string, entry: NewEntry, owner: Own
       /* renamed or gone */
     }
     throw error;
+  }
+}
+
+/** The names in the directory `dirFd` holds (read through the magic link: that directory, whatever its path is now). */
+export function listAt(dirFd: number): string[] {
+  return fs.readdirSync(`/proc/self/fd/${dirFd}`);
+}
+
+/**
+ * Moves `fromName` inside `fromFd` to `toName` inside `toFd`, as renameat(2) would (Node has
+ * none): each magic link resolves to the directory its descriptor holds, so a swap of either
+ * directory's path cannot redirect the move, and rename never follows the names themselves.
+ */
+export function renameAt(fromFd: number, fromName: string, toFd: number, toName: string): void {
+  fs.renameSync(at(fromFd, fromName), at(toFd, toName));
+}
+
+/** Makes the folder `name` inside `dirFd` (mkdir never follows a link in its place: EEXIST) and opens it. */
+export function mkdirAt(dirFd: number, name: string, mode: number): number {
+  fs.mkdirSync(at(dirFd, name), mode);
+  const fd = openDirAt(dirFd, name);
+  if (fd === null) throw new Error(`the folder "${name}" Berth had just made was replaced`);
+  return fd;
+}
+
+/**
+ * Removes `name` inside `dirFd` with all in it, never through a link (removeAt); false when a
+ * process that stands in it kept adding to it, and what is left stays where it is.
+ */
+export function removeTreeAt(dirFd: number, name: string): boolean {
+  try {
+    removeAt(dirFd, name);
+    return true;
+  } catch (error) {
+    if (error instanceof KeepsChanging) return false;
+    throw error;
+  }
+}
+
+/** removeTreeAt for a folder given by its path, whose parent is Berth's own (only its last name is one the chat may reach). */
+export function removeTree(dir: string): boolean {
+  let parent: number;
+  try {
+    parent = openRoot(path.dirname(dir));
+  } catch (error) {
+    if (code(error) === 'ENOENT') return true;
+    throw error;
+  }
+  try {
+    return removeTreeAt(parent, path.basename(dir));
+  } finally {
+    closeQuietly(parent);
   }
 }

@@ -23,6 +23,7 @@ import { applyProblemsFor, folderWrites } from './applyPlan.js';
 import { ChangeCounts } from './changeCounts.js';
 import { CheckpointStore, checkpointView, type StoredCheckpoint } from './checkpointStore.js';
 import { ReviewCopy, objectsTargetFor, slotProblem } from './reviewCopy.js';
+import { removeTree } from './linkSafe.js';
 import { arrangeSlot, emptySlot, isInSlot, removeFromSlot } from './slotFolders.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
 
@@ -211,7 +212,8 @@ export class ReviewService {
       if (rest && rest.length > 0) this.arrange(slot, rest);
     } else if (copy?.meta.workDir) emptySlot(copy.meta.workDir);
     this.changeCounts.forget(chatId, hostPath);
-    fs.rmSync(this.copyDirFor(chatId, hostPath), { recursive: true, force: true });
+    // Its work tree may still be mounted in the running sandbox: removed without following a link.
+    removeTree(this.copyDirFor(chatId, hostPath));
   }
 
   removeChat(chatId: string, hostPaths: readonly string[]): void {

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TempDirs } from '../../../test/support/tempDirs.js';
+import { waitFor } from '../../../test/support/waitFor.js';
 import { recheckReviewCopy } from './reviewMounts.js';
 import { arrangeSlot, emptySlot, fillSlot, hasSlot, isSlotFolder, makeSlot, recheckSlotFolder, removeFromSlot, slotDirFor, sweepSlots } from './slotFolders.js';
 
@@ -14,7 +16,7 @@ function setup() {
   const slot = slotDirFor(dataDir, 'p', 'chat-1');
   makeSlot(slot);
   const work = path.join(dataDir, 'review', 'abc', 'work');
-  fs.mkdirSync(path.join(work, 'sub'), { recursive: true, mode: 0o700 });
+  fs.mkdirSync(path.join(work, 'sub', 'd'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(work, 'a.txt'), 'a');
   fs.chownSync(work, 1000, 1000);
   return { dataDir, slot, work };
@@ -114,4 +116,54 @@ describe('slot folders', () => {
     expect(fs.statSync(slot)).toMatchObject({ uid: 1000, gid: 1000 });
     expect(fs.statSync(slot).ino).toBe(inode);
   });
+});
+
+/**
+ * A process standing in a folder of the copy keeps that folder when Berth moves it out of the
+ * mount, and swaps a folder there for a link to a host folder (renameat2 RENAME_EXCHANGE, x86_64
+ * syscall 316, as fast as it can). Removing what left the mount by path (Node's
+ * rmSync) listed the host folder through the link and unlinked its files: 173 of 200 in one of
+ * five tries before the removal went link-safe.
+ */
+describe('slot folders while a process of the chat swaps a folder in them for a link', () => {
+  function swapperIn(dir: string, host: string) {
+    const perl = `symlink("${host}", "l"); my ($a, $b) = ("d", "l"); my $t = time + 3; while (time < $t) { syscall(316, -100, $a, -100, $b, 2) }`;
+    return spawn('perl', ['-e', perl], { cwd: dir, stdio: 'ignore' });
+  }
+
+  it('removes and empties without creating, removing or writing anything in the host folder', async () => {
+    const host = temp.make();
+    const names = Array.from({ length: 200 }, (_, i) => `f${i}.txt`);
+    for (const n of names) fs.writeFileSync(path.join(host, n), `host ${n}`);
+    const state = () => fs.readdirSync(host).sort().map((n) => `${n}=${fs.readFileSync(path.join(host, n), 'utf8')}`);
+    const before = state();
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const { dataDir, slot, work } = setup();
+      for (const n of names) fs.writeFileSync(path.join(work, 'sub', 'd', n), 'the chat’s own', { flag: 'w' });
+      for (let i = 0; i < 1500; i++) fs.writeFileSync(path.join(work, 'sub', `bulk${i}`), 'b');
+      expect(fillSlot(slot, work)).toBe(true);
+      const second = path.join(dataDir, 'review', 'def', 'work');
+      fs.mkdirSync(second, { recursive: true });
+      const [one] = arrangeSlot(slot, [slot, second], ['notes', 'site']) as [string, string];
+      const swapper = swapperIn(path.join(one, 'sub'), host);
+      const exited = new Promise((resolve) => swapper.on('exit', resolve));
+      await waitFor(async () => fs.existsSync(path.join(one, 'sub', 'l')) || undefined, 'the swapper');
+      let error = '';
+      try {
+        if (attempt % 2 === 0) removeFromSlot(one);
+        else {
+          removeFromSlot(path.join(slot, 'site'));
+          arrangeSlot(slot, [one], []);
+          emptySlot(slot);
+        }
+      } catch (e) {
+        error = (e as Error).message;
+      }
+      swapper.kill('SIGKILL');
+      await exited;
+      const now = state();
+      expect({ attempt, gone: before.filter((f) => !now.includes(f)).length, added: now.filter((f) => !before.includes(f)), error })
+        .toEqual({ attempt, gone: 0, added: [], error: '' });
+    }
+  }, 120_000);
 });

@@ -29,6 +29,7 @@ import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import { folderNameFor } from '../policy/names.js';
 import type { FolderIdentity } from '../policy/mountProof.js';
+import { at, closeQuietly, listAt, mkdirAt, openDirAt, openRoot, removeTreeAt, renameAt } from './linkSafe.js';
 
 /** The slot folders of one profile. */
 export function slotsRootFor(dataDir: string, profile: string): string {
@@ -55,14 +56,52 @@ export function makeSlot(dir: string): void {
   fs.chmodSync(dir, 0o555);
 }
 
-/** An empty slot no copy holds: Berth's, nothing in it. */
-function isFree(slot: string): boolean {
+/** Berth's own user, which the slot's top level belongs to while Berth lays it out. */
+const me = () => ({ uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
+
+/**
+ * Runs `fn` with the slot (and its parent, Berth's slots folder) opened. Every move below is
+ * made relative to these descriptors (linkSafe renameAt): the chat can write inside its copy
+ * while it runs, and a process standing in a folder of it keeps that folder when Berth moves it
+ * out of the mount, so nothing there is ever reached again by a path the chat could redirect.
+ */
+function withSlot<T>(slot: string, fn: (slotFd: number, parentFd: number) => T): T {
+  const parentFd = openRoot(path.dirname(slot));
   try {
-    const st = fs.lstatSync(slot);
-    return st.isDirectory() && (st.mode & 0o777) === 0o555 && fs.readdirSync(slot).length === 0;
-  } catch {
-    return false;
+    const slotFd = openDirAt(parentFd, path.basename(slot));
+    if (slotFd === null) throw slotChanged(slot);
+    try {
+      return fn(slotFd, parentFd);
+    } finally {
+      closeQuietly(slotFd);
+    }
+  } finally {
+    closeQuietly(parentFd);
   }
+}
+
+/** The slot's top level is Berth's (0700): a running sandbox can add, move or remove nothing there until it is handed back. */
+function takeTop(slotFd: number): void {
+  fs.fchownSync(slotFd, me().uid, me().gid);
+  fs.fchmodSync(slotFd, 0o700);
+}
+
+/**
+ * Moves what is at `name` in the slots folder (a copy taken out of the mount) away for good: removed
+ * without following any link (linkSafe removeAt), as a process of the chat may still stand in it
+ * and swap a folder there for a link to a host folder. One that keeps adding to it leaves it for
+ * the start-up sweep (sweepSlots: the name is no chat's).
+ */
+function discard(parentFd: number, name: string): void {
+  removeTreeAt(parentFd, name);
+}
+
+const hidden = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
+
+/** An empty slot no copy holds: Berth's, nothing in it. */
+function isFree(slotFd: number): boolean {
+  const st = fs.fstatSync(slotFd);
+  return st.isDirectory() && (st.mode & 0o777) === 0o555 && listAt(slotFd).length === 0;
 }
 
 /**
@@ -72,14 +111,22 @@ function isFree(slot: string): boolean {
  * both take it. False when the slot is not free (the copy then stays where it was made).
  */
 export function fillSlot(slot: string, workTree: string): boolean {
-  if (fs.realpathSync.native(slot) !== slot || !isFree(slot)) return false;
-  const st = fs.statSync(workTree);
-  fs.chmodSync(slot, 0o700);
-  for (const entry of fs.readdirSync(workTree)) fs.renameSync(path.join(workTree, entry), path.join(slot, entry));
-  fs.chownSync(slot, st.uid, st.gid);
-  fs.chmodSync(slot, st.mode & 0o777);
-  fs.rmdirSync(workTree);
-  return true;
+  if (!hasSlot(slot) || fs.realpathSync.native(slot) !== slot) return false;
+  return withSlot(slot, (slotFd) => {
+    if (!isFree(slotFd)) return false;
+    const workFd = openRoot(workTree);
+    try {
+      const st = fs.fstatSync(workFd);
+      fs.fchmodSync(slotFd, 0o700);
+      for (const entry of listAt(workFd)) renameAt(workFd, entry, slotFd, entry);
+      fs.fchownSync(slotFd, st.uid, st.gid);
+      fs.fchmodSync(slotFd, st.mode & 0o777);
+    } finally {
+      closeQuietly(workFd);
+    }
+    fs.rmdirSync(workTree);
+    return true;
+  });
 }
 
 /**
@@ -88,14 +135,36 @@ export function fillSlot(slot: string, workTree: string): boolean {
  */
 export function emptySlot(slot: string): void {
   if (!hasSlot(slot)) return;
-  fs.chownSync(slot, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
-  fs.chmodSync(slot, 0o700);
-  const trash = fs.mkdtempSync(path.join(path.dirname(slot), '.emptying-'));
-  try {
-    for (const entry of fs.readdirSync(slot)) fs.renameSync(path.join(slot, entry), path.join(trash, entry));
-  } finally {
-    fs.chmodSync(slot, 0o555);
-    fs.rmSync(trash, { recursive: true, force: true });
+  withSlot(slot, (slotFd, parentFd) => {
+    takeTop(slotFd);
+    const trash = hidden('.emptying-');
+    const trashFd = mkdirAt(parentFd, trash, 0o700);
+    try {
+      for (const entry of listAt(slotFd)) renameAt(slotFd, entry, trashFd, entry);
+    } finally {
+      fs.fchmodSync(slotFd, 0o555);
+      closeQuietly(trashFd);
+      discard(parentFd, trash);
+    }
+  });
+}
+
+/** A copy's work tree while arrangeSlot lays the slot out: a folder in the slot by name, or one outside it (Berth's own) by path. */
+type Staged = { name: string } | { outside: string };
+
+/** Moves every entry of `fromFd` into `toFd`, until none is left (a process standing in it may add more meanwhile). */
+function moveAll(fromFd: number, toFd: number, skip: string | null): void {
+  for (let round = 0; round < 5; round++) {
+    const entries = listAt(fromFd).filter((e) => e !== skip);
+    if (entries.length === 0) return;
+    for (const entry of entries) {
+      try {
+        renameAt(fromFd, entry, toFd, entry);
+      } catch (error) {
+        // Gone meanwhile: the chat removed it itself.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
   }
 }
 
@@ -108,41 +177,78 @@ export function emptySlot(slot: string): void {
  */
 export function arrangeSlot(slot: string, workDirs: readonly string[], names: readonly string[]): string[] {
   if (workDirs.length === 0 || (workDirs.length > 1 && names.length !== workDirs.length)) throw new Error('arrangeSlot: a name per copy');
-  if (fs.realpathSync.native(slot) !== slot || !hasSlot(slot)) throw slotChanged(slot);
-  const filled = fs.statSync(slot);
-  fs.chownSync(slot, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
-  fs.chmodSync(slot, 0o700);
-  const staging = () => path.join(slot, `.berth-${randomBytes(6).toString('hex')}`);
-  const staged = workDirs.map((dir) => {
-    if (dir === slot) {
-      const tmp = staging();
-      fs.mkdirSync(tmp, { mode: 0o700 });
-      for (const entry of fs.readdirSync(slot)) if (path.join(slot, entry) !== tmp) fs.renameSync(path.join(slot, entry), path.join(tmp, entry));
-      fs.chownSync(tmp, filled.uid, filled.gid);
-      fs.chmodSync(tmp, filled.mode & 0o777);
-      return tmp;
+  if (!hasSlot(slot) || fs.realpathSync.native(slot) !== slot) throw slotChanged(slot);
+  return withSlot(slot, (slotFd, parentFd) => {
+    const filled = fs.fstatSync(slotFd);
+    takeTop(slotFd);
+    const staged = workDirs.map((dir): Staged => {
+      if (dir === slot) {
+        const tmp = hidden('.berth-');
+        const tmpFd = mkdirAt(slotFd, tmp, 0o700);
+        try {
+          moveAll(slotFd, tmpFd, tmp);
+          fs.fchownSync(tmpFd, filled.uid, filled.gid);
+          fs.fchmodSync(tmpFd, filled.mode & 0o777);
+        } finally {
+          closeQuietly(tmpFd);
+        }
+        return { name: tmp };
+      }
+      if (path.dirname(dir) !== slot) return { outside: dir };
+      const tmp = hidden('.berth-');
+      renameAt(slotFd, path.basename(dir), slotFd, tmp);
+      return { name: tmp };
+    });
+    if (staged.length === 1) {
+      const only = staged[0] as Staged;
+      const onlyFd = 'name' in only ? openDirAt(slotFd, only.name) : openRoot(only.outside);
+      if (onlyFd === null) throw slotChanged(slot);
+      try {
+        const st = fs.fstatSync(onlyFd);
+        moveAll(onlyFd, slotFd, null);
+        fs.fchownSync(slotFd, st.uid, st.gid);
+        fs.fchmodSync(slotFd, st.mode & 0o777);
+      } finally {
+        closeQuietly(onlyFd);
+      }
+      // Empty now, unless a process standing in it kept adding: then it goes as a copy that leaves does.
+      if ('outside' in only) fs.rmdirSync(only.outside);
+      else if (!rmdirQuietly(slotFd, only.name)) {
+        const trash = hidden('.emptying-');
+        fs.mkdirSync(at(parentFd, trash), 0o700);
+        renameAt(slotFd, only.name, parentFd, trash);
+        discard(parentFd, trash);
+      }
+      return [slot];
     }
-    if (path.dirname(dir) !== slot) return dir;
-    const tmp = staging();
-    fs.renameSync(dir, tmp);
-    return tmp;
+    const placed = staged.map((s, i) => {
+      const name = names[i] as string;
+      if ('name' in s) renameAt(slotFd, s.name, slotFd, name);
+      else moveIn(s.outside, slotFd, name);
+      return path.join(slot, name);
+    });
+    fs.fchmodSync(slotFd, 0o555);
+    return placed;
   });
-  if (staged.length === 1) {
-    const only = staged[0] as string;
-    const st = fs.statSync(only);
-    for (const entry of fs.readdirSync(only)) fs.renameSync(path.join(only, entry), path.join(slot, entry));
-    fs.rmdirSync(only);
-    fs.chownSync(slot, st.uid, st.gid);
-    fs.chmodSync(slot, st.mode & 0o777);
-    return [slot];
+}
+
+/** Moves a folder of Berth's own (a copy made outside the slot) into the slot as `name`. */
+function moveIn(dir: string, slotFd: number, name: string): void {
+  const fromFd = openRoot(path.dirname(dir));
+  try {
+    renameAt(fromFd, path.basename(dir), slotFd, name);
+  } finally {
+    closeQuietly(fromFd);
   }
-  const placed = staged.map((dir, i) => {
-    const to = path.join(slot, names[i] as string);
-    fs.renameSync(dir, to);
-    return to;
-  });
-  fs.chmodSync(slot, 0o555);
-  return placed;
+}
+
+function rmdirQuietly(dirFd: number, name: string): boolean {
+  try {
+    fs.rmdirSync(at(dirFd, name));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `dir` is one copy's folder in a slot that holds several (arrangeSlot). */
@@ -152,19 +258,39 @@ export function isInSlot(dir: string, slot: string): boolean {
 
 /** Removes one copy's folder from a slot that holds several: moved out of the mount first, then removed. */
 export function removeFromSlot(dir: string): void {
-  const slot = path.dirname(dir);
-  const trash = fs.mkdtempSync(path.join(path.dirname(slot), '.emptying-'));
+  withSlot(path.dirname(dir), (slotFd, parentFd) => {
+    const trash = hidden('.emptying-');
+    fs.mkdirSync(at(parentFd, trash), 0o700);
+    try {
+      renameAt(slotFd, path.basename(dir), parentFd, trash);
+    } finally {
+      discard(parentFd, trash);
+    }
+  });
+}
+
+/** Removes a slot folder: its top level Berth's first (nothing more added there), then all in it, never through a link. */
+export function removeSlot(dir: string): void {
+  if (!hasSlot(dir)) return;
+  const parentFd = openRoot(path.dirname(dir));
   try {
-    fs.renameSync(dir, path.join(trash, 'copy'));
+    dropAt(parentFd, path.basename(dir));
   } finally {
-    fs.rmSync(trash, { recursive: true, force: true });
+    closeQuietly(parentFd);
   }
 }
 
-export function removeSlot(dir: string): void {
-  if (!hasSlot(dir)) return;
-  fs.chmodSync(dir, 0o700);
-  fs.rmSync(dir, { recursive: true, force: true });
+/** Removes `name` in the slots folder: a link itself, a folder (taken first, then removed link-safe). */
+function dropAt(parentFd: number, name: string): void {
+  const fd = openDirAt(parentFd, name);
+  if (fd !== null) {
+    try {
+      takeTop(fd);
+    } finally {
+      closeQuietly(fd);
+    }
+  }
+  discard(parentFd, name);
 }
 
 /** Removes every slot folder of these profiles whose chat is neither a chat nor a reservation now. */
@@ -179,12 +305,15 @@ export function sweepSlots(dataDir: string, profiles: readonly string[], alive: 
       continue;
     }
     const keep = new Set([...alive(profile)].map((id) => folderNameFor(id)));
-    for (const name of names) {
-      if (keep.has(name)) continue;
-      const dir = path.join(root, name);
-      if (isLink(dir)) fs.rmSync(dir, { force: true });
-      else removeSlot(dir);
-      removed++;
+    const rootFd = openRoot(root);
+    try {
+      for (const name of names) {
+        if (keep.has(name)) continue;
+        dropAt(rootFd, name);
+        removed++;
+      }
+    } finally {
+      closeQuietly(rootFd);
     }
   }
   return removed;
@@ -207,14 +336,6 @@ export function recheckSlotFolder(source: string, dataDir: string): FolderIdenti
   if (!isSlotFolder(source, dataDir)) throw slotChanged(source);
   const st = fs.statSync(source, { bigint: true });
   return { dev: String(st.dev), ino: String(st.ino) };
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 function slotChanged(dir: string): BerthError {
