@@ -58,7 +58,7 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     const profile = uniqueName('axe');
     await ui.createProfile(page, profile, 'berth-test:busybox');
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await page.getByText(/Sandbox: running/).waitFor({ timeout: 60_000 });
     await ui.waitForTerminal(page, (t) => /\$ $/m.test(t.trimEnd() + ' '), 'the prompt');
     await expectClean('chat with a terminal');
@@ -67,7 +67,7 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     await ui.waitForTerminal(page, (t) => t.includes('\n300'), 'the long output');
     await page.keyboard.press('Control+Shift+Backquote');
     await expectClean('chat with a scrolled terminal');
-    await page.getByRole('button', { name: 'New chat' }).hover();
+    await page.getByRole('button', { name: 'New chat', exact: true }).hover();
     await expectClean('New chat under the pointer');
   });
 
@@ -102,7 +102,7 @@ describe('accessibility (axe, WCAG 2.1 A/AA)', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     await page.getByLabel('Profile for new chats').selectOption(name);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     const conversation = page.getByRole('region', { name: 'Conversation' });
     await conversation.getByRole('textbox', { name: 'Message' }).fill('Tell me a lot');
     await page.keyboard.press('Enter');

@@ -55,7 +55,7 @@ describe('an agent chat in the browser', () => {
 
     // A chat in that profile, with the folder attached read-write (Review mode has its own test).
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await attach(page, folder, 'Read-write');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
 

@@ -60,7 +60,7 @@ describe('MCP and compaction in the browser', () => {
     const folder = path.join(root, 'project');
     writeTree(folder, { 'tools/server.py': SERVER_PY, 'notes.txt': 'NOTES-E2E' }, SANDBOX_UID, SANDBOX_GID);
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await attach(page, folder, 'Read-write');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     const conversation = page.getByRole('region', { name: 'Conversation' });

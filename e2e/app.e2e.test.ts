@@ -53,7 +53,7 @@ async function newChatIn(profile: string): Promise<void> {
   const active = await activeTerminal();
   if (active) seenTerminals.add(active);
   await page.getByLabel('Profile for new chats').selectOption(profile);
-  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
   await freshTerminalShowing('/home/berth $', "the new chat's first prompt");
 }
 

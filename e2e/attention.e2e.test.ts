@@ -83,7 +83,7 @@ describe('a chat that needs the user, while they are elsewhere', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     const nav = page.getByRole('navigation', { name: 'Chats' });
     await nav.getByRole('button', { name: 'Chat 1' }).waitFor();
     const conversation = page.getByRole('region', { name: 'Conversation' });
@@ -93,7 +93,7 @@ describe('a chat that needs the user, while they are elsewhere', () => {
 
     // The user goes to another chat (numbered on: Chat 1 took its title from its first message), then to another window.
     await nav.getByRole('button', { name: 'Build it' }).waitFor();
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await nav.getByRole('button', { name: 'Chat 2', exact: true }).waitFor();
     await setWindowFocus(false);
     expect(await page.evaluate<boolean>('document.hasFocus()')).toBe(false);

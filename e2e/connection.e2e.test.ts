@@ -33,9 +33,9 @@ describe('the browser host restarts under an open tab', () => {
     const profile = uniqueName('conn');
     await ui.createProfile(page, profile, 'berth-test:busybox');
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await page.getByText(/Sandbox: running/).waitFor({ timeout: 60_000 });
-    const newChat = page.getByRole('button', { name: 'New chat' });
+    const newChat = page.getByRole('button', { name: 'New chat', exact: true });
     expect(await newChat.isEnabled()).toBe(true);
 
     const openChat = await page.locator('h1.chat-title').textContent();
@@ -67,7 +67,7 @@ describe('the browser host restarts under an open tab', () => {
     // The new URL works: the same chats, the sandbox state is known again.
     await page.goto(host.url);
     await page.getByRole('status', { name: 'Connection' }).getByText('Connected').waitFor({ timeout: 30_000 });
-    await page.getByRole('button', { name: 'New chat' }).click({ trial: true });
+    await page.getByRole('button', { name: 'New chat', exact: true }).click({ trial: true });
     expect(await page.getByRole('alert').filter({ hasText: 'link has expired' }).count()).toBe(0);
     // The same address (the port is kept across restarts), so the chat that was open is open again.
     expect(await page.locator('h1.chat-title').textContent()).toBe(openChat);

@@ -172,7 +172,7 @@ describe.each(kinds)('a chat on the $name engine in the browser', (kind) => {
       await page.getByRole('status', { name: 'Docker engine' }).getByText(/Docker .*\d/).waitFor({ timeout: 30_000 });
       if (kind.viaDialog) await createInDialog(page, profile, kind, engine, provider.baseUrl);
       await page.getByLabel('Profile for new chats').selectOption(profile);
-      await page.getByRole('button', { name: 'New chat' }).click();
+      await page.getByRole('button', { name: 'New chat', exact: true }).click();
 
       // The terminal: a shell in that engine's sandbox.
       await waitForTerminal(page, (t) => t.includes('$ '), 'the first prompt', 180_000);

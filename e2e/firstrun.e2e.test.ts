@@ -43,7 +43,7 @@ const focusInTerminal = () => page.evaluate<boolean>(`document.activeElement?.cl
 
 describe('first run', () => {
   it("the first chat builds Berth's base image and egress proxy image with progress, then its terminal works; the message box has the focus", async () => {
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     const building = page.getByRole('progressbar', { name: 'Building image' });
     await building.first().waitFor({ timeout: 60_000 });
     await shot(page, 'first-run-building');
@@ -78,7 +78,7 @@ describe('first run', () => {
     const profile = uniqueName('offline');
     await ui.createProfile(page, profile, '127.0.0.1:1/nothing-here:1');
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     const alerts = page.getByRole('alert');
     await alerts.filter({ hasText: 'registry cannot be reached' }).first().waitFor({ timeout: 60_000 });
     // Give any second copy (Retry, the terminal pane) time to appear before counting.

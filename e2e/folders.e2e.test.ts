@@ -37,7 +37,7 @@ describe.skipIf(!asRoot)('read-write folders (Berth runs as root)', () => {
   it('a root-owned folder: the attach says the sandbox cannot write it, and what to do', async () => {
     const dir = path.join(root, 'root-owned');
     writeTree(dir, { 'notes.txt': 'hi\n' }, 0, 0);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await page.getByText(/Sandbox: running/).waitFor({ timeout: 60_000 });
     await ui.attach(page, dir, 'Read-write');
     const warning = page.getByRole('region', { name: 'Attached folders' }).getByRole('alert');
@@ -58,7 +58,7 @@ describe.skipIf(!asRoot)('read-write folders (Berth runs as root)', () => {
   it("another user's folder: no warning, and what the shell writes there is that user's", async () => {
     const dir = path.join(root, 'someone');
     writeTree(dir, {}, 1234, 1234);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await page.getByText(/Sandbox: running/).waitFor({ timeout: 60_000 });
     await ui.attach(page, dir, 'Read-write');
     await page.getByRole('region', { name: 'Attached folders' }).getByText(dir).waitFor();

@@ -5,16 +5,17 @@
  * runs the message again in a third chat; Compare attempts shows the two side by side, and
  * applying one writes its file into the folder and closes the other attempts.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName, writeTree } from '../test/support/harness.js';
-import { startOpenAiTestServer, type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
+import { type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
 import { seriousViolations } from './support/axe.js';
-import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
-import { attach, fillAgentProfile } from './support/ui.js';
+import { closeAgentApp, openAgentApp } from './support/agentApp.js';
+import { shot, type RunningHost } from './support/browserHost.js';
+import { attach } from './support/ui.js';
+import { userGit } from '../test/support/userGit.js';
 
 const KEY = 'sk-e2e-fork-7a2b1c';
 let root: string;
@@ -50,34 +51,23 @@ async function send(text: string, reply: string, turns: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  root = tempRoot();
-  provider = await startOpenAiTestServer({ apiKey: KEY });
-  provider.setResponder(responder);
-  ({ host, browser, page } = await openApp(root));
-  const dialog = await fillAgentProfile(page, { name: profile, image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Run automatically', key: KEY });
-  await page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'hidden' });
+  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.stop();
-  await provider?.close();
-  if (root) fs.rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => closeAgentApp({ root, host, browser, provider }));
 
 describe('Fork and compare in the browser', () => {
   it('forks at the first turn, tries it again, compares the two attempts and applies one', async () => {
     const repo = path.join(root, 'forked');
     writeTree(repo, { 'f.txt': 'base\n' }, SANDBOX_UID, SANDBOX_GID);
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], { cwd: repo, env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1' } });
+    const git = (...args: string[]) => userGit(repo, root, ...args);
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-q', '-m', 'first');
     chownTree(repo, SANDBOX_UID, SANDBOX_GID);
 
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await attach(page, repo, 'Review');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await page.getByRole('list', { name: 'Attached folders' }).getByText(/Copy of HEAD [0-9a-f]{7}/).waitFor({ timeout: 60_000 });

@@ -39,13 +39,13 @@ describe('the minimal sandbox while the full one is prepared', () => {
   it('the first chat says "minimal" while the status bar shows the preparation; a chat after it is ready does not', async () => {
     const preparing = page.getByRole('status', { name: 'Full sandbox image' });
     await preparing.getByText('preparing…').waitFor({ timeout: 60_000 });
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await page.getByText(/^Minimal sandbox: the full environment is being prepared/).waitFor({ timeout: 120_000 });
     await shot(page, 'minimal-sandbox');
 
     fs.writeFileSync(hold, '');
     await preparing.getByText('ready').waitFor({ timeout: 120_000 });
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     // The new chat's sandbox runs on the full image, and its header says nothing of a minimal one.
     await expect.poll(async () => (await docker('ps', '-q', '--filter', `ancestor=${baseTag}-full`)).trim() !== '', { timeout: 120_000 }).toBe(true);
     await page.getByText(/Sandbox: running/).waitFor({ timeout: 60_000 });

@@ -49,7 +49,7 @@ describe('the Network view', () => {
     await dialog.waitFor({ state: 'hidden' });
 
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await ui.waitForTerminal(page, (t) => t.includes('$'), 'the first prompt');
     await ui.typeInTerminal(page, 'curl -s http://allowed.test/; curl -s -o /dev/null -w "blocked:%{http_code}\\n" http://blocked.test/');
     await ui.waitForTerminal(page, (t) => t.includes('hello from allowed.test') && t.includes('blocked:403'), 'both requests');

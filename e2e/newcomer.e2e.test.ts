@@ -47,7 +47,7 @@ async function titleShown(title: string): Promise<{ text: string; cut: boolean }
 
 describe("a newcomer's screens", () => {
   it('a first chat right after start: its terminal works', async () => {
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     // Not "starting" beside a terminal that works (it was, when the chat took a warm sandbox still starting).
     await ui.waitForSandboxRunning(page, 120_000);
     await ui.waitForTerminal(page, (t) => t.includes('$'), 'the prompt', 60_000);
@@ -63,7 +63,7 @@ describe("a newcomer's screens", () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     const conversation = page.getByRole('region', { name: 'Conversation' });
     // Its (empty) history loaded: until then the message box sends nothing.
     await conversation.getByText('No messages yet.').waitFor();
@@ -80,7 +80,7 @@ describe("a newcomer's screens", () => {
     await shot(page, 'newcomer-approval-waiting');
 
     // From another chat, the same.
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await nav.getByRole('button', { name: /^Chat \d+$/ }).last().waitFor();
     await item.getByRole('status', { name: 'Waiting for your approval' }).waitFor();
     expect(await titleShown(TITLE)).toEqual({ text: TITLE, cut: false });

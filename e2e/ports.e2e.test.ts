@@ -33,7 +33,7 @@ describe('the Ports section', () => {
     await ui.createProfile(page, profile, NET_IMAGE, 'none');
 
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await ui.waitForTerminal(page, (t) => t.includes('$'), 'the first prompt');
     await ui.typeInTerminal(page, 'mkdir -p /tmp/e2e-site && cd /tmp/e2e-site && touch seen-in-chromium.txt && python3 -m http.server 8000');
     await ui.waitForTerminal(page, (t) => t.includes('Serving HTTP'), 'the server');

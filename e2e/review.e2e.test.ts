@@ -11,9 +11,10 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName, writeTree } from '../test/support/harness.js';
-import { startOpenAiTestServer, type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
-import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
-import { attach, fillAgentProfile } from './support/ui.js';
+import { type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
+import { closeAgentApp, openAgentApp } from './support/agentApp.js';
+import { shot, type RunningHost } from './support/browserHost.js';
+import { attach } from './support/ui.js';
 
 const KEY = 'sk-e2e-review-8d2f1a';
 let root: string;
@@ -70,7 +71,7 @@ async function newReviewChat(repo: string): Promise<string> {
   const current = page.getByRole('navigation', { name: 'Chats' }).locator('button[aria-current="true"]');
   const before = (await current.count()) > 0 ? await current.textContent() : null;
   await page.getByLabel('Profile for new chats').selectOption(profile);
-  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
   // The new chat is selected once it exists.
   await expect.poll(async () => ((await current.count()) > 0 ? await current.textContent() : null), { timeout: 30_000 }).not.toBe(before);
   const title = (await current.textContent()) ?? '';
@@ -113,23 +114,10 @@ async function closeChanges(): Promise<void> {
 }
 
 beforeAll(async () => {
-  root = tempRoot();
-  provider = await startOpenAiTestServer({ apiKey: KEY });
-  provider.setResponder(responder);
-  ({ host, browser, page } = await openApp(root));
-
-  // A profile whose agent runs without asking (approval has its own test).
-  const dialog = await fillAgentProfile(page, { name: profile, image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Run automatically', key: KEY });
-  await page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'hidden' });
+  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.stop();
-  await provider?.close();
-  if (root) fs.rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => closeAgentApp({ root, host, browser, provider }));
 
 describe('Review mode in the browser', () => {
   it('reviews the agent’s changes, undoes a turn, applies exactly the rest, and discards', async () => {

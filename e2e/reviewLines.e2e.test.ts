@@ -5,16 +5,17 @@
  * with its file, line and words; a line both sides changed ends with the user's choice applied.
  * axe finds nothing serious on the panel with lines being chosen.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName, writeTree } from '../test/support/harness.js';
-import { startOpenAiTestServer, type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
+import { type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
 import { seriousViolations } from './support/axe.js';
-import { openApp, shot, tempRoot, type RunningHost } from './support/browserHost.js';
-import { attach, fillAgentProfile } from './support/ui.js';
+import { closeAgentApp, openAgentApp } from './support/agentApp.js';
+import { shot, type RunningHost } from './support/browserHost.js';
+import { attach } from './support/ui.js';
+import { userGit } from '../test/support/userGit.js';
 
 const KEY = 'sk-e2e-lines-5c1d9e';
 let root: string;
@@ -37,32 +38,17 @@ function responder(req: RecordedRequest): Step {
   return { toolCalls: [{ name: 'write_file', arguments: { path: 'f.txt', content: with_({ 2: 'chat two', 18: 'chat eighteen' }) } }] };
 }
 
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], {
-    cwd: repo, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1' },
-  });
-}
+const git = (repo: string, ...args: string[]): string => userGit(repo, root, ...args);
 
 const changes = () => page.getByRole('region', { name: 'Changes', exact: true });
 const conversation = () => page.getByRole('region', { name: 'Conversation' });
 const read = (p: string) => fs.readFileSync(p, 'utf8');
 
 beforeAll(async () => {
-  root = tempRoot();
-  provider = await startOpenAiTestServer({ apiKey: KEY });
-  provider.setResponder(responder);
-  ({ host, browser, page } = await openApp(root));
-  const dialog = await fillAgentProfile(page, { name: profile, image: 'berth-test:busybox', baseUrl: provider.baseUrl, approval: 'Run automatically', key: KEY });
-  await page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'hidden' });
+  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.stop();
-  await provider?.close();
-  if (root) fs.rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => closeAgentApp({ root, host, browser, provider }));
 
 describe('Review: hunks, lines, comments and conflicts in the browser', () => {
   it('applies lines chosen by mouse and keyboard, sends a comment to the agent, and resolves a conflict', async () => {
@@ -74,7 +60,7 @@ describe('Review: hunks, lines, comments and conflicts in the browser', () => {
     chownTree(repo, SANDBOX_UID, SANDBOX_GID);
 
     await page.getByLabel('Profile for new chats').selectOption(profile);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await attach(page, repo, 'Review');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await page.getByRole('list', { name: 'Attached folders' }).getByText(/Copy of HEAD [0-9a-f]{7}/).waitFor({ timeout: 60_000 });

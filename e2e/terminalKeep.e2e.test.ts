@@ -38,7 +38,7 @@ const chatButton = (name: string) => page.getByRole('navigation', { name: 'Chats
 
 async function newChat(): Promise<void> {
   const before = await ui.activeTerminal(page);
-  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
   await expect.poll(() => ui.activeTerminal(page)).not.toBe(before);
   await ui.waitForTerminal(page, (t) => /[$#]\s*$/.test(t), "the new chat's first prompt", 60_000);
 }

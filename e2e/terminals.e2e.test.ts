@@ -39,7 +39,7 @@ describe('terminals across attach and detach', () => {
   it('asks before stopping what runs, then brings the terminals back in their tabs', async () => {
     const folder = path.join(root, 'project');
     writeTree(folder, { 'hello.txt': 'hi\n' }, SANDBOX_UID, SANDBOX_GID);
-    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await ui.waitForTerminal(page, (t) => t.includes('$ '), 'the first prompt', 60_000);
     await page.getByRole('button', { name: 'New terminal' }).click();
     await expect.poll(tabNames).toEqual(['Terminal 1', 'Terminal 2']);

@@ -27,7 +27,7 @@ export async function activeTerminal(page: Page): Promise<string | null> {
  */
 export async function newChatAtPrompt(page: Page, timeout = 60_000): Promise<void> {
   const previous = await activeTerminal(page);
-  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
   const deadline = Date.now() + timeout;
   while ((await activeTerminal(page)) === previous) {
     if (Date.now() > deadline) throw new Error('New chat opened no terminal of its own.');

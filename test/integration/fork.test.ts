@@ -4,7 +4,6 @@
  * the sandbox user owns; it keeps working after the original is deleted. A chat that writes a
  * folder directly is refused. "Try again" forks before the last turn and sends the same message.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { BOOKWORM } from '../support/docker.js';
 import { runTurn } from '../support/agentDriver.js';
 import { nextEvent } from '../support/events.js';
 import { Harness, SANDBOX_GID, SANDBOX_UID, chownTree } from '../support/harness.js';
+import { ReviewScenario } from '../support/reviewScenario.js';
 import { byTurn, startOpenAiTestServer, type OpenAiTestServer } from '../support/openaiTestServer.js';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -33,21 +33,9 @@ afterAll(async () => {
   await server.close();
 });
 
-function userRepo(name: string): string {
-  const repo = h.workspace(name, { 'a.txt': 'a1\n', 'src/main.js': 'console.log(1);\n' });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], { cwd: repo, env: { PATH: process.env.PATH, HOME: h.root, GIT_CONFIG_NOSYSTEM: '1' } });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'first');
-  chownTree(repo, SANDBOX_UID, SANDBOX_GID);
-  return repo;
-}
-
-async function sh(chatId: string, command: string): Promise<string> {
-  const r = await core.sandbox.exec({ chatId, command });
-  if (r.exitCode !== 0) throw new Error(`${command} exited ${r.exitCode}: ${r.output}`);
-  return r.output;
-}
+const s = new ReviewScenario(h, () => core, () => dataDir, () => profile);
+const userRepo = (name: string): string => s.userRepo(name, { 'a.txt': 'a1\n', 'src/main.js': 'console.log(1);\n' });
+const sh = (chatId: string, command: string): Promise<string> => s.sh(chatId, command);
 
 /** Where Berth keeps a chat's copy of the folder (the test looks; the product never tells the container). */
 function copyWorkDir(chatId: string): string {

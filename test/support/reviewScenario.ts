@@ -2,10 +2,10 @@
  * What Review-mode integration tests share: a user's git repository, a chat with it attached in
  * Review mode, commands in the chat's sandbox, and where Berth keeps the chat's copy.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BerthCore } from '../../electron/main/core.js';
+import { userGit } from './userGit.js';
 import { type Harness, SANDBOX_GID, SANDBOX_UID, chownTree } from './harness.js';
 
 export class ReviewScenario {
@@ -13,11 +13,7 @@ export class ReviewScenario {
 
   /** The user's own git, as they would run it. */
   userGit(repo: string, ...args: string[]): string {
-    return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], {
-      cwd: repo,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: this.h.root, GIT_CONFIG_NOSYSTEM: '1' },
-    });
+    return userGit(repo, this.h.root, ...args);
   }
 
   /** A git repository as a user has it: one commit of `files`, owned by the sandbox user. */
