@@ -22,6 +22,23 @@ describe('TerminalService on the fake engine', () => {
     expect((await f.core.terminal.replay({ terminalId: term.terminalId })).data).toContain('hello');
   });
 
+  it('sizes a terminal shown in two windows to the smaller of them, and grows back when that window goes', async () => {
+    f = fakeCore();
+    const chat = await f.chat();
+    const wide = f.core.connectClient();
+    const narrow = f.core.connectClient();
+    const term = (await wide.call('terminal.open', { chatId: chat.id, cols: 200, rows: 50 })) as { terminalId: string };
+    const size = async () => (await f.core.terminal.list({ chatId: chat.id })).terminals.map((t) => [t.cols, t.rows]);
+    await narrow.call('terminal.resize', { terminalId: term.terminalId, cols: 80, rows: 60 });
+    expect(await size()).toEqual([[80, 50]]);
+    // The wide window moving its edge does not make the shell wider than the narrow one shows.
+    await wide.call('terminal.resize', { terminalId: term.terminalId, cols: 180, rows: 50 });
+    expect(await size()).toEqual([[80, 50]]);
+    narrow.dispose();
+    await expect.poll(size).toEqual([[180, 50]]);
+    wide.dispose();
+  });
+
   it('keeps the sandbox from idling while a terminal is open, and lets it idle once the terminal ends', async () => {
     f = fakeCore();
     const chat = await f.chat(IDLE_ONE_MINUTE);

@@ -18,6 +18,7 @@ import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
 import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
+import { ViewSizes, type TerminalSize } from './common/viewSizes.js';
 
 /** Written in a terminal started again in the chat's new sandbox after its folders changed. */
 const FOLDERS_CHANGED_NOTE = 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.';
@@ -45,6 +46,8 @@ interface Terminal {
   output: OutputJoiner | null;
   /** One account per connected client: the slowest screen sets the pace. */
   flows: Map<string, FlowControl>;
+  /** Each view's size: the smallest sets the shell's. */
+  sizes: ViewSizes;
   paused: boolean;
   /** Between its old container and the new one (restartForChat): the old one going is expected. */
   restarting: boolean;
@@ -97,7 +100,7 @@ export class TerminalService {
   }
 
   /** `replaces`: a terminal of this chat the new one takes the place of (Restart): it keeps that one's name. */
-  async open(chatId: string, cols: number, rows: number, replaces?: string): Promise<TerminalView> {
+  async open(chatId: string, cols: number, rows: number, replaces?: string, client: string | null = null): Promise<TerminalView> {
     const seqBefore = this.changes.get(chatId)?.seq ?? 0;
     const terminal: Terminal = {
       view: { terminalId: randomUUID(), chatId, title: '', state: 'starting', exitReason: null, cols, rows },
@@ -110,10 +113,12 @@ export class TerminalService {
       replay: new ReplayBuffer(REPLAY_CHARS),
       output: null,
       flows: new Map(),
+      sizes: new ViewSizes(),
       paused: false,
       restarting: false,
       typedAhead: '',
     };
+    terminal.sizes.set(client, { cols, rows });
     const started = await this.sandbox.startForTerminal(chatId, (where) => this.startShell(terminal, where.key, where.containerId, where.user, where.workingDir));
     const proc = started.started;
     const replaced = replaces === undefined ? undefined : this.terminals.get(replaces);
@@ -395,10 +400,15 @@ export class TerminalService {
     t.process.stream.write(data);
   }
 
-  async resize(terminalId: string, cols: number, rows: number): Promise<void> {
+  /** One view's size; the shell takes the smallest of its views' (ViewSizes). */
+  async resize(terminalId: string, cols: number, rows: number, client: string | null = null): Promise<void> {
     const t = this.require(terminalId);
-    t.view.cols = cols;
-    t.view.rows = rows;
+    const size = t.sizes.set(client, { cols, rows });
+    if (size) await this.applySize(t, size);
+  }
+
+  private async applySize(t: Terminal, { cols, rows }: TerminalSize): Promise<void> {
+    Object.assign(t.view, { cols, rows });
     await t.process?.resize(cols, rows);
   }
 
@@ -434,6 +444,9 @@ export class TerminalService {
     for (const t of this.terminals.values()) {
       t.flows.delete(client);
       this.updatePause(t);
+      // The views left may be larger: the shell grows back to the smallest of them.
+      const size = t.sizes.remove(client);
+      if (size) void this.applySize(t, size).catch(() => undefined);
     }
     if (this.clients.size === 0 && this.unwatchedTimer === null) {
       // Nobody is looking: after a while, close the shells so their sandboxes can idle out.
