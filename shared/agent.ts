@@ -31,6 +31,11 @@ export const AgentSettings = z.object({
     .refine((u) => /^https?:\/\//i.test(u), 'The provider URL must start with http:// or https://.')
     .nullable(),
   model: z.string().trim().min(1).max(256).nullable(),
+  /**
+   * Another profile whose provider (URL and key) this one uses, so several profiles share one
+   * provider and one key; its own model, when set, still picks the model. Null or absent: its own.
+   */
+  providerFrom: z.string().trim().min(1).max(64).nullable().optional(),
   /** 'ask': every command and file write waits for the user. 'auto': they run at once. */
   approval: z.enum(['ask', 'auto']),
   /**

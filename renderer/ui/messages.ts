@@ -14,4 +14,7 @@ export const MESSAGES = {
   compareNone: 'No other chat of this profile has this folder in Review mode yet: use “Try again in a new chat” first.',
   compareUnchanged: 'Not changed',
   keepAttempt: 'Apply this attempt and close the others',
+  sharedProvider: (profile: string) => `The same as “${profile}”`,
+  sharedProviderNote: (profile: string) =>
+    `Uses the provider URL and API key of the profile “${profile}”: change them there, and every profile sharing them follows. A model set here picks this profile’s model.`,
 } as const;

@@ -109,10 +109,11 @@ export class AgentService {
     const turn = this.turns.get(chatId);
     const messages = this.deps.store.agentMessages.forChat(chatId).map((s) => turn?.live.get(s.message.id) ?? s.message);
     const options = this.deps.store.agentChatOptions.get(chat.id);
-    const { baseUrl, model, contextWindow: profileWindow } = this.deps.sessions.requireProfile(chat.profile).settings.agent;
+    const { contextWindow: profileWindow } = this.deps.sessions.requireProfile(chat.profile).settings.agent;
+    const { baseUrl, model, keyProfile } = this.deps.sessions.providerOf(chat.profile);
     const chosen = options.model ?? model;
     const contextWindow = baseUrl && chosen
-      ? await this.context.contextWindow({ baseUrl, model: chosen, apiKey: this.deps.keys.keyFor(chat.profile, baseUrl), profileWindow })
+      ? await this.context.contextWindow({ baseUrl, model: chosen, apiKey: this.deps.keys.keyFor(keyProfile, baseUrl), profileWindow })
       : null;
     return { messages, running: turn !== undefined, approvals: this.approvals.pendingFor(chatId), allowedForChat: this.approvals.isAllowed(chatId), options, contextWindow };
   }
@@ -129,10 +130,10 @@ export class AgentService {
   /** The models the chat's provider lists, for the chat's model picker. */
   async models(chatId: string): Promise<{ models: string[]; current: string | null }> {
     const chat = this.deps.sessions.requireChat(chatId);
-    const { baseUrl, model } = this.deps.sessions.requireProfile(chat.profile).settings.agent;
+    const { baseUrl, model, keyProfile } = this.deps.sessions.providerOf(chat.profile);
     const current = this.deps.store.agentChatOptions.get(chat.id).model ?? model;
     if (!baseUrl) return { models: [], current };
-    const list = await (this.deps.listModels ?? listModels)({ baseUrl, apiKey: this.deps.keys.keyFor(chat.profile, baseUrl) });
+    const list = await (this.deps.listModels ?? listModels)({ baseUrl, apiKey: this.deps.keys.keyFor(keyProfile, baseUrl) });
     return { models: list.map((m) => m.id), current };
   }
 
@@ -149,14 +150,16 @@ export class AgentService {
       });
     }
     const options = this.deps.store.agentChatOptions.get(chat.id);
-    const { baseUrl, contextWindow: profileWindow } = profile.settings.agent;
-    const model = options.model ?? profile.settings.agent.model;
+    const { contextWindow: profileWindow } = profile.settings.agent;
+    const provider = this.deps.sessions.providerOf(profile.name);
+    const { baseUrl } = provider;
+    const model = options.model ?? provider.model;
     if (!baseUrl || !model) {
       throw new BerthError('provider_not_configured', `The profile "${profile.name}" has no model yet.`, {
         hint: 'Set its provider URL and model (and API key, if the provider needs one) in the profile’s settings.',
       });
     }
-    const apiKey = this.deps.keys.keyFor(profile.name, baseUrl);
+    const apiKey = this.deps.keys.keyFor(provider.keyProfile, baseUrl);
     const message = this.save({ id: randomUUID(), chatId, taskId: null, parentCallId: null, role: 'user', content: text, toolCalls: [], done: true, createdAt: this.deps.clock.now() });
 
     const turn: Turn = { controller: new AbortController(), live: new Map(), executing: new Set(), finished: Promise.resolve({ finalText: '', error: null }) };

@@ -1,4 +1,5 @@
 /** Profiles and chats: their records, views, and the task lookup that container keys need. */
+import { resolveProvider, type ResolvedProvider } from '../../../shared/agentProvider.js';
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_PROFILE, ProfileSettings, type ChatView, type ParsedRequest, type ProfileView,
@@ -58,6 +59,17 @@ export class SessionService {
     return p;
   }
 
+  /** The provider a profile's agent talks to: its own, or the one it shares (shared/agentProvider). */
+  providerOf(name: string): ResolvedProvider {
+    const r = resolveProvider(this.requireProfile(name), (n) => this.store.profiles.get(n) ?? undefined);
+    if ('missing' in r) {
+      throw new BerthError('provider_not_configured', `The profile "${name}" uses the provider of the profile "${r.missing}", which no longer exists.`, {
+        hint: 'Choose its own provider, or another profile’s, in its settings.',
+      });
+    }
+    return r;
+  }
+
   createProfile(req: ParsedRequest<'profiles.create'>): ProfileView {
     const { name, ...rest } = req;
     if (this.store.profiles.get(name)) {
@@ -80,7 +92,10 @@ export class SessionService {
   /** Changes a profile's settings; its containers are recreated at their next use to match. */
   updateProfile(req: ParsedRequest<'profiles.update'>): ProfileView {
     const existing = this.requireProfile(req.name);
-    const settings = this.checkedSettings(ProfileSettings.parse({ ...existing.settings, ...req.settings }));
+    // The agent's settings merge field by field: the profile form sends the fields it shows, and
+    // replacing the whole object dropped the ones it does not (MCP servers, context window).
+    const agent = req.settings.agent ? { ...existing.settings.agent, ...req.settings.agent } : existing.settings.agent;
+    const settings = this.checkedSettings(ProfileSettings.parse({ ...existing.settings, ...req.settings, agent }));
     this.store.profiles.updateSettings(existing.name, settings);
     return this.profileView({ ...existing, settings });
   }

@@ -4,7 +4,8 @@
  */
 import './conversation.css';
 import { useEffect, useRef } from 'react';
-import type { AgentSettings, ChatView } from '../../../shared/contract';
+import { resolveProvider } from '../../../shared/agentProvider';
+import type { ChatView, ProfileView } from '../../../shared/contract';
 import { useAgent, useProfiles, useServices } from '../../app/context';
 import { EMPTY_CONVERSATION } from '../../stores/agent';
 import { ErrorAlert } from '../../ui/ErrorAlert';
@@ -20,8 +21,10 @@ export interface ConversationPaneProps {
   onOpenProfile(profile: string): void;
 }
 
-/** What the agent still needs before it can answer: main refuses a turn without both. */
-function missingSettings(agent: AgentSettings): string | null {
+/** What the agent still needs before it can answer (its own provider or the one it shares): main refuses a turn without both. */
+function missingSettings(profile: ProfileView, profiles: readonly ProfileView[]): string | null {
+  const agent = resolveProvider(profile, (name) => profiles.find((p) => p.name === name));
+  if ('missing' in agent) return 'provider';
   if (agent.model === null && agent.baseUrl === null) return 'provider URL or model';
   if (agent.model === null) return 'model';
   if (agent.baseUrl === null) return 'provider URL';
@@ -31,7 +34,8 @@ function missingSettings(agent: AgentSettings): string | null {
 export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps) {
   const { stores, askToNotify } = useServices();
   const conversation = useAgent((s) => s.byChat[chat.id]) ?? EMPTY_CONVERSATION;
-  const profile = useProfiles((s) => s.profiles.find((p) => p.name === chat.profile));
+  const profiles = useProfiles((s) => s.profiles);
+  const profile = profiles.find((p) => p.name === chat.profile);
   const agent = stores.agent.getState;
   const chatId = chat.id;
   // Once the profile is known (message box or set-up button), the opened chat takes the focus:
@@ -62,7 +66,7 @@ export function ConversationPane({ chat, onOpenProfile }: ConversationPaneProps)
   }, [approvals]);
   // Unknown until the profiles are loaded: say nothing rather than flash the notice. A running
   // turn keeps its Stop button even if the settings were emptied meanwhile.
-  const missing = profile && !running ? missingSettings(profile.settings.agent) : null;
+  const missing = profile && !running ? missingSettings(profile, profiles) : null;
 
   return (
     <section className="conversation" aria-label="Conversation">

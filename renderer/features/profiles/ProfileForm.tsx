@@ -2,8 +2,9 @@
 import { cloneElement, isValidElement, useEffect, useId, useRef, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useProfiles, useServices } from '../../app/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { MESSAGES } from '../../ui/messages';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';
 import { formatBytes } from '../chat/SandboxUse';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
@@ -82,10 +83,15 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   const [agentFocus] = useState<'baseUrl' | 'model'>(() => (values.baseUrl !== '' && values.model === '' ? 'model' : 'baseUrl'));
   useEffect(() => {
     if (!focusAgent) return;
-    (agentFocus === 'model' ? modelRef : baseUrlRef).current?.focus();
+    (agentFocus === 'model' || values.providerFrom !== '' ? modelRef : baseUrlRef).current?.focus();
     // Once per form (focusAgent only): later typing must not move the focus.
   }, [focusAgent]);
   const editing = profile !== null;
+  // Profiles with a provider of their own can be shared (one step: never a profile that shares one).
+  const providers = useProfiles((st) => st.profiles)
+    .filter((p) => p.name !== profile?.name && !p.settings.agent.providerFrom)
+    .map((p) => p.name);
+  const sharing = values.providerFrom !== '';
   const engine = useEngineResources();
   const engineCpus = engine && engine.cpus > 0 ? engine.cpus : null;
   // What the form opened with, or last saved: edits are what differs from it.
@@ -214,17 +220,31 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       </fieldset>
       <fieldset className="field-grid">
         <legend>Agent</legend>
-        <Field label="Provider URL">
-          <input
-            value={values.baseUrl}
-            onChange={(e) => set('baseUrl', e.target.value)}
-            inputMode="url"
-            spellCheck={false}
-            placeholder="https://api.openai.com/v1"
-            ref={baseUrlRef}
-            data-autofocus={focusAgent && agentFocus === 'baseUrl' ? true : undefined}
-          />
-        </Field>
+        {(providers.length > 0 || sharing) && (
+          <Field label="Provider">
+            <select value={values.providerFrom} onChange={(e) => set('providerFrom', e.target.value)}>
+              <option value="">Its own</option>
+              {[...new Set([...providers, ...(sharing ? [values.providerFrom] : [])])].map((name) => (
+                <option key={name} value={name}>
+                  {MESSAGES.sharedProvider(name)}
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
+        {!sharing && (
+          <Field label="Provider URL">
+            <input
+              value={values.baseUrl}
+              onChange={(e) => set('baseUrl', e.target.value)}
+              inputMode="url"
+              spellCheck={false}
+              placeholder="https://api.openai.com/v1"
+              ref={baseUrlRef}
+              data-autofocus={focusAgent && agentFocus === 'baseUrl' ? true : undefined}
+            />
+          </Field>
+        )}
         <Field label="Model">
           <input
             value={values.model}
@@ -242,7 +262,11 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
           </select>
         </Field>
         <p className="muted field-note">Any OpenAI-compatible endpoint. Its commands run only in this profile&apos;s sandboxes.</p>
-        <AgentKeyField profile={editing ? profile.name : null} handle={keyField} formBaseUrl={values.baseUrl} />
+        {sharing ? (
+          <p className="muted field-note">{MESSAGES.sharedProviderNote(values.providerFrom)}</p>
+        ) : (
+          <AgentKeyField profile={editing ? profile.name : null} handle={keyField} formBaseUrl={values.baseUrl} />
+        )}
       </fieldset>
       <fieldset className="field-grid" disabled={!docker}>
         <legend>Setup</legend>

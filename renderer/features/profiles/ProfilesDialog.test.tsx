@@ -160,6 +160,20 @@ describe('ProfilesDialog', () => {
     ]);
   });
 
+  it('shares another profile’s provider: its URL and key fields give way to a note, and the save names the profile', async () => {
+    const { api } = renderWithApp(<ProfilesDialog onClose={() => {}} />, { profiles: [profileView('default'), profileView('work')] });
+    const dialog = screen.getByRole('dialog', { name: 'Profiles' });
+    fireEvent.click(await within(dialog).findByRole('button', { name: 'work' }));
+    const provider = within(dialog).getByRole('combobox', { name: 'Provider' });
+    expect([...(provider as HTMLSelectElement).options].map((o) => o.text)).toEqual(['Its own', 'The same as “default”']);
+    fireEvent.change(provider, { target: { value: 'default' } });
+    expect(within(dialog).queryByRole('textbox', { name: 'Provider URL' })).toBeNull();
+    within(dialog).getByText(/Uses the provider URL and API key of the profile “default”/);
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save profile' }));
+    await within(dialog).findByText('Saved.');
+    expect(api.callsTo('profiles.update')).toEqual([{ name: 'work', settings: { agent: expect.objectContaining({ providerFrom: 'default' }) } }]);
+  });
+
   it('asks before dropping edits that are not saved, on switching profile or closing', async () => {
     let closed = 0;
     renderWithApp(<ProfilesDialog onClose={() => closed++} initialProfile="default" />, { profiles: [profileView('default'), profileView('work')] });

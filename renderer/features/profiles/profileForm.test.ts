@@ -54,6 +54,16 @@ describe('profile form values', () => {
     expect(result.ok && result.settings.agent).toEqual({ baseUrl: null, model: 'llama', approval: 'auto' });
   });
 
+  it('shares another profile’s provider, and going back to its own says so', () => {
+    const shared = profileView('work', { agent: { baseUrl: null, model: null, approval: 'auto', providerFrom: 'home' } });
+    const values = formFromProfile(shared);
+    expect(values.providerFrom).toBe('home');
+    const same = settingsFromForm(values);
+    expect(same.ok && changedSettings(shared.settings, same.settings)).toEqual({});
+    const own = settingsFromForm({ ...values, providerFrom: '', baseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(own.ok && changedSettings(shared.settings, own.settings).agent).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: null, approval: 'auto', providerFrom: null });
+  });
+
   it('says in words that an image is needed, instead of the schema’s text', () => {
     const result = settingsFromForm({ ...NEW_PROFILE, image: '  ' });
     expect(result).toEqual({ ok: false, message: expect.stringMatching(/^Choose an image for the sandbox: one of the engine's images, or Berth's own \(berth-sandbox:1\)/) });

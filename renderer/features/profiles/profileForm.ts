@@ -24,6 +24,8 @@ export interface ProfileFormValues {
   /** The agent's provider and model, as typed (empty: none), and its approval rule. */
   baseUrl: string;
   model: string;
+  /** The profile whose provider (URL and key) this one shares; '' for its own. */
+  providerFrom: string;
   approval: 'ask' | 'auto';
   /** Where the sandboxes run (shared/engines.ts), each kind's fields as typed. */
   engineKind: EngineSetting['kind'];
@@ -113,6 +115,7 @@ export const NEW_PROFILE: ProfileFormValues = {
   mountWorkspace: true,
   baseUrl: '',
   model: '',
+  providerFrom: '',
   approval: 'ask',
   ...engineFields({ kind: 'default' }),
 };
@@ -136,6 +139,7 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
     mountWorkspace: s.mountWorkspace,
     baseUrl: s.agent.baseUrl ?? '',
     model: s.agent.model ?? '',
+    providerFrom: s.agent.providerFrom ?? '',
     approval: s.agent.approval,
     ...engineFields(s.engine),
   };
@@ -176,7 +180,7 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
       retention: { idleStopMinutes: idleStopMinutes as number, onQuit: values.onQuit },
       warmPool: warmPool as number,
       setupCommand: values.setupCommand.trim() || null,
-      agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval },
+      agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval, ...(values.providerFrom ? { providerFrom: values.providerFrom } : {}) },
       engine: engine.setting,
     },
   };
@@ -196,6 +200,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** An edit names only what changed (main changes only what an edit names; nested objects whole). */
 export function changedSettings(original: ProfileSettings, next: Partial<ProfileSettingsInput>): Partial<ProfileSettingsInput> {
+  // A profile going back to its own provider says so (main keeps agent fields a save leaves out).
+  if (original.agent.providerFrom && next.agent && !next.agent.providerFrom) next = { ...next, agent: { ...next.agent, providerFrom: null } };
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(next)) {
     if (!sameValue(value, (original as Record<string, unknown>)[key])) patch[key] = value;

@@ -1,4 +1,5 @@
 /** agent.*: the chat agent's turns, approvals and the profile's sealed provider key. */
+import { BerthError } from '../../../../shared/errors.js';
 import { isAutomaticTitle, titleFromMessage } from '../../policy/chatTitle.js';
 import { changed, type Handlers } from '../handler.js';
 import type { Services } from '../services.js';
@@ -31,6 +32,12 @@ export function agentHandlers(s: Services): Handlers<'agent'> {
     },
     'agent.setKey': async (req) => {
       const profile = sessions.requireProfile(req.profile);
+      const from = profile.settings.agent.providerFrom;
+      if (from) {
+        throw new BerthError('invalid_request', `The profile "${profile.name}" uses the provider of "${from}", and with it that profile's key.`, {
+          hint: `Set the key in the profile "${from}"; every profile sharing its provider follows.`,
+        });
+      }
       return keys.set(profile.name, profile.settings.agent.baseUrl, req.apiKey);
     },
     'agent.clearKey': async (req) => keys.clear(sessions.requireProfile(req.profile).name),

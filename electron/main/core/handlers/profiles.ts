@@ -1,5 +1,6 @@
 /** profiles.*: the profile form's saves, refused before use when the engine could not honour them. */
 import { DEFAULT_ENGINE_SETTING, type EngineSetting, type ProfileSettings } from '../../../../shared/contract.js';
+import { providerFromProblem } from '../../../../shared/agentProvider.js';
 import { BerthError } from '../../../../shared/errors.js';
 import { DEFAULT_EGRESS } from '../../../../shared/egress.js';
 import { engineSettingProblem } from '../../engine/engineSettingCheck.js';
@@ -44,10 +45,17 @@ export function profileHandlers(s: Services): Handlers<'profiles'> {
     if (problem) throw new BerthError('invalid_request', problem.message, { hint: problem.hint });
   };
 
+  /** A shared provider must be another profile's own (shared/agentProvider). */
+  const refuseProviderFrom = (name: string, from: string | null | undefined) => {
+    const problem = providerFromProblem(name, from, (n) => store.profiles.get(n) ?? undefined);
+    if (problem) throw new BerthError('invalid_request', problem, { hint: 'Choose the profile whose provider to share, or the profile’s own provider.' });
+  };
+
   return {
     'profiles.list': async () => ({ profiles: store.profiles.list().map((p) => sessions.profileView(p)) }),
     'profiles.create': async (req) => {
       if (req.engine) refuseEngineSetting(req.engine);
+      refuseProviderFrom(req.name, req.agent?.providerFrom);
       refuseAllowlistElsewhere(req.egress ?? DEFAULT_EGRESS, req.engine ?? DEFAULT_ENGINE_SETTING);
       await checkCpus(req.limits?.cpus, req.engine);
       const view = sessions.createProfile(req);
@@ -57,6 +65,7 @@ export function profileHandlers(s: Services): Handlers<'profiles'> {
     'profiles.update': async (req) => {
       if (req.settings.engine) refuseEngineSetting(req.settings.engine);
       const saved = sessions.requireProfile(req.name).settings;
+      if (req.settings.agent) refuseProviderFrom(req.name, req.settings.agent.providerFrom);
       refuseAllowlistElsewhere(req.settings.egress ?? saved.egress, req.settings.engine ?? saved.engine);
       await checkCpus(req.settings.limits?.cpus, req.settings.engine ?? saved.engine);
       const before = warmShape(saved);
@@ -79,6 +88,14 @@ export function profileHandlers(s: Services): Handlers<'profiles'> {
       return changed(s, null, view);
     },
     // Each chat as it goes: the page's list (and the delete button's count) follows.
-    'profiles.delete': async (req) => changed(s, null, { removedChats: await deletion.deleteProfile(req.name, (chatId) => events.emit('chats.changed', { chatId })) }),
+    'profiles.delete': async (req) => {
+      const sharing = store.profiles.list().filter((p) => p.settings.agent.providerFrom === req.name).map((p) => p.name);
+      if (sharing.length) {
+        throw new BerthError('invalid_request', `The profile${sharing.length === 1 ? '' : 's'} ${sharing.map((n) => `"${n}"`).join(', ')} use${sharing.length === 1 ? 's' : ''} the provider of "${req.name}".`, {
+          hint: 'Give them their own provider, or another profile’s, before deleting this one.',
+        });
+      }
+      return changed(s, null, { removedChats: await deletion.deleteProfile(req.name, (chatId) => events.emit('chats.changed', { chatId })) });
+    },
   };
 }
