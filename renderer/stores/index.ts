@@ -2,6 +2,7 @@
  * The renderer's stores, built for one API, and the wiring that keeps them a projection of
  * main's state: initial fetch, events, refetch on `chats.changed` and after a reconnect.
  */
+import { drafts } from './drafts';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { BerthApi, ConnectionInfo, ConnectionSource } from '../api/types';
 import { DEFAULT_PROFILE, type ApprovalRequest } from '../../shared/contract';
@@ -212,6 +213,8 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
       // Chats that are gone: drop what was kept about them.
       if (s.chats !== prev.chats && s.loaded) {
         const alive = new Set(s.chats.map((c) => c.id));
+        // The first list: drafts of chats deleted while no page was open go too.
+        if (!prev.loaded) drafts.keepOnly(alive);
         for (const c of prev.chats) {
           if (alive.has(c.id)) continue;
           stores.terminals.getState().forgetChat(c.id);
@@ -219,6 +222,7 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
           stores.agent.getState().dispatch({ type: 'forget', chatId: c.id });
           stores.review.getState().forget(c.id);
           stores.attention.getState().dispatch({ type: 'forget', chatId: c.id });
+          drafts.forget(c.id);
         }
       }
     }),

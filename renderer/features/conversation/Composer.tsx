@@ -1,28 +1,7 @@
 /** Where the user writes to the agent: Enter sends, Shift+Enter starts a new line; Stop while a turn runs. */
 import { useEffect, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { drafts } from '../../stores/drafts';
 
-/**
- * Unsent text by chat: switching chats (which remounts the pane) keeps what was typed, and so do
- * a reload and a restart of Berth (the page's localStorage, per chat).
- */
-const DRAFT_KEY = 'berth.draft.';
-const drafts = {
-  get(chatId: string): string | undefined {
-    try {
-      return window.localStorage.getItem(DRAFT_KEY + chatId) ?? undefined;
-    } catch {
-      return undefined; // storage refused (private mode): the draft lives as long as the box
-    }
-  },
-  set(chatId: string, text: string): void {
-    try {
-      if (text === '') window.localStorage.removeItem(DRAFT_KEY + chatId);
-      else window.localStorage.setItem(DRAFT_KEY + chatId, text);
-    } catch {
-      // Not kept (storage full or refused): the box still has it.
-    }
-  },
-};
 
 export interface ComposerProps {
   /** The chat the draft belongs to. */
