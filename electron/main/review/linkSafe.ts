@@ -15,6 +15,7 @@
  * the copy: the worst a race can do is make Berth read or write the chat's own files at another
  * place in its own copy.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -147,19 +148,44 @@ export function walkTo(rootFd: number, parts: readonly string[], make: { owner: 
       if (next !== null || !make) break;
       const e = entryAt(fd, name);
       if (e.kind !== 'missing' && e.kind !== 'dir') removeAt(fd, name);
-      try {
-        fs.mkdirSync(at(fd, name), 0o755);
-        next = openDirAt(fd, name);
-        if (next !== null && make.owner) fs.fchownSync(next, make.owner.uid, make.owner.gid);
-      } catch (error) {
-        if (code(error) !== 'EEXIST') throw error;
-      }
+      next = makeDirAt(fd, name, make.owner);
     }
     closeQuietly(fd);
     if (next === null) return null;
     fd = next;
   }
   return fd;
+}
+
+/**
+ * Makes the folder `name` in `dirFd`, with its owner, and opens it; null when it could not be put
+ * there (a folder appeared in its place meanwhile: the caller looks again). The folder is made
+ * under a fresh private name (root's, 0700), given its owner and mode through its descriptor, and
+ * only then renamed to `name`: made under `name` and chowned after, a chat swapping `name` for a
+ * link in between kept a folder of root's it could not write in (seen in the restore race test).
+ */
+function makeDirAt(dirFd: number, name: string, owner: Owner | null): number | null {
+  const temp = `.berth-new-${randomBytes(8).toString('hex')}`;
+  fs.mkdirSync(at(dirFd, temp), 0o700);
+  const made = openDirAt(dirFd, temp);
+  // Moved away already: an empty folder the chat can remove (its parent is the chat's).
+  if (made === null) return null;
+  try {
+    if (owner) fs.fchownSync(made, owner.uid, owner.gid);
+    fs.fchmodSync(made, 0o755);
+    // rename replaces a file or link standing at `name` (never following it) and refuses a folder.
+    fs.renameSync(at(dirFd, temp), at(dirFd, name));
+    return made;
+  } catch (error) {
+    closeQuietly(made);
+    try {
+      fs.rmdirSync(at(dirFd, temp));
+    } catch {
+      // Gone or moved by the chat: it is the chat's own now.
+    }
+    if (['EEXIST', 'ENOTEMPTY', 'EISDIR', 'ENOTDIR'].includes(code(error) ?? '')) return null;
+    throw error;
+  }
 }
 
 export interface Owner {
