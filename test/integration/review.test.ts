@@ -69,9 +69,7 @@ async function reviewChat(repo: string, title = 'review') {
 
 beforeAll(async () => {
   server = await startOpenAiTestServer({ apiKey: KEY });
-  ({ core, dataDir } = await h.coreWithProfile());
-  profile = (await h.profile(core, { image: BOOKWORM, agent: { baseUrl: server.baseUrl, model: 'test-model', approval: 'auto' } })).name;
-  await core.agent.setKey({ profile, apiKey: KEY });
+  ({ core, dataDir, profile } = await h.agentCore(server, KEY, BOOKWORM));
 });
 afterAll(async () => {
   await h.cleanup();

@@ -24,9 +24,7 @@ const s = new ReviewScenario(h, () => core, () => dataDir, () => profile);
 
 beforeAll(async () => {
   server = await startOpenAiTestServer({ apiKey: KEY });
-  ({ core, dataDir } = await h.coreWithProfile());
-  profile = (await h.profile(core, { image: BUSYBOX, agent: { baseUrl: server.baseUrl, model: 'test-model', approval: 'auto' } })).name;
-  await core.agent.setKey({ profile, apiKey: KEY });
+  ({ core, dataDir, profile } = await h.agentCore(server, KEY, BUSYBOX));
 });
 afterAll(async () => {
   await h.cleanup();

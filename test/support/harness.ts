@@ -56,6 +56,17 @@ export class Harness {
     return { core, dataDir, profile: (await this.profile(core)).name };
   }
 
+  /**
+   * A core on a fresh data folder with a profile whose agent talks to `provider` with `key` and
+   * runs its tools without asking (the Review and fork tests' starting point).
+   */
+  async agentCore(provider: { baseUrl: string }, key: string, image: string): Promise<{ core: BerthCore; dataDir: string; profile: string }> {
+    const { core, dataDir } = await this.coreWithProfile();
+    const profile = (await this.profile(core, { image, agent: { baseUrl: provider.baseUrl, model: 'test-model', approval: 'auto' } })).name;
+    await core.agent.setKey({ profile, apiKey: key });
+    return { core, dataDir, profile };
+  }
+
   async profile(core: BerthCore, settings: Parameters<BerthCore['profiles']['create']>[0] | Record<string, unknown> = {}) {
     return core.profiles.create({ name: uniqueName('p'), image: BUSYBOX, egress: 'open', ...settings } as Parameters<BerthCore['profiles']['create']>[0]);
   }
