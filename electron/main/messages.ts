@@ -4,6 +4,7 @@
  * wording. Counted with base/ by the layering table: every part of main may use them.
  */
 import type { AttachMode } from '../../shared/contract.js';
+import { BerthError, type ErrorCode } from '../../shared/errors.js';
 
 export const FOLDER_MESSAGES = {
   /** A change of folders replaces the chat's running container at its next command. */
@@ -51,3 +52,8 @@ export const FOLDER_MESSAGES = {
     hint: `Try the ${action} again; Berth asks again if it still stops what runs.`,
   }),
 } as const;
+
+/** A sentence with its next step (the entries above that have one), as the error main answers with. */
+export function refusal(code: ErrorCode, said: { message: string; hint: string }): BerthError {
+  return new BerthError(code, said.message, { hint: said.hint });
+}

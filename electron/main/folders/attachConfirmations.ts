@@ -6,10 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AttachMode } from '../../../shared/contract.js';
-import { BerthError } from '../../../shared/errors.js';
 import { FOLDER_CHOICE_TTL_MS } from '../../../shared/folderPicker.js';
 import type { Clock } from '../base/clock.js';
-import { FOLDER_MESSAGES } from '../messages.js';
+import { FOLDER_MESSAGES, refusal } from '../messages.js';
 
 /** What a token confirms. `path` is the folder as the client named it (none for an attach judged before its folder is chosen). */
 export interface ConfirmedChange {
@@ -47,8 +46,7 @@ export class AttachConfirmations {
     const w = this.waiting.get(token);
     if (w && w.client === client) this.waiting.delete(token);
     if (!w || w.client !== client || w.expires <= this.clock.now() || !sameChange(w.change, change)) {
-      const { message, hint } = FOLDER_MESSAGES.confirmationRefused(change.action);
-      throw new BerthError('invalid_request', message, { hint });
+      throw refusal('invalid_request', FOLDER_MESSAGES.confirmationRefused(change.action));
     }
   }
 }

@@ -20,7 +20,7 @@ import { mountedFolders } from '../sessions/mountedFolders.js';
 import { firstFolderNotes, folderMoveNote, folderMoves, type FolderPlace } from '../workspace/folderMoves.js';
 import { hasSlot, makeSlot, removeSlot, slotDirFor } from '../review/slotFolders.js';
 import type { ReviewAttachment, ReviewService } from '../review/reviewService.js';
-import { FOLDER_MESSAGES } from '../messages.js';
+import { FOLDER_MESSAGES, refusal } from '../messages.js';
 
 /** What the chat's container is made with (`mountsFingerprint`: its planned mounts as one string); whether it took a warm sandbox (`pooled`) and still sees its folders through the slot. */
 export interface MountShape {
@@ -167,8 +167,7 @@ export class ChatFolders {
     const sources = this.review.mountSources(chatId, hostPath);
     if (!sources) {
       // Never fall back to the user's own folder: that is what Review mode promises not to do.
-      const { message, hint } = FOLDER_MESSAGES.copyMissing(hostPath);
-      throw new BerthError('workspace_changed', message, { hint });
+      throw refusal('workspace_changed', FOLDER_MESSAGES.copyMissing(hostPath));
     }
     return sources;
   }
@@ -251,8 +250,7 @@ export class ChatFolders {
   private assertOwnContainer(chat: ChatRecord): void {
     const { profile, target } = this.targetOf(chat);
     if (target.kind === 'container' && target.ownerTaskId === null) {
-      const { message, hint } = FOLDER_MESSAGES.sharedContainer(profile.name);
-      throw new BerthError('workspace_refused', message, { hint });
+      throw refusal('workspace_refused', FOLDER_MESSAGES.sharedContainer(profile.name));
     }
   }
 
@@ -265,8 +263,7 @@ export class ChatFolders {
     // A Review-mode copy never writes the folder itself (only Apply does), so it nests like a read-only one.
     const problem = overlapProblem({ hostPath: real, readOnly: mode !== 'readwrite' }, mountedFolders(this.store, { chatId: chat.id, hostPath: real }));
     if (problem) {
-      const { message, hint } = FOLDER_MESSAGES.overlaps(req.path, problem);
-      throw new BerthError('workspace_refused', message, { hint });
+      throw refusal('workspace_refused', FOLDER_MESSAGES.overlaps(req.path, problem));
     }
     const before = this.store.attachments.forChat(chat.id).find((a) => a.hostPath === real);
     const shapeBefore = this.shapeOf(chat);
@@ -334,8 +331,7 @@ export class ChatFolders {
   /** A Review-mode copy goes only when nothing of the chat's work would go with it. */
   private async dropCopy(chatId: string, hostPath: string, what: string): Promise<void> {
     if (await this.review.hasChanges(chatId, hostPath)) {
-      const { message, hint } = FOLDER_MESSAGES.unappliedChanges(hostPath, what);
-      throw new BerthError('invalid_request', message, { hint });
+      throw refusal('invalid_request', FOLDER_MESSAGES.unappliedChanges(hostPath, what));
     }
     this.review.remove(chatId, hostPath);
   }
