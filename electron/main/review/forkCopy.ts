@@ -15,7 +15,7 @@ import { BerthError } from '../../../shared/errors.js';
 import { branchNameFor } from '../policy/reviewPolicy.js';
 import { chownTree, runChild } from './copyOwner.js';
 import { gitText } from './git.js';
-import { closeQuietly, entryAt, openDirAt, openRoot, at } from './linkSafe.js';
+import { at, closeQuietly, entryAt, listAt, openDirAt, openRoot } from './linkSafe.js';
 import { ReviewCopy } from './reviewCopy.js';
 
 /** Runs a command, failing with what it said. */
@@ -70,7 +70,7 @@ export async function copyTreeLinkSafe(fromRoot: string, toRoot: string, owner: 
     while (stack.length > 0) {
       const dir = stack.pop()!;
       try {
-        for (const name of fs.readdirSync(`/proc/self/fd/${dir.fd}`)) {
+        for (const name of listAt(dir.fd)) {
           if (++n % 500 === 0) await new Promise((r) => setImmediate(r));
           const target = path.join(dir.to, name);
           const e = entryAt(dir.fd, name);

@@ -96,6 +96,17 @@ function discard(parentFd: number, name: string): void {
   removeTreeAt(parentFd, name);
 }
 
+/** Moves `name` in `fromFd` out of the mount to a fresh name in the slots folder, then discards it there. */
+function throwOut(fromFd: number, name: string, parentFd: number): void {
+  const trash = hidden('.emptying-');
+  fs.mkdirSync(at(parentFd, trash), 0o700);
+  try {
+    renameAt(fromFd, name, parentFd, trash);
+  } finally {
+    discard(parentFd, trash);
+  }
+}
+
 const hidden = (prefix: string) => `${prefix}${randomBytes(6).toString('hex')}`;
 
 /** An empty slot no copy holds: Berth's, nothing in it. */
@@ -213,12 +224,7 @@ export function arrangeSlot(slot: string, workDirs: readonly string[], names: re
       }
       // Empty now, unless a process standing in it kept adding: then it goes as a copy that leaves does.
       if ('outside' in only) fs.rmdirSync(only.outside);
-      else if (!rmdirQuietly(slotFd, only.name)) {
-        const trash = hidden('.emptying-');
-        fs.mkdirSync(at(parentFd, trash), 0o700);
-        renameAt(slotFd, only.name, parentFd, trash);
-        discard(parentFd, trash);
-      }
+      else if (!rmdirQuietly(slotFd, only.name)) throwOut(slotFd, only.name, parentFd);
       return [slot];
     }
     const placed = staged.map((s, i) => {
@@ -258,15 +264,7 @@ export function isInSlot(dir: string, slot: string): boolean {
 
 /** Removes one copy's folder from a slot that holds several: moved out of the mount first, then removed. */
 export function removeFromSlot(dir: string): void {
-  withSlot(path.dirname(dir), (slotFd, parentFd) => {
-    const trash = hidden('.emptying-');
-    fs.mkdirSync(at(parentFd, trash), 0o700);
-    try {
-      renameAt(slotFd, path.basename(dir), parentFd, trash);
-    } finally {
-      discard(parentFd, trash);
-    }
-  });
+  withSlot(path.dirname(dir), (slotFd, parentFd) => throwOut(slotFd, path.basename(dir), parentFd));
 }
 
 /** Removes a slot folder: its top level Berth's first (nothing more added there), then all in it, never through a link. */
