@@ -65,6 +65,9 @@ export default defineConfig({
           include: ['renderer/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['renderer/test/setup.ts'],
+          // The setup file lets findBy* wait up to 10 s for a condition under load; a test must
+          // be allowed at least that long.
+          testTimeout: 20_000,
         },
       },
     ],
