@@ -170,9 +170,7 @@ export function buildServices(options: CoreOptions) {
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
   const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
   // Project environments (README: Environments): a chat's devcontainer.json, built and prepared once.
-  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, clock });
-  sandbox.setEnvironments((chatId) => environments.sandboxSettings(chatId));
-  environments.onImageChanged((chatId) => terminals.restartForChat(chatId, 'The chat’s project environment changed: the sandbox was made again from its image and this terminal started again.'));
+  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, mainEvents, clock });
   // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
   // hundreds of events a second, and asking the review service (it reads the chat's attachments
   // from the store) for each one measured over half of the main process's time per event

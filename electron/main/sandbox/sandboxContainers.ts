@@ -28,7 +28,7 @@ const STOP_GRACE_SECONDS = 3;
 
 /** A chat of an allowlist profile that started before its proxy: what its header says. */
 
-export type GoneListener = (key: string, reason: string) => void;
+export type GoneListener = (key: string, reason: string, replaced?: boolean) => void;
 
 export class SandboxContainers {
   private readonly states = new Map<string, KeyState>();
@@ -50,14 +50,14 @@ export class SandboxContainers {
     this.remoteCopies = new RemoteCopySync(deps.dataDir);
   }
 
-  /** Hears, just before it happens, that a key's container stops or goes away, and why. */
+  /** Hears, just before it happens, that a key's container stops or goes away, and why (`replaced`: a new one takes its place at once). */
   onGone(listener: GoneListener): () => void {
     this.goneListeners.add(listener);
     return () => this.goneListeners.delete(listener);
   }
 
-  private gone(key: string, reason: string): void {
-    for (const l of this.goneListeners) l(key, reason);
+  private gone(key: string, reason: string, replaced = false): void {
+    for (const l of this.goneListeners) l(key, reason, replaced);
   }
 
   homeFor(profile: string, key: string): string {
@@ -265,7 +265,7 @@ export class SandboxContainers {
         notices.push('The sandbox had stopped (Docker restarted or the container was stopped), so Berth started it again. Files are kept; running processes were ended.');
       }
       if (existing && existing.labels[LABEL.spec] !== spec.Labels[LABEL.spec]) {
-        this.gone(req.key, 'The sandbox was recreated to apply changed folders or settings.');
+        this.gone(req.key, 'The sandbox was recreated to apply changed folders or settings.', true);
         await engine.removeContainer(existing.id);
         existing = null;
         notices.push(

@@ -10,6 +10,7 @@ import { planMounts, usesSlot, visibleFolders, type MountPlanInput, type Planned
 import type { ChatFolders, FolderChange, MountShape } from '../folders/chatFolders.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
+import { chatSandboxSettings } from '../store/chatEnvironments.js';
 import type { Clock } from '../base/clock.js';
 import { FOLDER_MESSAGES } from '../messages.js';
 import { runLocal } from './localRunner.js';
@@ -51,16 +52,10 @@ export class SandboxService {
     private readonly mainEvents: MainEvents,
   ) {}
 
-  private environments: ((chatId: string) => { env: string[]; workingDir: string | null } | null) | null = null;
-  /** A chat's project environment: its variables and start folder (environment/; set once by core.ts). */
-  setEnvironments(fn: (chatId: string) => { env: string[]; workingDir: string | null } | null): void {
-    this.environments = fn;
-  }
-
   /** The project environment's workspaceFolder, where the chat's terminals and the agent start. */
   private environmentDir(r: ResolvedTarget): string | null {
     const owner = this.ownerChatId(r);
-    return owner ? (this.environments?.(owner)?.workingDir ?? null) : null;
+    return owner ? (chatSandboxSettings(this.store.settings, owner)?.workingDir ?? null) : null;
   }
 
   resolve(chatId: string, taskId?: string): ResolvedTarget {
@@ -292,7 +287,8 @@ export class SandboxService {
     const input = this.planInput(r);
     const inSlot = input !== null && usesSlot(input);
     const owner = this.ownerChatId(r);
-    const environment = owner ? (this.environments?.(owner) ?? null) : null;
+    // A chat's project environment (environment/ writes it, store/chatEnvironments reads it): its variables and start folder.
+    const environment = owner ? chatSandboxSettings(this.store.settings, owner) : null;
     return {
       key,
       profile: r.profile,

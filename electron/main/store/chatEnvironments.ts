@@ -1,0 +1,47 @@
+/**
+ * A chat's project environment as kept in the settings table (`environment.chat:<id>`): written
+ * by environment/ as it prepares one, read by sandbox/ at each bring-up for the variables and
+ * start folder the container is made with. Both read it here, so neither calls the other for it.
+ */
+import type { EnvironmentStatus } from '../../../shared/environment.js';
+import type { SettingsRepo } from './repositories.js';
+
+export interface ChatEnvironment extends Omit<EnvironmentStatus, 'chatId'> {
+  key: string | null;
+  env: string[];
+  /**
+   * What the chat's sandbox is made with now: set together with the chat's image when the
+   * environment moves the sandbox (so a record saved while preparing changes no container).
+   * Records written before this field existed use `env` and `workspaceFolder`.
+   */
+  applied?: SandboxSettings | null;
+}
+
+/** The variables and start folder a chat's sandbox is made with while it has an environment. */
+export interface SandboxSettings {
+  env: string[];
+  workingDir: string | null;
+}
+
+const keyOf = (chatId: string) => `environment.chat:${chatId}`;
+
+export function loadChatEnvironment(settings: SettingsRepo, chatId: string): ChatEnvironment | null {
+  const raw = settings.get(keyOf(chatId));
+  return raw ? (JSON.parse(raw) as ChatEnvironment) : null;
+}
+
+export function saveChatEnvironment(settings: SettingsRepo, chatId: string, env: ChatEnvironment | null): void {
+  settings.set(keyOf(chatId), env ? JSON.stringify(env) : '');
+}
+
+/** What the chat's sandbox is made with (null: the profile's own settings). */
+export function chatSandboxSettings(settings: SettingsRepo, chatId: string): SandboxSettings | null {
+  return appliedOf(loadChatEnvironment(settings, chatId));
+}
+
+/** A record's settings in effect now (an older record's from its variables and folder). */
+export function appliedOf(env: ChatEnvironment | null): SandboxSettings | null {
+  if (!env || env.state === 'none') return null;
+  if (env.applied !== undefined) return env.applied;
+  return { env: env.env, workingDir: env.workspaceFolder };
+}
