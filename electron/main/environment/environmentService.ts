@@ -22,7 +22,7 @@ import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, Store } from '../store/repositories.js';
-import { appliedOf, loadChatEnvironment, saveChatEnvironment, type ChatEnvironment } from '../store/chatEnvironments.js';
+import { appliedOf, loadChatEnvironment, saveChatEnvironment, type ChatEnvironment, type SandboxSettings } from '../store/chatEnvironments.js';
 import { contextFiles, findConfigs, readConfig, readInside } from './devcontainerFiles.js';
 
 export const ENV_LABEL = { key: 'berth.env.key', role: 'berth.env.role', source: 'berth.env.source', prepared: 'berth.env.prepared', user: 'berth.env.user' } as const;
@@ -60,10 +60,10 @@ export class EnvironmentService {
    * (environment.switched) and start again in place in the new sandbox, saying why.
    */
   private switchTo(chatId: string, image: string, env: ChatEnvironment): ChatEnvironment {
-    const was = { image: this.deps.store.chats.get(chatId)?.image ?? null, applied: JSON.stringify(appliedOf(this.record(chatId))) };
+    const was = { image: this.deps.store.chats.get(chatId)?.image ?? null, shape: containerShape(appliedOf(this.record(chatId))) };
     this.save(chatId, env);
     this.deps.store.chats.setImage(chatId, image);
-    if (was.image !== image || was.applied !== JSON.stringify(appliedOf(env))) this.deps.mainEvents.emit('environment.switched', { chatId });
+    if (was.image !== image || was.shape !== containerShape(appliedOf(env))) this.deps.mainEvents.emit('environment.switched', { chatId });
     return env;
   }
 
@@ -195,7 +195,7 @@ export class EnvironmentService {
         await this.run(chat, plan, 'updateContentCommand', progress);
         await this.run(chat, plan, 'postStartCommand', progress);
         await this.settle(chat.id, target.key);
-        return this.save(chat.id, { ...current, state: 'ready' });
+        return this.save(chat.id, ready(current, plan));
       }
 
       let startImage = plan.image as string;
@@ -238,7 +238,7 @@ export class EnvironmentService {
       // The next command recreates the sandbox from the prepared image; postStart runs there.
       await this.run(chat, plan, 'postStartCommand', progress);
       await this.settle(chat.id, target.key);
-      return this.save(chat.id, { ...current, state: 'ready' });
+      return this.save(chat.id, ready(current, plan));
     } catch (error) {
       const e = error instanceof BerthError ? error : new BerthError('internal', `The environment could not be prepared: ${(error as Error).message}`, { cause: error });
       const failed: ChatEnvironment = { ...current, state: 'failed', error: { message: e.message, hint: e.hint ?? null } };
@@ -306,6 +306,21 @@ export class EnvironmentService {
   forget(chatId: string): void {
     saveChatEnvironment(this.deps.store.settings, chatId, null);
   }
+}
+
+/** What a container is made with of the settings (its start command runs in it, not into it). */
+function containerShape(applied: SandboxSettings | null): string {
+  return JSON.stringify([applied?.env ?? [], applied?.workingDir ?? null]);
+}
+
+/**
+ * Prepared and started: from now on each start of the chat's container runs postStartCommand
+ * (sandbox/startCommand; the spec: each time the container starts), this first one having run it here.
+ */
+function ready(env: ChatEnvironment, plan: EnvironmentPlan): ChatEnvironment {
+  const cmd = plan.commands.postStartCommand;
+  const postStart = cmd ? { script: lifecycleScript(cmd), source: plan.source } : null;
+  return { ...env, state: 'ready', applied: { ...(env.applied ?? { env: env.env, workingDir: env.workspaceFolder }), postStart } };
 }
 
 /** The record's variables and start folder as what the sandbox is made with. */

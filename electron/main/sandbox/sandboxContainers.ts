@@ -19,6 +19,7 @@ import { toDisposable } from '../base/disposables.js';
 import type { SandboxRequest, Ready, SandboxLease, SandboxState, KeyState, SandboxContainersDeps } from './sandboxTypes.js';
 import { recheckMounts } from './mountChecks.js';
 import { SandboxNetworks } from './sandboxNetworks.js';
+import { runStartCommand } from './startCommand.js';
 import { createContainer, findExisting, imageNoteOf, leaveEngine, openShell, specFor, stateOf, type StartContext } from './containerStart.js';
 
 export type { SandboxRequest, Ready, SandboxLease, SandboxState, EngineRouter, SandboxContainersDeps, SandboxEgress } from './sandboxTypes.js';
@@ -289,6 +290,7 @@ export class SandboxContainers {
         // (docker network prune), it can never start again. Recreate it on the new network.
         if (!(existing && error instanceof BerthError && error.code === 'network_failed' && network)) throw error;
         await engine.removeContainer(id);
+        existing = null;
         await this.networks.ensure(req, () => this.engineOf(req.key, req.profile.settings));
         id = await createContainer(this.startContext, s, req, spec, true, notices);
         s.containerId = id;
@@ -297,6 +299,8 @@ export class SandboxContainers {
         notices.push("The sandbox's network had been removed, so Berth recreated the network and the sandbox. Files in the home and attached folders are kept; other container state was reset.");
       }
       if (req.profile.settings.egress === 'allowlist') await this.deps.egress?.registerSandbox(req.profile.name, req.key, req.chatId, id);
+      // Started here (not a shell opened in a running one): the environment's postStartCommand first.
+      if (!existing?.running) notices.push(...(await runStartCommand(session, req, SANDBOX_HOME)));
       s.session = session;
       s.settings = req.profile.settings;
       s.user = spec.User;
@@ -338,10 +342,6 @@ export class SandboxContainers {
     return this.networks.profileNetwork(profile, settings);
   }
 
-  /**
-   * Starts the container if needed and opens its shell. Attaching runs alongside the start:
-   * the shell waits on its open stdin, so no output can be missed.
-   */
   /** Whether the key's sandbox is (or would be) on an engine whose files are not this computer's. */
   isRemote(key: string): boolean {
     return this.states.get(key)?.engine?.ref.remote === true;

@@ -297,6 +297,7 @@ export class SandboxService {
       mounts,
       workingDir: environment?.workingDir ?? (inSlot ? SANDBOX_HOME : defaultContainerCwd(mounts, SANDBOX_HOME)),
       ...(environment?.env.length ? { env: environment.env } : {}),
+      ...(environment?.postStart ? { postStart: environment.postStart } : {}),
       onProgress: (phase, message, fraction) => {
         const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
         if (phase === 'ready') this.coldReasons.delete(r.chat.id);

@@ -21,6 +21,8 @@ export interface ChatEnvironment extends Omit<EnvironmentStatus, 'chatId'> {
 export interface SandboxSettings {
   env: string[];
   workingDir: string | null;
+  /** postStartCommand as one sh script, run at each start of the container once the environment is ready. */
+  postStart?: { script: string; source: string } | null;
 }
 
 const keyOf = (chatId: string) => `environment.chat:${chatId}`;
