@@ -99,14 +99,6 @@ export function buildServices(options: CoreOptions) {
     },
     egressOptions,
   );
-  // Berth's own images made ahead (the full default environment, profiles' setup commands: sandbox/imagePreparations).
-  const preparer: ImagePreparer = new ImagePreparer({
-    engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: () => store.profiles.list(),
-    openNetwork: (profile, settings): Promise<string> => manager.profileNetwork(profile, settings),
-    onChange: (preparations) => events.emit('images.status', { preparations }),
-    onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
-    onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
-  });
   const manager = new SandboxContainers({
     chooseImage: (req, running) => preparer.choose(req, running),
     imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
@@ -130,6 +122,14 @@ export function buildServices(options: CoreOptions) {
       const [uid, gid] = user.split(':').map(Number);
       return { uid: uid as number, gid: gid as number };
     },
+  });
+  // Berth's own images made ahead (the full default environment, profiles' setup commands: sandbox/imagePreparations).
+  const preparer: ImagePreparer = new ImagePreparer({
+    engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: store.profiles,
+    networks: manager,
+    onChange: (preparations) => events.emit('images.status', { preparations }),
+    onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
+    onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile(baseImage.tag);

@@ -11,7 +11,7 @@ import type { EnvironmentStatus } from '../../../shared/environment.js';
 import type { EventHub, MainEvents } from '../events.js';
 import type { Clock } from '../base/clock.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
-import { proxyEnv } from '../policy/egress.js';
+import { proxyBuildArgs } from '../policy/egress.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
 import {
   dockerfileBases, environmentKey, lifecycleScript, planEnvironment, preparedTag, userInPasswd,
@@ -205,7 +205,7 @@ export class EnvironmentService {
         progress(`Building ${plan.build.dockerfile} (profile ${profile.name}, egress ${profile.settings.egress})…`, 0);
         await this.deps.manager.ensureNetwork({ key: target.key, profile, onProgress: (_phase, message, fraction) => progress(message, fraction) });
         const network = this.deps.manager.networkName(profile, target.key) ?? 'none';
-        const proxyArgs = profile.settings.egress === 'allowlist' ? Object.fromEntries(proxyEnv().map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) : {};
+        const proxyArgs = profile.settings.egress === 'allowlist' ? proxyBuildArgs() : {};
         await ops.build(
           {
             contextDir: joinInside(folder, plan.build.context), files: context.files, dockerfile: relativeInside(plan.build.context, plan.build.dockerfile),

@@ -18,7 +18,7 @@ import { copyVolumeFor } from '../policy/remoteSpec.js';
 import { toDisposable } from '../base/disposables.js';
 import type { SandboxRequest, Ready, SandboxLease, SandboxState, KeyState, SandboxContainersDeps } from './sandboxTypes.js';
 import { recheckMounts } from './mountChecks.js';
-import { SandboxNetworks } from './sandboxNetworks.js';
+import { SandboxNetworks, type BuildNetwork } from './sandboxNetworks.js';
 import { runStartCommand } from './startCommand.js';
 import { createContainer, findExisting, imageNoteOf, leaveEngine, openShell, specFor, stateOf, type StartContext } from './containerStart.js';
 
@@ -337,9 +337,9 @@ export class SandboxContainers {
     await this.networks.ensure(req, () => this.engineOf(req.key, req.profile.settings));
   }
 
-  /** The open network a profile's sandboxes join on its engine (made if missing): its setup command's build network. */
-  profileNetwork(profile: string, settings: ProfileSettings): Promise<string> {
-    return this.networks.profileNetwork(profile, settings);
+  /** The network a profile's setup command builds on, as its egress says (SandboxNetworks.buildNetwork). */
+  buildNetwork(profile: string, settings: ProfileSettings): Promise<BuildNetwork> {
+    return this.networks.buildNetwork(profile, settings);
   }
 
   /** Whether the key's sandbox is (or would be) on an engine whose files are not this computer's. */
