@@ -169,8 +169,17 @@ export function buildServices(options: CoreOptions) {
   const mainEvents = new MainEvents();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
   const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
+  const pool = new WarmPool({
+    store,
+    engine,
+    clock,
+    sandbox,
+    containers: manager,
+    folders,
+    egressImage: egressImage.tag,
+  });
   // Project environments (README: Environments): a chat's devcontainer.json, built and prepared once.
-  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, mainEvents, clock });
+  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, mainEvents, clock, pool });
   // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
   // hundreds of events a second, and asking the review service (it reads the chat's attachments
   // from the store) for each one measured over half of the main process's time per event
@@ -250,15 +259,6 @@ export function buildServices(options: CoreOptions) {
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
-  const pool = new WarmPool({
-    store,
-    engine,
-    clock,
-    sandbox,
-    containers: manager,
-    folders,
-    egressImage: egressImage.tag,
-  });
   const deletion = new DeletionService({
     store,
     sessions,

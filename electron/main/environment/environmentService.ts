@@ -21,8 +21,11 @@ import type { EnvironmentImageOps } from '../engine/environmentImages.js';
 import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SessionService } from '../sessions/sessionService.js';
-import type { ChatRecord, Store } from '../store/repositories.js';
-import { appliedOf, loadChatEnvironment, saveChatEnvironment, type ChatEnvironment, type SandboxSettings } from '../store/chatEnvironments.js';
+import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
+import type { WarmPool } from '../sandbox/warmPool.js';
+import {
+  appliedOf, loadChatEnvironment, loadWarmEnvironment, saveChatEnvironment, saveWarmEnvironment, type ChatEnvironment, type SandboxSettings, type WarmEnvironment,
+} from '../store/chatEnvironments.js';
 import { contextFiles, findConfigs, readConfig, readInside } from './devcontainerFiles.js';
 
 export const ENV_LABEL = { key: 'berth.env.key', role: 'berth.env.role', source: 'berth.env.source', prepared: 'berth.env.prepared', user: 'berth.env.user' } as const;
@@ -39,6 +42,8 @@ export interface EnvironmentDeps {
   events: EventHub;
   /** Tells terminal/ (which subscribes) that the chat's sandbox is made again from another image. */
   mainEvents: MainEvents;
+  /** The profile's warm sandboxes, made again from an environment its chats took. */
+  pool: Pick<WarmPool, 'rewarm'>;
   clock: Clock;
 }
 
@@ -65,6 +70,23 @@ export class EnvironmentService {
     this.deps.store.chats.setImage(chatId, image);
     if (was.image !== image || was.shape !== containerShape(appliedOf(env))) this.deps.mainEvents.emit('environment.switched', { chatId });
     return env;
+  }
+
+  /**
+   * Ready: saved, and the prepared image with its settings becomes what the profile's warm
+   * sandboxes are made from, so the next chat on the folder takes one made already (WarmPool).
+   */
+  private markReady(chatId: string, profile: ProfileRecord, env: ChatEnvironment, source: string): EnvironmentStatus {
+    const status = this.save(chatId, env);
+    const applied = appliedOf(env);
+    if (!env.image || !applied) return status;
+    // Its postStartCommand runs when the chat takes it (this service runs it then), not when it is warmed.
+    const warm: WarmEnvironment = { image: env.image, env: applied.env, workingDir: applied.workingDir, postStart: null, source };
+    const { settings } = this.deps.store;
+    if (JSON.stringify(loadWarmEnvironment(settings, profile.name)) === JSON.stringify(warm)) return status;
+    saveWarmEnvironment(settings, profile.name, warm);
+    if (profile.settings.warmPool > 0) void this.deps.pool.rewarm(profile).catch(() => undefined);
+    return status;
   }
 
   /** The sandbox made from the chat's image now, and clients told it is ready. */
@@ -195,7 +217,7 @@ export class EnvironmentService {
         await this.run(chat, plan, 'updateContentCommand', progress);
         await this.run(chat, plan, 'postStartCommand', progress);
         await this.settle(chat.id, target.key);
-        return this.save(chat.id, ready(current, plan));
+        return this.markReady(chat.id, profile, ready(current, plan), `${folderName}/${config}`);
       }
 
       let startImage = plan.image as string;
@@ -238,7 +260,7 @@ export class EnvironmentService {
       // The next command recreates the sandbox from the prepared image; postStart runs there.
       await this.run(chat, plan, 'postStartCommand', progress);
       await this.settle(chat.id, target.key);
-      return this.save(chat.id, ready(current, plan));
+      return this.markReady(chat.id, profile, ready(current, plan), `${folderName}/${config}`);
     } catch (error) {
       const e = error instanceof BerthError ? error : new BerthError('internal', `The environment could not be prepared: ${(error as Error).message}`, { cause: error });
       const failed: ChatEnvironment = { ...current, state: 'failed', error: { message: e.message, hint: e.hint ?? null } };

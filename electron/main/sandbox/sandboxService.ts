@@ -10,7 +10,7 @@ import { planMounts, usesSlot, visibleFolders, type MountPlanInput, type Planned
 import type { ChatFolders, FolderChange, MountShape } from '../folders/chatFolders.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
-import { chatSandboxSettings } from '../store/chatEnvironments.js';
+import { chatSandboxSettings, type WarmEnvironment } from '../store/chatEnvironments.js';
 import type { Clock } from '../base/clock.js';
 import { FOLDER_MESSAGES } from '../messages.js';
 import { runLocal } from './localRunner.js';
@@ -260,7 +260,7 @@ export class SandboxService {
    * from idling until the lease is disposed: the warm pool's way in (sandbox/warmPool.ts). The request is
    * built exactly as the chat's own first command builds it, so the chat finds it ready.
    */
-  async warm(profile: ProfileRecord, chatId: string): Promise<Disposable> {
+  async warm(profile: ProfileRecord, chatId: string, environment: WarmEnvironment | null = null): Promise<Disposable> {
     const chat: ChatRecord = { id: chatId, profile: profile.name, title: '', image: null, createdAt: 0 };
     const target = resolveContainerKey(
       { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
@@ -272,7 +272,7 @@ export class SandboxService {
     // Its slot folder first: the container is created with it mounted, for the copies to come.
     this.folders.makeSlot(profile.name, chatId);
     // Nobody watches a chat that does not exist yet: its bring-up reports no progress.
-    return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r)), onProgress: () => undefined });
+    return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r), environment), onProgress: () => undefined });
   }
 
   /** Why a chat's first sandbox is made for it rather than taken warm, for its progress line. */
@@ -281,19 +281,20 @@ export class SandboxService {
     this.coldReasons.set(chatId, reason);
   }
 
-  private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
+  /** `warmWith`: a warm sandbox made from the profile's last prepared environment (WarmPool), as a chat using it asks for it. */
+  private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[], warmWith: WarmEnvironment | null = null): SandboxRequest {
     // A warm sandbox keeps its working directory when its slot fills: the home (commands and
     // terminals are sent to their folder by the cwd they are given).
     const input = this.planInput(r);
     const inSlot = input !== null && usesSlot(input);
     const owner = this.ownerChatId(r);
     // A chat's project environment (environment/ writes it, store/chatEnvironments reads it): its variables and start folder.
-    const environment = owner ? chatSandboxSettings(this.store.settings, owner) : null;
+    const environment = warmWith ?? (owner ? chatSandboxSettings(this.store.settings, owner) : null);
     return {
       key,
       profile: r.profile,
       chatId: owner,
-      image: this.imageFor(r),
+      image: warmWith?.image ?? this.imageFor(r),
       mounts,
       workingDir: environment?.workingDir ?? (inSlot ? SANDBOX_HOME : defaultContainerCwd(mounts, SANDBOX_HOME)),
       ...(environment?.env.length ? { env: environment.env } : {}),

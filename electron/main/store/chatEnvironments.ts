@@ -47,3 +47,24 @@ export function appliedOf(env: ChatEnvironment | null): SandboxSettings | null {
   if (env.applied !== undefined) return env.applied;
   return { env: env.env, workingDir: env.workspaceFolder };
 }
+
+/**
+ * What a profile's warm sandboxes are made with: the prepared environment its chats last took
+ * (sandbox/warmPool). A chat that then uses that environment finds its sandbox made already.
+ */
+export interface WarmEnvironment extends SandboxSettings {
+  image: string;
+  /** Where it came from, for the line a chat that does not use it reads. */
+  source: string;
+}
+
+const warmKeyOf = (profile: string) => `environment.warm:${profile}`;
+
+export function loadWarmEnvironment(settings: SettingsRepo, profile: string): WarmEnvironment | null {
+  const raw = settings.get(warmKeyOf(profile));
+  return raw ? (JSON.parse(raw) as WarmEnvironment) : null;
+}
+
+export function saveWarmEnvironment(settings: SettingsRepo, profile: string, warm: WarmEnvironment | null): void {
+  settings.set(warmKeyOf(profile), warm ? JSON.stringify(warm) : '');
+}
