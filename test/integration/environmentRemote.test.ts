@@ -6,25 +6,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
-import { engineApi, environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
+import { engineApi, removesItsEnvironmentImages } from '../support/environmentImages.js';
 import { Harness, uniqueName } from '../support/harness.js';
 import { TestSshd, sshdMissing } from '../support/sshd.js';
 
 const h = new Harness();
+removesItsEnvironmentImages();
 const missing = sshdMissing();
 if (missing) console.warn(`environmentRemote.test.ts: skipping the ssh:// environment tests: ${missing}`);
 const sshd = new TestSshd();
-let before: ReadonlySet<string> = new Set();
 const marker = uniqueName('envssh');
 
 beforeAll(async () => {
-  before = await environmentImageIds();
   if (!missing) await sshd.start();
 }, 60_000);
 afterAll(async () => {
   await h.cleanup();
   await sshd.dispose();
-  await removeNewEnvironmentImages(before);
 }, 240_000);
 
 const imageId = (ref: string) => engineApi.getImage(ref).inspect().then((i) => i.Id, () => null);

@@ -6,26 +6,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
-import { environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
+import { removesItsEnvironmentImages } from '../support/environmentImages.js';
 import { Harness, uniqueName } from '../support/harness.js';
 import { ManualClock } from '../support/manualClock.js';
 import { waitFor } from '../support/waitFor.js';
 import { docker } from '../support/docker.js';
 
 const h = new Harness();
+removesItsEnvironmentImages();
 const clock = new ManualClock();
 let core: BerthCore;
-let before: ReadonlySet<string> = new Set();
 const marker = uniqueName('envstart');
 
 beforeAll(async () => {
-  before = await environmentImageIds();
   core = h.core({ clock });
 }, 60_000);
 
 afterAll(async () => {
   await h.cleanup();
-  await removeNewEnvironmentImages(before);
 }, 120_000);
 
 const running = async (id: string) => (await docker('inspect', '-f', '{{.State.Running}}', id)).trim() === 'true';

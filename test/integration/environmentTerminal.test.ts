@@ -6,21 +6,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
-import { environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
+import { removesItsEnvironmentImages } from '../support/environmentImages.js';
 import { Harness, uniqueName } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
+removesItsEnvironmentImages();
 let core: BerthCore;
 let profile: string;
-let before: ReadonlySet<string> = new Set();
 const output = new Map<string, string>();
 const exits = new Map<string, string>();
 const marker = uniqueName('envterm');
 const screen = (id: string) => output.get(id) ?? '';
 
 beforeAll(async () => {
-  before = await environmentImageIds();
   core = h.core();
   profile = (await h.profile(core, { egress: 'none' })).name;
   core.onEvent((event, payload) => {
@@ -37,7 +36,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.cleanup();
-  await removeNewEnvironmentImages(before);
 }, 120_000);
 
 const folder = () =>
@@ -76,17 +74,14 @@ async function expectRestartedWithToolchain(chatId: string, terminalId: string):
 describe('a terminal open while the chat takes its project environment', () => {
   const repo = folder();
 
-  it('built: starts again in place in the environment’s sandbox with a line saying why, and runs the toolchain there', async () => {
+  // First built and prepared, then taken from what was prepared: each moves the open terminal.
+  it.each([
+    ['built: starts again in place in the environment’s sandbox with a line saying why, and runs the toolchain there', false],
+    ['prepared before: the same, from the prepared image', true],
+  ])('%s', async (_name, reused) => {
     const { chatId, terminalId } = await chatWithTerminal(repo);
     const status = await core.environment.use({ chatId, folder: repo, config: '.devcontainer/devcontainer.json' });
-    expect(status).toMatchObject({ state: 'ready', reused: false });
-    await expectRestartedWithToolchain(chatId, terminalId);
-  }, 240_000);
-
-  it('prepared before: the same, from the prepared image', async () => {
-    const { chatId, terminalId } = await chatWithTerminal(repo);
-    const status = await core.environment.use({ chatId, folder: repo, config: '.devcontainer/devcontainer.json' });
-    expect(status).toMatchObject({ state: 'ready', reused: true });
+    expect(status).toMatchObject({ state: 'ready', reused });
     await expectRestartedWithToolchain(chatId, terminalId);
   }, 240_000);
 });

@@ -9,28 +9,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
 import type { EventPayload } from '../../shared/contract.js';
 import { docker } from '../support/docker.js';
-import { environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
+import { removesItsEnvironmentImages } from '../support/environmentImages.js';
 import { Harness, uniqueName } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
+removesItsEnvironmentImages();
 let core: BerthCore;
-let before: ReadonlySet<string> = new Set();
 const marker = uniqueName('envwarm');
-const progress: EventPayload<'sandbox.progress'>[] = [];
 
-beforeAll(async () => {
-  before = await environmentImageIds();
+beforeAll(() => {
   core = h.core();
-  core.onEvent((event, payload) => {
-    if (event === 'sandbox.progress') progress.push(payload as EventPayload<'sandbox.progress'>);
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await h.cleanup();
-  await removeNewEnvironmentImages(before);
-}, 120_000);
+});
+afterAll(() => h.cleanup(), 120_000);
 
 /** The profile's containers (running or not): short id → the image they were made from, in one read. */
 async function containers(profile: string): Promise<Map<string, string>> {
@@ -74,10 +65,14 @@ describe('warm sandboxes of a profile whose chats take a project environment', (
 
     // A chat that does not take the environment gets a sandbox of the profile's image, and reads why it was made.
     await waitFor(async () => core.warmReady(profile) === 1, 'the pool refilled', 60_000);
+    const said: string[] = [];
+    const listening = core.onEvent((event, payload) => {
+      if (event === 'sandbox.progress') said.push((payload as EventPayload<'sandbox.progress'>).message);
+    });
     const third = (await core.chats.create({ profile })).id;
     const plain = await core.sandbox.exec({ chatId: third, command: 'command -v berth-tool || echo plain' });
     expect(plain.output).toBe('plain\n');
-    const said = progress.filter((p) => p.chatId === third).map((p) => p.message);
+    listening.dispose();
     expect(said.some((m) => m.includes('the project environment this profile’s chats last used'))).toBe(true);
   }, 240_000);
 });

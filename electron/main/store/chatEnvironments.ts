@@ -25,15 +25,26 @@ export interface SandboxSettings {
   postStart?: { script: string; source: string } | null;
 }
 
-const keyOf = (chatId: string) => `environment.chat:${chatId}`;
+/** A JSON value kept in the settings table under `key` ('' when there is none). */
+function jsonSetting<T>(key: string) {
+  return {
+    load: (settings: SettingsRepo): T | null => {
+      const raw = settings.get(key);
+      return raw ? (JSON.parse(raw) as T) : null;
+    },
+    save: (settings: SettingsRepo, value: T | null): void => settings.set(key, value ? JSON.stringify(value) : ''),
+  };
+}
+
+const chatRecord = (chatId: string) => jsonSetting<ChatEnvironment>(`environment.chat:${chatId}`);
+const warmRecord = (profile: string) => jsonSetting<WarmEnvironment>(`environment.warm:${profile}`);
 
 export function loadChatEnvironment(settings: SettingsRepo, chatId: string): ChatEnvironment | null {
-  const raw = settings.get(keyOf(chatId));
-  return raw ? (JSON.parse(raw) as ChatEnvironment) : null;
+  return chatRecord(chatId).load(settings);
 }
 
 export function saveChatEnvironment(settings: SettingsRepo, chatId: string, env: ChatEnvironment | null): void {
-  settings.set(keyOf(chatId), env ? JSON.stringify(env) : '');
+  chatRecord(chatId).save(settings, env);
 }
 
 /** What the chat's sandbox is made with (null: the profile's own settings). */
@@ -58,13 +69,10 @@ export interface WarmEnvironment extends SandboxSettings {
   source: string;
 }
 
-const warmKeyOf = (profile: string) => `environment.warm:${profile}`;
-
 export function loadWarmEnvironment(settings: SettingsRepo, profile: string): WarmEnvironment | null {
-  const raw = settings.get(warmKeyOf(profile));
-  return raw ? (JSON.parse(raw) as WarmEnvironment) : null;
+  return warmRecord(profile).load(settings);
 }
 
 export function saveWarmEnvironment(settings: SettingsRepo, profile: string, warm: WarmEnvironment | null): void {
-  settings.set(warmKeyOf(profile), warm ? JSON.stringify(warm) : '');
+  warmRecord(profile).save(settings, warm);
 }
