@@ -32,6 +32,8 @@ export interface MainEventMap {
   'folders.remounted': { chatId: string };
   /** The chat's folders moved inside the container it keeps: its running shells are told where (workspace/folderMoves). */
   'folders.moved': { chatId: string; note: string; restartIdle?: string };
+  /** The chat's project environment moves its sandbox to another image or settings: its terminals start again there. */
+  'environment.switched': { chatId: string };
 }
 
 /**

@@ -6,7 +6,7 @@
  * every capability dropped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineApi, environmentImageIds, removeNewEnvironmentImages } from '../support/environmentImages.js';
+import { engineApi, removesItsEnvironmentImages } from '../support/environmentImages.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BerthCore } from '../../electron/main/core.js';
@@ -16,6 +16,7 @@ import { Harness, uniqueName } from '../support/harness.js';
 const docker = engineApi;
 
 const h = new Harness();
+removesItsEnvironmentImages();
 let core: BerthCore;
 let profile: string;
 const progress: EventPayload<'sandbox.progress'>[] = [];
@@ -64,11 +65,8 @@ async function imageId(tag: string): Promise<string | null> {
 }
 
 const made: string[] = [];
-/** Environment images that were there before this file ran: every other one is this file's to remove. */
-let before: ReadonlySet<string> = new Set();
 
 beforeAll(async () => {
-  before = await environmentImageIds();
   core = h.core();
   profile = (await h.profile(core, { egress: 'none' })).name;
   core.onEvent((event, payload) => {
@@ -78,7 +76,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.cleanup();
-  await removeNewEnvironmentImages(before);
 }, 120_000);
 
 describe('a repository with a devcontainer.json', () => {

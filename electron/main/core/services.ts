@@ -99,14 +99,6 @@ export function buildServices(options: CoreOptions) {
     },
     egressOptions,
   );
-  // Berth's own images made ahead (the full default environment, profiles' setup commands: sandbox/imagePreparations).
-  const preparer: ImagePreparer = new ImagePreparer({
-    engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: () => store.profiles.list(),
-    openNetwork: (profile, settings): Promise<string> => manager.profileNetwork(profile, settings),
-    onChange: (preparations) => events.emit('images.status', { preparations }),
-    onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
-    onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
-  });
   const manager = new SandboxContainers({
     chooseImage: (req, running) => preparer.choose(req, running),
     imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
@@ -130,6 +122,14 @@ export function buildServices(options: CoreOptions) {
       const [uid, gid] = user.split(':').map(Number);
       return { uid: uid as number, gid: gid as number };
     },
+  });
+  // Berth's own images made ahead (the full default environment, profiles' setup commands: sandbox/imagePreparations).
+  const preparer: ImagePreparer = new ImagePreparer({
+    engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: store.profiles,
+    networks: manager,
+    onChange: (preparations) => events.emit('images.status', { preparations }),
+    onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
+    onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
   sessions.ensureDefaultProfile(baseImage.tag);
@@ -169,10 +169,17 @@ export function buildServices(options: CoreOptions) {
   const mainEvents = new MainEvents();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
   const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
+  const pool = new WarmPool({
+    store,
+    engine,
+    clock,
+    sandbox,
+    containers: manager,
+    folders,
+    egressImage: egressImage.tag,
+  });
   // Project environments (README: Environments): a chat's devcontainer.json, built and prepared once.
-  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, clock });
-  sandbox.setEnvironments((chatId) => environments.sandboxSettings(chatId));
-  environments.onImageChanged((chatId) => terminals.restartForChat(chatId, 'The chat’s project environment changed: the sandbox was made again from its image and this terminal started again.'));
+  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, mainEvents, clock, pool });
   // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
   // hundreds of events a second, and asking the review service (it reads the chat's attachments
   // from the store) for each one measured over half of the main process's time per event
@@ -252,15 +259,6 @@ export function buildServices(options: CoreOptions) {
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
-  const pool = new WarmPool({
-    store,
-    engine,
-    clock,
-    sandbox,
-    containers: manager,
-    folders,
-    egressImage: egressImage.tag,
-  });
   const deletion = new DeletionService({
     store,
     sessions,

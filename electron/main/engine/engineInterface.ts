@@ -91,8 +91,10 @@ export interface BuildRequest {
   contextDir: string;
   files: string[];
   tag: string;
-  /** 'none', or a network's name for the RUN steps (a setup command under an 'open' profile). */
+  /** 'none', or a network's name for the RUN steps (a setup command under an 'open' or 'allowlist' profile). */
   networkMode?: string;
+  /** The RUN steps' build arguments (the proxy's variables on an allowlist profile's sealed network). */
+  buildArgs?: Record<string, string>;
 }
 
 export interface Engine {

@@ -66,7 +66,11 @@ export class DockerImages {
       try {
         const stream = await docker.buildImage(
           { context: request.contextDir, src: ['Dockerfile', ...request.files] },
-          { t: request.tag, rm: true, forcerm: true, ...(request.networkMode ? { networkmode: request.networkMode } : {}) },
+          {
+            t: request.tag, rm: true, forcerm: true,
+            ...(request.networkMode ? { networkmode: request.networkMode } : {}),
+            ...(request.buildArgs ? { buildargs: request.buildArgs } : {}),
+          },
         );
         await new Promise<void>((resolve, reject) => {
           docker.modem.followProgress(

@@ -8,10 +8,10 @@
  */
 import { BerthError } from '../../../shared/errors.js';
 import type { EnvironmentStatus } from '../../../shared/environment.js';
-import type { EventHub } from '../events.js';
+import type { EventHub, MainEvents } from '../events.js';
 import type { Clock } from '../base/clock.js';
 import { APP_LABEL_VALUE, LABEL } from '../policy/containerSpec.js';
-import { proxyEnv } from '../policy/egress.js';
+import { proxyBuildArgs } from '../policy/egress.js';
 import { workspaceTargets } from '../policy/mountPlan.js';
 import {
   dockerfileBases, environmentKey, lifecycleScript, planEnvironment, preparedTag, userInPasswd,
@@ -21,14 +21,12 @@ import type { EnvironmentImageOps } from '../engine/environmentImages.js';
 import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SessionService } from '../sessions/sessionService.js';
-import type { ChatRecord, Store } from '../store/repositories.js';
+import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
+import type { WarmPool } from '../sandbox/warmPool.js';
+import {
+  appliedOf, loadChatEnvironment, loadWarmEnvironment, saveChatEnvironment, saveWarmEnvironment, type ChatEnvironment, type SandboxSettings, type WarmEnvironment,
+} from '../store/chatEnvironments.js';
 import { contextFiles, findConfigs, readConfig, readInside } from './devcontainerFiles.js';
-
-/** What a chat's environment is, kept in the store's settings (environment.chat:<id>). */
-interface ChatEnvironment extends Omit<EnvironmentStatus, 'chatId'> {
-  key: string | null;
-  env: string[];
-}
 
 export const ENV_LABEL = { key: 'berth.env.key', role: 'berth.env.role', source: 'berth.env.source', prepared: 'berth.env.prepared', user: 'berth.env.user' } as const;
 const KEEP_SETTING = 'environment.keep';
@@ -42,6 +40,10 @@ export interface EnvironmentDeps {
   sandbox: SandboxService;
   manager: SandboxContainers;
   events: EventHub;
+  /** Tells terminal/ (which subscribes) that the chat's sandbox is made again from another image. */
+  mainEvents: MainEvents;
+  /** The profile's warm sandboxes, made again from an environment its chats took. */
+  pool: Pick<WarmPool, 'rewarm'>;
   clock: Clock;
 }
 
@@ -56,19 +58,35 @@ export class EnvironmentService {
 
   constructor(private readonly deps: EnvironmentDeps) {}
 
-  private imageChanged: (chatId: string) => Promise<void> = async () => undefined;
   /**
-   * Hears that a chat's sandbox will be made again from another image (core.ts restarts its
-   * terminals in it); waited for, so the next step runs in the sandbox the terminals joined.
+   * Moves the chat's sandbox to `image` made with `env.applied`: the record and the image are
+   * written together, so the next bring-up makes the container once, from both (a record saved
+   * while preparing changes nothing). When either changed, the chat's open terminals hear it
+   * (environment.switched) and start again in place in the new sandbox, saying why.
    */
-  onImageChanged(fn: (chatId: string) => Promise<void>): void {
-    this.imageChanged = fn;
+  private switchTo(chatId: string, image: string, env: ChatEnvironment): ChatEnvironment {
+    const was = { image: this.deps.store.chats.get(chatId)?.image ?? null, shape: containerShape(appliedOf(this.record(chatId))) };
+    this.save(chatId, env);
+    this.deps.store.chats.setImage(chatId, image);
+    if (was.image !== image || was.shape !== containerShape(appliedOf(env))) this.deps.mainEvents.emit('environment.switched', { chatId });
+    return env;
   }
 
-  private async setImage(chatId: string, image: string): Promise<void> {
-    if (this.deps.store.chats.get(chatId)?.image === image) return;
-    this.deps.store.chats.setImage(chatId, image);
-    await this.imageChanged(chatId).catch(() => undefined);
+  /**
+   * Ready: saved, and the prepared image with its settings becomes what the profile's warm
+   * sandboxes are made from, so the next chat on the folder takes one made already (WarmPool).
+   */
+  private markReady(chatId: string, profile: ProfileRecord, env: ChatEnvironment, source: string): EnvironmentStatus {
+    const status = this.save(chatId, env);
+    const applied = appliedOf(env);
+    if (!env.image || !applied) return status;
+    // Its postStartCommand runs when the chat takes it (this service runs it then), not when it is warmed.
+    const warm: WarmEnvironment = { image: env.image, env: applied.env, workingDir: applied.workingDir, postStart: null, source };
+    const { settings } = this.deps.store;
+    if (JSON.stringify(loadWarmEnvironment(settings, profile.name)) === JSON.stringify(warm)) return status;
+    saveWarmEnvironment(settings, profile.name, warm);
+    if (profile.settings.warmPool > 0) void this.deps.pool.rewarm(profile).catch(() => undefined);
+    return status;
   }
 
   /** The sandbox made from the chat's image now, and clients told it is ready. */
@@ -78,12 +96,11 @@ export class EnvironmentService {
   }
 
   private record(chatId: string): ChatEnvironment | null {
-    const raw = this.deps.store.settings.get(`environment.chat:${chatId}`);
-    return raw ? (JSON.parse(raw) as ChatEnvironment) : null;
+    return loadChatEnvironment(this.deps.store.settings, chatId);
   }
 
   private save(chatId: string, env: ChatEnvironment): EnvironmentStatus {
-    this.deps.store.settings.set(`environment.chat:${chatId}`, JSON.stringify(env));
+    saveChatEnvironment(this.deps.store.settings, chatId, env);
     const status = this.statusOf(chatId, env);
     this.deps.events.emit('environment.status', status);
     return status;
@@ -91,14 +108,8 @@ export class EnvironmentService {
 
   private statusOf(chatId: string, env: ChatEnvironment | null): EnvironmentStatus {
     if (!env) return none(chatId);
-    const { key: _key, env: _env, ...rest } = env;
+    const { key: _key, env: _env, applied: _applied, ...rest } = env;
     return { chatId, ...rest };
-  }
-
-  /** What the chat's sandbox is made with while it has an environment (SandboxService asks at each bring-up). */
-  sandboxSettings(chatId: string): { env: string[]; workingDir: string | null } | null {
-    const env = this.record(chatId);
-    return env && env.state !== 'none' ? { env: env.env, workingDir: env.workspaceFolder } : null;
   }
 
   status(chatId: string): EnvironmentStatus {
@@ -153,6 +164,8 @@ export class EnvironmentService {
     const previous = this.record(chat.id);
     const base: ChatEnvironment = {
       ...none(chat.id), state: 'preparing', folder, source: config, key: null, env: [],
+      // The sandbox keeps what it was made with until switchTo moves it.
+      applied: appliedOf(previous),
     };
     let current = base;
     const update = (patch: Partial<ChatEnvironment>) => (current = { ...current, ...patch });
@@ -200,12 +213,11 @@ export class EnvironmentService {
         // The user was looked up when the image was prepared (its label): no probe container now.
         const user = await this.userOf(ops, tag, plan, prepared.labels[ENV_LABEL.user]);
         update({ env: envOf(plan, user?.name ?? null), notes: user ? [user.note] : [], image: tag, reused: true, preparedAt: Number(prepared.labels[ENV_LABEL.prepared]) || prepared.created * 1000, sizeBytes: prepared.size });
-        await this.setImage(chat.id, tag);
-        this.save(chat.id, current);
+        current = this.switchTo(chat.id, tag, withApplied(current));
         await this.run(chat, plan, 'updateContentCommand', progress);
         await this.run(chat, plan, 'postStartCommand', progress);
         await this.settle(chat.id, target.key);
-        return this.save(chat.id, { ...current, state: 'ready' });
+        return this.markReady(chat.id, profile, ready(current, plan), `${folderName}/${config}`);
       }
 
       let startImage = plan.image as string;
@@ -215,7 +227,7 @@ export class EnvironmentService {
         progress(`Building ${plan.build.dockerfile} (profile ${profile.name}, egress ${profile.settings.egress})…`, 0);
         await this.deps.manager.ensureNetwork({ key: target.key, profile, onProgress: (_phase, message, fraction) => progress(message, fraction) });
         const network = this.deps.manager.networkName(profile, target.key) ?? 'none';
-        const proxyArgs = profile.settings.egress === 'allowlist' ? Object.fromEntries(proxyEnv().map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) : {};
+        const proxyArgs = profile.settings.egress === 'allowlist' ? proxyBuildArgs() : {};
         await ops.build(
           {
             contextDir: joinInside(folder, plan.build.context), files: context.files, dockerfile: relativeInside(plan.build.context, plan.build.dockerfile),
@@ -228,8 +240,7 @@ export class EnvironmentService {
       const user = await this.userOf(ops, startImage, plan);
       const userLabel = user ? { [ENV_LABEL.user]: `${user.name}:${user.uid}:${user.gid}` } : {};
       update({ env: envOf(plan, user?.name ?? null), notes: user ? [user.note] : [], reused: false });
-      await this.setImage(chat.id, startImage);
-      this.save(chat.id, current);
+      current = this.switchTo(chat.id, startImage, withApplied(current));
       for (const step of ['onCreateCommand', 'updateContentCommand', 'postCreateCommand'] as const) await this.run(chat, plan, step, progress);
 
       // Saved as a local image: the chat's folders and home are mounts, so none of them is in it.
@@ -244,18 +255,18 @@ export class EnvironmentService {
       await ops.commit(containerId, repo, tagName, [`LABEL ${Object.entries(labels).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`]);
       const facts = await ops.inspect(tag);
       update({ image: tag, preparedAt: now, sizeBytes: facts?.size ?? null });
-      await this.setImage(chat.id, tag);
-      this.save(chat.id, current);
+      current = this.switchTo(chat.id, tag, current);
       await this.prune(ops, tag);
       // The next command recreates the sandbox from the prepared image; postStart runs there.
       await this.run(chat, plan, 'postStartCommand', progress);
       await this.settle(chat.id, target.key);
-      return this.save(chat.id, { ...current, state: 'ready' });
+      return this.markReady(chat.id, profile, ready(current, plan), `${folderName}/${config}`);
     } catch (error) {
       const e = error instanceof BerthError ? error : new BerthError('internal', `The environment could not be prepared: ${(error as Error).message}`, { cause: error });
+      const failed: ChatEnvironment = { ...current, state: 'failed', error: { message: e.message, hint: e.hint ?? null } };
       // A failed rebuild leaves the chat on what it had, if anything served before.
-      if (previous?.state === 'ready' && previous.image) await this.setImage(chat.id, previous.image).catch(() => undefined);
-      this.save(chat.id, { ...current, state: 'failed', error: { message: e.message, hint: e.hint ?? null } });
+      if (previous?.state === 'ready' && previous.image) this.switchTo(chat.id, previous.image, { ...failed, applied: appliedOf(previous) });
+      else this.save(chat.id, failed);
       throw e;
     }
   }
@@ -315,8 +326,28 @@ export class EnvironmentService {
 
   /** The chat and its choice go together (DeletionService's chats). */
   forget(chatId: string): void {
-    this.deps.store.settings.set(`environment.chat:${chatId}`, '');
+    saveChatEnvironment(this.deps.store.settings, chatId, null);
   }
+}
+
+/** What a container is made with of the settings (its start command runs in it, not into it). */
+function containerShape(applied: SandboxSettings | null): string {
+  return JSON.stringify([applied?.env ?? [], applied?.workingDir ?? null]);
+}
+
+/**
+ * Prepared and started: from now on each start of the chat's container runs postStartCommand
+ * (sandbox/startCommand; the spec: each time the container starts), this first one having run it here.
+ */
+function ready(env: ChatEnvironment, plan: EnvironmentPlan): ChatEnvironment {
+  const cmd = plan.commands.postStartCommand;
+  const postStart = cmd ? { script: lifecycleScript(cmd), source: plan.source } : null;
+  return { ...env, state: 'ready', applied: { ...(env.applied ?? { env: env.env, workingDir: env.workspaceFolder }), postStart } };
+}
+
+/** The record's variables and start folder as what the sandbox is made with. */
+function withApplied(env: ChatEnvironment): ChatEnvironment {
+  return { ...env, applied: { env: env.env, workingDir: env.workspaceFolder } };
 }
 
 function envOf(plan: EnvironmentPlan, user: string | null): string[] {

@@ -254,6 +254,11 @@ export function proxyEnv(): string[] {
   ];
 }
 
+/** The same variables as a build's arguments (an image build on a sealed network: RUN steps read them). */
+export function proxyBuildArgs(): Record<string, string> {
+  return Object.fromEntries(proxyEnv().map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+}
+
 /*
  * HAProxy (Debian's) decides every request by host and port: plain HTTP, which it forwards
  * itself, and HTTPS CONNECT, which it passes to squid's loopback port for the SNI check (squid

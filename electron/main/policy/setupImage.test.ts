@@ -16,9 +16,9 @@ describe('prepared images of a setup command', () => {
     expect(recipe.split('\n')).toEqual(['FROM sha256:a', 'USER root', 'RUN ["/bin/sh","-c","echo \\"x\\" && touch /y"]', `LABEL berth.app="berth" ${PREPARED_KEY_LABEL}="k1"`, '']);
   });
 
-  it("get the profile's egress as their network: none for none and allowlist, the profile's bridge for open", () => {
-    expect(setupNetwork('none', 'berth-p')).toBe('none');
-    expect(setupNetwork('allowlist', 'berth-p')).toBe('none');
-    expect(setupNetwork('open', 'berth-p')).toBe('berth-p');
+  it("get the profile's egress as their network: none for none, the profile's bridge for open, a sealed network with its proxy for allowlist", () => {
+    expect(setupNetwork('none')).toBe('none');
+    expect(setupNetwork('allowlist')).toBe('sealed');
+    expect(setupNetwork('open')).toBe('bridge');
   });
 });

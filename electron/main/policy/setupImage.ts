@@ -32,12 +32,12 @@ export function setupRecipe(imageId: string, command: string, key: string): stri
 
 /**
  * The network the setup step gets: the profile's egress. 'none' has none; 'open' joins the
- * profile's own bridge (the one its sandboxes use); 'allowlist' has none too: its proxy serves
- * only sandboxes on their sealed networks, so a setup command there installs from nothing
- * outside (README: Setup command).
+ * profile's own bridge (the one its sandboxes use); 'allowlist' a sealed network of its own with
+ * the profile's proxy on it, the proxy's variables as the build's arguments (the proxy serves
+ * only sealed networks, as a project environment's build gets it: README, Setup command).
  */
-export function setupNetwork(egress: 'none' | 'allowlist' | 'open', openNetwork: string): string {
-  return egress === 'open' ? openNetwork : 'none';
+export function setupNetwork(egress: 'none' | 'allowlist' | 'open'): 'none' | 'bridge' | 'sealed' {
+  return egress === 'open' ? 'bridge' : egress === 'allowlist' ? 'sealed' : 'none';
 }
 
 /** One line for the status bar and the header, from the command's first line. */

@@ -11,6 +11,7 @@ import type { Engine, PullProgress } from '../engine/dockerEngine.js';
 import { chooseImage } from '../policy/defaultImage.js';
 import { DefaultImage, type Preparation } from './defaultImage.js';
 import type { SandboxRequest } from './sandboxContainers.js';
+import type { BuildNetwork } from './sandboxNetworks.js';
 import { SetupImages } from './setupImage.js';
 
 export interface EnvironmentsOptions {
@@ -26,8 +27,10 @@ export interface EnvironmentsOptions {
   env: NodeJS.ProcessEnv;
   /** The egress proxy image: made at start when an allowlist profile exists. */
   egress: { tag: string; ensure(onProgress: (p: PullProgress) => void): Promise<void> };
-  openNetwork: (profile: string, settings: ProfileSettings) => Promise<string>;
-  profiles: () => { name: string; settings: ProfileSettings }[];
+  /** The network a setup command builds on (SandboxNetworks.buildNetwork). */
+  networks: { buildNetwork(profile: string, settings: ProfileSettings): Promise<BuildNetwork> };
+  /** The profiles (the store's): what to prepare at start. */
+  profiles: { list(): { name: string; settings: ProfileSettings }[] };
   onChange: (all: ImagePreparation[]) => void;
   /** The full default image became ready: warm sandboxes made from the minimal one are stale. */
   onDefaultReady: () => void;
@@ -58,7 +61,11 @@ export class ImagePreparer {
     });
     this.setup = new SetupImages({
       engine: options.engine,
-      openNetwork: options.openNetwork,
+      // Under 'allowlist' the proxy's image first: its proxy must be on the build's sealed network when the RUN step starts.
+      buildNetwork: async (profile, settings) => {
+        if (settings.egress === 'allowlist') await options.egress.ensure(() => undefined);
+        return options.networks.buildNetwork(profile, settings);
+      },
       onChange: (profile, label, p) => {
         this.put(`setup:${profile}`, label, p);
         if (p.state === 'ready') options.onSetupReady(profile);
@@ -80,7 +87,7 @@ export class ImagePreparer {
   /** At start: the full default image, the proxy image where an allowlist profile needs it, each setup command. */
   start(): void {
     if (this.enabled) void this.defaultImage.prepare();
-    const profiles = this.options.profiles();
+    const profiles = this.options.profiles.list();
     if (this.enabled && profiles.some((p) => p.settings.backend === 'docker' && p.settings.egress === 'allowlist')) this.prepareEgress();
     for (const p of profiles) if (p.settings.setupCommand) this.prepareSetup(p.name, p.settings);
   }

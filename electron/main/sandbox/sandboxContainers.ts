@@ -18,7 +18,8 @@ import { copyVolumeFor } from '../policy/remoteSpec.js';
 import { toDisposable } from '../base/disposables.js';
 import type { SandboxRequest, Ready, SandboxLease, SandboxState, KeyState, SandboxContainersDeps } from './sandboxTypes.js';
 import { recheckMounts } from './mountChecks.js';
-import { SandboxNetworks } from './sandboxNetworks.js';
+import { SandboxNetworks, type BuildNetwork } from './sandboxNetworks.js';
+import { runStartCommand } from './startCommand.js';
 import { createContainer, findExisting, imageNoteOf, leaveEngine, openShell, specFor, stateOf, type StartContext } from './containerStart.js';
 
 export type { SandboxRequest, Ready, SandboxLease, SandboxState, EngineRouter, SandboxContainersDeps, SandboxEgress } from './sandboxTypes.js';
@@ -28,7 +29,7 @@ const STOP_GRACE_SECONDS = 3;
 
 /** A chat of an allowlist profile that started before its proxy: what its header says. */
 
-export type GoneListener = (key: string, reason: string) => void;
+export type GoneListener = (key: string, reason: string, replaced?: boolean) => void;
 
 export class SandboxContainers {
   private readonly states = new Map<string, KeyState>();
@@ -50,14 +51,14 @@ export class SandboxContainers {
     this.remoteCopies = new RemoteCopySync(deps.dataDir);
   }
 
-  /** Hears, just before it happens, that a key's container stops or goes away, and why. */
+  /** Hears, just before it happens, that a key's container stops or goes away, and why (`replaced`: a new one takes its place at once). */
   onGone(listener: GoneListener): () => void {
     this.goneListeners.add(listener);
     return () => this.goneListeners.delete(listener);
   }
 
-  private gone(key: string, reason: string): void {
-    for (const l of this.goneListeners) l(key, reason);
+  private gone(key: string, reason: string, replaced = false): void {
+    for (const l of this.goneListeners) l(key, reason, replaced);
   }
 
   homeFor(profile: string, key: string): string {
@@ -265,7 +266,7 @@ export class SandboxContainers {
         notices.push('The sandbox had stopped (Docker restarted or the container was stopped), so Berth started it again. Files are kept; running processes were ended.');
       }
       if (existing && existing.labels[LABEL.spec] !== spec.Labels[LABEL.spec]) {
-        this.gone(req.key, 'The sandbox was recreated to apply changed folders or settings.');
+        this.gone(req.key, 'The sandbox was recreated to apply changed folders or settings.', true);
         await engine.removeContainer(existing.id);
         existing = null;
         notices.push(
@@ -289,6 +290,7 @@ export class SandboxContainers {
         // (docker network prune), it can never start again. Recreate it on the new network.
         if (!(existing && error instanceof BerthError && error.code === 'network_failed' && network)) throw error;
         await engine.removeContainer(id);
+        existing = null;
         await this.networks.ensure(req, () => this.engineOf(req.key, req.profile.settings));
         id = await createContainer(this.startContext, s, req, spec, true, notices);
         s.containerId = id;
@@ -297,6 +299,8 @@ export class SandboxContainers {
         notices.push("The sandbox's network had been removed, so Berth recreated the network and the sandbox. Files in the home and attached folders are kept; other container state was reset.");
       }
       if (req.profile.settings.egress === 'allowlist') await this.deps.egress?.registerSandbox(req.profile.name, req.key, req.chatId, id);
+      // Started here (not a shell opened in a running one): the environment's postStartCommand first.
+      if (!existing?.running) notices.push(...(await runStartCommand(session, req, SANDBOX_HOME)));
       s.session = session;
       s.settings = req.profile.settings;
       s.user = spec.User;
@@ -333,15 +337,11 @@ export class SandboxContainers {
     await this.networks.ensure(req, () => this.engineOf(req.key, req.profile.settings));
   }
 
-  /** The open network a profile's sandboxes join on its engine (made if missing): its setup command's build network. */
-  profileNetwork(profile: string, settings: ProfileSettings): Promise<string> {
-    return this.networks.profileNetwork(profile, settings);
+  /** The network a profile's setup command builds on, as its egress says (SandboxNetworks.buildNetwork). */
+  buildNetwork(profile: string, settings: ProfileSettings): Promise<BuildNetwork> {
+    return this.networks.buildNetwork(profile, settings);
   }
 
-  /**
-   * Starts the container if needed and opens its shell. Attaching runs alongside the start:
-   * the shell waits on its open stdin, so no output can be missed.
-   */
   /** Whether the key's sandbox is (or would be) on an engine whose files are not this computer's. */
   isRemote(key: string): boolean {
     return this.states.get(key)?.engine?.ref.remote === true;

@@ -7,12 +7,20 @@ import { BerthError } from '../../../shared/errors.js';
 import type { Engine } from '../engine/dockerEngine.js';
 import { podmanChatNetwork, podmanNoAllowlist } from '../engine/podmanNetworks.js';
 import { APP_LABEL_VALUE, LABEL, appArmorProfileFor } from '../policy/containerSpec.js';
-import { allowlistEngineProblem } from '../policy/egress.js';
+import { allowlistEngineProblem, proxyBuildArgs, sandboxNetworkName } from '../policy/egress.js';
 import { networkNameFor } from '../policy/names.js';
 import { openNetworkPool } from '../policy/subnets.js';
+import { setupNetwork } from '../policy/setupImage.js';
 import type { EngineHandle } from './engineRegistry.js';
 import type { ProfileSettings } from '../../../shared/contract.js';
 import type { SandboxContainersDeps, SandboxRequest } from './sandboxTypes.js';
+
+/** The network a build's RUN steps join, the build arguments that go with it, and its removal after. */
+export interface BuildNetwork {
+  network: string;
+  buildArgs: Record<string, string>;
+  release(): Promise<void>;
+}
 
 export class SandboxNetworks {
   /** The AppArmor profile to pin, once the engine has told (undefined until then). */
@@ -71,13 +79,31 @@ export class SandboxNetworks {
     }
   }
 
-  /** The open network a profile's sandboxes join on its engine (made if missing): its setup command's build network. */
-  async profileNetwork(profile: string, settings: ProfileSettings): Promise<string> {
+  /**
+   * The network a profile's setup command builds on, as its egress says: none; the open network
+   * its sandboxes join; or, under 'allowlist', a sealed network of its own with the profile's
+   * proxy on it and the proxy's variables as build arguments (as a project environment's build
+   * gets: the proxy serves only sealed networks). `release` removes what was made for the build.
+   */
+  async buildNetwork(profile: string, settings: ProfileSettings): Promise<BuildNetwork> {
+    const none: BuildNetwork = { network: 'none', buildArgs: {}, release: async () => undefined };
+    const kind = setupNetwork(settings.egress);
+    if (kind === 'none') return none;
+    const key = `setup:${profile}`;
+    if (kind === 'sealed') {
+      const egress = this.deps.egress;
+      if (!egress) throw new BerthError('network_failed', 'This Berth cannot run the egress proxy an allowlist profile needs.', { hint: 'Set the profile\'s egress to "none" or "open".' });
+      const handle = this.deps.engines.forProfile(settings);
+      if (!this.knows(handle)) await this.learn(handle);
+      // The proxy's image is made before this is asked (ImagePreparer), so the proxy has joined when it returns.
+      await this.ensure({ key, profile: { name: profile, settings }, onProgress: () => undefined }, () => handle.engine);
+      return { network: sandboxNetworkName(this.deps.instanceId, key), buildArgs: proxyBuildArgs(), release: () => egress.releaseSandbox(key) };
+    }
     const engine = this.deps.engines.forProfile(settings).engine;
-    const { name, labels } = this.openNetwork(engine, profile, `setup:${profile}`);
+    const { name, labels } = this.openNetwork(engine, profile, key);
     const pool = this.deps.subnetPool;
     if (pool instanceof BerthError) throw pool;
     await engine.ensureNetwork(name, labels, pool && openNetworkPool(pool));
-    return name;
+    return { ...none, network: name };
   }
 }

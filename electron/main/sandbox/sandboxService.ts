@@ -10,6 +10,7 @@ import { planMounts, usesSlot, visibleFolders, type MountPlanInput, type Planned
 import type { ChatFolders, FolderChange, MountShape } from '../folders/chatFolders.js';
 import type { SessionService } from '../sessions/sessionService.js';
 import type { ChatRecord, ProfileRecord, Store } from '../store/repositories.js';
+import { chatSandboxSettings, type WarmEnvironment } from '../store/chatEnvironments.js';
 import type { Clock } from '../base/clock.js';
 import { FOLDER_MESSAGES } from '../messages.js';
 import { runLocal } from './localRunner.js';
@@ -51,16 +52,10 @@ export class SandboxService {
     private readonly mainEvents: MainEvents,
   ) {}
 
-  private environments: ((chatId: string) => { env: string[]; workingDir: string | null } | null) | null = null;
-  /** A chat's project environment: its variables and start folder (environment/; set once by core.ts). */
-  setEnvironments(fn: (chatId: string) => { env: string[]; workingDir: string | null } | null): void {
-    this.environments = fn;
-  }
-
   /** The project environment's workspaceFolder, where the chat's terminals and the agent start. */
   private environmentDir(r: ResolvedTarget): string | null {
     const owner = this.ownerChatId(r);
-    return owner ? (this.environments?.(owner)?.workingDir ?? null) : null;
+    return owner ? (chatSandboxSettings(this.store.settings, owner)?.workingDir ?? null) : null;
   }
 
   resolve(chatId: string, taskId?: string): ResolvedTarget {
@@ -265,7 +260,7 @@ export class SandboxService {
    * from idling until the lease is disposed: the warm pool's way in (sandbox/warmPool.ts). The request is
    * built exactly as the chat's own first command builds it, so the chat finds it ready.
    */
-  async warm(profile: ProfileRecord, chatId: string): Promise<Disposable> {
+  async warm(profile: ProfileRecord, chatId: string, environment: WarmEnvironment | null = null): Promise<Disposable> {
     const chat: ChatRecord = { id: chatId, profile: profile.name, title: '', image: null, createdAt: 0 };
     const target = resolveContainerKey(
       { name: profile.name, backend: profile.settings.backend, containerScope: profile.settings.containerScope },
@@ -277,7 +272,7 @@ export class SandboxService {
     // Its slot folder first: the container is created with it mounted, for the copies to come.
     this.folders.makeSlot(profile.name, chatId);
     // Nobody watches a chat that does not exist yet: its bring-up reports no progress.
-    return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r)), onProgress: () => undefined });
+    return this.manager.hold({ ...this.sandboxRequest(r, target.key, this.mountsFor(r), environment), onProgress: () => undefined });
   }
 
   /** Why a chat's first sandbox is made for it rather than taken warm, for its progress line. */
@@ -286,21 +281,24 @@ export class SandboxService {
     this.coldReasons.set(chatId, reason);
   }
 
-  private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[]): SandboxRequest {
+  /** `warmWith`: a warm sandbox made from the profile's last prepared environment (WarmPool), as a chat using it asks for it. */
+  private sandboxRequest(r: ResolvedTarget, key: string, mounts: PlannedMount[], warmWith: WarmEnvironment | null = null): SandboxRequest {
     // A warm sandbox keeps its working directory when its slot fills: the home (commands and
     // terminals are sent to their folder by the cwd they are given).
     const input = this.planInput(r);
     const inSlot = input !== null && usesSlot(input);
     const owner = this.ownerChatId(r);
-    const environment = owner ? (this.environments?.(owner) ?? null) : null;
+    // A chat's project environment (environment/ writes it, store/chatEnvironments reads it): its variables and start folder.
+    const environment = warmWith ?? (owner ? chatSandboxSettings(this.store.settings, owner) : null);
     return {
       key,
       profile: r.profile,
       chatId: owner,
-      image: this.imageFor(r),
+      image: warmWith?.image ?? this.imageFor(r),
       mounts,
       workingDir: environment?.workingDir ?? (inSlot ? SANDBOX_HOME : defaultContainerCwd(mounts, SANDBOX_HOME)),
       ...(environment?.env.length ? { env: environment.env } : {}),
+      ...(environment?.postStart ? { postStart: environment.postStart } : {}),
       onProgress: (phase, message, fraction) => {
         const why = phase === 'creating' ? this.coldReasons.get(r.chat.id) : undefined;
         if (phase === 'ready') this.coldReasons.delete(r.chat.id);

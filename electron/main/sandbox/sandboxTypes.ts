@@ -22,6 +22,8 @@ export interface SandboxRequest {
   workingDir: string;
   /** A project environment's variables (environment/), NAME=value. */
   env?: readonly string[];
+  /** A project environment's postStartCommand as one sh script: run at each start of the container (sandbox/startCommand). */
+  postStart?: { script: string; source: string };
   onProgress(phase: SandboxProgressEvent['phase'], message: string, fraction: number | null): void;
 }
 

@@ -8,13 +8,14 @@
 import type { ProfileSettings } from '../../../shared/contract.js';
 import type { Engine } from '../engine/dockerEngine.js';
 import { withBuildContext } from '../engine/rootfsImage.js';
-import { preparedTag, setupKey, setupLabel, setupNetwork, setupRecipe } from '../policy/setupImage.js';
+import { preparedTag, setupKey, setupLabel, setupRecipe } from '../policy/setupImage.js';
+import type { BuildNetwork } from './sandboxNetworks.js';
 import type { Preparation } from './defaultImage.js';
 
 export interface SetupImagesOptions {
   engine: Engine;
-  /** The open network of a profile's sandboxes, made if missing (its setup step's network under 'open'). */
-  openNetwork: (profile: string, settings: ProfileSettings) => Promise<string>;
+  /** The network the setup step builds on, as the profile's egress says, and its proxy's build arguments. */
+  buildNetwork: (profile: string, settings: ProfileSettings) => Promise<BuildNetwork>;
   onChange: (profile: string, label: string, p: Preparation) => void;
 }
 
@@ -72,10 +73,14 @@ export class SetupImages {
     const build = (async () => {
       if (!(await engine.hasImage(tag))) {
         this.options.onChange(profile, label, { state: 'preparing', message: `${label}: starting…`, fraction: 0 });
-        const network = setupNetwork(settings.egress, settings.egress === 'open' ? await this.options.openNetwork(profile, settings) : 'none');
-        await withBuildContext({ Dockerfile: setupRecipe(id, mine.command, key) }, (dir) =>
-          engine.buildImage({ contextDir: dir, files: [], tag, networkMode: network }, (p) => this.options.onChange(profile, label, { state: 'preparing', message: `${label}: ${p.message}`, fraction: p.fraction })),
-        );
+        const net = await this.options.buildNetwork(profile, settings);
+        try {
+          await withBuildContext({ Dockerfile: setupRecipe(id, mine.command, key) }, (dir) =>
+            engine.buildImage({ contextDir: dir, files: [], tag, networkMode: net.network, buildArgs: net.buildArgs }, (p) => this.options.onChange(profile, label, { state: 'preparing', message: `${label}: ${p.message}`, fraction: p.fraction })),
+          );
+        } finally {
+          await net.release().catch(() => undefined);
+        }
       }
       this.readyKeys.add(key);
       if (this.wanted.get(profile) === mine) this.lastReady.set(profile, tag);

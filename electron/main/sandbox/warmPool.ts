@@ -13,6 +13,11 @@
  * container; any other folder recreates the container with its mounts, as for any chat: a
  * chat's attachments stay the only host folders it can see.
  *
+ * A profile whose chats took a prepared project environment (environment/) warms from it: the
+ * prepared image with its variables and start folder (store/chatEnvironments WarmEnvironment),
+ * exactly what a chat using it asks for, so the next chat on the folder finds its container made.
+ * A chat that does not use it gets a new sandbox at its first command, and its progress says why.
+ *
  * The pool never pulls an image (it warms only what is on the engine already), never warms a
  * local-backend or shared-scope profile, and gives up quietly on a failure: a chat then gets
  * its sandbox the ordinary way, with its progress and any error shown there.
@@ -26,6 +31,7 @@ import type { SandboxContainers } from './sandboxContainers.js';
 import type { SandboxService } from './sandboxService.js';
 import type { Disposable } from '../events.js';
 import type { ProfileRecord, Store } from '../store/repositories.js';
+import { loadWarmEnvironment, saveWarmEnvironment } from '../store/chatEnvironments.js';
 import type { Clock } from '../base/clock.js';
 
 export interface WarmPoolDeps {
@@ -54,6 +60,8 @@ interface Reservation {
   taken: boolean;
   /** The profile changed or went, or Berth is quitting: it is removed once its bring-up ends. */
   dropped: boolean;
+  /** The project environment it is made from (WarmEnvironment.source), if any. */
+  environment: string | null;
 }
 
 export class WarmPool implements Disposable {
@@ -81,7 +89,7 @@ export class WarmPool implements Disposable {
    * still warming (its first command then waits only for the rest of that bring-up). The store
    * row goes in the same synchronous step, so the id is the chat's before anything can sweep.
    */
-  take(profile: ProfileRecord): { chatId: string } | { miss: Miss } {
+  take(profile: ProfileRecord): { chatId: string; environment: string | null } | { miss: Miss } {
     if (!this.eligible(profile)) return { miss: 'off' };
     const mine = [...this.reservations.values()].filter((s) => s.profile === profile.name && !s.dropped);
     const reservation = mine.find((s) => s.release !== null) ?? mine[0];
@@ -89,7 +97,7 @@ export class WarmPool implements Disposable {
     this.reservations.delete(reservation.chatId);
     reservation.taken = true;
     reservation.release?.();
-    return { chatId: reservation.chatId };
+    return { chatId: reservation.chatId, environment: reservation.environment };
   }
 
   /** How many of the profile's warm sandboxes are up and waiting for a chat. */
@@ -106,6 +114,16 @@ export class WarmPool implements Disposable {
       this.fills.delete(fill);
     });
     this.fills.add(fill);
+  }
+
+  /**
+   * What the profile's warm sandboxes are made from changed (its chats took another prepared
+   * project environment): the ones waiting go and new ones are made from it. Warm sandboxes are
+   * kept on this computer's engine only, as for every fill.
+   */
+  async rewarm(profile: ProfileRecord): Promise<void> {
+    await this.drop(profile.name);
+    if (profile.settings.engine.kind === 'default') this.fill(profile);
   }
 
   /** The profile changed or went: its warm sandboxes no longer match it. */
@@ -161,16 +179,22 @@ export class WarmPool implements Disposable {
     if (!short()) return;
     // Never a pull or a build in the background: only what the engine already has is warmed.
     const more = profile.settings.egress === 'allowlist' && this.deps.egressImage ? [this.deps.egressImage] : [];
+    // The project environment the profile's chats last took, while its prepared image is there (a pruned one is forgotten).
+    let environment = loadWarmEnvironment(store.settings, profile.name);
+    if (environment && !(await engine.hasImage(environment.image).catch(() => false))) {
+      saveWarmEnvironment(store.settings, profile.name, null);
+      environment = null;
+    }
     for (const image of [profile.settings.image, ...more]) {
       if (!(await engine.hasImage(image).catch(() => false))) return;
     }
     while (!this.disposed && store.profiles.get(profile.name) && short()) {
-      const reservation: Reservation = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false };
+      const reservation: Reservation = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false, environment: environment?.source ?? null };
       store.warmSlots.insert(reservation.chatId, profile.name, clock.now());
       this.reservations.set(reservation.chatId, reservation);
       let held: Disposable;
       try {
-        held = await this.deps.sandbox.warm(profile, reservation.chatId);
+        held = await this.deps.sandbox.warm(profile, reservation.chatId, environment);
       } catch {
         // Berth is shutting down (its store may be closed already): the reservation's row is removed at
         // the next start, with the earlier run's other reservations.

@@ -10,7 +10,8 @@ import { BerthError } from '../../../shared/errors.js';
 import { terminalNote } from '../../../shared/terminalNote.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
 import type { Disposable, EventHub, MainEvents } from '../events.js';
-import { PROCESS_LIST_SCRIPT, TERMINAL_ENV, parseProcessList } from './common/terminalProcesses.js';
+import { TERMINAL_ENV } from './common/terminalProcesses.js';
+import { processesIn } from './processList.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import { systemClock, type Clock } from '../base/clock.js';
@@ -19,9 +20,8 @@ import { FlowControl } from './flowControl.js';
 import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
 import { ViewSizes, type TerminalSize } from './common/viewSizes.js';
+import { ENVIRONMENT_CHANGED_NOTE, FOLDERS_CHANGED_NOTE, RECREATED_NOTE } from './restartNotes.js';
 
-/** Written in a terminal started again in the chat's new sandbox after its folders changed. */
-const FOLDERS_CHANGED_NOTE = 'The chat’s folders changed: the sandbox was recreated with them and this terminal started again.';
 
 const REPLAY_CHARS = 256 * 1024;
 /** What a restarting terminal keeps of what is typed meanwhile. */
@@ -76,18 +76,30 @@ export class TerminalService {
     private readonly clock: Clock,
     mainEvents?: MainEvents,
   ) {
-    // Say why before the stream ends, rather than guess from the container's state after.
-    manager.onGone((key, reason) => {
-      for (const t of this.terminals.values()) if (t.key === key && !t.restarting) this.finish(t, reason);
-    });
+    manager.onGone((key, reason, replaced) => this.containerGone(key, reason, replaced === true));
     // A chat's open terminals run in a container without its new folders: they start again in the new one, saying why.
     mainEvents?.on('folders.remounted', ({ chatId }) => void this.restartForChat(chatId, FOLDERS_CHANGED_NOTE));
+    mainEvents?.on('environment.switched', ({ chatId }) => void this.restartForChat(chatId, ENVIRONMENT_CHANGED_NOTE));
     // A pooled chat's folders moving in the container it keeps: its shells are told, not restarted;
     // its first folder arriving there: idle terminals start again in it, busy ones are told.
     mainEvents?.on('folders.moved', ({ chatId, note, restartIdle }) => {
       if (restartIdle) void this.restartIdleForChat(chatId, restartIdle, note);
       else this.noteForChat(chatId, note);
     });
+  }
+
+  /**
+   * The container of these terminals goes. Stopped or removed: each ends saying why, rather than
+   * guess from the container's state after. Replaced by a new one (its image, folders or settings
+   * changed, and no part of main restarted them first): each starts again in place there, as
+   * after an attach, never left waiting for Restart.
+   */
+  private containerGone(key: string, reason: string, replaced: boolean): void {
+    for (const t of [...this.terminals.values()]) {
+      if (t.key !== key || t.restarting) continue;
+      if (replaced) void this.restart(t.view.chatId, RECREATED_NOTE, [t]);
+      else this.finish(t, reason);
+    }
   }
 
   /** The chat a terminal belongs to, or null when it is gone. */
@@ -172,19 +184,8 @@ export class TerminalService {
       .map((t) => ({ terminalId: t.view.terminalId, title: t.view.title, processes: found.get(t.view.terminalId) ?? [] }));
   }
 
-  /** What runs in each of these terminals (by terminal id); null when a container could not be asked. */
-  private async processes(running: readonly Terminal[]): Promise<Map<string, string[]> | null> {
-    const found = new Map<string, string[]>();
-    let unknown = false;
-    for (const containerId of new Set(running.map((t) => t.containerId))) {
-      const holder = running.find((t) => t.containerId === containerId);
-      const answer = await Promise.resolve()
-        .then(() => this.manager.engineOf(holder?.key ?? '').execOnce(containerId, ['/bin/sh', '-c', PROCESS_LIST_SCRIPT], holder?.user ?? ''))
-        .catch(() => null);
-      if (!answer) unknown = true;
-      for (const p of parseProcessList(answer?.output ?? '')) found.set(p.terminalId, [...(found.get(p.terminalId) ?? []), p.command]);
-    }
-    return unknown ? null : found;
+  private processes(running: readonly Terminal[]): Promise<Map<string, string[]> | null> {
+    return processesIn(this.manager, running.map((t) => ({ terminalId: t.view.terminalId, key: t.key, containerId: t.containerId, user: t.user })));
   }
 
   private change(chatId: string) {
@@ -492,7 +493,6 @@ export class TerminalService {
     for (const id of [...this.terminals.keys()]) this.close(id);
   }
 }
-
 
 function first<T>(set: Set<T>): T | undefined {
   for (const item of set) return item;

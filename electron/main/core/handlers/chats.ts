@@ -11,6 +11,8 @@ export function chatHandlers(s: Services): Omit<Handlers<'chats'>, 'chats.fork' 
       const warm = req.image === undefined ? pool.take(profile) : ({ miss: 'off' } as const);
       const chat = withAttachments(sessions.createChat(req, 'chatId' in warm ? warm.chatId : undefined));
       if ('miss' in warm && warm.miss === 'refilling') sandbox.noteCold(chat.id, 'no warm sandbox was ready yet: the profile’s pool is refilling');
+      // Said only if the chat starts without that environment: its warm sandbox is then made again.
+      if ('chatId' in warm && warm.environment) sandbox.noteCold(chat.id, `its warm sandbox was made from ${warm.environment}, the project environment this profile’s chats last used`);
       fillPool(profile);
       return changed(s, chat.id, chat);
     },
