@@ -54,4 +54,29 @@ describe('postStartCommand', () => {
     // A command in the running container starts nothing.
     expect(await lines()).toBe('created\nstarted\nstarted\n');
   }, 240_000);
+
+  it('that fails when the sandbox starts again is told to the command that started it, once, and the sandbox still runs it', async () => {
+    const profile = (await h.profile(core, { egress: 'none', retention: { idleStopMinutes: 30, onQuit: 'stop' } })).name;
+    const folder = h.workspace('failing', {
+      '.devcontainer/devcontainer.json': `{ "name": "${marker}-fails", "image": "berth-test:busybox",
+        "postStartCommand": "if [ -e $HOME/started-once ]; then echo no-such-server >&2; exit 7; fi; touch $HOME/started-once" }`,
+    });
+    const chatId = (await core.chats.create({ profile })).id;
+    await core.workspace.attach({ chatId, path: folder });
+    expect((await core.environment.use({ chatId, folder, config: '.devcontainer/devcontainer.json' })).state).toBe('ready');
+
+    const id = (await core.sandbox.status({ chatId })).containerId as string;
+    clock.advance(31 * 60_000);
+    await waitFor(async () => !(await running(id)), 'the idle stop');
+
+    const first = await core.sandbox.exec({ chatId, command: 'echo after-start' });
+    expect(first.output).toBe('after-start\n');
+    const told = first.notices.filter((n) => n.includes('postStartCommand'));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain('exit code 7');
+    expect(told[0]).toContain('no-such-server');
+    // Told once: the next command in the running sandbox hears nothing of it.
+    const next = await core.sandbox.exec({ chatId, command: 'true' });
+    expect(next.notices.join(' ')).not.toContain('postStartCommand');
+  }, 240_000);
 });

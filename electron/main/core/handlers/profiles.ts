@@ -59,7 +59,10 @@ export function profileHandlers(s: Services): Handlers<'profiles'> {
       refuseAllowlistElsewhere(req.egress ?? DEFAULT_EGRESS, req.engine ?? DEFAULT_ENGINE_SETTING);
       await checkCpus(req.limits?.cpus, req.engine);
       const view = sessions.createProfile(req);
-      fillPool(sessions.requireProfile(view.name));
+      const created = sessions.requireProfile(view.name);
+      // A setup command starts preparing when the profile is made, not when its first chat needs it.
+      s.preparer.prepareSetup(created.name, created.settings);
+      fillPool(created);
       return changed(s, null, view);
     },
     'profiles.update': async (req) => {
