@@ -19,7 +19,7 @@ import { StatusBar } from '../features/status/StatusBar';
 import { TerminalArea } from '../features/terminals/TerminalArea';
 import { SplitView } from '../ui/SplitView';
 import { ConnectionBanner } from '../features/status/ConnectionBanner';
-import { useChats, useConnection, useServices } from './context';
+import { useChats, useConnection, useServices } from '../services/context';
 import { useGlobalShortcuts } from './shortcuts';
 import { useMediaQuery } from '../ui/useMediaQuery';
 

@@ -7,7 +7,7 @@ import './changes.css';
 import { useEffect, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useReview, useServices } from '../../app/context';
+import { useReview, useServices } from '../../services/context';
 import { NO_CHANGES } from '../../stores/review';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { CopyReview } from './CopyReview';

@@ -7,7 +7,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { ConflictChoice, MergeSegment } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 

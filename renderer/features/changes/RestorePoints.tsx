@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { Checkpoint } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useReview, useServices } from '../../app/context';
+import { useReview, useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { ForkFromPoint } from '../compare/ForkFromPoint';

@@ -1,7 +1,7 @@
 /** The review draft: how many comments wait to be sent, and the button that sends them to the chat's agent as one message. */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import type { ReviewComments } from './useReviewComments';
 

@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ReviewComment } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 
 export interface ReviewComments {
   comments: ReviewComment[];

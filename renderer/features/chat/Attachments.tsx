@@ -7,7 +7,7 @@ import { useRef, useState } from 'react';
 import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import type { Picked } from '../../api/types';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { useFocusAfter } from '../../ui/useFocusAfter';
 import { focusConversation } from '../conversation/focusConversation';

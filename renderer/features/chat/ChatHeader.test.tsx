@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/errors';
 import { chatView, createFakeApi } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
-import { useChats } from '../../app/context';
+import { useChats } from '../../services/context';
 import { ChatHeader } from './ChatHeader';
 import { StatusBar } from '../status/StatusBar';
 

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AttachMode, DirectoryListing } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { modeSentence } from '../changes/AttachModePicker';

@@ -2,7 +2,7 @@
 import { useId, useMemo, useState } from 'react';
 import type { SandboxState } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useConnection, useEngine, useProfiles, useSandbox, useServices } from '../../app/context';
+import { useChats, useConnection, useEngine, useProfiles, useSandbox, useServices } from '../../services/context';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { SandboxUse } from './SandboxUse';

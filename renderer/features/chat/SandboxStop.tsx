@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { StopProcessesDialog, type BusyTerminals } from './StopProcessesDialog';
 

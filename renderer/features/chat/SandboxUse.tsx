@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { SandboxStatsSample, SandboxUsage } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useConnection, useServices } from '../../app/context';
+import { useConnection, useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { Sparkline } from '../../ui/Sparkline';
 

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import type { Conversation } from '../../stores/agent';
 
 function totals(messages: readonly AgentMessage[]): { input: number; output: number } {

@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AppProvider } from '../../app/context';
+import { AppProvider } from '../../services/context';
 import { createStores } from '../../stores';
 import { chatView, createFakeApi, noEnvironment } from '../../test/fakeApi';
 import { PortsView } from '../ports/PortsView';
@@ -13,7 +13,7 @@ function setup(offers: { folder: string; configs: string[]; remembered: string |
   api.environments.alpha = { offers, status: noEnvironment('alpha') };
   const stores = createStores(api, api.connection);
   render(
-    <AppProvider services={{ api, stores, output: null, reconnectNow: () => {}, later: (run) => run() }}>
+    <AppProvider services={{ api, stores, reconnectNow: () => {}, later: (run) => run() }}>
       <EnvironmentView chat={chat} />
       <PortsView chatId="alpha" />
     </AppProvider>,

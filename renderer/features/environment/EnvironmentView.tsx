@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ChatView, EnvironmentStatus, Response } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 type Offers = Response<'environment.detect'>['offers'];

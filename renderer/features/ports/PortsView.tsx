@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { ListeningPortView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 /** A server the user just started shows up within this long while the section is open. */

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useReview, useServices } from '../../app/context';
+import { useChats, useReview, useServices } from '../../services/context';
 import { changedFiles, unappliedLoss } from '../changes/useChangedCount';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 

@@ -2,7 +2,7 @@
 import { cloneElement, isValidElement, useEffect, useId, useRef, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useProfiles, useServices } from '../../app/context';
+import { useProfiles, useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
 import { LOCAL_WARNING } from '../chat/SandboxPanel';

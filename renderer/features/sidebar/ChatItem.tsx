@@ -1,7 +1,7 @@
 /** One chat in the list: a button named by its title; the selected one offers rename and delete. */
 import { memo, useEffect, useRef, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ChangedCountBadge } from '../changes/ChangedCountBadge';
 import { AttentionBadge, PressureMark } from './AttentionBadge';
 

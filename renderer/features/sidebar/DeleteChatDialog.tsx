@@ -1,7 +1,7 @@
 /** Confirms deleting a chat, saying plainly what goes with it. */
 import { useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { unappliedLoss, useChangedCount } from '../changes/useChangedCount';
 import { Dialog } from '../../ui/Dialog';
 

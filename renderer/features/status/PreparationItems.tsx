@@ -1,7 +1,7 @@
 /** The images Berth prepares in the background (full sandbox image, egress proxy, setup commands), with their progress. */
 import { useEffect, useState } from 'react';
 import type { ImagePreparation } from '../../../shared/imagePreparation';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ProgressBar } from '../chat/SandboxPanel';
 
 export function PreparationItems() {
