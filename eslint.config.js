@@ -78,6 +78,8 @@ const LAYERING = {
   // the decisions several features share). Keyed on the folder's name wherever it is.
   pure: { folder: 'common', may: ['electron/main/policy/', 'shared/'], packages: ['node:path', 'node:crypto', 'zod'] },
   testMay: ['test/support/', 'renderer/test/', 'scripts/', 'electron/main/ipc/testDoubles', 'electron/preload/bridge'],
+  // One folder per feature: from outside it, only its index.ts (what it offers the others).
+  slices: ['renderer/features/'],
 };
 
 export default tseslint.config(

@@ -7,11 +7,7 @@ import { App } from './app/App';
 import { createApprovalNotifier } from './app/notifications';
 import { localSelectionMemory } from './app/selectionMemory';
 import { activeTerminalId } from './app/shortcuts';
-import { TerminalOutputHub } from './features/terminals/outputHub';
-import { TerminalScreensProvider } from './features/terminals/screensContext';
-import { installTestHook } from './features/terminals/registry';
-import { TerminalSessions } from './features/terminals/sessions';
-import { XtermSession } from './features/terminals/xtermSession';
+import { TerminalOutputHub, TerminalScreensProvider, installTestHook, TerminalSessions, XtermSession } from './features/terminals';
 import { AppProvider } from './services/context';
 import { afterNextFrame, createStores, startSync } from './stores';
 

@@ -104,6 +104,9 @@ describe('the imports that once passed lint now fail it', () => {
     // A feature never imports the app that composes it, nor the services context anything above it.
     ['renderer/features/chat/Probe.tsx', "import { App } from '../../app/App';"],
     ['renderer/services/probe.tsx', "import { TerminalArea } from '../features/terminals/TerminalArea';"],
+    // From outside a feature, only its index: not a file inside it.
+    ['renderer/features/chat/Probe.tsx', "import { FileDiff } from '../changes/FileDiff';"],
+    ['renderer/app/probe.tsx', "import { Sidebar } from '../features/sidebar/Sidebar';"],
     ['renderer/api/probe.ts', "import { z } from 'zod/v4/core';"],
   ])('%s: %s', async (file, code) => {
     expect(await layering(file, code)).not.toEqual([]);
@@ -125,5 +128,6 @@ describe('the imports that once passed lint now fail it', () => {
     expect(await layering('electron/main/engine/probe.ts', "import Docker from 'dockerode';")).toEqual([]);
     expect(await layering('renderer/stores/probe.ts', "import { createStore } from 'zustand/vanilla';\nimport type { BerthApi } from '../api/types';")).toEqual([]);
     expect(await layering('renderer/features/chat/Probe.tsx', "import { useServices } from '../../services/context';")).toEqual([]);
+    expect(await layering('renderer/features/chat/Probe.tsx', "import { FileDiff } from '../changes';\nimport { SandboxUse } from './SandboxUse';")).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useReview, useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { ForkFromPoint } from '../compare/ForkFromPoint';
+import { ForkFromPoint } from '../compare';
 
 const NONE: readonly Checkpoint[] = [];
 

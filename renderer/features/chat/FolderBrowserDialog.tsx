@@ -9,7 +9,7 @@ import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { modeSentence } from '../changes/AttachModePicker';
+import { modeSentence } from '../changes';
 
 export const LAST_FOLDER_KEY = 'berth.lastFolder';
 

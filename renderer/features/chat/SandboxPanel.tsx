@@ -1,43 +1,13 @@
 /** The chat's sandbox: its state (with pull progress), errors with Retry, and a details disclosure. */
 import { useId, useMemo, useState } from 'react';
-import type { SandboxState } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useChats, useConnection, useEngine, useProfiles, useSandbox, useServices } from '../../services/context';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { LOCAL_WARNING, SANDBOX_LABELS } from '../../ui/messages';
+import { ProgressBar } from '../../ui/ProgressBar';
 import { SandboxUse } from './SandboxUse';
 import { SandboxStop } from './SandboxStop';
-
-export const SANDBOX_LABELS: Record<SandboxState, string> = {
-  none: 'not started',
-  building: 'building image',
-  pulling: 'pulling image',
-  creating: 'creating container',
-  starting: 'starting',
-  running: 'running',
-  stopped: 'stopped',
-  error: 'error',
-  local: 'local (no sandbox)',
-};
-
-export const LOCAL_WARNING = 'no sandbox: commands run on this computer with your permissions';
-
-export function ProgressBar({ fraction, label, text }: { fraction: number | null; label: string; text?: string | undefined }) {
-  const percent = fraction === null ? null : Math.round(Math.min(1, Math.max(0, fraction)) * 100);
-  return (
-    <div
-      className={`progress${percent === null ? ' indeterminate' : ''}`}
-      role="progressbar"
-      aria-label={label}
-      aria-valuemin={0}
-      aria-valuemax={100}
-      aria-valuenow={percent ?? undefined}
-      aria-valuetext={text ?? (percent === null ? undefined : `${percent}%`)}
-    >
-      <div className="progress-fill" style={percent === null ? undefined : { width: `${percent}%` }} />
-    </div>
-  );
-}
 
 export function SandboxPanel({ chatId }: { chatId: string }) {
   const { api, stores } = useServices();

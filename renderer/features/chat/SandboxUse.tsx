@@ -8,21 +8,11 @@ import type { SandboxStatsSample, SandboxUsage } from '../../../shared/contract'
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useConnection, useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { formatBytes } from '../../ui/format';
 import { Sparkline } from '../../ui/Sparkline';
 
 /** About a minute of readings (the engine sends one a second). */
 export const KEEP_SAMPLES = 60;
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? v : v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
-}
 
 const percent = (used: number, limit: number | null) => (limit ? ` (${Math.round((used / limit) * 100)} %)` : '');
 

@@ -42,7 +42,7 @@ describe('EnvironmentView', () => {
         ignored: [{ key: 'privileged', reason: 'a privileged container could reach this computer' }], ports: [{ port: 3000, label: 'Web app' }],
       }),
     );
-    expect(screen.getByText(/5\.0 MB/)).toBeTruthy();
+    expect(screen.getByText(/5\.0 MiB/)).toBeTruthy();
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Environment details' })));
     expect(screen.getByRole('list', { name: 'Ignored settings' }).textContent).toContain('privileged: a privileged container could reach this computer');
     api.environments.alpha = { offers: [], status: { ...noEnvironment('alpha'), state: 'ready', ports: [{ port: 3000, label: 'Web app' }] } };

@@ -10,14 +10,9 @@ import type { ChatView, EnvironmentStatus, Response } from '../../../shared/cont
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { formatBytes } from '../../ui/format';
 
 type Offers = Response<'environment.detect'>['offers'];
-
-export function formatBytes(n: number): string {
-  if (n < 1024 * 1024) return `${Math.max(1, Math.round(n / 1024))} KB`;
-  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `${(n / 1024 ** 3).toFixed(2)} GB`;
-}
 
 function folderName(p: string): string {
   return p.split(/[\\/]/).filter(Boolean).pop() ?? p;

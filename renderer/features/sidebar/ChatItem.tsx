@@ -2,7 +2,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useServices } from '../../services/context';
-import { ChangedCountBadge } from '../changes/ChangedCountBadge';
+import { ChangedCountBadge } from '../changes';
 import { AttentionBadge, PressureMark } from './AttentionBadge';
 
 /** Memoized: `onDelete` is the list's one callback (it takes the chat), so a row re-renders only when its own props change. */

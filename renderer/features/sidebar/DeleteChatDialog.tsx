@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { useServices } from '../../services/context';
-import { unappliedLoss, useChangedCount } from '../changes/useChangedCount';
+import { unappliedLoss, useChangedCount } from '../changes';
 import { Dialog } from '../../ui/Dialog';
 
 export function DeleteChatDialog({ chat, onClose }: { chat: ChatView; onClose(): void }) {

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ImagePreparation } from '../../../shared/imagePreparation';
 import { useServices } from '../../services/context';
-import { ProgressBar } from '../chat/SandboxPanel';
+import { ProgressBar } from '../../ui/ProgressBar';
 
 export function PreparationItems() {
   const { api } = useServices();

@@ -8,7 +8,7 @@ import type { TerminalView } from '../../../shared/contract';
 import { useSandbox, useServices, useTerminals } from '../../services/context';
 import { displaySandbox, isBringingUp } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { SANDBOX_LABELS } from '../chat/SandboxPanel';
+import { SANDBOX_LABELS } from '../../ui/messages';
 import { getTerminal } from './registry';
 import { TerminalPane } from './TerminalPane';
 
