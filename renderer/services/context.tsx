@@ -3,7 +3,7 @@
  * below features and app/, so a feature reaches the app's services without importing the app that
  * composes it; the terminal screens are the terminals feature's own context (features/terminals).
  */
-import { createContext, useContext, type ReactNode } from 'react';
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { BerthApi } from '../api/types';
 import type { Stores } from '../stores';
@@ -41,6 +41,16 @@ export function useServices(): AppServices {
   const services = useContext(ServicesContext);
   if (!services) throw new Error('AppProvider is missing');
   return services;
+}
+
+/**
+ * A feature's actions: its calls to main and the store updates that follow them, made once per
+ * app. Components call these, never the API (GitHub Desktop's one way in for every intent, kept
+ * per feature); lint refuses `api` taken from useServices in a feature.
+ */
+export function useActions<T>(make: (api: BerthApi, stores: Stores) => T): T {
+  const { api, stores } = useServices();
+  return useMemo(() => make(api, stores), [make, api, stores]);
 }
 
 // Selectors must return stable values (a field, or a primitive): zustand re-renders on change.
