@@ -1,7 +1,8 @@
 /** The chat's sandbox: its state (with pull progress), errors with Retry, and a details disclosure. */
 import { useId, useMemo, useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useConnection, useEngine, useProfiles, useSandbox, useServices } from '../../services/context';
+import { useActions, useChats, useConnection, useEngine, useProfiles, useSandbox } from '../../services/context';
+import { sandboxActions } from './actions';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { LOCAL_WARNING, SANDBOX_LABELS } from '../../ui/messages';
@@ -10,7 +11,7 @@ import { SandboxUse } from './SandboxUse';
 import { SandboxStop } from './SandboxStop';
 
 export function SandboxPanel({ chatId }: { chatId: string }) {
-  const { api, stores } = useServices();
+  const sandbox = useActions(sandboxActions);
   const view = useSandbox((s) => s.views[chatId]);
   const loadError = useSandbox((s) => s.loadErrors[chatId]);
   const display = useMemo(() => displaySandbox(view), [view]);
@@ -27,14 +28,11 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
     setRetrying(true);
     setRetryError(null);
     try {
-      await api.call('sandbox.exec', { chatId, command: ':' });
-      const terminals = stores.terminals.getState();
-      if (!(terminals.byChat[chatId] ?? []).some((t) => t.state !== 'exited')) void terminals.open(chatId);
+      await sandbox.bringUp(chatId);
     } catch (e) {
       setRetryError(errorInfo(e));
     } finally {
       setRetrying(false);
-      void stores.sandbox.getState().load(chatId);
     }
   };
 
@@ -99,7 +97,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
       {loadError && !shownBelow(loadError) && (
         <div className="alert-with-action">
           <ErrorAlert error={loadError} />
-          <button type="button" onClick={() => void stores.sandbox.getState().load(chatId)}>
+          <button type="button" onClick={() => sandbox.reload(chatId)}>
             Check again
           </button>
         </div>

@@ -6,7 +6,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { SandboxStatsSample, SandboxUsage } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useConnection, useServices } from '../../services/context';
+import { useActions, useConnection } from '../../services/context';
+import { sandboxActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { formatBytes } from '../../ui/format';
 import { Sparkline } from '../../ui/Sparkline';
@@ -17,7 +18,7 @@ export const KEEP_SAMPLES = 60;
 const percent = (used: number, limit: number | null) => (limit ? ` (${Math.round((used / limit) * 100)} %)` : '');
 
 export function SandboxUse({ chatId, running, cpuLimit }: { chatId: string; running: boolean; cpuLimit: number | null }) {
-  const { api } = useServices();
+  const sandbox = useActions(sandboxActions);
   const epoch = useConnection((c) => c.epoch);
   const [samples, setSamples] = useState<SandboxStatsSample[]>([]);
   const [usage, setUsage] = useState<SandboxUsage | null>(null);
@@ -27,19 +28,16 @@ export function SandboxUse({ chatId, running, cpuLimit }: { chatId: string; runn
   useEffect(() => {
     if (!running) return;
     setSamples([]);
-    const off = api.on('sandbox.stats', ({ chatId: id, sample }) => {
-      if (id === chatId) setSamples((list) => [...list.slice(-(KEEP_SAMPLES - 1)), sample]);
-    });
-    api.call('sandbox.watchStats', { chatId }).catch((e: unknown) => setError(errorInfo(e)));
-    return () => {
-      off();
-      api.call('sandbox.unwatchStats', { chatId }).catch(() => undefined);
-    };
-  }, [api, chatId, running, epoch]);
+    return sandbox.watchStats(
+      chatId,
+      (sample) => setSamples((list) => [...list.slice(-(KEEP_SAMPLES - 1)), sample]),
+      (e) => setError(errorInfo(e)),
+    );
+  }, [sandbox, chatId, running, epoch]);
 
   const measure = useCallback(() => {
-    api.call('sandbox.usage', { chatId }).then(setUsage, (e: unknown) => setError(errorInfo(e)));
-  }, [api, chatId]);
+    sandbox.usage(chatId).then(setUsage, (e: unknown) => setError(errorInfo(e)));
+  }, [sandbox, chatId]);
   // Again when the sandbox starts or stops: the writable layer comes and goes with the container.
   useEffect(measure, [measure, running]);
 

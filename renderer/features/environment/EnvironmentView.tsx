@@ -8,7 +8,8 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ChatView, EnvironmentStatus, Response } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
+import { environmentActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { formatBytes } from '../../ui/format';
 
@@ -19,7 +20,7 @@ function folderName(p: string): string {
 }
 
 export function EnvironmentView({ chat }: { chat: ChatView }) {
-  const { api } = useServices();
+  const environment = useActions(environmentActions);
   const [offers, setOffers] = useState<Offers>([]);
   const [status, setStatus] = useState<EnvironmentStatus | null>(null);
   const [choice, setChoice] = useState('');
@@ -35,18 +36,18 @@ export function EnvironmentView({ chat }: { chat: ChatView }) {
     setBusy(true);
     setError(null);
     try {
-      setStatus(rebuild ? await api.call('environment.rebuild', { chatId: chat.id }) : await api.call('environment.use', { chatId: chat.id, folder, config }));
+      setStatus(rebuild ? await environment.rebuild(chat.id) : await environment.use(chat.id, folder, config));
     } catch (e) {
       setError(errorInfo(e));
     } finally {
       setBusy(false);
       setStep(null);
     }
-  }, [api, chat.id]);
+  }, [environment, chat.id]);
 
   useEffect(() => {
     let live = true;
-    api.call('environment.detect', { chatId: chat.id }).then(
+    environment.detect(chat.id).then(
       (answer) => {
         if (!live) return;
         setOffers(answer.offers);
@@ -65,16 +66,9 @@ export function EnvironmentView({ chat }: { chat: ChatView }) {
     return () => {
       live = false;
     };
-  }, [api, chat.id, folders, use]);
+  }, [environment, chat.id, folders, use]);
 
-  useEffect(() => {
-    const offStatus = api.on('environment.status', (s) => s.chatId === chat.id && setStatus(s));
-    const offProgress = api.on('sandbox.progress', (p) => p.chatId === chat.id && busy && setStep(p.message));
-    return () => {
-      offStatus();
-      offProgress();
-    };
-  }, [api, chat.id, busy]);
+  useEffect(() => environment.watch(chat.id, { status: setStatus, step: (message) => busy && setStep(message) }), [environment, chat.id, busy]);
 
   if (offers.length === 0 && (!status || status.state === 'none')) return null;
   const choices = offers.flatMap((o) => o.configs.map((c) => ({ value: `${o.folder}\n${c}`, label: offers.length > 1 ? `${folderName(o.folder)}: ${c}` : c })));
