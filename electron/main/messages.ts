@@ -61,5 +61,5 @@ export function refusal(code: ErrorCode, said: { message: string; hint: string }
 /** Lines main writes into a terminal (terminal/). */
 export const TERMINAL_MESSAGES = {
   /** The first terminal of a chat whose terminals were open when Berth last stopped: their shells ended with it. */
-  berthRestarted: 'Berth was restarted: this terminal’s earlier output ended there, and this is a new shell',
+  berthRestarted: 'Berth was restarted: this chat’s earlier terminals ended with it, and their output is not kept; this is a new shell',
 } as const;
