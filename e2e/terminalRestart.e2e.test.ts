@@ -3,34 +3,15 @@
  * after a reload (the same running Berth repaints it from its copy), a line longer than the
  * terminal is wide comes back whole, at the same and at another window width; after Berth
  * itself restarted (its shells end with it), the chat's terminal says once that its earlier
- * output ended there, and a reload does not say it again.
+ * terminals ended with it, and a reload does not say it again.
  */
-import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TERMINAL_MESSAGES } from '../electron/main/messages.js';
-import { uniqueName } from '../test/support/harness.js';
-import { openApp, shot, startHost, tempRoot, terminalText, type RunningHost } from './support/browserHost.js';
+import { appWithProfile } from './support/appSession.js';
+import { shot, startHost, terminalText } from './support/browserHost.js';
 import * as ui from './support/ui.js';
 
-let root: string;
-let host: RunningHost;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  root = tempRoot();
-  ({ host, browser, page } = await openApp(root));
-  const profile = uniqueName('replay');
-  await ui.createProfile(page, profile, 'berth-test:busybox');
-  await page.getByLabel('Profile for new chats').selectOption(profile);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await host?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+const app = appWithProfile('replay');
 
 /** x100x101…x199: 400 characters on one line, none of it in the command that prints it. */
 const LONG_LINE = Array.from({ length: 100 }, (_, i) => `x${100 + i}`).join('');
@@ -40,12 +21,12 @@ const RESTART_LINE = `[${TERMINAL_MESSAGES.berthRestarted}]`;
 
 /** The lines of the terminal's text (wrapped rows joined to the line they continue). */
 async function lines(): Promise<string[]> {
-  return (await terminalText(page)).split('\n');
+  return (await terminalText(app.page)).split('\n');
 }
 
 /** The terminal's width in columns: its widest row in view (the long line's wrapped rows fill theirs). */
 async function columns(): Promise<number> {
-  const rows = await page.evaluate(() => (globalThis as unknown as { __berthTest: { screenText(): string } }).__berthTest.screenText());
+  const rows = await app.page.evaluate(() => (globalThis as unknown as { __berthTest: { screenText(): string } }).__berthTest.screenText());
   return Math.max(...rows.split('\n').map((row) => row.length));
 }
 
@@ -55,53 +36,53 @@ async function columns(): Promise<number> {
  * the shell's width itself, with a newline of its own.
  */
 async function reloadAtPrompt(): Promise<void> {
-  await page.reload();
-  await ui.waitForTerminal(page, (t) => /x199\s*\n[^\n]*[$#]\s*$/.test(t), 'the terminal repainted after the reload', 60_000);
+  await app.page.reload();
+  await ui.waitForTerminal(app.page, (t) => /x199\s*\n[^\n]*[$#]\s*$/.test(t), 'the terminal repainted after the reload', 60_000);
 }
 
 describe('a terminal’s screen coming back', () => {
   it('brings a line longer than the terminal back whole after a reload, at the same and at another width', async () => {
-    await ui.newChatAtPrompt(page);
-    const terminalId = await ui.activeTerminal(page);
-    await ui.typeInTerminal(page, PRINT_LONG_LINE);
-    await ui.waitForTerminal(page, (t) => t.split('\n').includes(LONG_LINE), 'the long line, whole');
+    await ui.newChatAtPrompt(app.page);
+    const terminalId = await ui.activeTerminal(app.page);
+    await ui.typeInTerminal(app.page, PRINT_LONG_LINE);
+    await ui.waitForTerminal(app.page, (t) => t.split('\n').includes(LONG_LINE), 'the long line, whole');
 
     await reloadAtPrompt();
-    expect(await ui.activeTerminal(page), 'the same terminal, repainted').toBe(terminalId);
+    expect(await ui.activeTerminal(app.page), 'the same terminal, repainted').toBe(terminalId);
     expect(await lines()).toContain(LONG_LINE);
     const wide = await columns();
     expect(wide, 'the line is longer than the terminal is wide').toBeLessThan(LONG_LINE.length);
 
-    // Narrower than the line's first wrap: the repaint wraps it at the new width, and it still reads whole.
-    await page.setViewportSize({ width: 900, height: 800 });
+    // A narrower window, fewer columns: the repaint wraps the line at the new width, and it still reads whole.
+    await app.page.setViewportSize({ width: 900, height: 800 });
     await reloadAtPrompt();
     expect(await columns()).toBeLessThan(wide);
     expect(await lines()).toContain(LONG_LINE);
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await app.page.setViewportSize({ width: 1280, height: 800 });
     await reloadAtPrompt();
     expect(await lines()).toContain(LONG_LINE);
-    await shot(page, 'terminal-long-line-after-reload');
+    await shot(app.page, 'terminal-long-line-after-reload');
   });
 
-  it('says once, after Berth restarted, that the terminal’s earlier output ended there', async () => {
-    const chatTitle = await page.locator('h1.chat-title').textContent();
-    const port = Number(new URL(host.url).port);
-    await host.stop();
+  it('says once, after Berth restarted, that the chat’s earlier terminals ended with it', async () => {
+    const chatTitle = await app.page.locator('h1.chat-title').textContent();
+    const port = Number(new URL(app.host.url).port);
+    await app.host.stop();
     // Back on the same port and data (as `npm run web` again would); its address has a new token.
-    host = await startHost(root, {}, { port, dataDir: host.dataDir });
-    await page.goto(host.url);
-    await expect.poll(() => page.locator('h1.chat-title').textContent(), { timeout: 30_000 }).toBe(chatTitle);
-    const said = await ui.waitForTerminal(page, (t) => t.includes(RESTART_LINE) && /[$#]\s*$/.test(t), 'the line about the restart, then a prompt', 60_000);
+    app.host = await startHost(app.root, {}, { port, dataDir: app.host.dataDir });
+    await app.page.goto(app.host.url);
+    await expect.poll(() => app.page.locator('h1.chat-title').textContent(), { timeout: 30_000 }).toBe(chatTitle);
+    const said = await ui.waitForTerminal(app.page, (t) => t.includes(RESTART_LINE) && /[$#]\s*$/.test(t), 'the line about the restart, then a prompt', 60_000);
     expect(said.split(RESTART_LINE).length - 1, 'said once').toBe(1);
-    await shot(page, 'terminal-after-berth-restart');
+    await shot(app.page, 'terminal-after-berth-restart');
 
     // The same running Berth: a reload repaints the terminal with the line once, not once more.
-    const terminalId = await ui.activeTerminal(page);
-    await ui.typeInTerminal(page, 'echo still-$((6*7))');
-    await ui.waitForTerminal(page, (t) => t.includes('still-42'), 'the new shell answering');
-    await page.reload();
-    const again = await ui.waitForTerminal(page, (t) => t.includes('still-42'), 'the terminal repainted after the reload', 60_000);
-    expect(await ui.activeTerminal(page)).toBe(terminalId);
+    const terminalId = await ui.activeTerminal(app.page);
+    await ui.typeInTerminal(app.page, 'echo still-$((6*7))');
+    await ui.waitForTerminal(app.page, (t) => t.includes('still-42'), 'the new shell answering');
+    await app.page.reload();
+    const again = await ui.waitForTerminal(app.page, (t) => t.includes('still-42'), 'the terminal repainted after the reload', 60_000);
+    expect(await ui.activeTerminal(app.page)).toBe(terminalId);
     expect(again.split(RESTART_LINE).length - 1, 'still said once').toBe(1);
   });
 });
