@@ -2,9 +2,9 @@
  * A terminal's screen coming back, in Chromium against the browser host and the real engine:
  * after a reload (the same running Berth repaints it from its copy), a line longer than the
  * terminal is wide comes back whole, at the same and at another window width, and in a narrow
- * and a wide window showing it at once; after Berth
- * itself restarted (its shells end with it), the chat's terminal says once that its earlier
- * terminals ended with it, and a reload does not say it again.
+ * and a wide window showing it at once; after Berth itself restarted (its shells end with it),
+ * the chat's terminal says once that its earlier terminals ended with it, and a reload does not
+ * say it again.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
