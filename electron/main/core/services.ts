@@ -33,6 +33,7 @@ import { gatherHostFacts, resolveAttachableFolder } from '../workspace/folderVal
 import { ChatFolders } from '../folders/chatFolders.js';
 import { AttachConfirmations } from '../folders/attachConfirmations.js';
 import { TerminalService } from '../terminal/terminalService.js';
+import { BerthRestartMarks, RESTART_MARK_KEY } from '../terminal/berthRestart.js';
 import { AgentService } from '../agent/agentService.js';
 import { ProviderKeys } from '../agent/providerKeys.js';
 import { streamChatCompletion } from '../agent/provider/openaiClient.js';
@@ -168,7 +169,8 @@ export function buildServices(options: CoreOptions) {
   });
   const mainEvents = new MainEvents();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
-  const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
+  const restartMarks = new BerthRestartMarks({ load: () => store.settings.get(RESTART_MARK_KEY), save: (v) => store.settings.set(RESTART_MARK_KEY, v) });
+  const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents, restartMarks);
   const pool = new WarmPool({
     store,
     engine,
