@@ -139,6 +139,10 @@ export type NetworkRequest = z.infer<typeof NetworkRequest>;
 
 const ChatIdField = z.string().min(1).max(256);
 
+/** The first New chat's one question (shared/egressPresets STARTING_POINTS): how open the network is. */
+export const StartingPointId = z.enum(['locked', 'balanced', 'open']);
+export type StartingPointId = z.infer<typeof StartingPointId>;
+
 export const egressMethods = {
   /** The requests a chat's sandbox made through its profile's proxy, oldest first (the last 500). */
   'network.log': {
@@ -155,6 +159,23 @@ export const egressMethods = {
       chatId: ChatIdField, host: z.string().min(1).max(270), port: z.number().int().min(1).max(65535).nullable(), scope: AllowScope,
     }).strict(),
     response: z.object({ entry: z.string(), egressAllow: z.array(z.string()), grants: z.array(ChatGrant) }),
+  },
+  /**
+   * Whether New chat in this profile asks the first-chat question first: only the first New chat
+   * of a fresh data folder, in the default profile whose network nobody has set yet, and never
+   * again once answered (policy/startingPoint).
+   */
+  'network.startingPoint': {
+    request: z.object({ profile: z.string().min(1).max(64) }).strict(),
+    response: z.object({ ask: z.boolean() }),
+  },
+  /**
+   * The question's answer: sets the default profile's network to that starting point (changeable
+   * in the profile form). `applied` is false when it had been answered already (another window).
+   */
+  'network.chooseStartingPoint': {
+    request: z.object({ choice: StartingPointId }).strict(),
+    response: z.object({ applied: z.boolean(), egress: EgressMode, egressAllow: z.array(z.string()) }),
   },
   /** Ends a chat's own allowance (once or for the chat); its next request to that host:port is refused. */
   'network.revoke': {

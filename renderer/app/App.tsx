@@ -15,6 +15,7 @@ import { ConversationPane } from '../features/conversation/ConversationPane';
 import { ProfilesDialog } from '../features/profiles/ProfilesDialog';
 import { HelpPopover } from '../features/shortcuts/HelpPopover';
 import { Sidebar } from '../features/sidebar/Sidebar';
+import { StartingPointQuestion } from '../features/network/StartingPointQuestion';
 import { StatusBar } from '../features/status/StatusBar';
 import { TerminalArea } from '../features/terminals/TerminalArea';
 import { SplitView } from '../ui/SplitView';
@@ -114,6 +115,7 @@ export function App() {
       </div>
       <StatusBar />
       {profiles && <ProfilesDialog initialProfile={profiles.at} focusAgent={profiles.focusAgent ?? false} onClose={() => setProfiles(null)} />}
+      <StartingPointQuestion />
     </div>
   );
 }
