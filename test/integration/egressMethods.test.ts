@@ -5,31 +5,21 @@
  * and HTTPS to it is refused too (a method cannot be seen inside a tunnel without decrypting it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BerthCore } from '../../electron/main/core.js';
+import { allowlistChat, type AllowlistChat } from '../support/allowlistChat.js';
 import { Harness } from '../support/harness.js';
-import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 import { waitFor } from '../support/waitFor.js';
 
 const h = new Harness();
-let inet: PretendInternet;
-let core: BerthCore;
-let profile: string;
-let chatId: string;
-
-async function run(command: string): Promise<string> {
-  return (await core.sandbox.exec({ chatId, command, timeoutMs: 60_000 })).output;
-}
+let chat: AllowlistChat;
+const run = (command: string) => chat.run(command);
 
 beforeAll(async () => {
-  inet = await startPretendInternet();
-  core = h.core({ egress: { outsideNetwork: inet.network } });
-  profile = (await h.profile(core, { image: NET_IMAGE, egress: 'allowlist', egressAllow: ['allowed.test', 'other.test GET,HEAD'] })).name;
-  chatId = (await core.chats.create({ profile })).id;
+  chat = await allowlistChat(h, ['allowed.test', 'other.test GET,HEAD']);
 }, 180_000);
 
 afterAll(async () => {
   await h.cleanup();
-  await inet?.stop();
+  await chat?.inet.stop();
 }, 120_000);
 
 describe('an HTTP-only rule with methods (other.test GET,HEAD)', () => {
@@ -45,10 +35,10 @@ describe('an HTTP-only rule with methods (other.test GET,HEAD)', () => {
     const post = await run('curl -sS -i --max-time 10 -X POST -d x=1 http://other.test/');
     expect(post).toMatch(/^HTTP\/1\.1 403/);
     expect(post).toMatch(/^x-berth-refused: method\r?$/im);
-    expect(post).toContain(`Berth's egress proxy refused POST to other.test:80: the allowlist of profile "${profile}" lets only some methods through to it, over plain HTTP`);
+    expect(post).toContain(`Berth's egress proxy refused POST to other.test:80: the allowlist of profile "${chat.profile}" lets only some methods through to it, over plain HTTP`);
     expect(post).not.toContain('hello from');
     await waitFor(async () => {
-      const { requests, httpOnly } = await core.network.log({ chatId });
+      const { requests, httpOnly } = await chat.core.network.log({ chatId: chat.chatId });
       return httpOnly.includes('other.test GET,HEAD')
         && requests.some((r) => r.host === 'other.test' && r.method === 'POST' && !r.allowed && r.reason === 'method');
     }, "the POST's refusal in the Network view");
@@ -66,7 +56,7 @@ describe('an HTTP-only rule with methods (other.test GET,HEAD)', () => {
   });
 
   it('"Allow for this chat" on the host opens every method for that chat', async () => {
-    await core.network.allow({ chatId, host: 'other.test', port: 80, scope: 'chat' });
+    await chat.core.network.allow({ chatId: chat.chatId, host: 'other.test', port: 80, scope: 'chat' });
     const post = await run('curl -sS -i --max-time 10 -X POST -d x=1 http://other.test/');
     expect(post).toMatch(/^HTTP\/1\.[01] 501/);
   });

@@ -5,10 +5,9 @@
  * pretend internet: its web server carries them as network aliases, so nothing leaves this machine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BerthCore } from '../../electron/main/core.js';
 import { EGRESS_PRESETS, withPreset } from '../../shared/egressPresets.js';
+import { allowlistChat, type AllowlistChat } from '../support/allowlistChat.js';
 import { Harness } from '../support/harness.js';
-import { NET_IMAGE, startPretendInternet, type PretendInternet } from '../support/pretendInternet.js';
 
 const preset = (id: string) => {
   const p = EGRESS_PRESETS.find((x) => x.id === id);
@@ -19,25 +18,17 @@ const python = preset('python');
 const npm = preset('npm');
 
 const h = new Harness();
-let inet: PretendInternet;
-let core: BerthCore;
-let chatId: string;
-
-async function run(command: string): Promise<string> {
-  return (await core.sandbox.exec({ chatId, command, timeoutMs: 60_000 })).output;
-}
+let chat: AllowlistChat | undefined;
+const run = (command: string) => (chat as AllowlistChat).run(command);
 
 beforeAll(async () => {
-  inet = await startPretendInternet([...python.hosts, ...npm.hosts]);
-  core = h.core({ egress: { outsideNetwork: inet.network } });
   // The list as the profile form's "Python (PyPI)" button leaves it.
-  const profile = (await h.profile(core, { image: NET_IMAGE, egress: 'allowlist', egressAllow: withPreset(['allowed.test'], python) })).name;
-  chatId = (await core.chats.create({ profile })).id;
+  chat = await allowlistChat(h, withPreset(['allowed.test'], python), [...python.hosts, ...npm.hosts]);
 }, 180_000);
 
 afterAll(async () => {
   await h.cleanup();
-  await inet?.stop();
+  await chat?.inet.stop();
 }, 120_000);
 
 describe('a preset on the allowlist', () => {
