@@ -88,7 +88,7 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'review.commentClose': 'Resolves a comment, or deletes a draft.',
   'review.sendComments': "Sends the review draft to the chat's agent as one message: each comment's file, line range, quoted lines and words; the comments become sent.",
   'review.undoApply': "Takes back the last files apply to the user's folder: each file it wrote, deleted or renamed is put back as it was and the folders it made go; the chat's copy keeps its work, listed again. Nothing is undone (ok false, the files named) when the user changed any of them since.",
-  'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes, why refused), oldest first, the profile's egress mode, and the chat's own allowances.",
+  'network.log': "The chat's requests through its profile's egress proxy, allowed and refused (time, host, port, bytes, why refused), oldest first, the profile's egress mode, the chat's own allowances, and the profile's HTTP-only rules (entries with methods).",
   'ports.list': "The ports the chat's running sandbox listens on (read inside it from /proc/net/tcp and tcp6), each with its open forward; `running` false when no sandbox runs (none is started).",
   'ports.open': "Opens a port's forward: a listener on 127.0.0.1 only, relayed into the sandbox through the Engine API; the URL's secret becomes a cookie for that browser, and every other request is refused (README: Ports).",
   'ports.close': "Ends a port's forward: its listener on this computer stops answering.",
@@ -98,6 +98,8 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'environment.settings': 'How many prepared environment images Berth keeps (older ones no chat uses are removed); `keep` sets it.',
   'network.allow': "Allows host:port (the bare host, ports 80 and 443, when port is null) once (this chat, 10 minutes), for this chat, or on the profile's list; the running proxy takes it before this answers, so the next request passes. A chat's allowance never reaches the profile's other chats. IP addresses are refused.",
   'network.revoke': "Ends a chat's own allowance (once or for the chat); the running proxy takes it before this answers, so the next request to it is refused.",
+  'network.startingPoint': "Whether New chat in this profile asks the first-chat question (how open the network is: locked, balanced, open) first: only the first New chat of a fresh data folder, in the default profile whose network nobody has set, never once answered.",
+  'network.chooseStartingPoint': "The first-chat question's answer: sets the default profile's network (as a save in the profile form would, with its checks); applied is false when it had been answered already.",
 };
 
 export const EVENT_DESCRIPTIONS: Partial<Record<EventName, string>> = {

@@ -3,6 +3,9 @@
  * view's methods and events. Imported by contract.ts; no Node or DOM APIs.
  */
 import { z } from 'zod';
+import { methodsProblem, normalizeEntry, splitEntry } from './egressMethods.js';
+
+export { entriesFromText, HTTP_METHODS, splitEntry } from './egressMethods.js';
 
 /**
  * 'none': no network at all. 'allowlist': no route out except Berth's filtering proxy, which
@@ -16,9 +19,13 @@ export const DEFAULT_EGRESS: EgressMode = 'allowlist';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/** Why an egressAllow entry is not valid, or null: `host`, `*.domain`, either with `:port`. */
+/**
+ * Why an egressAllow entry is not valid, or null: `host`, `*.domain`, either with `:port`, and
+ * optionally the plain-HTTP methods it allows (`host GET,HEAD`: shared/egressMethods).
+ */
 export function egressEntryProblem(entry: string): string | null {
-  const m = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(entry);
+  const { target, methods } = splitEntry(entry);
+  const m = /^(\*\.)?([^:]+)(?::(\d{1,5}))?$/.exec(target);
   if (!m) return `"${entry}" is not a host name, *.domain, or either with :port.`;
   const host = m[2] as string;
   if (m[3] !== undefined) {
@@ -30,7 +37,7 @@ export function egressEntryProblem(entry: string): string | null {
   if (!labels.every((l) => LABEL.test(l))) return `"${entry}" is not a host name (letters, digits, hyphens and dots, lower case).`;
   if (isIpAddress(host)) return `"${entry}" looks like an IP address; the allowlist takes host names only.`;
   if (m[1] && labels.length < 2) return `"${entry}": a wildcard needs a domain with a dot, like *.example.com.`;
-  return null;
+  return methodsProblem(entry, methods);
 }
 
 /** An IPv4 or IPv6 address (bracketed or not) as a host: the allowlist never takes one. */
@@ -50,9 +57,9 @@ export function allowEntryFor(host: string, port: number | null): string {
 export const EgressAllowEntry = z
   .string()
   .trim()
-  .toLowerCase()
   .min(1, 'An allowlist entry cannot be empty.')
   .max(270)
+  .transform(normalizeEntry)
   .superRefine((v, ctx) => {
     const problem = egressEntryProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -92,9 +99,10 @@ export const NETWORK_LOG_LIMIT = 500;
  * Why the proxy refused a request, as its answer's X-Berth-Refused header and the Network view
  * say: not on the profile's list (nor allowed for the chat), an IP address (the list takes names
  * only), a name that resolved to a local or private address (never reached, whatever the list),
- * or a server on the ssh port whose first line was not SSH's.
+ * a server on the ssh port whose first line was not SSH's, or a method (or an HTTPS tunnel) that
+ * the host's HTTP-only rule does not allow (`host GET,HEAD`).
  */
-export const RefusalReason = z.enum(['not-listed', 'ip-address', 'local-address', 'not-ssh']);
+export const RefusalReason = z.enum(['not-listed', 'ip-address', 'local-address', 'not-ssh', 'method']);
 export type RefusalReason = z.infer<typeof RefusalReason>;
 
 /** How far an Allow from the Network view reaches: this host:port for 10 minutes, this chat, or the profile's list. */
@@ -139,11 +147,19 @@ export type NetworkRequest = z.infer<typeof NetworkRequest>;
 
 const ChatIdField = z.string().min(1).max(256);
 
+/** The first New chat's one question (shared/egressPresets STARTING_POINTS): how open the network is. */
+export const StartingPointId = z.enum(['locked', 'balanced', 'open']);
+export type StartingPointId = z.infer<typeof StartingPointId>;
+
 export const egressMethods = {
   /** The requests a chat's sandbox made through its profile's proxy, oldest first (the last 500). */
   'network.log': {
     request: z.object({ chatId: ChatIdField }).strict(),
-    response: z.object({ mode: EgressMode, requests: z.array(NetworkRequest), grants: z.array(ChatGrant) }),
+    response: z.object({
+      mode: EgressMode, requests: z.array(NetworkRequest), grants: z.array(ChatGrant),
+      /** The profile's HTTP-only rules (entries with methods: plain HTTP, those methods only), as the view names them. */
+      httpOnly: z.array(z.string()),
+    }),
   },
   /**
    * Allows host:port (the bare host, 80 and 443, when port is null) once (10 minutes, this chat),
@@ -155,6 +171,23 @@ export const egressMethods = {
       chatId: ChatIdField, host: z.string().min(1).max(270), port: z.number().int().min(1).max(65535).nullable(), scope: AllowScope,
     }).strict(),
     response: z.object({ entry: z.string(), egressAllow: z.array(z.string()), grants: z.array(ChatGrant) }),
+  },
+  /**
+   * Whether New chat in this profile asks the first-chat question first: only the first New chat
+   * of a fresh data folder, in the default profile whose network nobody has set yet, and never
+   * again once answered (policy/startingPoint).
+   */
+  'network.startingPoint': {
+    request: z.object({ profile: z.string().min(1).max(64) }).strict(),
+    response: z.object({ ask: z.boolean() }),
+  },
+  /**
+   * The question's answer: sets the default profile's network to that starting point (changeable
+   * in the profile form). `applied` is false when it had been answered already (another window).
+   */
+  'network.chooseStartingPoint': {
+    request: z.object({ choice: StartingPointId }).strict(),
+    response: z.object({ applied: z.boolean(), egress: EgressMode, egressAllow: z.array(z.string()) }),
   },
   /** Ends a chat's own allowance (once or for the chat); its next request to that host:port is refused. */
   'network.revoke': {

@@ -3,7 +3,7 @@
  * profile's list with one click, and the three starting points a first chat offers (Locked down,
  * Balanced, Open). Pure data and decisions; no Node or DOM APIs.
  */
-import { DEFAULT_EGRESS_ALLOW, DEFAULT_PORTS, type EgressMode } from './egress.js';
+import { DEFAULT_EGRESS_ALLOW, DEFAULT_PORTS, type EgressMode, type StartingPointId } from './egress.js';
 
 export interface EgressPreset {
   id: string;
@@ -25,7 +25,7 @@ export const EGRESS_PRESETS: readonly EgressPreset[] = [
 ];
 
 /** The first chat's one question: each choice in one line, and the profile settings it sets. */
-export const STARTING_POINTS: readonly { id: 'locked' | 'balanced' | 'open'; label: string; line: string; egress: EgressMode; egressAllow: readonly string[] }[] = [
+export const STARTING_POINTS: readonly { id: StartingPointId; label: string; line: string; egress: EgressMode; egressAllow: readonly string[] }[] = [
   { id: 'locked', label: 'Locked down', line: 'No network at all: nothing in or out of the sandbox.', egress: 'none', egressAllow: [] },
   {
     id: 'balanced', label: 'Balanced',

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { networkNameFor } from '../../electron/main/policy/names.js';
 import { openDatabase } from '../../electron/main/store/database.js';
+import { STARTING_POINT_SETTING } from '../../electron/main/policy/startingPoint.js';
 import { docker, dockerOk, removeInstanceContainers } from '../../test/support/docker.js';
 import { record } from '../../test/support/testRun.js';
 
@@ -27,12 +28,26 @@ export interface RunningHost {
  * `at`: a port and data folder to start on (the same Berth again, as after a restart); by
  * default a free port and a new data folder under `root`.
  */
-/** `knownHosts`: a known_hosts file for ssh:// engines (the test sshd's), instead of the user's. */
-export async function startHost(root: string, env: NodeJS.ProcessEnv = {}, at: { port?: number; dataDir?: string; knownHosts?: string } = {}): Promise<RunningHost> {
+/**
+ * `knownHosts`: a known_hosts file for ssh:// engines (the test sshd's), instead of the user's.
+ * `firstChatQuestion`: a new data folder's first New chat asks how open the network should be
+ * (features/network/StartingPointQuestion). Other tests find it answered (Balanced, the default
+ * profile's network anyway), as a user's second day would.
+ */
+export async function startHost(
+  root: string,
+  env: NodeJS.ProcessEnv = {},
+  at: { port?: number; dataDir?: string; knownHosts?: string; firstChatQuestion?: boolean } = {},
+): Promise<RunningHost> {
   if (!fs.existsSync(path.join(REPO, 'dist', 'renderer', 'index.html'))) {
     throw new Error('The renderer is not built: run `npm run build:renderer` first (npm test does).');
   }
   const dataDir = at.dataDir ?? fs.mkdtempSync(path.join(root, 'host-data-'));
+  if (at.dataDir === undefined && !at.firstChatQuestion) {
+    const db = openDatabase(dataDir);
+    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(STARTING_POINT_SETTING, 'balanced');
+    db.close();
+  }
   // BERTH_HOST_CPU_PROF=DIR: a Node CPU profile of the host, written there when it stops (bench/README.md).
   const profile = process.env.BERTH_HOST_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BERTH_HOST_CPU_PROF] : [];
   const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', 'electron/main/host/web.ts', '--port', String(at.port ?? 0), '--data-dir', dataDir, ...(at.knownHosts ? ['--known-hosts', at.knownHosts] : [])], {

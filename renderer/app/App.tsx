@@ -14,6 +14,7 @@ import { ChatHeader } from '../features/chat';
 import { ConversationPane } from '../features/conversation';
 import { ProfilesDialog } from '../features/profiles';
 import { HelpPopover } from '../features/shortcuts';
+import { StartingPointQuestion } from '../features/network';
 import { Sidebar } from '../features/sidebar';
 import { StatusBar, ConnectionBanner } from '../features/status';
 import { TerminalArea } from '../features/terminals';
@@ -113,6 +114,7 @@ export function App() {
       </div>
       <StatusBar />
       {profiles && <ProfilesDialog initialProfile={profiles.at} focusAgent={profiles.focusAgent ?? false} onClose={() => setProfiles(null)} />}
+      <StartingPointQuestion />
     </div>
   );
 }

@@ -114,6 +114,11 @@ export interface ChatsState {
   setFilter(filter: string): void;
   setNewChatProfile(profile: string): void;
   create(): Promise<ChatView | null>;
+  /**
+   * A question New chat asks first, for the profile it makes the chat in (the first chat's
+   * network: features/network/StartingPointQuestion); false: the user went back, no chat is made.
+   */
+  setCreateGate(gate: ((profile: string) => Promise<boolean>) | null): void;
   rename(chatId: string, title: string): Promise<boolean>;
   /** Shows a chat's attachments as main returned them from attach or detach, before the refetch. */
   setAttachments(chatId: string, attachments: AttachmentView[]): void;
@@ -131,6 +136,7 @@ export interface SelectionMemory {
 
 export function createChatsStore(api: BerthApi, memory: SelectionMemory | null = null): ChatsStore {
   let generation = 0;
+  let gate: ((profile: string) => Promise<boolean>) | null = null;
   return createStore<ChatsState>()((set, get) => ({
     chats: [],
     loaded: false,
@@ -175,8 +181,13 @@ export function createChatsStore(api: BerthApi, memory: SelectionMemory | null =
       set({ newChatProfile: profile });
     },
 
+    setCreateGate(next) {
+      gate = next;
+    },
+
     async create() {
       try {
+        if (gate !== null && !(await gate(get().newChatProfile))) return null;
         // Main names it "Chat N" (a number never given twice); its first message renames it.
         const chat = await api.call('chats.create', { profile: get().newChatProfile });
         set((s) => ({ chats: s.chats.some((c) => c.id === chat.id) ? s.chats : [...s.chats, chat], error: null }));

@@ -442,7 +442,18 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'network.log': ({ chatId }) => {
       const chat = fake.chats.find((c) => c.id === chatId);
       const p = fake.profiles.find((x) => x.name === chat?.profile);
-      return { mode: p?.settings.egress ?? 'allowlist', requests: [...(fake.network[chatId]?.requests ?? [])], grants: [...(fake.network[chatId]?.grants ?? [])] };
+      return {
+        mode: p?.settings.egress ?? 'allowlist', requests: [...(fake.network[chatId]?.requests ?? [])], grants: [...(fake.network[chatId]?.grants ?? [])],
+        httpOnly: (p?.settings.egressAllow ?? []).filter((e) => e.includes(' ')),
+      };
+    },
+    // The first chat's network question: not asked unless a test handles network.startingPoint.
+    'network.startingPoint': () => ({ ask: false }),
+    'network.chooseStartingPoint': ({ choice }) => {
+      const p = fake.profiles.find((x) => x.name === 'default');
+      const egress = choice === 'locked' ? 'none' : choice === 'open' ? 'open' : 'allowlist';
+      if (p) p.settings = { ...p.settings, egress };
+      return { applied: true, egress, egressAllow: p?.settings.egressAllow ?? [] };
     },
     'ports.list': ({ chatId }) => ({
       running: chatId in fake.ports,

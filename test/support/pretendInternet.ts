@@ -51,20 +51,22 @@ export interface PretendInternet {
   stop(): Promise<void>;
 }
 
-function makeCerts(dir: string): void {
+function makeCerts(dir: string, hosts: readonly string[]): void {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
   run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=Berth test CA', '-keyout', 'ca.key', '-out', 'ca.pem');
   run('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=allowed.test', '-keyout', 'server.key', '-out', 'server.csr');
-  fs.writeFileSync(path.join(dir, 'san.ext'), `subjectAltName=${TEST_HOSTS.map((h) => `DNS:${h}`).join(',')}\n`);
+  fs.writeFileSync(path.join(dir, 'san.ext'), `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}\n`);
   run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'san.ext', '-out', 'server.pem');
   fs.chmodSync(path.join(dir, 'server.key'), 0o644);
 }
 
-export async function startPretendInternet(): Promise<PretendInternet> {
+/** `moreHosts`: names the web server answers as too (a preset's real hosts, say: never reached, this network answers them). */
+export async function startPretendInternet(moreHosts: readonly string[] = []): Promise<PretendInternet> {
   const id = randomBytes(3).toString('hex');
   const network = `berth-test-inet-${id}`;
+  const hosts = [...TEST_HOSTS, ...moreHosts];
   const certs = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-inet-'));
-  makeCerts(certs);
+  makeCerts(certs, hosts);
   // 198.18.0.0/15 is for network tests (RFC 2544): no real host, and not one of the LAN
   // ranges the proxy refuses. Another run may hold a block: try a few.
   let created = false;
@@ -74,7 +76,7 @@ export async function startPretendInternet(): Promise<PretendInternet> {
   }
   if (!created) throw new Error('Could not create the pretend internet network.');
   const web = `berth-test-web-${id}`;
-  await docker('run', '-d', '--name', web, '--network', network, ...TEST_HOSTS.flatMap((h) => ['--network-alias', h]),
+  await docker('run', '-d', '--name', web, '--network', network, ...hosts.flatMap((h) => ['--network-alias', h]),
     '--label', 'berth.test=inet', '--mount', `type=bind,source=${certs},target=/certs,readonly`, NET_IMAGE, 'python3', '-c', SERVER);
   // Wait for the servers, not for time.
   for (let i = 0; ; i++) {

@@ -4,7 +4,7 @@
  */
 import type { ParsedRequest, ProfileSettings, ProfileView, Response } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
-import { exactEntryFor } from '../../../shared/egress.js';
+import { exactEntryFor, splitEntry } from '../../../shared/egress.js';
 import type { EgressService } from './egressService.js';
 
 type NetworkMethod = 'network.log' | 'network.allow' | 'network.revoke';
@@ -24,7 +24,9 @@ export function networkHandlers(deps: {
   return {
     'network.log': async (req) => {
       const chat = sessions.requireChat(req.chatId);
-      return { mode: sessions.requireProfile(chat.profile).settings.egress, requests: egress.requests(chat.id), grants: egress.chatGrants(chat.id) };
+      const { egress: mode, egressAllow } = sessions.requireProfile(chat.profile).settings;
+      const httpOnly = egressAllow.filter((entry) => splitEntry(entry).methods !== null);
+      return { mode, requests: egress.requests(chat.id), grants: egress.chatGrants(chat.id), httpOnly };
     },
     'network.allow': async (req) => {
       const chat = sessions.requireChat(req.chatId);

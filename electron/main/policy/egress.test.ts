@@ -103,7 +103,8 @@ describe("squid's SNI verdicts", () => {
 
 describe('plain HTTP (HAProxy)', () => {
   const patterns = (entries: string[]) => httpAllowList(entries).split('\n').filter((l) => l && !l.startsWith('#')).map((l) => new RegExp(l));
-  const allows = (entries: string[], hostHeader: string) => patterns(entries).some((re) => re.test(hostHeader));
+  /** HAProxy's txn.req: the method, '/', the request's host[:port]. */
+  const allows = (entries: string[], hostHeader: string, method = 'GET') => patterns(entries).some((re) => re.test(`${method}/${hostHeader}`));
 
   it('allows each entry by name and port, like squid: 80 and 443 by default, a wildcard\'s domain and names under it', () => {
     expect(allows(['allowed.test'], 'allowed.test')).toBe(true);
@@ -118,6 +119,28 @@ describe('plain HTTP (HAProxy)', () => {
     expect(allows(['*.example.com'], 'a.b.example.com')).toBe(true);
     expect(allows(['*.example.com'], 'badexample.com')).toBe(false);
     expect(allows([], 'allowed.test')).toBe(false);
+    expect(allows(['allowed.test'], 'allowed.test:443', 'CONNECT')).toBe(true);
+    expect(allows(['allowed.test'], 'allowed.test', 'POST')).toBe(true);
+  });
+
+  it('an HTTP-only rule (host GET,HEAD) lets only its methods through, never a tunnel; its probe tells a refused method from an unlisted host', () => {
+    const list = ['other.test GET,HEAD'];
+    expect(allows(list, 'other.test', 'GET')).toBe(true);
+    expect(allows(list, 'other.test:80', 'HEAD')).toBe(true);
+    expect(allows(list, 'other.test', 'POST')).toBe(false);
+    expect(allows(list, 'other.test', 'get')).toBe(false);
+    expect(allows(list, 'other.test:443', 'CONNECT')).toBe(false);
+    expect(allows(list, 'another.test', 'GET')).toBe(false);
+    // txn.probe ('@' is never in a method): found for the HTTP-only rule's host only.
+    expect(allows(list, 'other.test', '@')).toBe(true);
+    expect(allows(['allowed.test'], 'allowed.test', '@')).toBe(false);
+    expect(allows(list, 'another.test', '@')).toBe(false);
+    // squid, which sees only tunnels, never hears of it.
+    expect(squidAllowConf(['other.test GET,HEAD', 'allowed.test'])).not.toContain('other.test');
+    const conf = haproxyConf('/tmp/berth', 'work');
+    expect(conf).toContain('http-request set-var(txn.req) method,concat(/,txn.authority)');
+    expect(conf).toContain('http-request set-var(txn.why) str(method) if { var(txn.why) -m str not-listed } { var(txn.probe) -m reg -f /tmp/berth/http-allow.lst }');
+    expect(conf).toMatch(/hdr X-Berth-Refused method lf-string "Berth's egress proxy refused %\[method\] to %\[var\(txn\.host\)\]:%\[var\(txn\.port\)\]/);
   });
 
   it('refuses IP literals, CONNECT on the plain port and this computer\'s and the LAN\'s addresses before connecting; reads the list from its file', () => {

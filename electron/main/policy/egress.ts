@@ -3,7 +3,7 @@
  * "Allow this host" adds, names of the egress networks and containers, and the proxy's log lines.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_PORTS, egressEntryProblem, RefusalReason } from '../../../shared/egress.js';
+import { DEFAULT_PORTS, egressEntryProblem, RefusalReason, splitEntry } from '../../../shared/egress.js';
 import { haproxyRefusalRule } from './egressRefusal.js';
 import { haproxySshBackend, haproxySshRules } from './egressSsh.js';
 import { coveredBy } from './localAddresses.js';
@@ -59,14 +59,17 @@ export interface AllowRule {
   /** squid's dstdomain form: `.example.com` for `*.example.com` (the domain and every name under it). */
   domain: string;
   ports: readonly number[];
+  /** An HTTP-only rule's methods (plain HTTP, no tunnel); null: every method, and HTTPS. */
+  methods: readonly string[] | null;
 }
 
 export function allowRules(entries: readonly string[]): AllowRule[] {
   return entries.map((entry) => {
     const problem = egressEntryProblem(entry);
     if (problem) throw new Error(problem);
-    const m = /^(\*\.)?([^:]+)(?::(\d+))?$/.exec(entry) as RegExpExecArray;
-    return { domain: (m[1] ? '.' : '') + (m[2] as string), ports: m[3] ? [Number(m[3])] : DEFAULT_PORTS };
+    const { target, methods } = splitEntry(entry);
+    const m = /^(\*\.)?([^:]+)(?::(\d+))?$/.exec(target) as RegExpExecArray;
+    return { domain: (m[1] ? '.' : '') + (m[2] as string), ports: m[3] ? [Number(m[3])] : DEFAULT_PORTS, methods };
   });
 }
 
@@ -89,7 +92,8 @@ export function squidAllowConf(entries: readonly string[]): string {
     'acl berth_sni_none ssl::server_name berth.invalid',
     'acl berth_sni all-of berth_sni_none',
   ];
-  allowRules(entries).forEach((rule, i) => {
+  // An HTTP-only rule never opens a tunnel (squid sees CONNECTs only): its methods could not be seen in it.
+  allowRules(entries).filter((rule) => rule.methods === null).forEach((rule, i) => {
     // -n: never match an IP-literal request through a reverse lookup of its address.
     lines.push(`acl berth_host_${i} dstdomain -n ${rule.domain}`);
     lines.push(`acl berth_port_${i} port ${rule.ports.join(' ')}`);
@@ -118,7 +122,7 @@ export const SNI_PORT = 3129;
  * The proxy's layout (which program listens where, what the logs say). A proxy container left
  * running by a Berth with another layout is replaced, not reused.
  */
-export const PROXY_LAYOUT = '6';
+export const PROXY_LAYOUT = '7';
 
 /** Where the proxy keeps SNI_MATCH_HELPER (written when it starts). */
 export function sniHelperPath(confDir: string): string {
@@ -277,13 +281,19 @@ export const CHAT_ALLOW_FILE = 'chat-allow.lst';
 export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * One regular expression per entry, matched against the request's `host[:port]` (lower case):
- * `host` for an entry, any name under and including the domain for `*.domain`, and the entry's
- * ports (an entry without one: 80 and 443, like squid's). A name never matches an IP literal.
+ * One regular expression per entry, matched against the request's `METHOD/host[:port]` (host in
+ * lower case; HAProxy's txn.req): `host` for an entry, any name under and including the domain
+ * for `*.domain`, and the entry's ports (an entry without one: 80 and 443, like squid's); any
+ * method, CONNECT too, for an entry without methods, and only its methods for an HTTP-only rule.
+ * An HTTP-only rule also matches `@/host[:port]` (txn.probe; `@` is never in a method), which
+ * tells a refused method (reason `method`) from an unlisted host. A name never matches an IP literal.
  */
 export function httpAllowList(entries: readonly string[]): string {
-  const lines = ['# Written by Berth from the profile setting egressAllow: host[:port] patterns.'];
-  for (const entry of entries) lines.push(`^${entryPattern(entry)}$`);
+  const lines = ['# Written by Berth from the profile setting egressAllow: METHOD/host[:port] patterns.'];
+  for (const entry of entries) {
+    const { methods } = splitEntry(entry);
+    lines.push(`^${methods === null ? '[^@/]+' : `(${[...methods, '@'].join('|')})`}/${entryPattern(entry)}$`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -353,8 +363,13 @@ frontend berth_proxy
   ${haproxyRefusalRule('ip-address', profile)}
   # A chat's own allowances: its sandbox's address, '@', then host:port (CHAT_ALLOW_FILE).
   http-request set-var(txn.who) src,concat(@,txn.authority)
-  http-request set-var(txn.why) str(not-listed) unless { var(txn.authority) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} } || { var(txn.who) -m reg -f ${confDir}/${CHAT_ALLOW_FILE} }
+  # The profile's list by method and host:port (HTTP-only rules name their methods: httpAllowList).
+  http-request set-var(txn.req) method,concat(/,txn.authority)
+  http-request set-var(txn.probe) str(@),concat(/,txn.authority)
+  http-request set-var(txn.why) str(not-listed) unless { var(txn.req) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} } || { var(txn.who) -m reg -f ${confDir}/${CHAT_ALLOW_FILE} }
+  http-request set-var(txn.why) str(method) if { var(txn.why) -m str not-listed } { var(txn.probe) -m reg -f ${confDir}/${HTTP_ALLOW_FILE} }
   ${haproxyRefusalRule('not-listed', profile)}
+  ${haproxyRefusalRule('method', profile)}
   http-request do-resolve(txn.dstip,docker,ipv4) var(txn.host)
   http-request deny deny_status 502 unless { var(txn.dstip) -m found }
   http-request set-var(txn.why) str(local-address) if { var(txn.dstip) -m ip -f ${confDir}/${NEVER_FILES.http} }

@@ -7,6 +7,7 @@ describe('a refusal says who refused, why, and what to do', () => {
     expect(m).toBe("Berth's egress proxy refused blocked.test:443: it is not on the allowlist of profile \"work\", nor allowed for this chat. To allow it, open this chat's Network view in Berth and choose Allow: once (this host:port for 10 minutes), for this chat, or for the profile.");
     expect(refusalMessage('ip-address', '198.18.0.5:80', 'work')).toContain('IP address');
     expect(refusalMessage('local-address', 'intranet.test:80', 'work')).toMatch(/local or private address[\s\S]*cannot be allowed/);
+    expect(refusalMessage('method', 'other.test:80', 'work', 'POST')).toBe("Berth's egress proxy refused POST to other.test:80: the allowlist of profile \"work\" lets only some methods through to it, over plain HTTP (an HTTP-only rule: HTTPS to it is refused, its methods cannot be seen without decrypting). To allow it, add the method to the host's entry in the profile's allowlist (Profiles, Network), or Allow the host for this chat from its Network view (every method).");
   });
 
   it("answers in HAProxy's configuration with the header and the sentence, with nothing of the name read as configuration", () => {

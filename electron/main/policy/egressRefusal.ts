@@ -13,6 +13,7 @@ const WHY: Record<RefusalReason, string> = {
   'ip-address': 'it is an IP address, and the allowlist of profile PROFILE takes host names only',
   'local-address': 'its name resolves to a local or private address (this computer, the LAN, link-local), which Berth never lets a sandbox reach',
   'not-ssh': 'the server there did not answer as an SSH server (its first line was not SSH-2.0-), and an allowlist entry for port 22 of profile PROFILE carries ssh only',
+  'method': 'the allowlist of profile PROFILE lets only some methods through to it, over plain HTTP (an HTTP-only rule: HTTPS to it is refused, its methods cannot be seen without decrypting)',
 };
 
 const HOW: Record<RefusalReason, string> = {
@@ -20,11 +21,16 @@ const HOW: Record<RefusalReason, string> = {
   'ip-address': 'Use the host\'s name instead, and allow that name in the chat\'s Network view in Berth.',
   'local-address': 'This cannot be allowed; a service on this computer or the LAN is reachable only from a profile whose Network is "Open".',
   'not-ssh': 'Check the host and port: an entry for port 22 is for ssh (git over ssh) only.',
+  'method': "To allow it, add the method to the host's entry in the profile's allowlist (Profiles, Network), or Allow the host for this chat from its Network view (every method).",
 };
 
-/** The whole sentence for one refusal; `target` is `host:port`, `profile` the profile's name as shown. */
-export function refusalMessage(reason: RefusalReason, target: string, profile: string): string {
-  return `Berth's egress proxy refused ${target}: ${WHY[reason].replace('PROFILE', `"${profile}"`)}. ${HOW[reason]}`;
+/**
+ * The whole sentence for one refusal; `target` is `host:port`, `profile` the profile's name as
+ * shown, `method` the request's method (named for a refused method: `POST to host:port`).
+ */
+export function refusalMessage(reason: RefusalReason, target: string, profile: string, method?: string): string {
+  const what = reason === 'method' && method ? `${method} to ${target}` : target;
+  return `Berth's egress proxy refused ${what}: ${WHY[reason].replace('PROFILE', `"${profile}"`)}. ${HOW[reason]}`;
 }
 
 /**
@@ -43,7 +49,7 @@ export function configSafeName(profile: string): string {
  * request there, before any connection is made.
  */
 export function haproxyRefusalRule(reason: RefusalReason, profile: string): string {
-  const body = refusalMessage(reason, '%[var(txn.host)]:%[var(txn.port)]', configSafeName(profile)).replaceAll('"', '\\"');
+  const body = refusalMessage(reason, '%[var(txn.host)]:%[var(txn.port)]', configSafeName(profile), '%[method]').replaceAll('"', '\\"');
   return `http-request return status 403 content-type "text/plain; charset=utf-8" hdr ${REFUSED_HEADER} ${reason} lf-string "${body}\\n" if { var(txn.why) -m str ${reason} }`;
 }
 

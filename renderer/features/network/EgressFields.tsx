@@ -58,7 +58,7 @@ export function EgressFields({
       <p className={values.egress === 'open' ? 'warning' : 'hint'} role="note">{EGRESS_EXPLAINED[values.egress]}</p>
       {values.egress === 'allowlist' && (
         <label className="field">
-          <span>Allowed hosts (one a line: host, *.domain, either with :port; 80 and 443 without)</span>
+          <span>Allowed hosts (one a line: host, *.domain, either with :port; 80 and 443 without; methods after it, like GET,HEAD, make it an HTTP-only rule)</span>
           <textarea
             ref={allowRef}
             rows={6}

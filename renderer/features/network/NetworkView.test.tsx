@@ -70,6 +70,24 @@ describe('NetworkView', () => {
     expect(row('cafe.be').textContent).toContain("refused: not on the profile's list with port 8443");
   });
 
+  it("names the profile's HTTP-only rules, and says which method such a rule refused", async () => {
+    const { api, pending } = setup();
+    const def = api.profiles.find((p) => p.name === 'default');
+    if (def) def.settings = { ...def.settings, egressAllow: ['allowed.test', 'other.test GET,HEAD'] };
+    await act(async () => {
+      for (const run of pending.splice(0)) run();
+    });
+    screen.getByRole('button', { name: /Network/ }).click();
+    expect(await screen.findByText(/HTTP-only rules on this profile's list: other\.test GET,HEAD\. Each lets only its methods through, over plain HTTP; HTTPS to those hosts is refused/)).toBeTruthy();
+    await act(async () => {
+      api.emit('network.request', { ...request('other.test', 80), method: 'POST', reason: 'method' });
+      api.emit('network.request', { ...request('other.test', 443), method: 'CONNECT', reason: 'method' });
+    });
+    const rows = screen.getAllByRole('row', { name: / other\.test / }).map((r) => r.textContent);
+    expect(rows.some((t) => t?.includes("refused: the list's HTTP-only rule for this host does not allow POST"))).toBe(true);
+    expect(rows.some((t) => t?.includes('refused: an HTTP-only rule on the list (plain HTTP, some methods); HTTPS cannot be checked by method'))).toBe(true);
+  });
+
   it('groups repeated refusals by host and port, and asks how far and which port before allowing', async () => {
     const api = await opened();
     await act(async () => {

@@ -11,7 +11,7 @@ import { NETWORK_LOG_LIMIT, type AllowScope, type ChatGrant } from '../../../sha
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { EGRESS_EXPLAINED, refusedGroups, requestResult, type RefusedGroup } from './egressText';
+import { EGRESS_EXPLAINED, httpOnlyNote, refusedGroups, requestResult, type RefusedGroup } from './egressText';
 import { ChatGrantList, RefusedGroups } from './RefusedGroups';
 import { suggestPreset, type EgressPreset } from '../../../shared/egressPresets';
 
@@ -28,6 +28,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
   const [requests, setRequests] = useState<NetworkRequest[]>([]);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [grants, setGrants] = useState<ChatGrant[]>([]);
+  const [httpOnly, setHttpOnly] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
   const panelId = useId();
 
@@ -50,6 +51,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
           if (!live) return;
           setMode(log.mode);
           setGrants(log.grants);
+          setHttpOnly(log.httpOnly);
           setRequests((list) => [...log.requests, ...list.filter((r) => !log.requests.some((l) => l.time === r.time && l.host === r.host))]);
         },
         (e) => live && setError(errorInfo(e)),
@@ -105,6 +107,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
       {open && (
         <div id={panelId}>
           {mode && <p className="hint">{EGRESS_EXPLAINED[mode]}</p>}
+          {mode === 'allowlist' && httpOnlyNote(httpOnly) && <p className="hint">{httpOnlyNote(httpOnly)}</p>}
           {error && <ErrorAlert error={error} />}
           <p role="status" className="hint">{notice}</p>
           <ChatGrantList grants={grants} onRevoke={(entry) => void revoke(entry)} />

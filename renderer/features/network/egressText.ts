@@ -1,6 +1,6 @@
 /** Plain words for each egress mode: the profile form and the Network view say the same thing. */
 import type { EgressMode, EngineSetting, NetworkRequest } from '../../../shared/contract';
-import { allowEntryFor, DEFAULT_PORTS, egressEntryProblem, isIpAddress, type ChatGrant } from '../../../shared/egress';
+import { allowEntryFor, DEFAULT_PORTS, egressEntryProblem, entriesFromText, isIpAddress, type ChatGrant } from '../../../shared/egress';
 
 export const EGRESS_LABELS: Record<EgressMode, string> = {
   allowlist: 'Allowlist — only the hosts below, through Berth’s proxy',
@@ -21,9 +21,9 @@ export function allowFromText(text: string): string[] {
   return [...new Set(entriesIn(text))];
 }
 
-/** The entries typed in some text: separated by white space or commas, in lower case. */
+/** The entries typed in some text: separated by white space or commas, method words with their host (shared/egressMethods). */
 function entriesIn(text: string): string[] {
-  return text.split(/[\s,]+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return entriesFromText(text);
 }
 
 /** Each allowlist entry main would refuse, as "Line N: why" (the rule is shared/egress.ts's). */
@@ -44,8 +44,13 @@ export function canAllowHost(host: string): boolean {
 }
 
 /** The Network view's Result cell: what happened and, for a refusal, why. */
-export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port' | 'reason'>): string {
+export function requestResult(r: Pick<NetworkRequest, 'allowed' | 'host' | 'port' | 'reason'> & { method?: string }): string {
   if (r.allowed) return 'allowed';
+  if (r.reason === 'method') {
+    return r.method === 'CONNECT'
+      ? 'refused: an HTTP-only rule on the list (plain HTTP, some methods); HTTPS cannot be checked by method'
+      : `refused: the list's HTTP-only rule for this host does not allow ${r.method ?? 'this method'}`;
+  }
   if (r.reason === 'local-address') return 'refused: the name resolves to a local or private address, never reached';
   if (isIpAddress(r.host) || r.reason === 'ip-address') return 'refused: an IP address; only host names can be allowed';
   if (!canAllowHost(r.host)) return 'refused: not a host name the list can take';
@@ -96,6 +101,12 @@ export function portChoices(port: number | null): { label: string; port: number 
   const choices: { label: string; port: number | null }[] = [{ label: `Port ${port} only`, port }];
   if ((DEFAULT_PORTS as readonly number[]).includes(port)) choices.push({ label: 'Ports 80 and 443', port: null });
   return choices;
+}
+
+/** What the Network view says of the profile's HTTP-only rules (entries with methods), or null when it has none. */
+export function httpOnlyNote(entries: readonly string[]): string | null {
+  if (entries.length === 0) return null;
+  return `HTTP-only rules on this profile's list: ${entries.join('; ')}. Each lets only its methods through, over plain HTTP; HTTPS to those hosts is refused, since a method cannot be seen inside HTTPS without decrypting it.`;
 }
 
 /** A chat allowance as its list says it: the entry and how long it lasts. */
