@@ -9,20 +9,18 @@ import { useEffect, useId, useState } from 'react';
 import type { EgressMode, NetworkRequest } from '../../../shared/contract';
 import { NETWORK_LOG_LIMIT, type AllowScope, type ChatGrant } from '../../../shared/egress';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions, useServices } from '../../services/context';
+import { formatBytes } from '../../ui/format';
+import { networkActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { EGRESS_EXPLAINED, httpOnlyNote, refusedGroups, requestResult, type RefusedGroup } from './egressText';
 import { ChatGrantList, RefusedGroups } from './RefusedGroups';
 import { suggestPreset, type EgressPreset } from '../../../shared/egressPresets';
 
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
 
 export function NetworkView({ chatId }: { chatId: string }) {
-  const { api, later } = useServices();
+  const { later } = useServices();
+  const network = useActions(networkActions);
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<EgressMode | null>(null);
   const [requests, setRequests] = useState<NetworkRequest[]>([]);
@@ -37,16 +35,14 @@ export function NetworkView({ chatId }: { chatId: string }) {
     setRequests([]);
     setGrants([]);
     setNotice(null);
-    const off = api.on('network.request', (r) => {
-      if (r.chatId === chatId) setRequests((list) => [...list.slice(1 - NETWORK_LOG_LIMIT), r]);
-    });
-    const offGrants = api.on('network.grants', (g) => {
-      if (g.chatId === chatId) setGrants(g.grants);
+    const off = network.watch(chatId, {
+      request: (r) => setRequests((list) => [...list.slice(1 - NETWORK_LOG_LIMIT), r]),
+      grants: setGrants,
     });
     // Requests that finish meanwhile arrive through the subscription above and are merged below.
     (later ?? ((run: () => void) => run()))(() => {
       if (!live) return;
-      api.call('network.log', { chatId }).then(
+      network.log(chatId).then(
         (log) => {
           if (!live) return;
           setMode(log.mode);
@@ -60,14 +56,13 @@ export function NetworkView({ chatId }: { chatId: string }) {
     return () => {
       live = false;
       off();
-      offGrants();
     };
-  }, [api, later, chatId]);
+  }, [network, later, chatId]);
 
   const allow = async (g: RefusedGroup, scope: AllowScope, port: number | null) => {
     setError(null);
     try {
-      const result = await api.call('network.allow', { chatId, host: g.host, port, scope });
+      const result = await network.allow(chatId, g.host, port, scope);
       setGrants(result.grants);
       setNotice(scope === 'profile' ? `Allowed ${result.entry} for the profile.` : `Allowed ${result.entry} ${scope === 'once' ? 'once, for 10 minutes' : 'for this chat'}.`);
     } catch (e) {
@@ -79,7 +74,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
   const addPreset = async (preset: EgressPreset) => {
     setError(null);
     try {
-      for (const host of preset.hosts) await api.call('network.allow', { chatId, host, port: null, scope: 'profile' });
+      for (const host of preset.hosts) await network.allow(chatId, host, null, 'profile');
       setNotice(`Added the ${preset.label} preset to the profile.`);
     } catch (e) {
       setError(errorInfo(e));
@@ -89,7 +84,7 @@ export function NetworkView({ chatId }: { chatId: string }) {
   const revoke = async (entry: string) => {
     setError(null);
     try {
-      setGrants((await api.call('network.revoke', { chatId, entry })).grants);
+      setGrants((await network.revoke(chatId, entry)).grants);
       setNotice(`Revoked ${entry}.`);
     } catch (e) {
       setError(errorInfo(e));
@@ -134,8 +129,8 @@ export function NetworkView({ chatId }: { chatId: string }) {
                       <td>{new Date(r.time).toLocaleTimeString()}</td>
                       <td>{r.host}</td>
                       <td>{r.port ?? '—'}</td>
-                      <td>{bytes(r.bytesOut)}</td>
-                      <td>{bytes(r.bytesIn)}</td>
+                      <td>{formatBytes(r.bytesOut)}</td>
+                      <td>{formatBytes(r.bytesIn)}</td>
                       <td>{requestResult(r)}</td>
                     </tr>
                   ))}

@@ -9,29 +9,27 @@ import { useEffect, useId, useState } from 'react';
 import type { StartingPointId } from '../../../shared/contract';
 import { STARTING_POINTS } from '../../../shared/egressPresets';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions, useServices } from '../../services/context';
+import { networkActions } from './actions';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import './startingPoint.css';
 
 export function StartingPointQuestion() {
-  const { api, stores } = useServices();
+  const { stores } = useServices();
+  const network = useActions(networkActions);
   /** While asked: what the waiting New chat is told (true: go on, false: the user went back). */
   const [asking, setAsking] = useState<((go: boolean) => void) | null>(null);
 
   useEffect(() => {
     const gate = async (profile: string): Promise<boolean> => {
-      let ask = false;
-      try {
-        ask = (await api.call('network.startingPoint', { profile })).ask;
-      } catch {
-        // The question is never in the way of New chat: without an answer from main it is not asked.
-      }
+      // The question is never in the way of New chat: without an answer from main it is not asked.
+      const ask = await network.shouldAsk(profile);
       return ask ? new Promise<boolean>((resolve) => setAsking(() => resolve)) : true;
     };
     stores.chats.getState().setCreateGate(gate);
     return () => stores.chats.getState().setCreateGate(null);
-  }, [api, stores]);
+  }, [network, stores]);
 
   if (asking === null) return null;
   const done = (go: boolean) => {
@@ -42,7 +40,7 @@ export function StartingPointQuestion() {
 }
 
 function StartingPointDialog({ onDone }: { onDone(go: boolean): void }) {
-  const { api } = useServices();
+  const network = useActions(networkActions);
   const name = useId();
   const [choice, setChoice] = useState<StartingPointId>('balanced');
   const [busy, setBusy] = useState(false);
@@ -52,7 +50,7 @@ function StartingPointDialog({ onDone }: { onDone(go: boolean): void }) {
     setBusy(true);
     setError(null);
     try {
-      await api.call('network.chooseStartingPoint', { choice });
+      await network.choose(choice);
       onDone(true);
     } catch (e) {
       setError(errorInfo(e));
