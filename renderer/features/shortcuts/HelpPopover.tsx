@@ -1,6 +1,6 @@
 /** The "?" button and the keyboard shortcuts it lists. */
 import { useEffect, useId, useRef, useState } from 'react';
-import { SHORTCUTS } from './shortcuts';
+import { SHORTCUTS } from './keymap';
 
 export function HelpPopover() {
   const [open, setOpen] = useState(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchShortcut, type KeyLike } from './shortcuts';
+import { matchShortcut, type KeyLike } from './keymap';
 
 const key = (k: Partial<KeyLike>): KeyLike => ({ key: '', code: '', ctrlKey: true, shiftKey: false, altKey: false, metaKey: false, ...k });
 
