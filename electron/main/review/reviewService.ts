@@ -377,7 +377,7 @@ export class ReviewService {
     return this.serial(chatId, async () => {
       const copy = this.requireCopy(chatId, hostPath);
       const tools: CopyTools = {
-        version: async () => (await this.listings.listing(copy, await copy.snapshot())).version,
+        version: async (snap) => (await this.listings.listing(copy, snap ?? (await copy.snapshot()))).version,
         write: async (changes) => applyWrites(copy.meta.hostPath, await folderWrites(copy, changes)),
         rewriting: (write) => this.deps.rewriting(chatId, write),
         now: () => this.deps.clock.now(),
