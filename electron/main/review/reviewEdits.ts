@@ -16,6 +16,8 @@ export class ReviewEdits {
     return this.review.onCopy(chatId, hostPath, async (copy, tools) => {
       // One snapshot of each side, for the version check and the apply both.
       const taken = await takeBoth(copy);
+      // Applying lines writes the folder and the copy's base, never the copy's files.
+      tools.readOnly(taken.snap);
       if ((await tools.version(taken.snap)) !== version) {
         throw new BerthError('invalid_request', `The chat's copy of "${hostPath}" changed since these lines were chosen, so Berth applied nothing.`, {
           hint: 'Look at the changes again and choose the lines anew.',
