@@ -94,9 +94,10 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
   const { snap, userNow } = taken;
   // The copy's changes, the diffs of the asked paths and the three sides of each, by three git
   // processes at once (one after the other they were a third of an apply's time, bench:review).
-  // What is read for a path that turns out not to be a change is never used. A folder still at
-  // the copy's base has the base's content: it is not read twice.
-  const asked = [...new Set(selections.map((s) => s.path))];
+  // What is read for a path that turns out not to be a change is never used; a path that cannot
+  // be one (outside the folder: git would stop on it) is not asked, and is refused below. A
+  // folder still at the copy's base has the base's content: it is not read twice.
+  const asked = [...new Set(selections.map((s) => s.path))].filter((p) => unsafePathReason(p) === null);
   const atBase = userNow.tree === base;
   const per = atBase ? 2 : 3;
   const [changes, patchText, sides] = await Promise.all([
