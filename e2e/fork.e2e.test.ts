@@ -101,7 +101,12 @@ describe('Fork and compare in the browser', () => {
     const forkInList = () => page.locator('nav[aria-label="Chats"]').getByText('Write one (fork)', { exact: true }).count();
     expect(await forkInList()).toBe(1);
     await dialog.getByRole('button', { name: /^Apply this attempt and close the others: .*attempt 2/ }).click();
+    // The confirmation names the one other attempt (the fork), not the first chat on the same folder.
+    const confirm = dialog.getByRole('group', { name: 'Confirm closing attempts' });
+    expect(await confirm.getByRole('listitem').allTextContents()).toEqual(['Write one (fork)']);
+    await confirm.getByRole('button', { name: 'Apply and delete these chats' }).click();
     await expect.poll(() => (fs.existsSync(path.join(repo, 'one.txt')) ? fs.readFileSync(path.join(repo, 'one.txt'), 'utf8') : ''), { timeout: 30_000 }).toBe('turn one, second try\n');
     await expect.poll(forkInList, { timeout: 30_000 }).toBe(0);
+    expect(await page.locator('nav[aria-label="Chats"]').getByText('Write one', { exact: true }).count()).toBe(1);
   });
 });

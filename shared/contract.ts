@@ -169,6 +169,8 @@ export const ChatView = z.object({
   /** When the user last wrote in it (its creation until then): the chat list's order. */
   lastActiveAt: z.number(),
   attachments: z.array(AttachmentView),
+  /** The first chat of the attempts this chat belongs to ("Try again in a new chat"; shared/attempts.ts); null when it is no attempt. */
+  attemptOf: z.string().nullable(),
 });
 export type ChatView = z.infer<typeof ChatView>;
 

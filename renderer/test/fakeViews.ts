@@ -55,7 +55,7 @@ export function freshId(): number {
 }
 
 export function chatView(partial: Partial<ChatView> & { title: string }): ChatView {
-  const chat = { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], ...partial };
+  const chat = { id: `chat-${nextId++}`, profile: 'default', image: null, createdAt: nextId, attachments: [], attemptOf: null, ...partial };
   return { ...chat, lastActiveAt: partial.lastActiveAt ?? chat.createdAt };
 }
 

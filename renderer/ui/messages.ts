@@ -13,9 +13,11 @@ export const MESSAGES = {
   tryAgain: 'Try again in a new chat',
   tryAgainHint: 'Sends this message again in a new chat that starts from just before it, so you can compare the attempts',
   compareAttempts: 'Compare attempts',
-  compareNone: 'No other chat of this profile has this folder in Review mode yet: use “Try again in a new chat” first.',
+  compareNone: 'No other attempt at this message has this folder in Review mode yet: use “Try again in a new chat” first.',
   compareUnchanged: 'Not changed',
   keepAttempt: 'Apply this attempt and close the others',
+  keepAttemptAsk: (title: string, folder: string) => `Apply “${title}” to ${folder}, then delete these chats with their containers and unapplied changes:`,
+  keepAttemptConfirm: 'Apply and delete these chats',
   sharedProvider: (profile: string) => `The same as “${profile}”`,
   sharedProviderNote: (profile: string) =>
     `Uses the provider URL and API key of the profile “${profile}”: change them there, and every profile sharing them follows. A model set here picks this profile’s model.`,

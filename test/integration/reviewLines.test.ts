@@ -83,6 +83,19 @@ describe('Review: apply by hunk and by line', () => {
     expect(rest.patch.hunks.flatMap((x) => x.lines.filter((l) => l.kind !== ' ').map((l) => `${l.kind}${l.text}`))).toEqual(['+new A']);
   });
 
+  it('a chosen path outside the folder is refused in words, beside real ones, and nothing is written', async () => {
+    const dir = plainFolder('lines-outside');
+    const { chatId, hostPath } = await s.reviewChat(dir);
+    await chatWrites(chatId, { 'f.txt': with_({ 3: 'chat three' }) });
+    const { version, patch } = await fileDiff(chatId, hostPath, 'f.txt');
+    for (const bad of ['../f.txt', './f.txt', '/etc/passwd', 'a/../f.txt']) {
+      const r = await core.review.applyLines({ chatId, hostPath, version, files: [{ path: 'f.txt', ...wholeHunk(patch.hunks[0]!) }, { path: bad, removed: [], added: [1] }] });
+      expect(r.ok).toBe(false);
+      expect(r.message).toMatch(/^Nothing was applied: ".*" has no changes in the chat's copy/);
+    }
+    expect(read(dir, 'f.txt')).toBe(BASE);
+  });
+
   it('a user edit between attach and apply: moved lines merge; changed lines are a conflict with both sides and nothing written', async () => {
     const repo = s.userRepo('lines-moved', { 'f.txt': BASE });
     const { chatId, hostPath } = await s.reviewChat(repo);

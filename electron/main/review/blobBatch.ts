@@ -8,8 +8,10 @@ import type { ReviewCopy } from './reviewCopy.js';
  * 50 files' apply take 3.6 s here (bench:review), most of it starting git.
  */
 export async function readBlobs(copy: ReviewCopy, revs: readonly string[]): Promise<(Buffer | null)[]> {
-  // One request per line: a name with a newline cannot be asked, and counts as missing.
-  const asked = revs.map((r) => !r.includes('\n'));
+  // One request per line: a name with a newline cannot be asked, and counts as missing. Nor can a
+  // tree:path whose path starts "./" or "../": git reads it against a work tree and stops the
+  // whole batch ("relative path syntax can't be used outside working tree").
+  const asked = revs.map((r) => !r.includes('\n') && !/^[^:]*:\.\.?\//.test(r));
   const input = revs.filter((_, i) => asked[i]).map((r) => `${r}\n`).join('');
   if (!input) return revs.map(() => null);
   const out = (await git(['cat-file', '--batch'], { gitDir: copy.trackDir, input })).stdout;

@@ -45,9 +45,9 @@ export class ChangeListings {
     this.listings.delete(copyId);
   }
 
-  /** The copy's count of changed files now and its version: the kept listing's if it still fits, else one tree diff. */
-  async count(copy: ReviewCopy): Promise<{ count: number; version: string }> {
-    const snap = await copy.snapshot();
+  /** The copy's count of changed files now (or as `taken`, a snapshot just taken, has it) and its version: the kept listing's if it still fits, else one tree diff. */
+  async count(copy: ReviewCopy, taken?: { tree: string; large: string[] }): Promise<{ count: number; version: string }> {
+    const snap = taken ?? (await copy.snapshot());
     const key = listingKey(copy, snap);
     const cached = this.listings.get(copy.meta.copyId);
     const count = cached && cached.key === key ? cached.files.length : (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;

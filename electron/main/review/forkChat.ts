@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { attemptFamily, attemptRoot } from '../../../shared/attempts.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { AgentChatOptions, AgentMessage, AttachMode } from '../../../shared/contract.js';
 import type { Clock } from '../base/clock.js';
@@ -43,6 +44,7 @@ export interface ForkStore {
   agentMessages: { forChat(chatId: string): { message: AgentMessage; results: Record<string, string> }[]; save(m: AgentMessage, results?: Record<string, string>): void };
   agentChatOptions: { get(chatId: string): AgentChatOptions; set(chatId: string, options: AgentChatOptions): void };
   chats: { list(profile?: string): ChatRecord[]; delete(chatId: string): void };
+  chatForks: { record(f: { chatId: string; forkedFrom: string; attemptOf: string | null }): void; get(chatId: string): { attemptOf: string | null } | undefined };
 }
 
 export interface ForkDeps {
@@ -78,7 +80,7 @@ export class ChatForks {
     this.checkpoints = new CheckpointStore(path.join(deps.dataDir, 'review', 'checkpoints'), deps.clock);
   }
 
-  async fork(chatId: string, messageId: string, at: ForkAt, title?: string): Promise<ChatRecord> {
+  async fork(chatId: string, messageId: string, at: ForkAt, title?: string, attemptOf: string | null = null): Promise<ChatRecord> {
     const { store, review } = this.deps;
     const chat = this.deps.requireChat(chatId);
     const folders = store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
@@ -91,6 +93,7 @@ export class ChatForks {
 
     const fork = this.deps.createChat(chat, title ?? `${chat.title} (fork)`);
     try {
+      store.chatForks.record({ chatId: fork.id, forkedFrom: chat.id, attemptOf });
       const copyIds = new Map<string, string>();
       for (const a of folders) {
         if (a.mode === 'review') {
@@ -129,14 +132,16 @@ export class ChatForks {
   /** Forks before the chat's last turn and sends its message again there. */
   async retry(chatId: string): Promise<{ chat: ChatRecord; message: AgentMessage }> {
     const chat = this.deps.requireChat(chatId);
-    const base = attemptBase(chat.title);
-    const attemptsSoFar = this.deps.store.chats.list(chat.profile).filter((c) => attemptBase(c.title) === base).length;
+    const lineage = (c: ChatRecord) => ({ ...c, attemptOf: this.deps.store.chatForks.get(c.id)?.attemptOf ?? null });
+    // Counted by the recorded lineage: a renamed attempt still counts, a chat that only shares the title does not.
+    const me = lineage(chat);
+    const attemptsSoFar = attemptFamily(this.deps.store.chats.list(chat.profile).map(lineage), me).length;
     if (attemptsSoFar >= MAX_ATTEMPTS) {
       throw refused(`This message has been tried in ${attemptsSoFar} chats already, the most Berth runs at once.`, 'Close an attempt you do not want (delete its chat), then try again.');
     }
     const last = lastTurn(this.deps.store.agentMessages.forChat(chat.id).map((m) => m.message));
     if (!last) throw refused('This chat has no message to try again.', 'Send a message first.');
-    const fork = await this.fork(chat.id, last.id, 'before', `${base} (attempt ${attemptsSoFar + 1})`);
+    const fork = await this.fork(chat.id, last.id, 'before', `${attemptBase(chat.title)} (attempt ${attemptsSoFar + 1})`, attemptRoot(me));
     return { chat: fork, message: this.deps.send(fork.id, last.content) };
   }
 
@@ -154,7 +159,7 @@ function renameKeys(record: Record<string, string>, names: ReadonlyMap<string, s
   return Object.fromEntries(Object.entries(record).flatMap(([k, v]) => (names.has(k) ? [[names.get(k)!, v]] : [])));
 }
 
-/** A chat's title without its "(attempt N)": the attempts at one message share it. */
+/** A chat's title without its "(attempt N)", to name the next attempt (the count is the lineage's). */
 function attemptBase(title: string): string {
   return title.replace(/ \(attempt \d+\)$/, '');
 }

@@ -204,11 +204,11 @@ export class ReviewCopy {
     }
   }
 
-  /** The user's folder as it is now (secrets left out of the copy stay left out). */
-  async userSnapshot(): Promise<{ tree: string; large: string[] }> {
+  /** The user's folder as it is now (secrets left out of the copy stay left out), and the index file that holds exactly that tree. */
+  async userSnapshot(): Promise<{ tree: string; large: string[]; index: string }> {
     const index = path.join(this.trackDir, 'user-index');
     if (!fs.existsSync(index)) await git(['read-tree', this.meta.baseTree], this.userGit());
-    return this.snapshotWith(this.userGit(), this.meta.hostPath, this.meta.excludedSecrets);
+    return { ...(await this.snapshotWith(this.userGit(), this.meta.hostPath, this.meta.excludedSecrets)), index };
   }
 
   async diff(from: string, to: string): Promise<RawChange[]> {

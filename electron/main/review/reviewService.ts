@@ -62,9 +62,7 @@ export interface ReviewDeps {
 }
 
 
-
 const COUNT_DEBOUNCE_MS = 400;
-
 
 
 export class ReviewService {
@@ -376,8 +374,11 @@ export class ReviewService {
   onCopy<T>(chatId: string, hostPath: string, work: (copy: ReviewCopy, tools: CopyTools) => Promise<T>): Promise<T> {
     return this.serial(chatId, async () => {
       const copy = this.requireCopy(chatId, hostPath);
+      // The copy as a work that only reads it took it (tools.readOnly): the recount's picture too, not a snapshot more.
+      let read: { tree: string; large: string[] } | undefined;
       const tools: CopyTools = {
-        version: async () => (await this.listings.listing(copy, await copy.snapshot())).version,
+        version: async (snap) => (await this.listings.listing(copy, snap ?? (await copy.snapshot()))).version,
+        readOnly: (snap) => void (read = snap),
         write: async (changes) => applyWrites(copy.meta.hostPath, await folderWrites(copy, changes)),
         rewriting: (write) => this.deps.rewriting(chatId, write),
         now: () => this.deps.clock.now(),
@@ -385,17 +386,16 @@ export class ReviewService {
       try {
         return await work(copy, tools);
       } finally {
-        await this.recountCopy(copy);
+        await this.recountCopy(copy, read);
       }
     });
   }
 
-  /** The copy's count of changed files now (one snapshot and one tree diff; the listing waits until the panel asks). */
-  private async recountCopy(copy: ReviewCopy): Promise<void> {
-    const { count, version } = await this.listings.count(copy);
+  /** The copy's count of changed files now (one snapshot, or `snap` just taken, and one tree diff; the listing waits until the panel asks). */
+  private async recountCopy(copy: ReviewCopy, snap?: { tree: string; large: string[] }): Promise<void> {
+    const { count, version } = await this.listings.count(copy, snap);
     this.changeCounts.set(copy.meta.chatId, copy.meta.hostPath, count, version);
   }
-
 
   /**
    * Pushes the chat's branch (made by "Create branch") to the user's remote with the user's own

@@ -176,7 +176,8 @@ export class SessionService {
   }
 
   chatView(chat: ChatRecord, attachments: ChatView['attachments'], lastActiveAt = chat.createdAt): ChatView {
-    return { id: chat.id, profile: chat.profile, title: chat.title, image: chat.image, createdAt: chat.createdAt, lastActiveAt: Math.max(chat.createdAt, lastActiveAt), attachments };
+    return { id: chat.id, profile: chat.profile, title: chat.title, image: chat.image, createdAt: chat.createdAt, lastActiveAt: Math.max(chat.createdAt, lastActiveAt), attachments,
+      attemptOf: this.store.chatForks.get(chat.id)?.attemptOf ?? null };
   }
 
   /**

@@ -120,4 +120,14 @@ export const MIGRATIONS: readonly string[] = [
     model TEXT
   );
   `,
+  `
+  -- Fork lineage (review/forkChat): the chat a fork was made from, and for "Try again in a new
+  -- chat" the first chat of the attempts, so the attempt limit and Compare's "close the others"
+  -- follow the lineage, not titles. No reference on the parent: a fork outlives its original.
+  CREATE TABLE chat_forks (
+    chat_id TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+    forked_from TEXT NOT NULL,
+    attempt_of TEXT
+  );
+  `,
 ];

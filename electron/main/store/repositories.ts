@@ -1,5 +1,6 @@
 /** One small repository per table; plain rows in, plain records out. */
 import { ProfileSettings, type AttachMode } from '../../../shared/contract.js';
+import { ChatForksRepo } from './chatForksRepo.js';
 import { ReviewCommentsRepo } from './reviewCommentsRepo.js';
 import type { CwdRecord } from '../policy/commandCwd.js';
 import type { TaskOverride } from '../policy/containerKey.js';
@@ -231,6 +232,7 @@ export interface Store {
   providerKeys: ProviderKeysRepo;
   warmSlots: WarmSlotsRepo;
   reviewComments: ReviewCommentsRepo;
+  chatForks: ChatForksRepo;
   /** Runs fn in one transaction: all of it lands, or none. */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -250,6 +252,7 @@ export function createStore(db: Db): Store {
     providerKeys: new ProviderKeysRepo(db),
     warmSlots: new WarmSlotsRepo(db),
     reviewComments: new ReviewCommentsRepo(db),
+    chatForks: new ChatForksRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => db.close(),
   };

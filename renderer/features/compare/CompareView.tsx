@@ -1,7 +1,8 @@
 /**
- * Compare attempts: two chats with the same folder in Review mode, the files each changed and
- * their diffs side by side; "Apply this attempt and close the others" applies one through
- * Review's Apply and deletes the other attempts' chats.
+ * Compare attempts: two attempts at one message (the fork lineage, compareModel.attemptsOn) with
+ * the same folder in Review mode, the files each changed and their diffs side by side; "Apply
+ * this attempt and close the others" names the chats it will delete, and on confirmation applies
+ * one through Review's Apply and deletes exactly those.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
@@ -11,7 +12,7 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
 import { FileDiff } from '../changes';
 import { compareActions, type Attempt } from './actions';
-import { attemptsOn, compareRows } from './compareModel';
+import { attemptsOn, attemptsToClose, compareRows } from './compareModel';
 import './compare.css';
 
 export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hostPath: string; onClose: () => void }) {
@@ -23,6 +24,7 @@ export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hos
   const [attempts, setAttempts] = useState<Attempt[] | null>(null);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [result, setResult] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<{ keep: Attempt; close: { id: string; title: string }[] } | null>(null);
   const actions = compareActions(api, stores);
   const pair = candidates.filter((c) => c.id === chatId || c.id === otherId);
 
@@ -35,10 +37,11 @@ export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hos
     };
   }, [chatId, otherId, hostPath]);
 
-  const keep = async (keepId: string) => {
+  const keep = async (keepId: string, close: readonly { id: string }[]) => {
     setError(null);
+    setConfirming(null);
     try {
-      setResult(await actions.keep(keepId, hostPath, candidates.filter((c) => c.id !== keepId).map((c) => c.id)));
+      setResult(await actions.keep(keepId, hostPath, close.map((c) => c.id)));
     } catch (e) {
       setError(errorInfo(e));
     }
@@ -73,7 +76,7 @@ export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hos
                     <>
                       {' '}
                       <span className="muted">{a.copy?.files.length ?? 0} files changed</span>{' '}
-                      <button type="button" className="small" onClick={() => void keep(a.chatId)} aria-label={`${MESSAGES.keepAttempt}: ${a.title}`}>
+                      <button type="button" className="small" onClick={() => setConfirming({ keep: a, close: attemptsToClose(candidates, a.chatId) })} aria-label={`${MESSAGES.keepAttempt}: ${a.title}`}>
                         {MESSAGES.keepAttempt}
                       </button>
                     </>
@@ -93,6 +96,22 @@ export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hos
             ))}
           </div>
         </>
+      )}
+      {confirming && (
+        <div role="group" aria-label="Confirm closing attempts" className="compare-confirm">
+          <p>{MESSAGES.keepAttemptAsk(confirming.keep.title, hostPath)}</p>
+          <ul>
+            {confirming.close.map((c) => (
+              <li key={c.id}>{c.title}</li>
+            ))}
+          </ul>
+          <button type="button" className="danger" onClick={() => void keep(confirming.keep.chatId, confirming.close)}>
+            {MESSAGES.keepAttemptConfirm}
+          </button>{' '}
+          <button type="button" onClick={() => setConfirming(null)}>
+            Cancel
+          </button>
+        </div>
       )}
       {result && <p role="status">{result}</p>}
       {error && <ErrorAlert error={error} onDismiss={() => setError(null)} />}

@@ -10,9 +10,9 @@ import { ConversationPane } from '../conversation/ConversationPane';
 const REPO = '/home/me/site';
 const MODEL = { baseUrl: 'https://api.example.test/v1', model: 'small', approval: 'auto' as const };
 
-function reviewChat(id: string, title: string): ChatView {
+function reviewChat(id: string, title: string, attemptOf: string | null = null): ChatView {
   return chatView({
-    id, title,
+    id, title, attemptOf,
     attachments: [{ hostPath: REPO, containerPath: '/workspace/site', readOnly: false, mode: 'review', review: reviewInfo(id), attachedAt: 1, writeWarning: null }],
   });
 }
@@ -73,7 +73,7 @@ describe('Fork from here and Try again', () => {
 
 describe('Compare attempts', () => {
   it('shows each attempt’s files side by side, applies the one kept and closes the other', async () => {
-    const { api, stores } = setup([reviewChat('c1', 'Site'), reviewChat('c2', 'Site (attempt 2)')]);
+    const { api, stores } = setup([reviewChat('c1', 'Site'), reviewChat('c2', 'Site (attempt 2)', 'c1')]);
     await waitFor(() => expect(stores.chats.getState().loaded).toBe(true));
     act(() => stores.chats.getState().select('c1'));
     api.reviewCopies['c1'] = [copyChanges(REPO, [fileChange({ path: 'a.txt', diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+first\n' })])];
@@ -88,8 +88,31 @@ describe('Compare attempts', () => {
     expect(within(dialog).getByRole('row', { name: 'b.txt' }).children[1]!.textContent).toContain('second');
 
     fireEvent.click(within(dialog).getByRole('button', { name: `${MESSAGES.keepAttempt}: Site (attempt 2)` }));
+    fireEvent.click(within(dialog).getByRole('button', { name: MESSAGES.keepAttemptConfirm }));
     await waitFor(() => expect(api.callsTo('review.apply')).toEqual([{ chatId: 'c2', hostPath: REPO, mode: 'files' }]));
     await waitFor(() => expect(api.callsTo('chats.delete')).toEqual([{ chatId: 'c1' }]));
+  });
+
+  it('closes only the attempts at this message, named before anything is closed; another chat on the folder is kept', async () => {
+    const { api, stores } = setup([reviewChat('c1', 'Site'), reviewChat('c2', 'Site (attempt 2)', 'c1'), reviewChat('c3', 'Notes on the site')]);
+    await waitFor(() => expect(stores.chats.getState().loaded).toBe(true));
+    act(() => stores.chats.getState().select('c1'));
+    api.reviewCopies['c1'] = [copyChanges(REPO, [fileChange({ path: 'a.txt' })])];
+    api.reviewCopies['c2'] = [copyChanges(REPO, [fileChange({ path: 'a.txt' })])];
+    api.reviewCopies['c3'] = [copyChanges(REPO, [fileChange({ path: 'notes.md' })])];
+    const groups = await screen.findAllByRole('group', { name: 'Fork this turn' });
+    fireEvent.click(within(groups[1]!).getByRole('button', { name: MESSAGES.compareAttempts }));
+    const dialog = await screen.findByRole('dialog', { name: 'Compare attempts' });
+    // The unrelated chat is not an attempt: not offered, not compared.
+    expect(within(dialog).queryByRole('combobox')).toBeNull();
+    fireEvent.click(await within(dialog).findByRole('button', { name: `${MESSAGES.keepAttempt}: Site (attempt 2)` }));
+    const confirm = await within(dialog).findByRole('group', { name: 'Confirm closing attempts' });
+    expect(within(confirm).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Site']);
+    expect(api.callsTo('review.apply')).toEqual([]);
+    fireEvent.click(within(confirm).getByRole('button', { name: MESSAGES.keepAttemptConfirm }));
+    await waitFor(() => expect(api.callsTo('chats.delete')).toEqual([{ chatId: 'c1' }]));
+    expect(api.callsTo('review.apply')).toEqual([{ chatId: 'c2', hostPath: REPO, mode: 'files' }]);
+    expect(stores.chats.getState().chats.map((c) => c.id)).toEqual(expect.arrayContaining(['c2', 'c3']));
   });
 });
 
