@@ -6,7 +6,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useServices } from '../../services/context';
+import { useActions, useChats } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
@@ -16,7 +16,6 @@ import { attemptsOn, attemptsToClose, compareRows } from './compareModel';
 import './compare.css';
 
 export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hostPath: string; onClose: () => void }) {
-  const { api, stores } = useServices();
   const chats = useChats((s) => s.chats);
   const chat = chats.find((c) => c.id === chatId);
   const candidates = useMemo(() => (chat ? attemptsOn(chats, chat, hostPath) : []), [chats, chat, hostPath]);
@@ -25,7 +24,7 @@ export function CompareView({ chatId, hostPath, onClose }: { chatId: string; hos
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<{ keep: Attempt; close: { id: string; title: string }[] } | null>(null);
-  const actions = compareActions(api, stores);
+  const actions = useActions(compareActions);
   const pair = candidates.filter((c) => c.id === chatId || c.id === otherId);
 
   useEffect(() => {

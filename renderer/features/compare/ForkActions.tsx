@@ -4,14 +4,13 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useAgent, useChats, useServices } from '../../services/context';
+import { useActions, useAgent, useChats } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
 import { compareActions } from './actions';
 import { CompareView } from './CompareView';
 
 export function ForkActions({ chatId, turnMessageId }: { chatId: string; turnMessageId: string }) {
-  const { api, stores } = useServices();
   const running = useAgent((s) => s.byChat[chatId]?.running ?? false);
   const last = useAgent((s) => [...(s.byChat[chatId]?.messages ?? [])].reverse().find((m) => m.role === 'user' && m.taskId === null)?.id === turnMessageId);
   const reviewFolder = useChats((s) => s.chats.find((c) => c.id === chatId)?.attachments.find((a) => a.mode === 'review')?.hostPath ?? null);
@@ -19,7 +18,7 @@ export function ForkActions({ chatId, turnMessageId }: { chatId: string; turnMes
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [comparing, setComparing] = useState(false);
   if (running) return null;
-  const actions = compareActions(api, stores);
+  const actions = useActions(compareActions);
   const run = (work: () => Promise<void>) => async () => {
     setBusy(true);
     setError(null);

@@ -2,13 +2,13 @@
 import { useState } from 'react';
 import type { Checkpoint } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
 import { compareActions } from './actions';
 
 export function ForkFromPoint({ chatId, point }: { chatId: string; point: Checkpoint | null }) {
-  const { api, stores } = useServices();
+  const actions = useActions(compareActions);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const messageId = point?.reason === 'turn' ? point.messageId : null;
@@ -16,7 +16,7 @@ export function ForkFromPoint({ chatId, point }: { chatId: string; point: Checkp
     setBusy(true);
     setError(null);
     try {
-      await compareActions(api, stores).forkAt(chatId, id, 'before');
+      await actions.forkAt(chatId, id, 'before');
     } catch (e) {
       setError(errorInfo(e));
     } finally {
