@@ -1,0 +1,156 @@
+/**
+ * The long-lived relay a sandbox runs for all its forwards (muxFrames.ts speaks its protocol):
+ * one program, started by one `docker exec` as the sandbox's own user, that opens a TCP
+ * connection inside the container for each OPEN frame and carries every connection over its
+ * stdin and stdout. It listens on nothing and needs no capability: what it can reach is what
+ * any process of the sandbox user can. One thread, select() over stdin and the sockets, non-
+ * blocking sockets so a slow server never stalls the others. Written for the interpreters
+ * images carry: python3 (even Debian's python3-minimal), else perl (Debian's perl-base is
+ * essential). An image with neither keeps one relay exec per connection (listeningPorts.ts).
+ * No I/O.
+ */
+import { FRAME, INITIAL_WINDOW, MAX_DATA } from './muxFrames.js';
+
+export type MuxTool = 'python3' | 'perl';
+
+/** Lines the relay probe prints (listeningPorts.ts: PROBE_RELAY_COMMAND) for the interpreters found. */
+export function chooseMuxTool(probeOutput: string): MuxTool | null {
+  const words = new Set(probeOutput.split('\n').map((w) => w.trim()));
+  if (words.has('python3')) return 'python3';
+  if (words.has('perl')) return 'perl';
+  return null;
+}
+
+const F = FRAME;
+
+const PYTHON_MUX = `
+import errno, os, select, socket, struct, sys
+H = struct.Struct('>BII')
+U = struct.Struct('>I')
+conns = {}
+byfd = {}
+class C:
+    pass
+def put(*parts):
+    n = os.writev(1, parts)
+    if n < sum(len(p) for p in parts):
+        v = memoryview(b''.join(parts))[n:]
+        while v:
+            v = v[os.write(1, v):]
+def drop(i, why=None):
+    c = conns.pop(i, None)
+    if c is None:
+        return
+    del byfd[c.s.fileno()]
+    c.s.close()
+    if why is not None:
+        put(H.pack(${F.close}, i, len(why)), why)
+def opened(i, p):
+    a, port = p.decode().split(' ')
+    s = socket.socket(socket.AF_INET6 if ':' in a else socket.AF_INET, socket.SOCK_STREAM)
+    s.setblocking(False)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    c = C()
+    c.s, c.out, c.credit, c.shut, c.up = s, bytearray(), ${INITIAL_WINDOW}, False, False
+    conns[i] = c
+    byfd[s.fileno()] = i
+    e = s.connect_ex((a, int(port)))
+    if e == 0:
+        c.up = True
+    elif e != errno.EINPROGRESS:
+        drop(i, os.strerror(e).encode())
+def flush(i, c):
+    try:
+        n = c.s.send(c.out)
+    except BlockingIOError:
+        return
+    except OSError as e:
+        return drop(i, (e.strerror or 'send failed').encode())
+    del c.out[:n]
+    put(H.pack(${F.window}, i, 4), U.pack(n))
+    if c.shut and not c.out:
+        c.s.shutdown(socket.SHUT_WR)
+def frame(t, i, p):
+    c = conns.get(i)
+    if t == ${F.open}:
+        opened(i, p)
+    elif c is None:
+        return
+    elif t == ${F.data}:
+        c.out += p
+        if c.up:
+            flush(i, c)
+    elif t == ${F.end}:
+        c.shut = True
+        if c.up and not c.out:
+            c.s.shutdown(socket.SHUT_WR)
+    elif t == ${F.close}:
+        drop(i)
+    elif t == ${F.window}:
+        c.credit += U.unpack(p)[0]
+buf = bytearray()
+while True:
+    r = [0]
+    w = []
+    for i, c in conns.items():
+        if not c.up or c.out:
+            w.append(c.s)
+        elif c.credit > 0:
+            r.append(c.s)
+    r, w, _ = select.select(r, w, [])
+    for s in w:
+        i = byfd.get(s.fileno())
+        c = conns.get(i)
+        if c is None:
+            continue
+        if not c.up:
+            e = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if e:
+                drop(i, os.strerror(e).encode())
+                continue
+            c.up = True
+        if c.out or c.shut:
+            flush(i, c)
+    for s in r:
+        if s == 0:
+            b = os.read(0, ${MAX_DATA})
+            if not b:
+                sys.exit(0)
+            buf += b
+            while len(buf) >= 9:
+                t, i, n = H.unpack_from(buf)
+                if len(buf) < 9 + n:
+                    break
+                p = bytes(buf[9:9 + n])
+                del buf[:9 + n]
+                frame(t, i, p)
+            continue
+        i = byfd.get(s.fileno())
+        c = conns.get(i)
+        if c is None:
+            continue
+        try:
+            b = s.recv(min(c.credit, ${MAX_DATA}))
+        except BlockingIOError:
+            continue
+        except OSError as e:
+            drop(i, (e.strerror or 'receive failed').encode())
+            continue
+        if not b:
+            drop(i, b'')
+            continue
+        c.credit -= len(b)
+        put(H.pack(${F.data}, i, len(b)), b)
+`;
+
+/** The command that starts a sandbox's one relay. */
+export function muxCommand(tool: MuxTool): string[] {
+  switch (tool) {
+    case 'python3':
+      return ['python3', '-c', PYTHON_MUX];
+    case 'perl':
+      return ['perl', '-e', PERL_MUX];
+  }
+}
+
+const PERL_MUX = '';
