@@ -6,11 +6,11 @@
  * ways: a reader that stops (a paused download) holds back its own server only.
  */
 import type { AttachedStreams, Engine } from '../engine/dockerEngine.js';
-import { encodeFrame, FRAME, FrameDecoder, frameHeader, INITIAL_WINDOW, MAX_DATA, openPayload, windowPayload, type Frame } from './common/muxFrames.js';
+import { encodeFrame, FRAME, FrameDecoder, frameHeader, GRANT_AT, INITIAL_WINDOW, MAX_DATA, openPayload, windowPayload, type Frame } from './common/muxFrames.js';
 import { RelayConnection, type RelayTarget } from './relay.js';
 
-/** Grants go back in batches this large (a quarter window), not one per chunk read. */
-const GRANT_AT = INITIAL_WINDOW / 4;
+
+const SMALL = 16 * 1024;
 
 export class MuxRelay {
   private readonly channels = new Map<number, MuxChannel>();
@@ -53,7 +53,8 @@ export class MuxRelay {
   /** @internal for channels */
   send(type: (typeof FRAME)[keyof typeof FRAME], id: number, payload?: Buffer, done?: (error?: Error | null) => void): void {
     if (this.ended !== null) return void done?.(new Error(`The sandbox's relay is gone (${this.ended}).`));
-    if (type === FRAME.data && payload) {
+    // A small frame goes in one write (one message through the engine), a large one without a copy.
+    if (type === FRAME.data && payload && payload.length > SMALL) {
       this.streams.stdin.write(frameHeader(type, id, payload.length));
       this.streams.stdin.write(payload, done);
     } else {

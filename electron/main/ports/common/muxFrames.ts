@@ -26,6 +26,12 @@ export const HEADER_BYTES = 9;
  * 1 MiB on this machine (the relay waited for grants between reads).
  */
 export const INITIAL_WINDOW = 1024 * 1024;
+/**
+ * A receiver grants bytes back in batches this large (a quarter window), not a WINDOW frame per
+ * chunk: a small request and its answer then cost one frame each way. It never stalls a sender:
+ * a sender waits only with a whole window unacknowledged, which holds a batch.
+ */
+export const GRANT_AT = INITIAL_WINDOW / 4;
 /** The largest DATA payload either side writes in one frame (the relays read sockets in 256 KiB). */
 export const MAX_DATA = 256 * 1024;
 /** A control frame (OPEN, CLOSE, WINDOW) is small; a longer one means the stream is garbled. */

@@ -9,7 +9,7 @@
  * essential). An image with neither keeps one relay exec per connection (listeningPorts.ts).
  * No I/O.
  */
-import { FRAME, INITIAL_WINDOW, MAX_DATA } from './muxFrames.js';
+import { FRAME, GRANT_AT, INITIAL_WINDOW, MAX_DATA } from './muxFrames.js';
 
 export type MuxTool = 'python3' | 'perl';
 
@@ -22,8 +22,10 @@ export function chooseMuxTool(probeOutput: string): MuxTool | null {
 }
 
 const F = FRAME;
+/** The relay's first line, so a look at the sandbox's processes tells it from the user's own. */
+export const MUX_MARKER = 'berth port relay';
 
-const PYTHON_MUX = `
+const PYTHON_MUX = `# ${MUX_MARKER}
 import errno, os, select, socket, struct, sys
 H = struct.Struct('>BII')
 U = struct.Struct('>I')
@@ -51,7 +53,7 @@ def opened(i, p):
     s.setblocking(False)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     c = C()
-    c.s, c.out, c.credit, c.shut, c.up = s, bytearray(), ${INITIAL_WINDOW}, False, False
+    c.s, c.out, c.credit, c.shut, c.up, c.sent = s, bytearray(), ${INITIAL_WINDOW}, False, False, 0
     conns[i] = c
     byfd[s.fileno()] = i
     e = s.connect_ex((a, int(port)))
@@ -67,7 +69,10 @@ def flush(i, c):
     except OSError as e:
         return drop(i, (e.strerror or 'send failed').encode())
     del c.out[:n]
-    put(H.pack(${F.window}, i, 4), U.pack(n))
+    c.sent += n
+    if c.sent >= ${GRANT_AT}:
+        put(H.pack(${F.window}, i, 4), U.pack(c.sent))
+        c.sent = 0
     if c.shut and not c.out:
         c.s.shutdown(socket.SHUT_WR)
 def frame(t, i, p):

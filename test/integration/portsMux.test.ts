@@ -1,0 +1,86 @@
+/**
+ * Ports (README: Ports): a sandbox's forwards share one relay in it, started by one exec and run
+ * as the sandbox user, so a page's parallel connections and a WebSocket start no process each;
+ * it comes back if killed, and ends with the sandbox's last forward.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { BerthCore } from '../../electron/main/core.js';
+import { MUX_MARKER } from '../../electron/main/ports/common/muxPrograms.js';
+import { NET_IMAGE } from '../support/pretendInternet.js';
+import { Harness } from '../support/harness.js';
+import { enter, get, httpServerCommand, wsEchoCommand } from '../support/portServers.js';
+import { waitFor } from '../support/waitFor.js';
+
+const h = new Harness();
+let core: BerthCore;
+let profile: string;
+afterAll(() => h.cleanup());
+beforeAll(async () => {
+  core = h.core();
+  profile = (await h.profile(core, { image: NET_IMAGE, egress: 'none' })).name;
+});
+
+/** The relay processes in the sandbox (`python3 -c …`; `busybox nc …` one per connection before), with their uid. */
+async function relays(chatId: string): Promise<Array<{ pid: string; uid: string; shared: boolean }>> {
+  const listing = await core.sandbox.exec({
+    chatId,
+    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c "*|"busybox nc "*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
+  });
+  return listing.output
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [pid, uid, shared] = l.split(' ');
+      return { pid: pid as string, uid: uid as string, shared: shared === '1' };
+    });
+}
+
+describe('one relay per sandbox', () => {
+  it('carries every connection of a sandbox’s forwards through one relay run as the sandbox user, started again if killed, gone with the last forward', async () => {
+    const chat = await core.chats.create({ profile });
+    for (const command of [httpServerCommand(8000, 'mux-a.txt'), wsEchoCommand(8765)]) expect((await core.sandbox.exec({ chatId: chat.id, command })).exitCode).toBe(0);
+    await waitFor(async () => {
+      const ports = (await core.ports.list({ chatId: chat.id })).ports.map((p) => p.port);
+      return ports.includes(8000) && ports.includes(8765);
+    }, 'both servers listening');
+    const web = await core.ports.open({ chatId: chat.id, port: 8000 });
+    const hot = await core.ports.open({ chatId: chat.id, port: 8765 });
+    const { cookie } = await enter(web.url);
+    const origin = `http://127.0.0.1:${web.hostPort}`;
+    const many = await Promise.all(Array.from({ length: 12 }, () => get(`${origin}/`, { cookie })));
+    expect(many.every((a) => a.status === 200 && a.body.includes('mux-a.txt'))).toBe(true);
+
+    // Two WebSockets open at once (two tabs' hot reload): one relay process carries both.
+    const hotCookie = (await enter(hot.url)).cookie;
+    const sockets = [0, 1].map(() => new WebSocket(`ws://127.0.0.1:${hot.hostPort}/`, { headers: { cookie: hotCookie, origin: `http://127.0.0.1:${hot.hostPort}` } }));
+    const answers: string[] = [];
+    for (const ws of sockets) ws.on('message', (m) => answers.push(String(m)));
+    await Promise.all(sockets.map((ws) => new Promise<void>((resolve, reject) => (ws.once('open', () => resolve()), ws.once('error', reject)))));
+    sockets.forEach((ws, n) => ws.send(`tab ${n}`));
+    await waitFor(async () => answers.length >= 2, 'both echoes');
+    expect(answers.sort()).toEqual(['echo:tab 0', 'echo:tab 1']);
+
+    // Twelve connections at once and two WebSockets on two forwards: one relay in the sandbox, not root's.
+    const running = await relays(chat.id);
+    expect(running).toHaveLength(1);
+    expect(running[0]?.shared).toBe(true);
+    expect(running[0]?.uid).not.toBe('0');
+    for (const ws of sockets) ws.close();
+
+    // Killed inside the sandbox: the connections it carried end, the next request starts it again.
+    await core.sandbox.exec({ chatId: chat.id, command: `kill ${running[0]?.pid}` });
+    const again = await waitFor(async () => {
+      const a = await get(`${origin}/`, { cookie }).catch(() => null);
+      return a?.status === 200 ? a : undefined;
+    }, 'an answer through a new relay');
+    expect(again.body).toContain('mux-a.txt');
+    expect(await relays(chat.id)).toHaveLength(1);
+
+    await core.ports.close({ chatId: chat.id, port: 8000 });
+    expect(await relays(chat.id)).toHaveLength(1);
+    await core.ports.close({ chatId: chat.id, port: 8765 });
+    await waitFor(async () => (await relays(chat.id)).length === 0, 'the relay gone with the last forward');
+  });
+});
