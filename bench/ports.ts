@@ -6,7 +6,10 @@
  * requests (median latency), on one keep-alive connection each path, as a browser does.
  * Targets: throughput ≥ 0.5× and median small-request latency ≤ 2× the published port.
  *
- *   npm run bench:ports -- [--runs N] [--small N]
+ * Also --fresh Upgrade requests (a WebSocket's handshake), each on a new connection through
+ * the forward: what a connection's start costs (no target).
+ *
+ *   npm run bench:ports -- [--runs N] [--small N] [--fresh N]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,9 +22,10 @@ import { docker, removeInstanceContainers } from '../test/support/docker.js';
 import { NET_IMAGE } from '../test/support/pretendInternet.js';
 import { waitFor } from '../test/support/waitFor.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, small: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, small: { type: 'string', default: '1000' }, fresh: { type: 'string', default: '50' } } });
 const runs = Math.max(1, Number(values.runs));
 const small = Math.max(1, Number(values.small));
+const fresh = Math.max(1, Number(values.fresh));
 const BIG = 16 * 1024 * 1024;
 const SITE = `mkdir -p /tmp/site && cd /tmp/site && head -c ${BIG} /dev/urandom > big.bin && echo ok > small.txt`;
 // http.server over HTTP/1.1 with Nagle off, as dev servers run (Node's servers set TCP_NODELAY):
@@ -62,13 +66,27 @@ const get = (file) => new Promise((resolve, reject) => {
     times.push(performance.now() - t);
   }
   agent.destroy();
-  parentPort.postMessage({ mbPerSecond: median(rates), medianMs: median(times) });
+  // New connections: an Upgrade request (a WebSocket's handshake) takes a fresh connection
+  // through the forward each time, never a kept one; the time to the answer's head.
+  const fresh = [];
+  for (let i = 0; i < workerData.fresh; i++) {
+    const t = performance.now();
+    await new Promise((resolve, reject) => {
+      const req = http.get(origin + '/small.txt', { agent: false, headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket' } });
+      const done = (res, socket) => ((socket ?? res.socket).destroy(), resolve());
+      req.on('response', (res) => done(res));
+      req.on('upgrade', (res, socket) => done(res, socket));
+      req.on('error', reject);
+    });
+    fresh.push(performance.now() - t);
+  }
+  parentPort.postMessage({ mbPerSecond: median(rates), medianMs: median(times), freshMs: median(fresh) });
 })().catch((e) => { throw e; });
 `;
 
-function measure(origin: string, headers: Record<string, string>): Promise<{ mbPerSecond: number; medianMs: number }> {
+function measure(origin: string, headers: Record<string, string>): Promise<{ mbPerSecond: number; medianMs: number; freshMs: number }> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { origin, headers, runs, small, big: BIG } });
+    const worker = new Worker(CLIENT, { eval: true, workerData: { origin, headers, runs, small, big: BIG, fresh } });
     worker.once('message', resolve);
     worker.once('error', reject);
   });
@@ -105,13 +123,15 @@ async function main(): Promise<void> {
     const cli = await measure(plain, {});
     const berth2 = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first });
     const cli2 = await measure(plain, {});
-    const b = { mbPerSecond: (berth.mbPerSecond + berth2.mbPerSecond) / 2, medianMs: (berth.medianMs + berth2.medianMs) / 2 };
-    const c = { mbPerSecond: (cli.mbPerSecond + cli2.mbPerSecond) / 2, medianMs: (cli.medianMs + cli2.medianMs) / 2 };
+    const mean = (x: typeof cli, y: typeof cli) => ({ mbPerSecond: (x.mbPerSecond + y.mbPerSecond) / 2, medianMs: (x.medianMs + y.medianMs) / 2, freshMs: (x.freshMs + y.freshMs) / 2 });
+    const b = mean(berth, berth2);
+    const c = mean(cli, cli2);
     const throughput = b.mbPerSecond / c.mbPerSecond;
     const latency = b.medianMs / c.medianMs;
     console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`16 MiB file:   Berth forward ${b.mbPerSecond.toFixed(1)} MB/s, published port ${c.mbPerSecond.toFixed(1)} MB/s`);
     console.log(`small request: Berth forward ${b.medianMs.toFixed(2)} ms, published port ${c.medianMs.toFixed(2)} ms (median of ${small}, twice)`);
+    console.log(`new connection: Berth forward ${b.freshMs.toFixed(2)} ms, published port ${c.freshMs.toFixed(2)} ms (median of ${fresh} upgrade requests, twice)`);
     console.log(`throughput ratio ${throughput.toFixed(2)} (target ≥ 0.5) ${throughput >= 0.5 ? 'PASS' : 'FAIL'}`);
     console.log(`latency ratio    ${latency.toFixed(2)} (target ≤ 2) ${latency <= 2 ? 'PASS' : 'FAIL'}`);
   } finally {

@@ -3,10 +3,14 @@
  * as the sandbox user, so a page's parallel connections and a WebSocket start no process each;
  * it comes back if killed, and ends with the sandbox's last forward.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BerthCore } from '../../electron/main/core.js';
 import { MUX_MARKER } from '../../electron/main/ports/common/muxPrograms.js';
+import { BOOKWORM, docker } from '../support/docker.js';
 import { NET_IMAGE } from '../support/pretendInternet.js';
 import { Harness } from '../support/harness.js';
 import { enter, get, httpServerCommand, wsEchoCommand } from '../support/portServers.js';
@@ -15,17 +19,22 @@ import { waitFor } from '../support/waitFor.js';
 const h = new Harness();
 let core: BerthCore;
 let profile: string;
-afterAll(() => h.cleanup());
+/** berth-test:bookworm without python3 on PATH (its interpreter kept at /opt/srv/py for the test's own server), as Debian's slim images are: perl only. */
+const PERL_ONLY = 'berth-test:ports-perl';
+afterAll(async () => {
+  await h.cleanup();
+  await docker('rmi', '-f', PERL_ONLY).catch(() => undefined);
+});
 beforeAll(async () => {
   core = h.core();
   profile = (await h.profile(core, { image: NET_IMAGE, egress: 'none' })).name;
 });
 
-/** The relay processes in the sandbox (`python3 -c …`; `busybox nc …` one per connection before), with their uid. */
+/** The relay processes in the sandbox (`python3 -c …`, `perl -e …`; `busybox nc …` or `bash -c …` one per connection before), with their uid. */
 async function relays(chatId: string): Promise<Array<{ pid: string; uid: string; shared: boolean }>> {
   const listing = await core.sandbox.exec({
     chatId,
-    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c "*|"busybox nc "*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
+    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c "*|"perl -e "*|"busybox nc "*|"bash -c "*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
   });
   return listing.output
     .trim()
@@ -82,5 +91,31 @@ describe('one relay per sandbox', () => {
     expect(await relays(chat.id)).toHaveLength(1);
     await core.ports.close({ chatId: chat.id, port: 8765 });
     await waitFor(async () => (await relays(chat.id)).length === 0, 'the relay gone with the last forward');
+  });
+
+  it('runs the relay with perl where the image has no python3, and carries a large WebSocket message whole', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-perl-'));
+    fs.writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${BOOKWORM}\nRUN mkdir -p /opt/srv && mv /usr/bin/python3.11 /opt/srv/py && rm -f /usr/bin/python3\n`);
+    await docker('build', '-q', '-t', PERL_ONLY, dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const p = (await h.profile(core, { image: PERL_ONLY, egress: 'none' })).name;
+    const chat = await core.chats.create({ profile: p });
+    expect((await core.sandbox.exec({ chatId: chat.id, command: wsEchoCommand(8765).replace('nohup python3', 'nohup /opt/srv/py') })).exitCode).toBe(0);
+    await waitFor(async () => (await core.ports.list({ chatId: chat.id })).ports.some((x) => x.port === 8765), 'the echo server listening');
+    const hot = await core.ports.open({ chatId: chat.id, port: 8765 });
+    const cookie = (await enter(hot.url)).cookie;
+    const sockets = [0, 1].map(() => new WebSocket(`ws://127.0.0.1:${hot.hostPort}/`, { headers: { cookie, origin: `http://127.0.0.1:${hot.hostPort}` } }));
+    const answers: string[] = [];
+    for (const ws of sockets) ws.on('message', (m) => answers.push(String(m)));
+    await Promise.all(sockets.map((ws) => new Promise<void>((resolve, reject) => (ws.once('open', () => resolve()), ws.once('error', reject)))));
+    const big = 'x'.repeat(50_000);
+    sockets[0]?.send(big);
+    sockets[1]?.send('small');
+    await waitFor(async () => answers.length >= 2, 'both echoes');
+    expect(answers.map((a) => a.length).sort((a, b) => a - b)).toEqual([10, 50_005]);
+    const running = await relays(chat.id);
+    expect(running).toHaveLength(1);
+    expect(running[0]?.shared).toBe(true);
+    for (const ws of sockets) ws.close();
   });
 });

@@ -158,4 +158,124 @@ export function muxCommand(tool: MuxTool): string[] {
   }
 }
 
-const PERL_MUX = '';
+const PERL_MUX = `# ${MUX_MARKER}
+use strict;
+use Socket qw(:all);
+use Fcntl;
+use Errno qw(EINPROGRESS EAGAIN EWOULDBLOCK EINTR);
+$SIG{PIPE} = 'IGNORE';
+binmode STDIN;
+binmode STDOUT;
+my (%c, %fd);
+sub put {
+    my $d = join('', @_);
+    while (length $d) {
+        my $n = syswrite(STDOUT, $d);
+        die "stdout: $!" unless defined $n;
+        substr($d, 0, $n) = '';
+    }
+}
+sub drop {
+    my ($i, $why) = @_;
+    my $c = delete $c{$i} or return;
+    delete $fd{fileno $c->{s}};
+    close $c->{s};
+    put(pack('CNN', ${F.close}, $i, length $why), $why) if defined $why;
+}
+sub opened {
+    my ($i, $p) = @_;
+    my ($a, $port) = split / /, $p;
+    my $v6 = $a =~ /:/;
+    my $s;
+    socket($s, $v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0) or return put(pack('CNN', ${F.close}, $i, length "$!"), "$!");
+    fcntl($s, F_SETFL, fcntl($s, F_GETFL, 0) | O_NONBLOCK);
+    setsockopt($s, IPPROTO_TCP, TCP_NODELAY, 1);
+    my $c = $c{$i} = { s => $s, out => '', credit => ${INITIAL_WINDOW}, shut => 0, up => 0, sent => 0 };
+    $fd{fileno $s} = $i;
+    my $to = $v6 ? pack_sockaddr_in6($port, inet_pton(AF_INET6, $a)) : pack_sockaddr_in($port, inet_aton($a));
+    if (connect($s, $to)) { $c->{up} = 1 }
+    elsif ($! != EINPROGRESS) { my $e = "$!"; drop($i, $e) }
+}
+sub flush {
+    my ($i, $c) = @_;
+    if (length $c->{out}) {
+        my $n = syswrite($c->{s}, $c->{out});
+        if (!defined $n) {
+            return if $! == EAGAIN || $! == EWOULDBLOCK;
+            my $e = "$!";
+            return drop($i, $e);
+        }
+        substr($c->{out}, 0, $n) = '';
+        $c->{sent} += $n;
+        if ($c->{sent} >= ${GRANT_AT}) {
+            put(pack('CNN', ${F.window}, $i, 4), pack('N', $c->{sent}));
+            $c->{sent} = 0;
+        }
+    }
+    shutdown($c->{s}, 1) if $c->{shut} && !length $c->{out};
+}
+sub frame {
+    my ($t, $i, $p) = @_;
+    my $c = $c{$i};
+    if ($t == ${F.open}) { opened($i, $p) }
+    elsif (!$c) { }
+    elsif ($t == ${F.data}) { $c->{out} .= $p; flush($i, $c) if $c->{up} }
+    elsif ($t == ${F.end}) { $c->{shut} = 1; flush($i, $c) if $c->{up} }
+    elsif ($t == ${F.close}) { drop($i) }
+    elsif ($t == ${F.window}) { $c->{credit} += unpack('N', $p) }
+}
+my $buf = '';
+while (1) {
+    my ($r, $w) = ('', '');
+    vec($r, 0, 1) = 1;
+    for my $c (values %c) {
+        my $f = fileno $c->{s};
+        if (!$c->{up} || length $c->{out}) { vec($w, $f, 1) = 1 }
+        elsif ($c->{credit} > 0) { vec($r, $f, 1) = 1 }
+    }
+    my ($ro, $wo) = ($r, $w);
+    if (select($ro, $wo, undef, undef) < 0) {
+        next if $! == EINTR;
+        die "select: $!";
+    }
+    for my $f (keys %fd) {
+        next unless vec($wo, $f, 1);
+        my $i = $fd{$f};
+        my $c = $c{$i} or next;
+        if (!$c->{up}) {
+            my $e = unpack('i', getsockopt($c->{s}, SOL_SOCKET, SO_ERROR));
+            if ($e) { local $! = $e; my $m = "$!"; drop($i, $m); next }
+            $c->{up} = 1;
+        }
+        flush($i, $c);
+    }
+    if (vec($ro, 0, 1)) {
+        my $got = sysread(STDIN, $buf, ${MAX_DATA}, length $buf);
+        exit 0 unless $got;
+        while (length $buf >= 9) {
+            my ($t, $i, $l) = unpack('CNN', $buf);
+            last if length $buf < 9 + $l;
+            my $p = substr($buf, 9, $l);
+            substr($buf, 0, 9 + $l) = '';
+            frame($t, $i, $p);
+        }
+    }
+    for my $f (keys %fd) {
+        next unless vec($ro, $f, 1);
+        my $i = $fd{$f};
+        my $c = $c{$i} or next;
+        next unless $c->{up} && $c->{credit} > 0;
+        my $d;
+        my $got = sysread($c->{s}, $d, $c->{credit} < ${MAX_DATA} ? $c->{credit} : ${MAX_DATA});
+        if (!defined $got) {
+            next if $! == EAGAIN || $! == EWOULDBLOCK;
+            my $e = "$!";
+            drop($i, $e);
+            next;
+        }
+        if ($got == 0) { drop($i, ''); next }
+        $c->{credit} -= $got;
+        put(pack('CNN', ${F.data}, $i, $got), $d);
+    }
+}
+`;
