@@ -4,6 +4,7 @@
  * it comes back if killed, and ends with the sandbox's last forward.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,18 @@ describe('one relay per sandbox', () => {
     const origin = `http://127.0.0.1:${web.hostPort}`;
     const many = await Promise.all(Array.from({ length: 12 }, () => get(`${origin}/`, { cookie })));
     expect(many.every((a) => a.status === 200 && a.body.includes('mux-a.txt'))).toBe(true);
+
+    // A download its reader stopped reading holds back its own connection only: the others answer, and it ends whole.
+    expect((await core.sandbox.exec({ chatId: chat.id, command: 'head -c 8388608 /dev/urandom > /tmp/site-8000/big.bin' })).exitCode).toBe(0);
+    const stalled = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${origin}/big.bin`, { agent: false, headers: { cookie } }, resolve).on('error', reject));
+    stalled.pause();
+    const meanwhile = await Promise.all(Array.from({ length: 3 }, () => get(`${origin}/`, { cookie })));
+    expect(meanwhile.every((a) => a.status === 200 && a.body.includes('mux-a.txt'))).toBe(true);
+    let bytes = 0;
+    stalled.on('data', (c: Buffer) => (bytes += c.length));
+    stalled.resume();
+    await new Promise((resolve) => stalled.once('end', resolve));
+    expect(bytes).toBe(8388608);
 
     // Two WebSockets open at once (two tabs' hot reload): one relay process carries both.
     const hotCookie = (await enter(hot.url)).cookie;
