@@ -1,9 +1,10 @@
 /**
- * One TCP connection to a port inside a sandbox, carried by the Engine API: a docker exec (no
- * TTY, stdin attached) of a relay tool that connects to the port inside the container and pipes
- * its stdin and stdout (policy/listeningPorts.ts: relayCommand). It works wherever an exec does:
- * sealed `none` and `allowlist` networks, ssh:// and tcp engines, Podman. The container publishes
- * nothing.
+ * One TCP connection to a port inside a sandbox, carried by the Engine API: a channel of the
+ * sandbox's one relay (muxRelay.ts), or where the image has no interpreter for that, a docker
+ * exec (no TTY, stdin attached) of a relay tool that connects to the port inside the container
+ * and pipes its stdin and stdout (common/listeningPorts.ts: relayCommand). Either works wherever
+ * an exec does: sealed `none` and `allowlist` networks, ssh:// and tcp engines, Podman. The
+ * container publishes nothing.
  */
 import http from 'node:http';
 import { Duplex } from 'node:stream';

@@ -21,17 +21,19 @@ export type FrameType = (typeof FRAME)[keyof typeof FRAME];
 
 export const HEADER_BYTES = 9;
 /**
- * Bytes of one connection's DATA a side may send before the other grants more. 1 MiB: a
- * 256 KiB window held a 16 MiB download through the python relay at a third of the rate of
- * 1 MiB on this machine (the relay waited for grants between reads).
+ * Bytes of one connection's DATA a side may send before the other grants more: the most a
+ * channel holds in flight, so a reader that stopped costs at most this much memory on each
+ * side. It must outlast a grant's round trip through the engine at full speed: at 100 MB/s (the
+ * exec path's best here) 4 MiB lasts 40 ms, against a round trip of 1–5 ms (a small request's
+ * through the forward under load average 15–20, npm run bench:ports).
  */
-export const INITIAL_WINDOW = 1024 * 1024;
+export const INITIAL_WINDOW = 4 * 1024 * 1024;
 /**
- * A receiver grants bytes back in batches this large (a quarter window), not a WINDOW frame per
- * chunk: a small request and its answer then cost one frame each way. It never stalls a sender:
- * a sender waits only with a whole window unacknowledged, which holds a batch.
+ * A receiver grants bytes back in batches this large, not a WINDOW frame per chunk: a small
+ * request and its answer then cost one frame each way. It never stalls a sender: a sender waits
+ * only with a whole window unacknowledged, which holds many batches.
  */
-export const GRANT_AT = INITIAL_WINDOW / 4;
+export const GRANT_AT = 256 * 1024;
 /** The largest DATA payload either side writes in one frame (the relays read sockets in 256 KiB). */
 export const MAX_DATA = 256 * 1024;
 /** A control frame (OPEN, CLOSE, WINDOW) is small; a longer one means the stream is garbled. */
