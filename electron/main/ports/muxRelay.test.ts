@@ -58,4 +58,16 @@ describe('MuxRelay', () => {
     expect(b.problem).toMatch(/ended/);
     expect(() => mux.open('127.0.0.1', 8000)).toThrow(/relay is gone/);
   });
+
+  it('ends the relay, and its connections with a reason, when it sends a connection more than its window', async () => {
+    const { mux, stdout } = await relay();
+    const channel = mux.open('127.0.0.1', 8000);
+    const closed = new Promise((r) => channel.once('close', r));
+    // Nobody reads the connection, so nothing is granted: a window's worth, then one byte more.
+    for (const n of [INITIAL_WINDOW / 4, INITIAL_WINDOW / 4, INITIAL_WINDOW / 4, INITIAL_WINDOW / 4, 1]) stdout.write(encodeFrame(FRAME.data, 1, Buffer.alloc(n)));
+    channel.resume();
+    await closed;
+    expect(channel.problem).toMatch(/broke its protocol: it sent a connection more than its window/);
+    expect(mux.ended).not.toBeNull();
+  });
 });

@@ -62,6 +62,12 @@ export class MuxRelay {
     }
   }
 
+  /** @internal The relay broke its protocol (garbled, or past a window): it and its connections end, saying why. */
+  broken(why: string): void {
+    this.finish(`it broke its protocol: ${why}`);
+    this.streams.close();
+  }
+
   /** @internal for channels */
   forget(id: number): void {
     this.channels.delete(id);
@@ -72,9 +78,7 @@ export class MuxRelay {
     try {
       frames = this.decoder.push(chunk);
     } catch (error) {
-      this.said = (error as Error).message;
-      this.close();
-      return;
+      return this.broken((error as Error).message);
     }
     for (const f of frames) {
       const channel = this.channels.get(f.id);
@@ -99,6 +103,8 @@ export class MuxChannel extends RelayConnection {
   private credit = INITIAL_WINDOW;
   /** Bytes received and handed on, not yet granted back. */
   private taken = 0;
+  /** Bytes the relay may still send this channel: the window less what it sent, plus what was granted. */
+  private allowed = INITIAL_WINDOW;
   private waiting: { chunk: Buffer; done: (error?: Error | null) => void } | null = null;
   private over = false;
 
@@ -112,6 +118,10 @@ export class MuxChannel extends RelayConnection {
   /** @internal DATA from the relay. */
   deliver(payload: Buffer): void {
     if (this.over) return;
+    this.allowed -= payload.length;
+    // The relay runs as the sandbox user, who can make it write anything: more than its window
+    // would be buffered here without bound, so the relay is ended instead.
+    if (this.allowed < 0) return this.mux.broken('it sent a connection more than its window');
     this.taken += payload.length;
     this.push(payload);
   }
@@ -141,6 +151,7 @@ export class MuxChannel extends RelayConnection {
   override _read(): void {
     if (this.taken >= GRANT_AT && !this.over) {
       this.mux.send(FRAME.window, this.id, windowPayload(this.taken));
+      this.allowed += this.taken;
       this.taken = 0;
     }
   }
