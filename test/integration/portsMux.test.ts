@@ -100,6 +100,15 @@ describe('one relay per sandbox', () => {
     expect(again.body).toContain('mux-a.txt');
     expect(await relays(chat.id)).toHaveLength(1);
 
+    // The server stops: a request says why it found nothing, and the relay carries on for the rest.
+    await core.sandbox.exec({ chatId: chat.id, command: "for p in /proc/[0-9]*; do grep -q 'http[.]server' $p/cmdline 2>/dev/null && kill ${p#/proc/}; done; true" });
+    const gone = await waitFor(async () => {
+      const a = await get(`${origin}/`, { cookie });
+      return a.status === 502 ? a : undefined;
+    }, 'the forward telling the server is gone');
+    expect(gone.body).toMatch(/Nothing answered on port 8000 in the sandbox \(Connection refused\)/);
+    expect(await relays(chat.id)).toHaveLength(1);
+
     await core.ports.close({ chatId: chat.id, port: 8000 });
     expect(await relays(chat.id)).toHaveLength(1);
     await core.ports.close({ chatId: chat.id, port: 8765 });

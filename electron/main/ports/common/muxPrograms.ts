@@ -74,7 +74,12 @@ def flush(i, c):
         put(H.pack(${F.window}, i, 4), U.pack(c.sent))
         c.sent = 0
     if c.shut and not c.out:
+        half(i, c)
+def half(i, c):
+    try:
         c.s.shutdown(socket.SHUT_WR)
+    except OSError as e:
+        drop(i, (e.strerror or 'shutdown failed').encode())
 def frame(t, i, p):
     c = conns.get(i)
     if t == ${F.open}:
@@ -88,7 +93,7 @@ def frame(t, i, p):
     elif t == ${F.end}:
         c.shut = True
         if c.up and not c.out:
-            c.s.shutdown(socket.SHUT_WR)
+            half(i, c)
     elif t == ${F.close}:
         drop(i)
     elif t == ${F.window}:
