@@ -31,11 +31,11 @@ beforeAll(async () => {
   profile = (await h.profile(core, { image: NET_IMAGE, egress: 'none' })).name;
 });
 
-/** The relay processes in the sandbox (`python3 -c …`, `perl -e …`; `busybox nc …` or `bash -c …` one per connection before), with their uid. */
+/** The relay processes in the sandbox (`python3 -I -S -c …`, `perl -e …`; `busybox nc …` or `bash -c …` one per connection before), with their uid. */
 async function relays(chatId: string): Promise<Array<{ pid: string; uid: string; shared: boolean }>> {
   const listing = await core.sandbox.exec({
     chatId,
-    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c "*|"perl -e "*|"busybox nc "*|"bash -c "*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
+    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c "*|"python3 -I -S -c "*|"perl -e "*|"busybox nc "*|"bash -c "*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
   });
   return listing.output
     .trim()

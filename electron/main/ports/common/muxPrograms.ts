@@ -157,7 +157,10 @@ while True:
 export function muxCommand(tool: MuxTool): string[] {
   switch (tool) {
     case 'python3':
-      return ['python3', '-c', PYTHON_MUX];
+      // Isolated (-I: no PYTHON* variables, no user site folder) and without site (-S): nothing
+      // in the sandbox's folders runs in the relay, and it starts sooner (71 against 104 ms for
+      // `python3 -c pass` on this loaded machine).
+      return ['python3', '-I', '-S', '-c', PYTHON_MUX];
     case 'perl':
       return ['perl', '-e', PERL_MUX];
   }
