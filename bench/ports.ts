@@ -6,7 +6,10 @@
  * requests (median latency), on one keep-alive connection each path, as a browser does.
  * Targets: throughput ≥ 0.5× and median small-request latency ≤ 2× the published port.
  *
- *   npm run bench:ports -- [--runs N] [--small N]
+ * Also --fresh Upgrade requests (a WebSocket's handshake), each on a new connection through
+ * the forward: what a connection's start costs (no target).
+ *
+ *   npm run bench:ports -- [--runs N] [--small N] [--fresh N]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,10 +21,12 @@ import { createCore } from '../electron/main/core.js';
 import { docker, removeInstanceContainers } from '../test/support/docker.js';
 import { NET_IMAGE } from '../test/support/pretendInternet.js';
 import { waitFor } from '../test/support/waitFor.js';
+import { cpuSince, sampleCpu, type CpuSample } from './portsCpu.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, small: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, small: { type: 'string', default: '1000' }, fresh: { type: 'string', default: '50' } } });
 const runs = Math.max(1, Number(values.runs));
 const small = Math.max(1, Number(values.small));
+const fresh = Math.max(1, Number(values.fresh));
 const BIG = 16 * 1024 * 1024;
 const SITE = `mkdir -p /tmp/site && cd /tmp/site && head -c ${BIG} /dev/urandom > big.bin && echo ok > small.txt`;
 // http.server over HTTP/1.1 with Nagle off, as dev servers run (Node's servers set TCP_NODELAY):
@@ -37,6 +42,8 @@ const http = require('node:http');
 const { parentPort, workerData } = require('node:worker_threads');
 const { origin, headers, runs, small, big } = workerData;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// Each phase starts when the main thread has read the CPU counters (it answers).
+const mark = (phase) => new Promise((resolve) => (parentPort.once('message', resolve), parentPort.postMessage({ mark: phase })));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const get = (file) => new Promise((resolve, reject) => {
   http.get(origin + '/' + file, { agent, headers }, (res) => {
@@ -48,6 +55,7 @@ const get = (file) => new Promise((resolve, reject) => {
 });
 (async () => {
   await get('small.txt');
+  await mark('big');
   const rates = [];
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
@@ -55,6 +63,7 @@ const get = (file) => new Promise((resolve, reject) => {
     if (n !== big) throw new Error(origin + ': got ' + n + ' bytes of ' + big);
     rates.push(n / 1024 / 1024 / ((performance.now() - t) / 1000));
   }
+  await mark('small');
   const times = [];
   for (let i = 0; i < small; i++) {
     const t = performance.now();
@@ -62,14 +71,50 @@ const get = (file) => new Promise((resolve, reject) => {
     times.push(performance.now() - t);
   }
   agent.destroy();
-  parentPort.postMessage({ mbPerSecond: median(rates), medianMs: median(times) });
+  await mark('fresh');
+  // New connections: an Upgrade request (a WebSocket's handshake) takes a fresh connection
+  // through the forward each time, never a kept one; the time to the answer's head.
+  const fresh = [];
+  for (let i = 0; i < workerData.fresh; i++) {
+    const t = performance.now();
+    await new Promise((resolve, reject) => {
+      const req = http.get(origin + '/small.txt', { agent: false, headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket' } });
+      const done = (res, socket) => ((socket ?? res.socket).destroy(), resolve());
+      req.on('response', (res) => done(res));
+      req.on('upgrade', (res, socket) => done(res, socket));
+      req.on('error', reject);
+    });
+    fresh.push(performance.now() - t);
+  }
+  await mark('end');
+  parentPort.postMessage({ mbPerSecond: median(rates), medianMs: median(times), freshMs: median(fresh) });
 })().catch((e) => { throw e; });
 `;
 
-function measure(origin: string, headers: Record<string, string>): Promise<{ mbPerSecond: number; medianMs: number }> {
+interface Measured {
+  mbPerSecond: number;
+  medianMs: number;
+  freshMs: number;
+  /** CPU ms per MiB downloaded, per small request, per new connection. */
+  cpu: { big: CpuSample; small: CpuSample; fresh: CpuSample };
+}
+
+function measure(origin: string, headers: Record<string, string>, sample: () => CpuSample): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { origin, headers, runs, small, big: BIG } });
-    worker.once('message', resolve);
+    const worker = new Worker(CLIENT, { eval: true, workerData: { origin, headers, runs, small, big: BIG, fresh } });
+    const at: Record<string, CpuSample> = {};
+    worker.on('message', (m: { mark?: string } & Omit<Measured, 'cpu'>) => {
+      if (m.mark) {
+        at[m.mark] = sample();
+        worker.postMessage('go');
+        return;
+      }
+      const per = (from: string, to: string, n: number): CpuSample => {
+        const d = cpuSince(at[from] as CpuSample, at[to] as CpuSample);
+        return { berth: d.berth / n, engine: d.engine / n, containers: d.containers / n };
+      };
+      resolve({ ...m, cpu: { big: per('big', 'small', (runs * BIG) / 1024 / 1024), small: per('small', 'fresh', small), fresh: per('fresh', 'end', fresh) } });
+    });
     worker.once('error', reject);
   });
 }
@@ -100,18 +145,34 @@ async function main(): Promise<void> {
     const plain = `http://127.0.0.1:${hostPort}`;
     await waitFor(() => reachable(plain), 'the published server');
 
+    const sandboxId = (await docker('ps', '-q', '--no-trunc', '--filter', `label=berth.instance=${instance}`)).split('\n').filter(Boolean);
+    const publishedId = (await docker('inspect', '-f', '{{.Id}}', published)).trim();
+    const viaBerth = () => sampleCpu(sandboxId, []);
+    const viaCli = () => sampleCpu([publishedId], [hostPort as string]);
     // Alternate, so load on the shared machine falls on both paths alike.
-    const berth = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first });
-    const cli = await measure(plain, {});
-    const berth2 = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first });
-    const cli2 = await measure(plain, {});
-    const b = { mbPerSecond: (berth.mbPerSecond + berth2.mbPerSecond) / 2, medianMs: (berth.medianMs + berth2.medianMs) / 2 };
-    const c = { mbPerSecond: (cli.mbPerSecond + cli2.mbPerSecond) / 2, medianMs: (cli.medianMs + cli2.medianMs) / 2 };
+    const berth = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first }, viaBerth);
+    const cli = await measure(plain, {}, viaCli);
+    const berth2 = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first }, viaBerth);
+    const cli2 = await measure(plain, {}, viaCli);
+    const both = (x: CpuSample, y: CpuSample): CpuSample => ({ berth: (x.berth + y.berth) / 2, engine: (x.engine + y.engine) / 2, containers: (x.containers + y.containers) / 2 });
+    const mean = (x: Measured, y: Measured) => ({
+      mbPerSecond: (x.mbPerSecond + y.mbPerSecond) / 2,
+      medianMs: (x.medianMs + y.medianMs) / 2,
+      freshMs: (x.freshMs + y.freshMs) / 2,
+      cpu: { big: both(x.cpu.big, y.cpu.big), small: both(x.cpu.small, y.cpu.small), fresh: both(x.cpu.fresh, y.cpu.fresh) },
+    });
+    const b = mean(berth, berth2);
+    const c = mean(cli, cli2);
     const throughput = b.mbPerSecond / c.mbPerSecond;
     const latency = b.medianMs / c.medianMs;
     console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`16 MiB file:   Berth forward ${b.mbPerSecond.toFixed(1)} MB/s, published port ${c.mbPerSecond.toFixed(1)} MB/s`);
     console.log(`small request: Berth forward ${b.medianMs.toFixed(2)} ms, published port ${c.medianMs.toFixed(2)} ms (median of ${small}, twice)`);
+    console.log(`new connection: Berth forward ${b.freshMs.toFixed(2)} ms, published port ${c.freshMs.toFixed(2)} ms (median of ${fresh} upgrade requests, twice)`);
+    const cpu = (x: CpuSample) => `Berth ${x.berth.toFixed(2)} + engine ${x.engine.toFixed(2)} + containers ${x.containers.toFixed(2)} = ${(x.berth + x.engine + x.containers).toFixed(2)} ms`;
+    for (const [what, key] of [['per MiB        ', 'big'], ['per request    ', 'small'], ['per connection ', 'fresh']] as const) {
+      console.log(`CPU ${what}forward: ${cpu(b.cpu[key])}; published: ${cpu(c.cpu[key])}`);
+    }
     console.log(`throughput ratio ${throughput.toFixed(2)} (target ≥ 0.5) ${throughput >= 0.5 ? 'PASS' : 'FAIL'}`);
     console.log(`latency ratio    ${latency.toFixed(2)} (target ≤ 2) ${latency <= 2 ? 'PASS' : 'FAIL'}`);
   } finally {

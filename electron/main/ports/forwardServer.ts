@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { judgeForwardRequest, SECRET_PARAM, type GateRequest } from './common/forwardGate.js';
-import { openRelay, relayAgent, type RelaySocket, type RelayTarget } from './relay.js';
+import { relayAgent, type RelayConnection, type RelayTarget } from './relay.js';
 
 /** Connection-level headers: each side of the forward has its own connection (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
@@ -117,7 +117,7 @@ export class ForwardServer {
       // A kept relay the server had closed meanwhile: a body-less request goes once more on a new one.
       if (upstream.reusedSocket && !retried && bodyless) return this.request(req, res, true);
       if (res.headersSent) return void res.destroy();
-      const said = (upstream.socket as RelaySocket | null)?.problem?.trim() || error.message;
+      const said = (upstream.socket as RelayConnection | null)?.problem?.trim() || error.message;
       plain(res, 502, `Nothing answered on port ${this.options.port} in the sandbox (${said}). Is the server still running there?`);
     });
     res.on('close', () => {
@@ -139,9 +139,9 @@ export class ForwardServer {
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${verdict.kind === 'refuse' ? verdict.reason : ''}\n`);
       return;
     }
-    let relay: RelaySocket;
+    let relay: RelayConnection;
     try {
-      relay = await openRelay(this.options.target());
+      relay = await this.options.target().open();
     } catch (error) {
       socket.end(`HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${(error as Error).message}\n`);
       return;

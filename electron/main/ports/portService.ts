@@ -20,7 +20,10 @@ import {
   type ListeningPort,
   type RelayTool,
 } from './common/listeningPorts.js';
+import { chooseMuxTool, type MuxTool } from './common/muxPrograms.js';
 import { ForwardServer } from './forwardServer.js';
+import { execTarget } from './relay.js';
+import { SandboxRelays } from './sandboxRelays.js';
 
 export interface PortContainer {
   key: string;
@@ -48,6 +51,12 @@ interface Forward {
   server: ForwardServer;
 }
 
+/** A relay exec per connection (`each`), and the interpreter for one relay per sandbox when the image has one. */
+interface RelayTools {
+  each: RelayTool;
+  mux: MuxTool | null;
+}
+
 interface SavedForward {
   chatId: string;
   port: number;
@@ -57,8 +66,9 @@ interface SavedForward {
 
 export class PortService {
   private readonly forwards = new Map<string, Forward>();
-  /** Per container: the relay tool it has (or got), found once. */
-  private readonly tools = new Map<string, Promise<RelayTool>>();
+  /** Per container: the relay tools it has (or got), found once. */
+  private readonly tools = new Map<string, Promise<RelayTools>>();
+  private readonly relays = new SandboxRelays();
   /** Per chat: the ports its sandbox listened on when the agent's last command ended. */
   private readonly agentSeen = new Map<string, Set<number>>();
   private readonly stopGone: () => void;
@@ -144,6 +154,7 @@ export class PortService {
     this.stopGone();
     await Promise.all([...this.forwards.values()].map((f) => f.server.close()));
     this.forwards.clear();
+    this.relays.closeAll();
   }
 
   private async listening(c: PortContainer): Promise<ListeningPort[]> {
@@ -159,11 +170,13 @@ export class PortService {
   }
 
   private async start(chatId: string, c: PortContainer, l: ListeningPort, again?: SavedForward): Promise<Forward> {
-    const tool = await this.relayTool(c);
-    const cmd = relayCommand(tool, l.connectTo, l.port);
+    const tools = await this.relayTool(c);
+    const cmd = relayCommand(tools.each, l.connectTo, l.port);
+    // One relay for all the sandbox's connections where the image has an interpreter for it; a relay exec per connection otherwise.
+    const target = tools.mux ? this.relays.target(c, tools.mux, l.connectTo, l.port) : execTarget(c.engine, c.id, c.user, cmd);
     const server = await ForwardServer.start({
       port: l.port,
-      target: () => ({ engine: c.engine, containerId: c.id, user: c.user, cmd }),
+      target: () => target,
       ...(again ? { hostPort: again.hostPort, secret: again.secret } : {}),
     });
     const raced = this.forwards.get(id(chatId, l.port));
@@ -182,9 +195,10 @@ export class PortService {
     this.forwards.delete(id(f.chatId, f.port));
     this.save(this.savedList().filter((s) => !(s.chatId === f.chatId && s.port === f.port)));
     await f.server.close();
+    if (![...this.forwards.values()].some((other) => other.containerId === f.containerId)) this.relays.release(f.containerId);
   }
 
-  private relayTool(c: PortContainer): Promise<RelayTool> {
+  private relayTool(c: PortContainer): Promise<RelayTools> {
     let found = this.tools.get(c.id);
     if (!found) {
       found = this.findRelayTool(c);
@@ -194,10 +208,10 @@ export class PortService {
     return found;
   }
 
-  private async findRelayTool(c: PortContainer): Promise<RelayTool> {
+  private async findRelayTool(c: PortContainer): Promise<RelayTools> {
     const probe = await c.engine.execOnce(c.id, PROBE_RELAY_COMMAND, c.user);
     const tool = chooseRelayTool(probe.output);
-    if (tool) return tool;
+    if (tool) return { each: tool, mux: chooseMuxTool(probe.output) };
     // None of them in the image: Berth's own static busybox, root's and read-only (0555), run as the sandbox user.
     const binary = await this.staticBusybox(c.engine);
     if (!binary) {
@@ -206,7 +220,7 @@ export class PortService {
       });
     }
     await c.engine.putArchive(c.id, '/', Readable.from([helperArchive(binary, Math.floor(Date.now() / 1000))]));
-    return 'helper';
+    return { each: 'helper', mux: null };
   }
 
   private async staticBusybox(engine: Engine): Promise<Buffer | null> {

@@ -1,33 +1,59 @@
 /**
- * One TCP connection to a port inside a sandbox, carried by the Engine API: a docker exec (no
- * TTY, stdin attached) of a relay tool that connects to the port inside the container and pipes
- * its stdin and stdout (policy/listeningPorts.ts: relayCommand). It works wherever an exec does:
- * sealed `none` and `allowlist` networks, ssh:// and tcp engines, Podman. The container publishes
- * nothing.
+ * One TCP connection to a port inside a sandbox, carried by the Engine API: a channel of the
+ * sandbox's one relay (muxRelay.ts), or where the image has no interpreter for that, a docker
+ * exec (no TTY, stdin attached) of a relay tool that connects to the port inside the container
+ * and pipes its stdin and stdout (common/listeningPorts.ts: relayCommand). Either works wherever
+ * an exec does: sealed `none` and `allowlist` networks, ssh:// and tcp engines, Podman. The
+ * container publishes nothing.
  */
 import http from 'node:http';
 import { Duplex } from 'node:stream';
 import type { AttachedStreams, Engine } from '../engine/dockerEngine.js';
 
+/** How a forward reaches its port: a relay exec per connection (execTarget), or a channel of the sandbox's one relay (muxRelay.ts). */
 export interface RelayTarget {
-  engine: Engine;
-  containerId: string;
-  /** The sandbox's own user: a relay never runs as root. */
-  user: string;
-  cmd: string[];
+  open(): Promise<RelayConnection>;
 }
 
 /**
- * The exec's streams as a socket: what http.Agent pools and what a WebSocket upgrade is piped
- * to. The few socket methods Node's HTTP client calls are here; the connection ends, both ways,
- * when the relay in the container exits (the server closed its side).
+ * One connection to a port in the sandbox as a socket: what http.Agent pools and what a
+ * WebSocket upgrade is piped to. The few socket methods Node's HTTP client calls are here.
  */
-export class RelaySocket extends Duplex {
+export abstract class RelayConnection extends Duplex {
   /** Set while the relay waits in the agent's pool: it ends when nothing takes it in time. */
   idle: NodeJS.Timeout | null = null;
-  /** What the relay tool said on stderr (why it could not connect). */
+  /** What the relay said about why it could not connect. */
   problem = '';
 
+  // Node's HTTP client and agent call these on their sockets.
+  setKeepAlive(): this {
+    return this;
+  }
+  setNoDelay(): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+  /** Idle relays are ended by the agent's pool (relayAgent), not by socket timeouts. */
+  setTimeout(): this {
+    return this;
+  }
+}
+
+/** A relay tool exec'd for each connection, as the sandbox's own user (a relay never runs as root). */
+export function execTarget(engine: Engine, containerId: string, user: string, cmd: string[]): RelayTarget {
+  return { open: async () => new RelaySocket(await engine.execPipe(containerId, cmd, user)) };
+}
+
+/**
+ * One relay exec's streams as a socket; the connection ends, both ways, when the relay in the
+ * container exits (the server closed its side). `problem` is what it said on stderr.
+ */
+class RelaySocket extends RelayConnection {
   constructor(private readonly streams: AttachedStreams) {
     super({ allowHalfOpen: false });
     streams.stdout.on('data', (chunk: Buffer) => {
@@ -52,28 +78,6 @@ export class RelaySocket extends Duplex {
     this.streams.close();
     done(error);
   }
-
-  // Node's HTTP client and agent call these on their sockets.
-  setKeepAlive(): this {
-    return this;
-  }
-  setNoDelay(): this {
-    return this;
-  }
-  ref(): this {
-    return this;
-  }
-  unref(): this {
-    return this;
-  }
-  /** Idle relays are ended by the agent's pool (relayAgent), not by socket timeouts. */
-  setTimeout(): this {
-    return this;
-  }
-}
-
-export async function openRelay(target: RelayTarget): Promise<RelaySocket> {
-  return new RelaySocket(await target.engine.execPipe(target.containerId, target.cmd, target.user));
 }
 
 /**
@@ -84,22 +88,22 @@ const IDLE_MS = 30_000;
 /** Each idle relay is a process in the sandbox; a browser opens six at a time per origin. */
 const MAX_IDLE = 8;
 
-export function relayAgent(target: () => RelayTarget, opened: (socket: RelaySocket) => void): http.Agent {
+export function relayAgent(target: () => RelayTarget, opened: (socket: RelayConnection) => void): http.Agent {
   const agent = new http.Agent({ keepAlive: true, maxFreeSockets: MAX_IDLE });
-  agent.on('free', (socket: RelaySocket) => {
+  agent.on('free', (socket: RelayConnection) => {
     if (socket.idle) clearTimeout(socket.idle);
     socket.idle = setTimeout(() => socket.destroy(), IDLE_MS);
     socket.idle.unref();
   });
   const reuse = agent.reuseSocket.bind(agent);
   agent.reuseSocket = (socket, request) => {
-    const relay = socket as unknown as RelaySocket;
+    const relay = socket as unknown as RelayConnection;
     if (relay.idle) clearTimeout(relay.idle);
     relay.idle = null;
     reuse(socket, request);
   };
   (agent as unknown as { createConnection: (o: unknown, cb: (error: Error | null, socket?: Duplex) => void) => undefined }).createConnection = (_options, cb) => {
-    openRelay(target()).then(
+    target().open().then(
       (socket) => {
         opened(socket);
         cb(null, socket);

@@ -87,6 +87,8 @@ export const PROBE_RELAY_COMMAND = [
     'has python3 && echo python3',
     'has bash && has cat && echo bash',
     `[ -x ${HELPER_PATH} ] && echo helper`,
+    // For one relay per sandbox (muxPrograms.ts).
+    'has perl && echo perl',
     'exit 0',
   ].join('; '),
 ];
