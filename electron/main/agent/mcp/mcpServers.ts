@@ -137,6 +137,7 @@ export class McpServers {
   }
 
   private async start(chatId: string, s: McpServerSetting, key: string): Promise<Live> {
+    if (!s.command) throw new Error('it has a URL, and this build starts only MCP servers given a command.');
     const c = await this.deps.container(chatId);
     const streams = await c.engine.execPipe(c.id, s.command, c.user);
     const transport = new ExecTransport(streams);
