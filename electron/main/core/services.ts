@@ -225,7 +225,12 @@ export function buildServices(options: CoreOptions) {
 
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
-  const mcp = new McpServers({ container: (chatId) => mcpContainer(chatId, sandbox, runningContainer), onGone: (listener) => manager.onGone(listener) });
+  const mcp = new McpServers({
+    container: (chatId) => mcpContainer(chatId, sandbox, runningContainer),
+    onGone: (listener) => manager.onGone(listener),
+    egress: (chatId) => sandbox.resolve(chatId).profile.settings.egress,
+    connect: (c, host, port) => ports.connectFrom({ ...c, engine: manager.engineOf(c.key) }, host, port),
+  });
   const agent = new AgentService({
     mcp,
     store,

@@ -21,6 +21,7 @@ import {
   type RelayTool,
 } from './common/listeningPorts.js';
 import { ForwardServer } from './forwardServer.js';
+import { openRelay, type RelaySocket } from './relay.js';
 
 export interface PortContainer {
   key: string;
@@ -182,6 +183,15 @@ export class PortService {
     this.forwards.delete(id(f.chatId, f.port));
     this.save(this.savedList().filter((s) => !(s.chatId === f.chatId && s.port === f.port)));
     await f.server.close();
+  }
+
+  /**
+   * A TCP connection opened inside the container, as its user, to host:port (the relay a forward
+   * uses, pointed elsewhere): the sandbox's network rules decide where it may go. The agent's
+   * HTTP MCP servers are reached this way (agent/mcp/sandboxFetch).
+   */
+  async connectFrom(c: PortContainer, host: string, port: number): Promise<RelaySocket> {
+    return openRelay({ engine: c.engine, containerId: c.id, user: c.user, cmd: relayCommand(await this.relayTool(c), host, port) });
   }
 
   private relayTool(c: PortContainer): Promise<RelayTool> {
