@@ -101,4 +101,15 @@ describe('the profile form’s context window and MCP servers', () => {
     expect(await within(form()).findByText('Each MCP server needs its own name.')).toBeTruthy();
     expect(api.callsTo('profiles.update')).toEqual([]);
   });
+
+  it('says beside an HTTP server’s URL how the profile’s network treats it, and that "none" will not reach it', async () => {
+    const { form } = openWork({ agent, egress: 'none' });
+    await waitFor(() => expect(form()).toBeTruthy());
+    fireEvent.click(within(form()).getByRole('button', { name: 'Add MCP server' }));
+    fireEvent.change(within(row(form(), 1)).getByRole('combobox', { name: 'Runs as' }), { target: { value: 'url' } });
+    fireEvent.change(within(row(form(), 1)).getByRole('textbox', { name: 'URL' }), { target: { value: 'https://mcp.example.com/mcp' } });
+    expect(within(row(form(), 1)).getByText('This profile\'s network is "none": Berth will not reach this server. Choose "allowlist" with mcp.example.com on the list, or "open".')).toBeTruthy();
+    fireEvent.change(within(form()).getByRole('combobox', { name: 'Network' }), { target: { value: 'allowlist' } });
+    expect(within(row(form(), 1)).getByText('Reached through the egress proxy: mcp.example.com must be on the allowed hosts (or allowed for the chat).')).toBeTruthy();
+  });
 });

@@ -4,6 +4,7 @@
  * timeout). Errors show beside their field once a save was tried, then follow the typing.
  */
 import { useId } from 'react';
+import type { EgressMode } from '../../../shared/contract';
 import type { ProfileFormValues } from './profileForm';
 import { agentExtrasFromForm, NEW_MCP_SERVER, type McpRowField, type McpServerRow } from './agentFields';
 
@@ -17,9 +18,23 @@ function FieldError({ id, text }: { id: string; text: string | undefined }) {
   ) : null;
 }
 
-function ServerRow({ row, index, errors, onChange, onRemove }: {
+/** How the profile's network treats an HTTP server, said beside its URL. */
+function urlNote(egress: EgressMode, url: string): string {
+  let host = 'its host';
+  try {
+    host = new URL(url.trim()).hostname || host;
+  } catch {
+    // Not a URL yet: the general words.
+  }
+  if (egress === 'none') return `This profile's network is "none": Berth will not reach this server. Choose "allowlist" with ${host} on the list, or "open".`;
+  if (egress === 'allowlist') return `Reached through the egress proxy: ${host} must be on the allowed hosts (or allowed for the chat).`;
+  return 'Reached from inside the sandbox: 127.0.0.1 there is the sandbox itself.';
+}
+
+function ServerRow({ row, index, errors, egress, onChange, onRemove }: {
   row: McpServerRow;
   index: number;
+  egress: EgressMode;
   errors: Partial<Record<McpRowField, string>>;
   onChange(row: McpServerRow): void;
   onRemove(): void;
@@ -54,6 +69,7 @@ function ServerRow({ row, index, errors, onChange, onRemove }: {
         </label>
       )}
       <FieldError id={`${base}-${target}`} text={errors[target]} />
+      {target === 'url' && <span className={egress === 'none' ? 'field-error' : 'field-hint'}>{urlNote(egress, row.url)}</span>}
       <label className="field">
         <span>Its tool calls</span>
         <select value={row.approval} onChange={(e) => onChange({ ...row, approval: e.target.value as McpServerRow['approval'] })}>
@@ -75,7 +91,7 @@ function ServerRow({ row, index, errors, onChange, onRemove }: {
 }
 
 export function AgentExtraFields({ values, set, showErrors }: {
-  values: Pick<ProfileFormValues, 'contextWindow' | 'mcpServers'>;
+  values: Pick<ProfileFormValues, 'contextWindow' | 'mcpServers' | 'egress'>;
   set: Set;
   /** After a save was tried: each error beside its field. */
   showErrors: boolean;
@@ -109,7 +125,7 @@ export function AgentExtraFields({ values, set, showErrors }: {
         {rows.length > 0 && (
           <ul aria-label="MCP servers">
             {rows.map((row, i) => (
-              <ServerRow key={i} row={row} index={i} errors={errors?.mcp[i] ?? {}} onChange={(r) => replace(i, r)} onRemove={() => replace(i, null)} />
+              <ServerRow key={i} row={row} index={i} egress={values.egress} errors={errors?.mcp[i] ?? {}} onChange={(r) => replace(i, r)} onRemove={() => replace(i, null)} />
             ))}
           </ul>
         )}
