@@ -41,7 +41,7 @@ export const LAYERS = {
   // Project environments: a folder's devcontainer.json (JSON with comments), its build context (.dockerignore), prepared through the sandbox.
   'main/environment': { files: ['electron/main/environment/'], may: ['main/sandbox', 'main/egress', ...BELOW_SANDBOX], packages: [...NODE_ONLY, 'jsonc-parser', '@balena/dockerignore'] },
   // MCP servers in the sandbox: the official MCP SDK over an engine exec's streams.
-  'main/agent/mcp': { files: ['electron/main/agent/mcp/'], may: ['main/agent/provider', 'main/engine', 'shared'], packages: [...NODE_ONLY, '@modelcontextprotocol/sdk'] },
+  'main/agent/mcp': { files: ['electron/main/agent/mcp/'], may: ['main/agent/provider', 'main/engine', 'main/policy', 'shared'], packages: [...NODE_ONLY, '@modelcontextprotocol/sdk'] },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/agent/mcp', 'main/agent/provider', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The composition root builds everything below the transports.
   'main/core': { files: ['electron/main/core', 'electron/main/core/'], may: ['main/environment', 'main/agent', 'main/agent/mcp', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
@@ -71,7 +71,7 @@ const LAYERING = {
   // A dependency's documented entry points; anything else inside a package is its internals.
   subpaths: ['react-dom/client', 'zustand/vanilla', '@xterm/xterm/css/xterm.css', 'react-diff-view/style/index.css', 'vitest/config',
     // The MCP SDK's documented entry points are its subpaths (its README imports them so).
-    '@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/sdk/shared/transport.js', '@modelcontextprotocol/sdk/shared/stdio.js', '@modelcontextprotocol/sdk/types.js'],
+    '@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/sdk/client/streamableHttp.js', '@modelcontextprotocol/sdk/shared/transport.js', '@modelcontextprotocol/sdk/shared/stdio.js', '@modelcontextprotocol/sdk/types.js'],
   // Tests and their doubles may use any package and the test support folders, but no other upward import.
   testFiles: ['\\.test\\.tsx?$', '/testDoubles\\.ts$', '/testClient\\.ts$'],
   // A feature's own decisions sit beside it in a common/ folder: no I/O, as policy/ (which keeps

@@ -5,19 +5,38 @@
 import { z } from 'zod';
 
 /**
- * An MCP server the agent may use, started inside the chat's sandbox (stdio: the command runs
- * there as the sandbox user, with the profile's network rules, and speaks MCP on its stdin and
- * stdout). Its tools are offered to the agent as mcp__<name>__<tool>.
+ * An MCP server the agent may use. stdio (`command`): started inside the chat's sandbox, run there
+ * as the sandbox user with the profile's network rules, speaking MCP on its stdin and stdout.
+ * HTTP (`url`, Streamable HTTP): reached from inside the sandbox too, through the same network
+ * rules as any of its programs (the allowlist's proxy; never under 'none'). Exactly one of the
+ * two. Its tools are offered to the agent as mcp__<name>__<tool>.
  */
-export const McpServerSetting = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'An MCP server name is 1-24 letters, digits, - or _.'),
-  /** The program and its arguments, as run inside the sandbox (no shell), e.g. ["python3", "/workspace/tools/server.py"]. */
-  command: z.array(z.string().min(1).max(4096)).min(1).max(64),
-  /** Whether its tool calls wait for the user; absent: as the profile's approval says. */
-  approval: z.enum(['ask', 'auto']).optional(),
-  /** How long one tool call may take before it fails (and the server is stopped); default 60. */
-  timeoutSeconds: z.number().int().min(1).max(3600).optional(),
-});
+export const McpServerSetting = z
+  .object({
+    name: z.string().regex(/^[A-Za-z0-9_-]{1,24}$/, 'An MCP server name is 1-24 letters, digits, - or _.'),
+    /** The program and its arguments, as run inside the sandbox (no shell), e.g. ["python3", "/workspace/tools/server.py"]. */
+    command: z
+      .array(z.string().min(1, 'An MCP server\'s command has no empty words.').max(4096, 'An MCP server\'s command word is at most 4096 characters.'))
+      .min(1, 'Give the MCP server\'s command (the program and its arguments).')
+      .max(64, 'An MCP server\'s command has at most 64 words.')
+      .optional(),
+    /** A Streamable HTTP server's endpoint, such as https://mcp.example.com/mcp. */
+    url: z
+      .string()
+      .trim()
+      .max(2048, 'An MCP server URL is at most 2048 characters.')
+      .url('An MCP server URL must be a full URL, such as https://mcp.example.com/mcp.')
+      .refine((u) => /^https?:\/\//i.test(u), 'An MCP server URL must start with http:// or https://.')
+      .optional(),
+    /** Whether its tool calls wait for the user; absent: as the profile's approval says. */
+    approval: z.enum(['ask', 'auto']).optional(),
+    /** How long one tool call may take before it fails (and the server is stopped); default 60. */
+    timeoutSeconds: z.number().int('An MCP server\'s timeout is a whole number of seconds.').min(1, 'An MCP server\'s timeout is 1 to 3600 seconds.').max(3600, 'An MCP server\'s timeout is 1 to 3600 seconds.').optional(),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), {
+    message: 'An MCP server has either a command (run in the sandbox) or a URL (HTTP), not both and not neither.',
+    path: ['command'],
+  });
 export type McpServerSetting = z.infer<typeof McpServerSetting>;
 
 /** Per profile: which model to talk to, and whether each command waits for the user. */
@@ -42,11 +61,17 @@ export const AgentSettings = z.object({
    * The model's context window in tokens. Absent or null: the figure the provider's /v1/models
    * reports for the model, else DEFAULT_CONTEXT_WINDOW. Berth summarises older turns near it.
    */
-  contextWindow: z.number().int().min(2048).max(10_000_000).nullable().optional(),
-  /** MCP servers started in the chat's sandbox (stdio); names are unique. */
+  contextWindow: z
+    .number()
+    .int('The context window is a whole number of tokens.')
+    .min(2048, 'The context window is at least 2048 tokens.')
+    .max(10_000_000, 'The context window is at most 10,000,000 tokens.')
+    .nullable()
+    .optional(),
+  /** MCP servers the agent may use (stdio in the sandbox, or HTTP through its network); names are unique. */
   mcpServers: z
     .array(McpServerSetting)
-    .max(16)
+    .max(16, 'A profile has at most 16 MCP servers.')
     .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'Each MCP server needs its own name.')
     .optional(),
 });

@@ -231,7 +231,9 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'profiles.update': ({ name, settings }) => {
       const old = fake.profiles.find((p) => p.name === name);
       if (!old) throw notFound('profile');
-      const p = profileView(name, { ...old.settings, ...(settings as Partial<ProfileSettings>) });
+      // As main: the agent's settings merge field by field (what a save leaves out stays).
+      const next = settings as Partial<ProfileSettings>;
+      const p = profileView(name, { ...old.settings, ...next, agent: next.agent ? { ...old.settings.agent, ...next.agent } : old.settings.agent });
       fake.profiles = fake.profiles.map((x) => (x.name === name ? p : x));
       changed(null);
       return p;

@@ -380,7 +380,14 @@ export class FakeEngine implements Engine {
     stdin.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
       let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
+      let from = 0;
+      while ((nl = pending.indexOf('\n', from)) >= 0) {
+        // A newline inside a quoted word (an odd number of quotes so far) is the word's own: read on.
+        if (((pending.slice(0, nl).replace(/'\\''/g, '').match(/'/g) ?? []).length % 2) === 1) {
+          from = nl + 1;
+          continue;
+        }
+        from = 0;
         const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
         if (!line.startsWith('__berth_run ')) continue; // the prelude's definitions
@@ -729,16 +736,30 @@ async function interpret(c: FakeContainer, command: string, start: string, kille
   let cwd = start;
   let output = '';
   let rc = 0;
-  const steps = command.split(/(;|&&)/);
+  // Shell variables the command sets (`x=$?`), as the agent's ports trailer uses them.
+  const vars = new Map<string, string>();
+  const steps = command.split(/(;|&&|\n)/);
   for (let i = 0; i < steps.length; i += 2) {
     if (i > 0 && steps[i - 1] === '&&' && rc !== 0) continue;
-    const words = (steps[i] ?? '').trim().split(/\s+/).filter(Boolean).map((w) => w.replace(/^(['"])(.*)\1$/, '$2'));
+    const words = (steps[i] ?? '').trim().split(/\s+/).filter(Boolean).map((w) => w.replace(/^(['"])(.*)\1$/, '$2')).map((w) => w.replace(/^\$(\w+)$/, (_m, v: string) => vars.get(v) ?? ''));
     const [name, ...args] = words;
     if (!name) continue;
+    const assigned = /^(\w+)=(.*)$/.exec(name);
+    if (assigned && args.length === 0) {
+      vars.set(assigned[1] as string, assigned[2] === '$?' ? String(rc) : (assigned[2] as string));
+      continue;
+    }
     const abs = (p: string) => path.posix.resolve(cwd, p);
     switch (name) {
       case 'echo':
         output += `${args.join(' ')}\n`;
+        rc = 0;
+        break;
+      case 'printf':
+        output += (args[0] ?? '').replace(/\\n/g, '\n').replace('%s', args[1] ?? '');
+        rc = 0;
+        break;
+      case 'cat': // the fake has no files to cat (the ports trailer's /proc/net/tcp reads as empty)
         rc = 0;
         break;
       case 'pwd':

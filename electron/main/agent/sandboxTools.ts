@@ -7,7 +7,9 @@
 import type { ExecResult } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { resolveAgentPath, type AgentFolder } from '../policy/agentPaths.js';
+import { randomBytes } from 'node:crypto';
 import { readWindow } from './common/readWindow.js';
+import { splitPortsEpilogue, withPortsEpilogue } from './common/portsEpilogue.js';
 import { shellQuote } from '../policy/shellProtocol.js';
 import type { ToolArgs } from './toolSpecs.js';
 
@@ -18,8 +20,11 @@ export interface AgentSandbox {
   folders(chatId: string): AgentFolder[];
   /** What the network policy refused for the chat since a time (a note for the model), or null. */
   networkRefusals?(chatId: string, since: number, output: string): Promise<string | null>;
-  /** The ports the sandbox began listening on since the last command, and how the user opens them (a note for the model), or null. */
-  newPorts?(chatId: string): Promise<string | null>;
+  /**
+   * The ports the sandbox began listening on since the last command, and how the user opens them
+   * (a note for the model), or null; `listing`: the kernel's TCP tables as the command's run read them.
+   */
+  newPorts?(chatId: string, listing?: string): Promise<string | null>;
 }
 
 /** What a tool call produced: the card's fields, and the text the model gets back. */
@@ -89,15 +94,19 @@ export class SandboxTools {
   async terminal(caller: Caller, args: ToolArgs<'terminal'>): Promise<ToolOutcome> {
     if (caller.signal?.aborted) throw new BerthError('invalid_request', 'Stopped before it ran.');
     const started = Date.now();
-    const r = await this.sandbox.exec({
+    // The listening ports are read by the command's own run (common/portsEpilogue).
+    const marker = this.sandbox.newPorts ? `__berth_ports_${randomBytes(8).toString('hex')}` : null;
+    const ran = await this.sandbox.exec({
       chatId: caller.chatId,
       taskId: caller.taskId,
-      command: `${PIPEFAIL}${args.command}`,
+      command: `${PIPEFAIL}${marker ? withPortsEpilogue(args.command, marker) : args.command}`,
       workdir: args.workdir,
       timeoutMs: args.timeout_seconds === undefined ? undefined : Math.max(100, Math.round(args.timeout_seconds * 1000)),
     }, caller.signal);
+    const split = marker ? splitPortsEpilogue(ran.output, marker) : { output: ran.output, listing: null };
+    const r = split.listing === null ? ran : { ...ran, output: split.output, outputBytes: ran.outputBytes - Buffer.byteLength(ran.output) + Buffer.byteLength(split.output) };
     const refusals = await this.sandbox.networkRefusals?.(caller.chatId, started, r.output).catch(() => null);
-    const opened = await this.sandbox.newPorts?.(caller.chatId).catch(() => null);
+    const opened = await this.sandbox.newPorts?.(caller.chatId, split.listing ?? undefined).catch(() => null);
     let text = refusals ? `${execText(r)}\n${refusals}` : execText(r);
     if (opened) text = `${text}\n${opened}`;
     return {

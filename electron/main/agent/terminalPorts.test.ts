@@ -23,4 +23,30 @@ describe('the terminal tool and new ports', () => {
       expect(out.output).toBe(result.output);
     }
   });
+
+  it('reads the ports in the command’s own run (no second round trip through the shell), and shows none of the reading', async () => {
+    const listing = '  sl  local_address rem_address   st\n   0: 00000000:1F40 00000000:0000 0A\n';
+    const heard: (string | undefined)[] = [];
+    const sandbox = (epilogueRuns: boolean): AgentSandbox => ({
+      exec: async (req) => {
+        const marker = /'(__berth_ports_[0-9a-f]+)'/.exec(req.command)?.[1] ?? 'none';
+        const output = epilogueRuns ? `hi\n\n${marker}\n${listing}${marker}\n` : 'hi\n';
+        return { ...result, output, outputBytes: Buffer.byteLength(output) };
+      },
+      interrupt: async () => ({}),
+      folders: () => [],
+      newPorts: async (_chatId, read) => {
+        heard.push(read);
+        return null;
+      },
+    });
+    const out = await new SandboxTools(sandbox(true)).terminal({ chatId: 'c', taskId: undefined }, { command: 'echo hi' } as never);
+    expect(heard).toEqual([listing]);
+    expect(out.output).toBe('hi\n');
+    expect(out.resultForModel).toBe('exit code 0\nhi\n');
+    // The command exited by itself before the reading: the ports are read the slower way.
+    const exited = await new SandboxTools(sandbox(false)).terminal({ chatId: 'c', taskId: undefined }, { command: 'echo hi; exit 0' } as never);
+    expect(heard).toEqual([listing, undefined]);
+    expect(exited.output).toBe('hi\n');
+  });
 });

@@ -227,7 +227,12 @@ export function buildServices(options: CoreOptions) {
 
   const secrets = options.secrets ?? (() => keyFileBox(dataDir, env));
   const keys = new ProviderKeys(store, secrets, clock);
-  const mcp = new McpServers({ container: (chatId) => mcpContainer(chatId, sandbox, runningContainer), onGone: (listener) => manager.onGone(listener) });
+  const mcp = new McpServers({
+    container: (chatId) => mcpContainer(chatId, sandbox, runningContainer),
+    onGone: (listener) => manager.onGone(listener),
+    egress: (chatId) => sandbox.resolve(chatId).profile.settings.egress,
+    connect: (c, host, port) => ports.connectFrom({ ...c, engine: manager.engineOf(c.key) }, host, port),
+  });
   const agent = new AgentService({
     mcp,
     store,
@@ -242,7 +247,8 @@ export function buildServices(options: CoreOptions) {
     afterTurn: (chatId, messageId) => review.endTurn(chatId, messageId),
     sandbox: {
       exec: (req, signal) => sandbox.exec(req, { signal, sandboxOnly: true }).finally(() => review.touched(req.chatId)),
-      newPorts: (chatId) => ports.newPortsNote(chatId, () => sandbox.exec({ chatId, command: LIST_PORTS_COMMAND[2] as string }, { sandboxOnly: true }).then((r) => r.output)),
+      newPorts: (chatId, listing) =>
+        ports.newPortsNote(chatId, listing !== undefined ? async () => listing : () => sandbox.exec({ chatId, command: LIST_PORTS_COMMAND[2] as string }, { sandboxOnly: true }).then((r) => r.output)),
       networkRefusals: (chatId, since, output) => egress.refusalNote(chatId, sessions.requireChat(chatId).profile, since, output),
       interrupt: (chatId, taskId) => sandbox.interrupt(chatId, taskId),
       folders: (chatId) =>

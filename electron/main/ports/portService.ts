@@ -22,7 +22,7 @@ import {
 } from './common/listeningPorts.js';
 import { chooseMuxTool, type MuxTool } from './common/muxPrograms.js';
 import { ForwardServer } from './forwardServer.js';
-import { execTarget } from './relay.js';
+import { execTarget, type RelayConnection } from './relay.js';
 import { SandboxRelays } from './sandboxRelays.js';
 
 export interface PortContainer {
@@ -196,6 +196,17 @@ export class PortService {
     this.save(this.savedList().filter((s) => !(s.chatId === f.chatId && s.port === f.port)));
     await f.server.close();
     if (![...this.forwards.values()].some((other) => other.containerId === f.containerId)) this.relays.release(f.containerId);
+  }
+
+  /**
+   * A TCP connection opened inside the container, as its user, to host:port (the relay a forward
+   * uses, pointed elsewhere): the sandbox's network rules decide where it may go. The agent's
+   * HTTP MCP servers are reached this way (agent/mcp/sandboxFetch).
+   */
+  async connectFrom(c: PortContainer, host: string, port: number): Promise<RelayConnection> {
+    // An exec per connection, not a channel of the sandbox's relay: that relay lives as long as
+    // the chat's forwards do, and these few kept-alive connections are not forwards.
+    return execTarget(c.engine, c.id, c.user, relayCommand((await this.relayTool(c)).each, host, port)).open();
   }
 
   private relayTool(c: PortContainer): Promise<RelayTools> {

@@ -7,6 +7,8 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { formatBytes } from '../../ui/format';
 import { LOCAL_WARNING, MESSAGES } from '../../ui/messages';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
+import { AgentExtraFields } from './AgentExtraFields';
+import { agentExtrasFromForm } from './agentFields';
 import { ImageField } from './ImageField';
 import { EgressFields, allowlistEngineNote, allowProblems } from '../network';
 import { EngineField } from './EngineField';
@@ -71,6 +73,12 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
   /** The engine fields' errors show once a save or a check was tried, then follow the typing. */
   const [engineTried, setEngineTried] = useState(false);
   const [allowTried, setAllowTried] = useState(false);
+  /** Counts saves refused for the agent's context window or MCP servers: each puts the focus on the first field to fix. */
+  const [agentTried, setAgentTried] = useState(0);
+  const agentExtrasRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (agentTried > 0) agentExtrasRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [agentTried]);
   const allowRef = useRef<HTMLTextAreaElement>(null);
   const networkRef = useRef<HTMLSelectElement>(null);
   const baseUrlRef = useRef<HTMLInputElement>(null);
@@ -121,6 +129,11 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       // Named by line beside the allowlist, not again here; the focus goes there.
       setAllowTried(true);
       allowRef.current?.focus();
+      return;
+    }
+    if (!agentExtrasFromForm(values.contextWindow, values.mcpServers).ok) {
+      // Said beside each agent field, not again here.
+      setAgentTried((n) => n + 1);
       return;
     }
     const result = settingsFromForm(values);
@@ -259,6 +272,9 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
             <option value="auto">Run automatically</option>
           </select>
         </Field>
+        <div ref={agentExtrasRef} style={{ display: 'contents' }}>
+          <AgentExtraFields values={values} set={set} showErrors={agentTried > 0} />
+        </div>
         <p className="muted field-note">Any OpenAI-compatible endpoint. Its commands run only in this profile&apos;s sandboxes.</p>
         {sharing ? (
           <p className="muted field-note">{MESSAGES.sharedProviderNote(values.providerFrom)}</p>

@@ -2,6 +2,7 @@
 import { DEFAULT_EGRESS_ALLOW, EngineSetting, type EgressMode, type ProfileSettings, type ProfileSettingsInput, type ProfileView } from '../../../shared/contract';
 import { BERTH_BASE_IMAGE } from '../../../shared/contract';
 import { allowFromText } from '../network';
+import { agentExtrasFromForm, rowsFromSettings, type McpServerRow } from './agentFields';
 
 export interface ProfileFormValues {
   name: string;
@@ -27,6 +28,9 @@ export interface ProfileFormValues {
   /** The profile whose provider (URL and key) this one shares; '' for its own. */
   providerFrom: string;
   approval: 'ask' | 'auto';
+  /** The model's context window in tokens as typed ('' for the provider's figure), and the MCP servers. */
+  contextWindow: string;
+  mcpServers: McpServerRow[];
   /** Where the sandboxes run (shared/engines.ts), each kind's fields as typed. */
   engineKind: EngineSetting['kind'];
   contextName: string;
@@ -117,6 +121,8 @@ export const NEW_PROFILE: ProfileFormValues = {
   model: '',
   providerFrom: '',
   approval: 'ask',
+  contextWindow: '',
+  mcpServers: [],
   ...engineFields({ kind: 'default' }),
 };
 
@@ -141,6 +147,8 @@ export function formFromProfile(profile: ProfileView): ProfileFormValues {
     model: s.agent.model ?? '',
     providerFrom: s.agent.providerFrom ?? '',
     approval: s.agent.approval,
+    contextWindow: s.agent.contextWindow == null ? '' : String(s.agent.contextWindow),
+    mcpServers: rowsFromSettings(s.agent.mcpServers),
     ...engineFields(s.engine),
   };
 }
@@ -165,6 +173,8 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
   // Said in words here: main's schema would answer with its own terse text.
   const engine = engineFromForm(values);
   if (!engine.ok) return { ok: false, message: "The engine settings are not complete: see the Engine fields." };
+  const extras = agentExtrasFromForm(values.contextWindow, values.mcpServers);
+  if (!extras.ok) return { ok: false, message: 'The agent settings are not complete: see the fields marked in Agent.' };
   if (values.image.trim() === '') {
     return { ok: false, message: `Choose an image for the sandbox: one of the engine's images, or Berth's own (${BERTH_BASE_IMAGE}), which Berth builds when the engine lacks it.` };
   }
@@ -180,7 +190,14 @@ export function settingsFromForm(values: ProfileFormValues): SettingsResult {
       retention: { idleStopMinutes: idleStopMinutes as number, onQuit: values.onQuit },
       warmPool: warmPool as number,
       setupCommand: values.setupCommand.trim() || null,
-      agent: { baseUrl: values.baseUrl.trim() || null, model: values.model.trim() || null, approval: values.approval, ...(values.providerFrom ? { providerFrom: values.providerFrom } : {}) },
+      agent: {
+        baseUrl: values.baseUrl.trim() || null,
+        model: values.model.trim() || null,
+        approval: values.approval,
+        ...(values.providerFrom ? { providerFrom: values.providerFrom } : {}),
+        ...(extras.contextWindow !== null ? { contextWindow: extras.contextWindow } : {}),
+        ...(extras.mcpServers.length > 0 ? { mcpServers: extras.mcpServers } : {}),
+      },
       engine: engine.setting,
     },
   };
@@ -201,7 +218,14 @@ function sameValue(a: unknown, b: unknown): boolean {
 /** An edit names only what changed (main changes only what an edit names; nested objects whole). */
 export function changedSettings(original: ProfileSettings, next: Partial<ProfileSettingsInput>): Partial<ProfileSettingsInput> {
   // A profile going back to its own provider says so (main keeps agent fields a save leaves out).
-  if (original.agent.providerFrom && next.agent && !next.agent.providerFrom) next = { ...next, agent: { ...next.agent, providerFrom: null } };
+  // So does one whose context window or MCP servers were emptied: what a save leaves out, main keeps.
+  if (next.agent) {
+    const a = { ...next.agent };
+    if (original.agent.providerFrom && !a.providerFrom) a.providerFrom = null;
+    if (original.agent.contextWindow != null && a.contextWindow == null) a.contextWindow = null;
+    if (original.agent.mcpServers?.length && !a.mcpServers) a.mcpServers = [];
+    next = { ...next, agent: a };
+  }
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(next)) {
     if (!sameValue(value, (original as Record<string, unknown>)[key])) patch[key] = value;

@@ -6,10 +6,14 @@
  * call starts it again. Every server of a sandbox ends when the sandbox stops.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { McpServerSetting } from '../../../../shared/contract.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { EgressMode, McpServerSetting } from '../../../../shared/contract.js';
+import { mcpHttpRoute } from '../../policy/mcpHttpRoute.js';
 import type { AttachedStreams } from '../../engine/dockerEngine.js';
 import type { ToolSpec } from '../provider/openaiClient.js';
 import { ExecTransport } from './execTransport.js';
+import { sandboxFetch, type SandboxConnect } from './sandboxFetch.js';
 
 export interface McpContainer {
   key: string;
@@ -22,12 +26,17 @@ export interface McpServersDeps {
   /** The chat's running container (started if it is not). */
   container(chatId: string): Promise<McpContainer>;
   onGone(listener: (key: string) => void): () => void;
+  /** The chat's profile's network: an HTTP server is reached by its rules. */
+  egress(chatId: string): EgressMode;
+  /** A TCP connection opened inside the chat's container, as its user (absent: no HTTP servers). */
+  connect?(container: McpContainer, host: string, port: number): ReturnType<SandboxConnect>;
 }
 
 interface Live {
   key: string;
   client: Client;
-  transport: ExecTransport;
+  /** What a stdio server last wrote to stderr ('' for HTTP). */
+  stderr(): string;
   tools: { name: string; description: string; parameters: object }[];
 }
 
@@ -103,7 +112,7 @@ export class McpServers {
       return { ok: r.isError !== true, text: capped };
     } catch (error) {
       const timedOut = /timed out|timeout/i.test(messageOf(error));
-      const stderr = l.transport.stderr.trim();
+      const stderr = l.stderr().trim();
       // A server that did not answer in time is stopped: its next call starts it afresh.
       await this.stop(id(chatId, server.name));
       if (signal?.aborted) return { ok: false, text: 'Stopped.' };
@@ -137,19 +146,18 @@ export class McpServers {
   }
 
   private async start(chatId: string, s: McpServerSetting, key: string): Promise<Live> {
-    const c = await this.deps.container(chatId);
-    const streams = await c.engine.execPipe(c.id, s.command, c.user);
-    const transport = new ExecTransport(streams);
+    const { transport, stderr, release, containerKey } = await this.transport(chatId, s);
     const client = new Client({ name: 'berth', version: '1' });
     try {
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: START_TIMEOUT_MS });
       const tools = listed.tools.map((t) => ({ name: t.name, description: t.description ?? '', parameters: t.inputSchema as object }));
-      const live: Live = { key: c.key, client, transport, tools };
+      const live: Live = { key: containerKey, client, stderr, tools };
       this.known.set(key, tools.map((t) => t.name));
       // A server that exits is forgotten: the next use starts it again. (The client's own
       // handler, not the transport's, which the SDK uses to fail the calls still waiting.)
       client.onclose = () => {
+        release();
         void this.live.get(key)?.then((l) => {
           if (l !== live) return;
           this.live.delete(key);
@@ -159,9 +167,29 @@ export class McpServers {
       return live;
     } catch (error) {
       await transport.close().catch(() => undefined);
-      const stderr = transport.stderr.trim();
-      throw new Error(`${messageOf(error)}${stderr ? ` (stderr: ${stderr.slice(-500)})` : ''}`, { cause: error });
+      release();
+      const said = stderr().trim();
+      throw new Error(`${messageOf(error)}${said ? ` (stderr: ${said.slice(-500)})` : ''}`, { cause: error });
     }
+  }
+
+  /** stdio: a docker exec of the command in the sandbox; HTTP: the SDK's client over connections opened in the sandbox. */
+  private async transport(chatId: string, s: McpServerSetting): Promise<{ transport: Transport; stderr: () => string; release: () => void; containerKey: string }> {
+    if (s.url !== undefined) {
+      const url = new URL(s.url);
+      const egress = this.deps.egress(chatId);
+      // Refused before any sandbox starts: 'none' lets nothing out.
+      const route = mcpHttpRoute(egress, url);
+      if (!route.ok) throw new Error(route.message);
+      const connect = this.deps.connect;
+      if (!connect) throw new Error('this Berth cannot open connections inside a sandbox.');
+      const c = await this.deps.container(chatId);
+      const f = sandboxFetch(egress, (host, port) => connect(c, host, port));
+      return { transport: new StreamableHTTPClientTransport(url, { fetch: f.fetch }), stderr: () => '', release: f.close, containerKey: c.key };
+    }
+    const c = await this.deps.container(chatId);
+    const exec = new ExecTransport(await c.engine.execPipe(c.id, s.command ?? [], c.user));
+    return { transport: exec, stderr: () => exec.stderr, release: () => undefined, containerKey: c.key };
   }
 
   private async stop(key: string): Promise<void> {
