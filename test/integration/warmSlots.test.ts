@@ -50,8 +50,10 @@ async function pooledChat(core: BerthCore, profile: string) {
   const warm = new Set((await containersOf(core, profile)).map((c) => c.chat));
   const chat = await core.chats.create({ profile });
   expect(warm.has(chat.id), 'the chat took a warm sandbox').toBe(true);
-  const status = await core.sandbox.status({ chatId: chat.id });
-  return { chat, containerId: status.containerId as string };
+  // A chat may take a warm sandbox still coming up (its container made, not yet started): its
+  // status names the container once that bring-up is done.
+  const containerId = await waitFor(async () => (await core.sandbox.status({ chatId: chat.id })).containerId ?? undefined, 'the warm sandbox up', 60_000);
+  return { chat, containerId };
 }
 
 /** A git repository as a user has it: two commits, an uncommitted edit. */
