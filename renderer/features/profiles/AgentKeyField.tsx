@@ -6,7 +6,8 @@
 import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import type { KeyStatus } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
+import { profileActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 /** What the profile form's Save does with the field: take the pasted key, then report it stored. */
@@ -40,7 +41,7 @@ function describe(status: KeyStatus | null): string {
 }
 
 export function AgentKeyField({ profile, handle, formBaseUrl }: AgentKeyFieldProps) {
-  const { api } = useServices();
+  const profiles = useActions(profileActions);
   // Uncontrolled on purpose: a controlled value would be mirrored into the input's value
   // attribute, putting the key in the page's DOM. Only whether there is text is kept.
   const input = useRef<HTMLInputElement>(null);
@@ -76,14 +77,14 @@ export function AgentKeyField({ profile, handle, formBaseUrl }: AgentKeyFieldPro
     }
     let live = true;
     const mine = generation.current;
-    api.call('agent.keyStatus', { profile }).then(
+    profiles.keyStatus(profile).then(
       (s) => live && generation.current === mine && setStatus(s),
       (e: unknown) => live && setError(errorInfo(e)),
     );
     return () => {
       live = false;
     };
-  }, [api, profile]);
+  }, [profiles, profile]);
 
   const run = async (request: () => Promise<KeyStatus>) => {
     setBusy(true);
@@ -117,7 +118,7 @@ export function AgentKeyField({ profile, handle, formBaseUrl }: AgentKeyFieldPro
         <button
           type="button"
           className="danger"
-          onClick={() => profile !== null && void run(() => api.call('agent.clearKey', { profile }))}
+          onClick={() => profile !== null && void run(() => profiles.clearKey(profile))}
           disabled={busy || !status?.hasKey}
         >
           Remove key

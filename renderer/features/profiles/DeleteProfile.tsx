@@ -5,12 +5,13 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useReview, useServices } from '../../services/context';
+import { useActions, useChats, useReview } from '../../services/context';
+import { profileActions } from './actions';
 import { changedFiles, unappliedLoss } from '../changes';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): void }) {
-  const { api } = useServices();
+  const profiles = useActions(profileActions);
   const ofProfile = useChats((s) => s.chats).filter((c) => c.profile === name);
   const chats = ofProfile.length;
   // Their Review copies go with them: say what that loses.
@@ -25,7 +26,7 @@ export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): 
   const remove = async () => {
     setBusy(true);
     try {
-      await api.call('profiles.delete', { name });
+      await profiles.remove(name);
       onDeleted();
     } catch (e) {
       setError(errorInfo(e));

@@ -7,7 +7,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { DockerContextView, EngineSetting, EngineStatus } from '../../../shared/contract';
 import { errorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
+import { profileActions } from './actions';
 import { engineFromForm, type EngineFieldName, type EngineResult, type ProfileFormValues } from './profileForm';
 
 const KINDS: { value: EngineSetting['kind']; label: string }[] = [
@@ -46,19 +47,19 @@ function PathInput(props: { label: string; value: string; onChange(v: string): v
 
 /** The user's Docker contexts, as `docker context ls` lists them (asked of main when needed). */
 function useContexts(wanted: boolean): DockerContextView[] | null {
-  const { api } = useServices();
+  const profiles = useActions(profileActions);
   const [contexts, setContexts] = useState<DockerContextView[] | null>(null);
   useEffect(() => {
     if (!wanted) return;
     let live = true;
-    api.call('engine.contexts', {}).then(
-      (r) => live && setContexts(r.contexts),
+    profiles.engineContexts().then(
+      (list) => live && setContexts(list),
       () => live && setContexts([]),
     );
     return () => {
       live = false;
     };
-  }, [api, wanted]);
+  }, [profiles, wanted]);
   return contexts;
 }
 
@@ -80,7 +81,7 @@ export interface EngineFieldProps {
 }
 
 export function EngineField({ values, set, showErrors, onTried, saved, profile }: EngineFieldProps) {
-  const { api } = useServices();
+  const profiles = useActions(profileActions);
   const result: EngineResult = engineFromForm(values);
   const errors = showErrors && !result.ok ? result.errors : {};
   const contexts = useContexts(values.engineKind === 'context');
@@ -103,7 +104,7 @@ export function EngineField({ values, set, showErrors, onTried, saved, profile }
     const key = JSON.stringify(result.setting);
     setCheck({ for: key, state: 'checking' });
     try {
-      const status = await api.call('engine.check', { engine: result.setting, ...(profile ? { profile } : {}) });
+      const status = await profiles.checkEngine({ engine: result.setting, ...(profile ? { profile } : {}) });
       setCheck({ for: key, state: 'done', status });
     } catch (error) {
       const info = errorInfo(error);

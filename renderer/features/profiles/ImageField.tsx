@@ -3,17 +3,18 @@
  * images and Berth's own base image, which works offline.
  */
 import { useEffect, useId, useState } from 'react';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
+import { profileActions } from './actions';
 
 export function ImageField({ value, onChange }: { value: string; onChange(value: string): void }) {
-  const { api } = useServices();
+  const profiles = useActions(profileActions);
   const listId = useId();
   const [images, setImages] = useState<string[]>([]);
   const [baseImage, setBaseImage] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    api.call('engine.images', {}).then(
+    profiles.engineImages().then(
       (r) => {
         if (!live) return;
         setImages(r.images);
@@ -25,7 +26,7 @@ export function ImageField({ value, onChange }: { value: string; onChange(value:
     return () => {
       live = false;
     };
-  }, [api]);
+  }, [profiles]);
 
   const offered = baseImage === null || images.includes(baseImage) ? images : [baseImage, ...images];
   return (

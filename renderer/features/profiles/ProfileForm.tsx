@@ -2,7 +2,8 @@
 import { cloneElement, isValidElement, useEffect, useId, useRef, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useProfiles, useServices } from '../../services/context';
+import { useActions, useProfiles, useServices } from '../../services/context';
+import { profileActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { formatBytes } from '../../ui/format';
 import { LOCAL_WARNING, MESSAGES } from '../../ui/messages';
@@ -47,11 +48,11 @@ function Field({ label, children, hint }: { label: string; children: ReactNode; 
 
 /** The engine's CPUs and memory (null until known, or when it does not answer): a profile cannot ask for more. */
 function useEngineResources(): { cpus: number; memoryBytes: number } | null {
-  const { api } = useServices();
+  const profiles = useActions(profileActions);
   const [resources, setResources] = useState<{ cpus: number; memoryBytes: number } | null>(null);
   useEffect(() => {
     let live = true;
-    api.call('engine.resources', {}).then(
+    profiles.engineResources().then(
       (r) => live && setResources(r),
       // The engine is down: the status bar says so; saving checks again in main.
       () => undefined,
@@ -59,12 +60,13 @@ function useEngineResources(): { cpus: number; memoryBytes: number } | null {
     return () => {
       live = false;
     };
-  }, [api]);
+  }, [profiles]);
   return resources;
 }
 
 export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyChange, focusAgent = false }: ProfileFormProps) {
-  const { api, stores } = useServices();
+  const { stores } = useServices();
+  const profiles = useActions(profileActions);
   const keyField = useRef<AgentKeyHandle>(null);
   const [values, setValues] = useState<ProfileFormValues>(() => (profile ? formFromProfile(profile) : NEW_PROFILE));
   const [error, setError] = useState<ApiErrorInfo | null>(null);
@@ -154,7 +156,7 @@ export function ProfileForm({ profile, onSaved, initiallySaved = false, onDirtyC
       const key = keyField.current?.pending() ?? null;
       if (key !== null) {
         try {
-          keyField.current?.stored(await api.call('agent.setKey', { profile: view.name, apiKey: key }));
+          keyField.current?.stored(await profiles.setKey(view.name, key));
         } catch (e) {
           onSaved(view);
           const info = errorInfo(e);
