@@ -122,7 +122,7 @@ export class SandboxService {
   }
 
   /** Whether an attach or detach would replace the chat's running container (the attach dialog asks first when it would). */
-  async attachEffect(req: ParsedRequest<'workspace.attachEffect'>): Promise<{ recreates: boolean; reason: string | null }> {
+  async attachEffect(req: ParsedRequest<'workspace.attachPreview'>): Promise<{ recreates: boolean; reason: string | null }> {
     const reason = await this.folders.remountReason(req);
     const keeps = { recreates: false, reason: null };
     if (reason === null) return keeps;

@@ -40,7 +40,7 @@ describe('ChatHeader attachments', () => {
     expect(within(list).getByText('read-only')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Detach /home/me/notes' }));
     await waitFor(() => expect(screen.queryByRole('list', { name: 'Attached folders' })).toBeNull());
-    expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]);
+    expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes', confirm: expect.any(String) }]);
   });
 
   it('browses folders in the page when the host cannot open a dialog, then attaches the chosen one', async () => {
@@ -59,7 +59,7 @@ describe('ChatHeader attachments', () => {
 
     await screen.findByRole('button', { name: 'Detach /home/me/projects' });
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', mode: 'readonly' });
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', mode: 'readonly', confirm: expect.any(String) });
   });
 
   it('keeps a path typed before the first listing arrives', async () => {
@@ -92,7 +92,7 @@ describe('ChatHeader attachments', () => {
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('/etc is a system folder; Berth does not mount it.')).toBeTruthy();
     expect(within(alert).getByText('Attach a project folder instead.')).toBeTruthy();
-    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', mode: 'review', contents: { ignored: false, include: [] } });
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', mode: 'review', contents: { ignored: false, include: [] }, confirm: expect.any(String) });
   });
 
   it('offers Choose only for a folder that exists and attach accepts, says why not, and starts at the last folder chosen', async () => {
@@ -195,6 +195,8 @@ describe('ChatHeader attach modes', () => {
       path: '/home/me/projects/site',
       mode: 'review',
       contents: { ignored: true, include: ['.env', 'config/dev.key'] },
+      // Main's token for the change (the fake's chat has a container to replace), passed along.
+      confirm: expect.any(String),
     });
     const list = screen.getByRole('list', { name: 'Attached folders' });
     expect(within(list).getByText('review')).toBeTruthy();
@@ -360,7 +362,8 @@ describe('ChatHeader: what attaching changes', () => {
     expect(api.callsTo('workspace.detach')).toEqual([]);
     fireEvent.click(screen.getByRole('button', { name: 'Detach /home/me/notes' }));
     fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Stop them and detach' }));
-    await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
+    // The token of the preview the user agreed to (the second: the first was cancelled) goes with the detach: main refuses it without.
+    await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes', confirm: 'confirm-2' }]));
   });
 
   it('asks before an attach only when something runs; the folder browser comes after agreeing', async () => {
@@ -369,17 +372,23 @@ describe('ChatHeader: what attaching changes', () => {
     await openAttach();
     const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
     fireEvent.click(within(ask).getByRole('button', { name: 'Stop them and attach' }));
-    await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    // The folder chosen then is attached with the token of what the user agreed to, not asked about again.
+    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual(expect.objectContaining({ path: '/home/me/projects/site', confirm: 'confirm-1' })));
+    expect(api.callsTo('workspace.attachPreview')).toHaveLength(1);
+    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
   });
 
   it('asks nothing when main says a pooled Review attach keeps the running container, though something runs', async () => {
     const { api } = setup();
     api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    api.handle('workspace.attachPreview', () => ({ recreates: false, reason: null, running: [], needsConfirmation: false, summary: null, token: null }));
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
-    expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'attach', mode: 'review' }]);
+    expect(api.callsTo('workspace.attachPreview')).toEqual([{ chatId: 'c1', action: 'attach', mode: 'review' }]);
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
     await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual(expect.objectContaining({ path: '/home/me/projects/site' })));
@@ -390,7 +399,11 @@ describe('ChatHeader: what attaching changes', () => {
     const { api } = setup();
     api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
     const why = 'Attaching recreates the chat’s sandbox: a git repository whose history (80 MB) is more than the 64 MB a ready sandbox copies.';
-    api.handle('workspace.attachEffect', (req) => (req.path === '/home/me/projects/site' ? { recreates: true, reason: why } : { recreates: false, reason: null }));
+    api.handle('workspace.attachPreview', (req) =>
+      req.path === '/home/me/projects/site'
+        ? { recreates: true, reason: why, running: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }], needsConfirmation: true, summary: 'Restarts the chat’s sandbox, stopping what runs in 1 terminal (sleep 600).', token: 'tok-site' }
+        : ({ recreates: false, reason: null, running: [], needsConfirmation: false, summary: null, token: null }),
+    );
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
@@ -401,15 +414,23 @@ describe('ChatHeader: what attaching changes', () => {
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull());
     // Only the picker's own call (the browser host answers "browse"); no folder was attached.
     expect(api.callsTo('workspace.attach').filter((c) => (c as { path?: string }).path !== undefined)).toEqual([]);
+
+    // Asked again and agreed: attached with main's token for that folder.
+    await openAttach();
+    const again = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
+    fireEvent.change(within(again).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
+    fireEvent.click(within(again).getByRole('button', { name: 'Choose this folder' }));
+    fireEvent.click(within(await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' })).getByRole('button', { name: 'Stop them and attach' }));
+    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual(expect.objectContaining({ path: '/home/me/projects/site', confirm: 'tok-site' })));
   });
 
   it('asks nothing before a detach that main says keeps the running container (a copy leaving its slot)', async () => {
     const { api } = setup();
     api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    api.handle('workspace.attachPreview', () => ({ recreates: false, reason: null, running: [], needsConfirmation: false, summary: null, token: null }));
     fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
     await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
-    expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'detach', path: '/home/me/notes' }]);
+    expect(api.callsTo('workspace.attachPreview')).toEqual([{ chatId: 'c1', action: 'detach', path: '/home/me/notes' }]);
     expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
   });
 
@@ -417,9 +438,9 @@ describe('ChatHeader: what attaching changes', () => {
     const { api } = setup();
     api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
     // Before the dialog main judged the mode alone (it fits a warm sandbox's slot); the folder chosen does not.
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
+    api.handle('workspace.attachPreview', () => ({ recreates: false, reason: null, running: [], needsConfirmation: false, summary: null, token: null }));
     const why = 'Attaching recreates the chat’s sandbox: a git repository whose history (80 MB) is more than the 64 MB a ready sandbox copies.';
-    api.pickFolderResult = { confirm: { token: 'tok-1', reason: why } };
+    api.pickFolderResult = { confirm: { token: 'tok-1', reason: why, running: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] } };
     await openAttach();
     const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
     expect(ask.textContent).toContain('history (80 MB)');
@@ -434,10 +455,9 @@ describe('ChatHeader: what attaching changes', () => {
 
   it('on the desktop, agreeing attaches the folder main holds; with nothing running it attaches without asking', async () => {
     const { api } = setup();
-    let running = [{ terminalId: 't1', title: 'Terminal 2', processes: ['npm run dev'] }];
-    api.handle('terminal.busy', () => ({ terminals: running }));
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
-    api.pickFolderResult = { confirm: { token: 'tok-2', reason: null } };
+    const running = [{ terminalId: 't1', title: 'Terminal 2', processes: ['npm run dev'] }];
+    api.handle('workspace.attachPreview', () => ({ recreates: false, reason: null, running: [], needsConfirmation: false, summary: null, token: null }));
+    api.pickFolderResult = { confirm: { token: 'tok-2', reason: null, running } };
     api.confirmFolderResult = { notice: "The chat's sandbox is recreated the next time it runs a command." };
     await openAttach();
     const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
@@ -447,8 +467,8 @@ describe('ChatHeader: what attaching changes', () => {
     expect((await screen.findByRole('status')).textContent).toContain('sandbox is recreated');
     await waitFor(() => expect(screen.getByRole('button', { name: 'Attach folder…' }).hasAttribute('disabled')).toBe(false));
 
-    running = [];
-    api.pickFolderResult = { confirm: { token: 'tok-3', reason: null } };
+    // Main holds a folder only when something runs: one held with nothing running is attached without asking.
+    api.pickFolderResult = { confirm: { token: 'tok-3', reason: null, running: [] } };
     await openAttach();
     await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-3', attach: true }));
     expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
@@ -456,7 +476,7 @@ describe('ChatHeader: what attaching changes', () => {
 
   it('on the desktop, a held folder that expired says so and what to do', async () => {
     const { api } = setup();
-    api.pickFolderResult = { confirm: { token: 'tok-4', reason: null } };
+    api.pickFolderResult = { confirm: { token: 'tok-4', reason: null, running: [] } };
     api.confirmFolderResult = new ApiError('invalid_request', 'The folder you chose was not attached: its choice expired (after 2 minutes) or was already answered.', 'Choose the folder again.');
     await openAttach();
     const alert = await screen.findByRole('alert');
