@@ -19,7 +19,7 @@ import { SandboxService } from '../sandbox/sandboxService.js';
 import { WarmPool } from '../sandbox/warmPool.js';
 import { ImagePreparer, preparationHooks } from '../sandbox/imagePreparations.js';
 import { EnvironmentService } from '../environment/environmentService.js';
-import { copyRewriter } from '../terminal/copyRewrite.js';
+import { followCopyRewrites } from '../terminal/copyRewrite.js';
 import { McpServers, mcpContainer } from '../agent/mcp/mcpServers.js';
 import { LIST_PORTS_COMMAND } from '../ports/common/listeningPorts.js';
 import { ReviewEdits } from '../review/reviewEdits.js';
@@ -132,6 +132,8 @@ export function buildServices(options: CoreOptions) {
     onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
+  // Lower parts tell higher ones through these (events.ts): review/ before it uses a chat's copies, sandbox/ when its folders change.
+  const mainEvents = new MainEvents();
   sessions.ensureDefaultProfile(baseImage.tag);
   // Review mode: per-chat copies of folders attached in that mode (review/). Its copies' life and
   // the record they belong to are the chat's folders' (folders/chatFolders.ts).
@@ -139,9 +141,8 @@ export function buildServices(options: CoreOptions) {
     dataDir,
     events,
     clock,
+    mainEvents,
     attachments: (chatId) => folders.reviewAttachments(chatId),
-    rewriting: (chatId, write) => copyRewriter(sandbox, terminals)(chatId, write),
-    pull: (chatId) => sandbox.pullRemoteCopies(chatId),
     writableBySandbox: (hostPath) => directWriterOf(directlyWritableFolders(store), hostPath),
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
     slotOf: (chatId) => {
@@ -166,9 +167,10 @@ export function buildServices(options: CoreOptions) {
     writeWarnings: (chat, readWrite, hasReviewCopies) =>
       decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
   });
-  const mainEvents = new MainEvents();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
   const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
+  // Review's writes into a remote sandbox's copies start it and its terminals again (terminal/copyRewrite).
+  followCopyRewrites(mainEvents, sandbox, terminals);
   const pool = new WarmPool({
     store,
     engine,

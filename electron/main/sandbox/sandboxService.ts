@@ -48,9 +48,12 @@ export class SandboxService {
     private readonly homeDir: string,
     /** The chat's folders: what its container's mounts are planned from (folders/chatFolders.ts). */
     private readonly folders: ChatFolders,
-    /** Tells terminal/ (which subscribes) when a chat's folders changed under its running shells. */
+    /** Tells terminal/ (which subscribes) when a chat's folders changed under its running shells; hears review/ use a chat's copies. */
     private readonly mainEvents: MainEvents,
-  ) {}
+  ) {
+    // Review reads and writes its copies here: a remote sandbox's are brought back first.
+    mainEvents.on('copies.willUse', ({ chatId }) => this.pullRemoteCopies(chatId));
+  }
 
   /** The project environment's workspaceFolder, where the chat's terminals and the agent start. */
   private environmentDir(r: ResolvedTarget): string | null {
