@@ -24,6 +24,7 @@ import { McpServers, mcpContainer } from '../agent/mcp/mcpServers.js';
 import { LIST_PORTS_COMMAND } from '../ports/common/listeningPorts.js';
 import { ReviewEdits } from '../review/reviewEdits.js';
 import { ReviewComments } from '../review/reviewComments.js';
+import { ChatForks } from '../forks/chatForks.js';
 import { SessionService } from '../sessions/sessionService.js';
 import { directlyWritableFolders } from '../sessions/mountedFolders.js';
 import { directWriterOf } from '../policy/attachmentOverlap.js';
@@ -261,22 +262,14 @@ export function buildServices(options: CoreOptions) {
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
-  const deletion = new DeletionService({
-    store,
-    sessions,
-    manager,
-    engine,
-    dataDir,
-    endChat: async (chatId) => {
-      await agent.stopAll(chatId);
-      terminals.closeForChat(chatId);
-      await ports.closeChat(chatId);
-      await egress.forgetChat(chatId).catch(() => undefined);
-    },
-    pool,
-    review,
-    folders,
-    removeProxy: (profile) => egress.removeProxy(profile),
+  // Forks (chats.fork, chats.retry): above review/ and agent/, calling both down.
+  const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: manager, agent });
+
+  const deletion = new DeletionService({ store, sessions, manager, engine, dataDir, mainEvents, ports, egress, pool, review, folders });
+  // A chat being deleted: its agent turns and terminals end before it goes (DeletionService waits).
+  mainEvents.on('chat.ending', async ({ chatId }) => {
+    await agent.stopAll(chatId);
+    terminals.closeForChat(chatId);
   });
   /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
   const fillPool = (profile: Parameters<WarmPool['fill']>[0]) => {
@@ -292,6 +285,6 @@ export function buildServices(options: CoreOptions) {
     dataDir, clock, log, env, hostUser, store, instanceId, events, engines, engine, engineOfProfile, hostFacts,
     baseImage, egressImage, egress, manager, sessions, sandbox, folders, terminals, review, touchReview,
     stats, ports, keys, agent, deletion, pool, fillPool, engineCheck, withAttachments,
-    preparer, environments, mcp, reviewEdits, reviewComments, confirmations,
+    preparer, environments, mcp, reviewEdits, reviewComments, confirmations, forks,
   };
 }
