@@ -258,7 +258,7 @@ export function buildServices(options: CoreOptions) {
 
   const reviewEdits = new ReviewEdits(review);
   const reviewComments = new ReviewComments({
-    review, store: store.reviewComments, clock, send: (chatId, text) => agent.send(chatId, text).message,
+    review, store: store.reviewComments, clock,
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
