@@ -58,11 +58,13 @@ export const LAYERS = {
   'renderer/api': { files: ['renderer/api/'], may: ['shared'], packages: ['*'], deny: NOT_IN_PAGES },
   'renderer/stores': { files: ['renderer/stores/'], may: ['renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
   'renderer/ui': { files: ['renderer/ui/'], may: ['renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
-  // Features reach the app's services through app/context (which names the terminal output hub's type).
-  'renderer/features': { files: ['renderer/features/'], may: ['renderer/app', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
-  'renderer/app': { files: ['renderer/app/'], may: ['renderer/features', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
-  'renderer/entry': { files: ['renderer/main', 'renderer/styles.css'], may: ['renderer/app', 'renderer/features', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
-  'renderer/test': { files: ['renderer/test/'], may: ['renderer/app', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  // The app's services (the API, the stores) as React context: below features and app/, so a
+  // feature never imports the app that composes it.
+  'renderer/services': { files: ['renderer/services/'], may: ['renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/features': { files: ['renderer/features/'], may: ['renderer/services', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/app': { files: ['renderer/app/'], may: ['renderer/features', 'renderer/services', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/entry': { files: ['renderer/main', 'renderer/styles.css'], may: ['renderer/app', 'renderer/features', 'renderer/services', 'renderer/ui', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
+  'renderer/test': { files: ['renderer/test/'], may: ['renderer/services', 'renderer/stores', 'renderer/api', 'shared'], packages: ['*'], deny: NOT_IN_PAGES },
 };
 
 const LAYERING = {
@@ -78,6 +80,8 @@ const LAYERING = {
   // the decisions several features share). Keyed on the folder's name wherever it is.
   pure: { folder: 'common', may: ['electron/main/policy/', 'shared/'], packages: ['node:path', 'node:crypto', 'zod'] },
   testMay: ['test/support/', 'renderer/test/', 'scripts/', 'electron/main/ipc/testDoubles', 'electron/preload/bridge'],
+  // One folder per feature: from outside it, only its index.ts (what it offers the others).
+  slices: ['renderer/features/'],
 };
 
 export default tseslint.config(

@@ -55,10 +55,11 @@ const rule = {
       subpath: "Import '{{name}}' by its name, not a file inside it ('{{spec}}'): its internals are not its API.",
       bare: "Import Node's '{{spec}}' as 'node:{{spec}}'.",
       pure: "A file in a '{{folder}}/' folder decides without I/O: it may not import '{{spec}}'. Allowed: other '{{folder}}/' folders, {{allowed}}.",
+      slice: "'{{spec}}' reaches inside the feature '{{slice}}': import what it offers from its index ('{{entry}}'), or move a helper several features share to ui/ or shared/.",
     },
   },
   create(context) {
-    const { root, layers, subpaths = [], testFiles = [], testMay = [], pure } = context.options[0];
+    const { root, layers, subpaths = [], testFiles = [], testMay = [], pure, slices = [] } = context.options[0];
     const file = path.relative(root, context.filename).split(path.sep).join('/');
     const fromZone = zoneOf(stripExt(file), layers);
     const isTest = testFiles.some((re) => new RegExp(re).test(file));
@@ -75,11 +76,32 @@ const rule = {
       return !ok;
     }
 
+    /**
+     * A folder of `slices` holds one folder per feature; from outside a feature, only its index is
+     * its API (VS Code's contributions meet through services, not each other's files), so what a
+     * feature keeps to itself can change without a search through the others.
+     */
+    function sliceProblem(node, spec, target) {
+      if (isTest) return false;
+      for (const base of slices) {
+        if (!target.startsWith(base)) continue;
+        const slice = target.slice(base.length).split('/')[0];
+        const home = `${base}${slice}`;
+        if (file.startsWith(`${home}/`)) return false;
+        const inside = stripExt(target).slice(home.length);
+        if (inside === '' || inside === '/index') return false;
+        context.report({ node, messageId: 'slice', data: { spec, slice, entry: `${home}/index.ts` } });
+        return true;
+      }
+      return false;
+    }
+
     function check(node, spec) {
       if (typeof spec !== 'string') return;
       if (spec.startsWith('.')) {
         const target = path.relative(root, path.resolve(path.dirname(context.filename), spec)).split(path.sep).join('/');
         if (pureProblem(node, spec, target)) return;
+        if (sliceProblem(node, spec, target)) return;
         if (!fromZone) return;
         const toZone = zoneOf(stripExt(target), layers);
         if (toZone === fromZone) return;

@@ -4,14 +4,11 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createApi } from './api';
 import { App } from './app/App';
-import { AppProvider } from './app/context';
 import { createApprovalNotifier } from './app/notifications';
 import { localSelectionMemory } from './app/selectionMemory';
 import { activeTerminalId } from './app/shortcuts';
-import { TerminalOutputHub } from './features/terminals/outputHub';
-import { installTestHook } from './features/terminals/registry';
-import { TerminalSessions } from './features/terminals/sessions';
-import { XtermSession } from './features/terminals/xtermSession';
+import { TerminalOutputHub, TerminalScreensProvider, installTestHook, TerminalSessions, XtermSession } from './features/terminals';
+import { AppProvider } from './services/context';
 import { afterNextFrame, createStores, startSync } from './stores';
 
 const { api, connection, reconnectNow } = createApi(window);
@@ -40,8 +37,10 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <AppProvider services={{ api, stores, output, terminalSessions, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined, later: afterNextFrame }}>
-      <App />
+    <AppProvider services={{ api, stores, reconnectNow, askToNotify: notifier ? () => notifier.ask() : undefined, later: afterNextFrame }}>
+      <TerminalScreensProvider sessions={terminalSessions}>
+        <App />
+      </TerminalScreensProvider>
     </AppProvider>
   </StrictMode>,
 );

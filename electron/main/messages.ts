@@ -62,3 +62,9 @@ export const FOLDER_MESSAGES = {
 export function refusal(code: ErrorCode, said: { message: string; hint: string }): BerthError {
   return new BerthError(code, said.message, { hint: said.hint });
 }
+
+/** Lines main writes into a terminal (terminal/). */
+export const TERMINAL_MESSAGES = {
+  /** The first terminal of a chat whose terminals were open when Berth last stopped: their shells ended with it. */
+  berthRestarted: 'Berth was restarted: this chat’s earlier terminals ended with it, and their output is not kept; this is a new shell',
+} as const;

@@ -9,17 +9,16 @@
  * (renderer/app/chatSwitch.test.tsx).
  */
 import { useCallback, useMemo, useState } from 'react';
-import { ChangesPanel } from '../features/changes/ChangesPanel';
-import { ChatHeader } from '../features/chat/ChatHeader';
-import { ConversationPane } from '../features/conversation/ConversationPane';
-import { ProfilesDialog } from '../features/profiles/ProfilesDialog';
-import { HelpPopover } from '../features/shortcuts/HelpPopover';
-import { Sidebar } from '../features/sidebar/Sidebar';
-import { StatusBar } from '../features/status/StatusBar';
-import { TerminalArea } from '../features/terminals/TerminalArea';
+import { ChangesPanel } from '../features/changes';
+import { ChatHeader } from '../features/chat';
+import { ConversationPane } from '../features/conversation';
+import { ProfilesDialog } from '../features/profiles';
+import { HelpPopover } from '../features/shortcuts';
+import { Sidebar } from '../features/sidebar';
+import { StatusBar, ConnectionBanner } from '../features/status';
+import { TerminalArea } from '../features/terminals';
 import { SplitView } from '../ui/SplitView';
-import { ConnectionBanner } from '../features/status/ConnectionBanner';
-import { useChats, useConnection, useServices } from './context';
+import { useChats, useConnection, useServices } from '../services/context';
 import { useGlobalShortcuts } from './shortcuts';
 import { useMediaQuery } from '../ui/useMediaQuery';
 

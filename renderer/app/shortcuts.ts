@@ -2,9 +2,9 @@
 import { useEffect } from 'react';
 import type { Stores } from '../stores';
 import { chatOrder, groupChats, stepChat } from '../stores/chats';
-import { matchShortcut, type ShortcutId } from '../features/shortcuts/shortcuts';
-import { getTerminal, onTerminalRegistered } from '../features/terminals/registry';
-import { focusConversation, focusNextOpenedChat, forgetFocusRequest } from '../features/conversation/focusConversation';
+import { matchShortcut, type ShortcutId } from '../features/shortcuts';
+import { getTerminal, onTerminalRegistered } from '../features/terminals';
+import { focusConversation, focusNextOpenedChat, forgetFocusRequest } from '../features/conversation';
 
 /** The terminal tab shown for the selected chat. */
 export function activeTerminalId(stores: Stores): string | null {

@@ -7,7 +7,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AgentChatOptions, AgentMessage, ApprovalRequest, EventPayload, Response } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
-import { without } from './record';
+import { without, type ForgetsChats } from './record';
 
 export type ApprovalDecision = 'once' | 'chat' | 'deny';
 
@@ -144,7 +144,7 @@ export function reduceAgent(state: Conversations, action: AgentAction): Conversa
   }
 }
 
-export interface AgentState {
+export interface AgentState extends ForgetsChats {
   byChat: Conversations;
   dispatch(action: AgentAction): void;
   /** Loads (again) a chat's conversation: on opening it, and after a reconnect. */
@@ -172,6 +172,7 @@ export function createAgentStore(api: BerthApi): AgentStore {
     return {
       byChat: {},
       dispatch,
+      forgetChat: (chatId) => dispatch({ type: 'forget', chatId }),
 
       async load(chatId) {
         const mine = (generations.get(chatId) ?? 0) + 1;

@@ -4,7 +4,7 @@
  * chat (the agent store keeps only opened chats), read by the sidebar's badges. Pure reducer.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { without } from './record';
+import { without, type ForgetsChats } from './record';
 
 export type AttentionKind = 'approval' | 'finished';
 
@@ -75,7 +75,7 @@ export function attentionOf(state: AttentionState, chatId: string): AttentionKin
   return state.finished[chatId] ? 'finished' : null;
 }
 
-export interface AttentionStoreState extends AttentionState {
+export interface AttentionStoreState extends AttentionState, ForgetsChats {
   dispatch(action: AttentionAction): void;
 }
 
@@ -85,6 +85,7 @@ export function createAttentionStore(): AttentionStore {
   return createStore<AttentionStoreState>()((set) => ({
     ...NO_ATTENTION,
     dispatch: (action) => set((s) => reduceAttention(s, action)),
+    forgetChat: (chatId) => set((s) => reduceAttention(s, { type: 'forget', chatId })),
   }));
 }
 

@@ -29,7 +29,7 @@ export const drafts = {
       // Not kept (storage full or refused): the box still has it.
     }
   },
-  forget(chatId: string): void {
+  forgetChat(chatId: string): void {
     drafts.set(chatId, '');
   },
   /** Drops every draft whose chat is not in `alive`. */

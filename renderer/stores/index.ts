@@ -217,12 +217,8 @@ export function startSync(stores: Stores, api: BerthApi, connection: ConnectionS
         if (!prev.loaded) drafts.keepOnly(alive);
         for (const c of prev.chats) {
           if (alive.has(c.id)) continue;
-          stores.terminals.getState().forgetChat(c.id);
-          stores.sandbox.getState().dispatch({ type: 'forget', chatId: c.id });
-          stores.agent.getState().dispatch({ type: 'forget', chatId: c.id });
-          stores.review.getState().forget(c.id);
-          stores.attention.getState().dispatch({ type: 'forget', chatId: c.id });
-          drafts.forget(c.id);
+          for (const store of [stores.terminals, stores.sandbox, stores.agent, stores.review, stores.attention]) store.getState().forgetChat(c.id);
+          drafts.forgetChat(c.id);
         }
       }
     }),

@@ -36,7 +36,7 @@ describe('review store', () => {
     store.getState().setProgress({ chatId: 'c1', hostPath: '/a', phase: 'done', files: 2, totalFiles: 2, message: '' });
     expect(Object.keys(store.getState().progress['c1'] ?? {})).toEqual(['/b']);
     store.getState().setCount('c1', 3);
-    store.getState().forget('c1');
+    store.getState().forgetChat('c1');
     expect(store.getState().progress['c1']).toBeUndefined();
     expect(store.getState().counts['c1']).toBeUndefined();
   });

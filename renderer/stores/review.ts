@@ -9,7 +9,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { Checkpoint, CopyChanges, EventPayload } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
-import { without } from './record';
+import { without, type ForgetsChats } from './record';
 
 export type CopyProgress = EventPayload<'review.progress'>;
 
@@ -22,7 +22,7 @@ export interface ChatChanges {
 
 export const NO_CHANGES: ChatChanges = { copies: [], loaded: false, loading: false, error: null };
 
-export interface ReviewState {
+export interface ReviewState extends ForgetsChats {
   /** Changed files per chat, as `review.changed` last said (absent: not heard yet). */
   counts: Readonly<Record<string, number>>;
   changes: Readonly<Record<string, ChatChanges>>;
@@ -34,7 +34,6 @@ export interface ReviewState {
   /** Loads the chat's changes (all its Review-mode copies). */
   load(chatId: string): Promise<void>;
   loadCheckpoints(chatId: string): Promise<void>;
-  forget(chatId: string): void;
 }
 
 export type ReviewStore = StoreApi<ReviewState>;
@@ -102,7 +101,7 @@ export function createReviewStore(api: BerthApi): ReviewStore {
       }
     },
 
-    forget(chatId) {
+    forgetChat(chatId) {
       set((s) => ({
         counts: without(s.counts, chatId),
         changes: without(s.changes, chatId),

@@ -6,7 +6,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SandboxProgressEvent, SandboxState, SandboxStatus } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
-import { without } from './record';
+import { without, type ForgetsChats } from './record';
 
 export interface SandboxView {
   status: SandboxStatus | null;
@@ -87,7 +87,7 @@ export function displaySandbox(view: SandboxView | undefined): SandboxDisplay {
   return { state: status.state, fraction: null, message: null, error: status.state === 'error' ? status.error : null };
 }
 
-export interface SandboxStoreState {
+export interface SandboxStoreState extends ForgetsChats {
   views: SandboxViews;
   /** A failed `sandbox.status` call per chat (the engine may be down). */
   loadErrors: Readonly<Record<string, ApiErrorInfo>>;
@@ -103,6 +103,9 @@ export function createSandboxStore(api: BerthApi): SandboxStore {
     loadErrors: {},
     dispatch(action) {
       set((s) => ({ views: reduceSandbox(s.views, action) }));
+    },
+    forgetChat(chatId) {
+      set((s) => ({ views: reduceSandbox(s.views, { type: 'forget', chatId }), loadErrors: without(s.loadErrors, chatId) }));
     },
     async load(chatId) {
       try {

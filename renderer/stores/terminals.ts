@@ -6,7 +6,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { TerminalView } from '../../shared/contract';
 import type { BerthApi } from '../api/types';
 import { errorInfo, type ApiErrorInfo } from '../api/errors';
-import { without } from './record';
+import { without, type ForgetsChats } from './record';
 
 export interface TerminalSize {
   cols: number;
@@ -28,7 +28,7 @@ export function withTerminal(list: readonly TerminalView[], view: TerminalView, 
   return [...list, view];
 }
 
-export interface TerminalsState {
+export interface TerminalsState extends ForgetsChats {
   byChat: Readonly<Record<string, TerminalView[]>>;
   /** The selected tab per chat. */
   active: Readonly<Record<string, string>>;
@@ -52,7 +52,6 @@ export interface TerminalsState {
   setActive(chatId: string, terminalId: string): void;
   markExited(terminalId: string, chatId: string, reason: string): void;
   setLastSize(size: TerminalSize): void;
-  forgetChat(chatId: string): void;
   dismissError(chatId: string): void;
   /**
    * The chat's sandbox no longer fails (its profile was fixed): the terminal error goes, and a

@@ -1,7 +1,7 @@
 /** Renders a component inside the app's providers, against the fake API. */
 import { render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
-import { AppProvider } from '../app/context';
+import { AppProvider } from '../services/context';
 import { createStores, startSync, type Stores } from '../stores';
 import { createFakeApi, type FakeApi, type FakeSeed } from './fakeApi';
 
@@ -16,7 +16,7 @@ export function renderWithApp(ui: ReactElement, seed: FakeSeed | FakeApi = {}): 
   const stores = createStores(api, api.connection);
   startSync(stores, api, api.connection, { autoOpenTerminal: false, refetchDelayMs: 0 });
   const result = render(
-    <AppProvider services={{ api, stores, output: null, reconnectNow: () => {} }}>{ui}</AppProvider>,
+    <AppProvider services={{ api, stores, reconnectNow: () => {} }}>{ui}</AppProvider>,
   );
   return { ...result, api, stores };
 }

@@ -1,3 +1,5 @@
+import type { SandboxState } from '../../shared/contract';
+
 /**
  * Sentences the page says to the user that are not main's own words (those come with main's
  * answers and errors): one place, so a wording is changed once and tests can name it.
@@ -18,3 +20,19 @@ export const MESSAGES = {
   sharedProviderNote: (profile: string) =>
     `Uses the provider URL and API key of the profile “${profile}”: change them there, and every profile sharing them follows. A model set here picks this profile’s model.`,
 } as const;
+
+/** A sandbox's state as the header and the terminal say it. */
+export const SANDBOX_LABELS: Record<SandboxState, string> = {
+  none: 'not started',
+  building: 'building image',
+  pulling: 'pulling image',
+  creating: 'creating container',
+  starting: 'starting',
+  running: 'running',
+  stopped: 'stopped',
+  error: 'error',
+  local: 'local (no sandbox)',
+};
+
+/** What the local backend (no sandbox) means, wherever it can be chosen or is in use. */
+export const LOCAL_WARNING = 'no sandbox: commands run on this computer with your permissions';

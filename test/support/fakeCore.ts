@@ -25,11 +25,13 @@ export interface FakeCore {
   /** A folder as the user would have it, writable by the sandbox user. */
   folder(name?: string): string;
   dispose(): Promise<void>;
+  /** Berth quits and starts again: a new core on the same data folder and engine (this one is disposed, its folder kept). */
+  restart(): Promise<FakeCore>;
 }
 
-export function fakeCore(): FakeCore {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'berth-unit-'));
-  const engine = new FakeEngine([BUSYBOX]);
+export function fakeCore(again?: { root: string; engine: FakeEngine }): FakeCore {
+  const root = again?.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'berth-unit-'));
+  const engine = again?.engine ?? new FakeEngine([BUSYBOX]);
   const clock = new ManualClock();
   const core = createCore({ dataDir: path.join(root, 'data'), engine, clock, reapIntervalMs: 0, pressureEveryMs: 0, env: {} });
   const events: FakeCore['events'] = [];
@@ -55,6 +57,10 @@ export function fakeCore(): FakeCore {
     async dispose() {
       await core.dispose();
       fs.rmSync(root, { recursive: true, force: true });
+    },
+    async restart() {
+      await core.dispose();
+      return fakeCore({ root, engine });
     },
   };
 }

@@ -100,7 +100,13 @@ describe('the imports that once passed lint now fail it', () => {
     ['electron/preload/bridge.ts', "import { createCore } from '../main/core.js';"],
     ['renderer/features/chat/Probe.tsx', "import { createCore } from '../../../electron/main/core.js';"],
     ['renderer/features/chat/Probe.tsx', "import { ipcRenderer } from 'electron';"],
-    ['renderer/stores/probe.ts', "import { useServices } from '../app/context';"],
+    ['renderer/stores/probe.ts', "import { useServices } from '../services/context';"],
+    // A feature never imports the app that composes it, nor the services context anything above it.
+    ['renderer/features/chat/Probe.tsx', "import { App } from '../../app/App';"],
+    ['renderer/services/probe.tsx', "import { TerminalArea } from '../features/terminals/TerminalArea';"],
+    // From outside a feature, only its index: not a file inside it.
+    ['renderer/features/chat/Probe.tsx', "import { FileDiff } from '../changes/FileDiff';"],
+    ['renderer/app/probe.tsx', "import { Sidebar } from '../features/sidebar/Sidebar';"],
     ['renderer/api/probe.ts', "import { z } from 'zod/v4/core';"],
   ])('%s: %s', async (file, code) => {
     expect(await layering(file, code)).not.toEqual([]);
@@ -121,5 +127,7 @@ describe('the imports that once passed lint now fail it', () => {
     expect(await layering('electron/main/sandbox/probe.ts', "import type { Clock } from '../base/clock.js';\nimport fs from 'node:fs';")).toEqual([]);
     expect(await layering('electron/main/engine/probe.ts', "import Docker from 'dockerode';")).toEqual([]);
     expect(await layering('renderer/stores/probe.ts', "import { createStore } from 'zustand/vanilla';\nimport type { BerthApi } from '../api/types';")).toEqual([]);
+    expect(await layering('renderer/features/chat/Probe.tsx', "import { useServices } from '../../services/context';")).toEqual([]);
+    expect(await layering('renderer/features/chat/Probe.tsx', "import { FileDiff } from '../changes';\nimport { SandboxUse } from './SandboxUse';")).toEqual([]);
   });
 });

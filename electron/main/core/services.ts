@@ -34,6 +34,7 @@ import { gatherHostFacts, resolveAttachableFolder } from '../workspace/folderVal
 import { ChatFolders } from '../folders/chatFolders.js';
 import { AttachConfirmations } from '../folders/attachConfirmations.js';
 import { TerminalService } from '../terminal/terminalService.js';
+import { BerthRestartMarks, RESTART_MARK_KEY } from '../terminal/berthRestart.js';
 import { AgentService } from '../agent/agentService.js';
 import { ProviderKeys } from '../agent/providerKeys.js';
 import { streamChatCompletion } from '../agent/provider/openaiClient.js';
@@ -169,7 +170,8 @@ export function buildServices(options: CoreOptions) {
       decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
   });
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
-  const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents);
+  const restartMarks = new BerthRestartMarks({ load: () => store.settings.get(RESTART_MARK_KEY), save: (v) => store.settings.set(RESTART_MARK_KEY, v) });
+  const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents, restartMarks);
   // Review's writes into a remote sandbox's copies start it and its terminals again (terminal/copyRewrite).
   followCopyRewrites(mainEvents, sandbox, terminals);
   const pool = new WarmPool({

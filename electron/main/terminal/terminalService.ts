@@ -21,7 +21,7 @@ import { OutputJoiner } from '../../../shared/outputJoiner.js';
 import { ReplayBuffer } from './replayBuffer.js';
 import { ViewSizes, type TerminalSize } from './common/viewSizes.js';
 import { ENVIRONMENT_CHANGED_NOTE, FOLDERS_CHANGED_NOTE, RECREATED_NOTE } from './restartNotes.js';
-
+import type { BerthRestartMarks } from './berthRestart.js';
 
 const REPLAY_CHARS = 256 * 1024;
 /** What a restarting terminal keeps of what is typed meanwhile. */
@@ -75,6 +75,7 @@ export class TerminalService {
     private readonly events: EventHub,
     private readonly clock: Clock,
     mainEvents?: MainEvents,
+    private readonly marks: BerthRestartMarks | null = null,
   ) {
     manager.onGone((key, reason, replaced) => this.containerGone(key, reason, replaced === true));
     // A chat's open terminals run in a container without its new folders: they start again in the new one, saying why.
@@ -146,6 +147,8 @@ export class TerminalService {
     this.terminals.set(terminal.view.terminalId, terminal);
     terminal.view.state = 'running';
     this.pipe(terminal, proc);
+    const earlier = this.marks?.opened(chatId);
+    if (earlier) terminal.output?.push(terminalNote(earlier)); // first: the shell's output comes later, as data events
     const change = this.changes.get(chatId);
     if (change?.ended && change.ended.seq > seqBefore) {
       // The chat's terminals were closed (closeForChat) while this one was starting: it ends too.
@@ -184,9 +187,8 @@ export class TerminalService {
       .map((t) => ({ terminalId: t.view.terminalId, title: t.view.title, processes: found.get(t.view.terminalId) ?? [] }));
   }
 
-  private processes(running: readonly Terminal[]): Promise<Map<string, string[]> | null> {
-    return processesIn(this.manager, running.map((t) => ({ terminalId: t.view.terminalId, key: t.key, containerId: t.containerId, user: t.user })));
-  }
+  private processes = (running: readonly Terminal[]): Promise<Map<string, string[]> | null> =>
+    processesIn(this.manager, running.map((t) => ({ terminalId: t.view.terminalId, key: t.key, containerId: t.containerId, user: t.user })));
 
   private change(chatId: string) {
     let c = this.changes.get(chatId);
@@ -274,7 +276,7 @@ export class TerminalService {
     this.restartQueues.set(chatId, q);
     q.done = (async () => {
       try {
-        for (let next = first(q.pending); next; next = first(q.pending)) {
+        for (let next = q.pending.values().next().value; next; next = q.pending.values().next().value) {
           q.pending.delete(next);
           await this.restartOne(chatId, next, q);
         }
@@ -373,6 +375,7 @@ export class TerminalService {
     terminal.view.exitReason = reason;
     terminal.hold.dispose();
     this.events.emit('terminal.exit', { terminalId: terminal.view.terminalId, chatId: terminal.view.chatId, reason });
+    if (!this.list(terminal.view.chatId).some((t) => t.state !== 'exited')) this.marks?.ended(terminal.view.chatId);
     setTimeout(() => {
       if (this.terminals.get(terminal.view.terminalId) === terminal) this.terminals.delete(terminal.view.terminalId);
     }, EXITED_TTL_MS).unref();
@@ -484,16 +487,13 @@ export class TerminalService {
     const c = this.change(chatId);
     c.ended = { seq: c.seq, reason: 'The chat was deleted.' };
     this.counters.delete(chatId);
+    this.marks?.forget(chatId);
     for (const t of [...this.terminals.values()]) if (t.view.chatId === chatId) this.close(t.view.terminalId);
   }
 
   dispose(): void {
+    this.marks?.freeze(); // its shells end with Berth: the next run's first terminal in their chats says so
     if (this.unwatchedTimer !== null) this.clock.clearTimeout(this.unwatchedTimer);
     for (const id of [...this.terminals.keys()]) this.close(id);
   }
-}
-
-function first<T>(set: Set<T>): T | undefined {
-  for (const item of set) return item;
-  return undefined;
 }

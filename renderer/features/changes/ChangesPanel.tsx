@@ -7,7 +7,8 @@ import './changes.css';
 import { useEffect, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useReview, useServices } from '../../app/context';
+import { useActions, useReview } from '../../services/context';
+import { reviewActions } from './actions';
 import { NO_CHANGES } from '../../stores/review';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { CopyReview } from './CopyReview';
@@ -28,7 +29,7 @@ function storedLayout(): DiffLayout {
 }
 
 export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): void }) {
-  const { api, stores } = useServices();
+  const review = useActions(reviewActions);
   const changes = useReview((s) => s.changes[chatId]) ?? NO_CHANGES;
   const [layout, setLayoutState] = useState<DiffLayout>(storedLayout);
   const [checkpoint, setCheckpoint] = useState<{ busy: boolean; message: string | null; error: ApiErrorInfo | null }>({
@@ -38,8 +39,8 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
   });
 
   useEffect(() => {
-    void stores.review.getState().load(chatId);
-  }, [stores, chatId]);
+    review.reloadChanges(chatId);
+  }, [review, chatId]);
 
   const setLayout = (next: DiffLayout) => {
     setLayoutState(next);
@@ -53,9 +54,8 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
   const saveCheckpoint = async () => {
     setCheckpoint({ busy: true, message: null, error: null });
     try {
-      const cp = await api.call('review.checkpoint', { chatId, label: 'Checkpoint' });
+      const cp = await review.checkpoint(chatId, 'Checkpoint');
       setCheckpoint({ busy: false, message: `Checkpoint saved at ${new Date(cp.createdAt).toLocaleTimeString()}.`, error: null });
-      void stores.review.getState().loadCheckpoints(chatId);
     } catch (e) {
       setCheckpoint({ busy: false, message: null, error: errorInfo(e) });
     }
@@ -86,7 +86,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
         >
           Checkpoint
         </button>
-        <button type="button" disabled={loading} onClick={() => void stores.review.getState().load(chatId)}>
+        <button type="button" disabled={loading} onClick={() => review.reloadChanges(chatId)}>
           Reload
         </button>
         <button type="button" onClick={onClose}>
@@ -99,7 +99,7 @@ export function ChangesPanel({ chatId, onClose }: { chatId: string; onClose(): v
         </p>
       )}
       {checkpoint.error && <ErrorAlert error={checkpoint.error} onDismiss={() => setCheckpoint((c) => ({ ...c, error: null }))} />}
-      {error && <ErrorAlert error={error} action={<button type="button" onClick={() => void stores.review.getState().load(chatId)}>Load again</button>} />}
+      {error && <ErrorAlert error={error} action={<button type="button" onClick={() => review.reloadChanges(chatId)}>Load again</button>} />}
       <ReviewDraft chatId={chatId} comments={comments} />
       {!loaded ? (
         <p className="muted">Loading the changes…</p>

@@ -7,7 +7,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { ConflictChoice, MergeSegment } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { reviewActions } from './actions';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
@@ -23,7 +24,7 @@ function Side({ title, lines }: { title: string; lines: readonly string[] }) {
 }
 
 export function ConflictResolver({ chatId, hostPath, path, onClose, onDone }: { chatId: string; hostPath: string; path: string; onClose(): void; onDone(message: string): void }) {
-  const { api } = useServices();
+  const review = useActions(reviewActions);
   const id = useId();
   const [segments, setSegments] = useState<MergeSegment[] | null>(null);
   const [picks, setPicks] = useState<Pick[]>([]);
@@ -33,8 +34,8 @@ export function ConflictResolver({ chatId, hostPath, path, onClose, onDone }: { 
 
   useEffect(() => {
     let live = true;
-    api
-      .call('review.conflict', { chatId, hostPath, path })
+    review
+      .conflict({ chatId, hostPath, path })
       .then((r) => {
         if (!live) return;
         setSegments(r.segments);
@@ -46,14 +47,14 @@ export function ConflictResolver({ chatId, hostPath, path, onClose, onDone }: { 
     return () => {
       live = false;
     };
-  }, [api, chatId, hostPath, path]);
+  }, [review, chatId, hostPath, path]);
 
   const apply = async () => {
     setBusy(true);
     setError(null);
     try {
       const choices: ConflictChoice[] = picks.map((p, i) => (p === 'edit' ? { text: edits[i] ?? '' } : p));
-      const r = await api.call('review.resolve', { chatId, hostPath, path, choices });
+      const r = await review.resolve({ chatId, hostPath, path, choices });
       if (r.ok) onDone(r.message);
       else setError({ code: 'conflict', message: r.message, hint: 'Reload the conflict and choose again.' });
     } catch (e) {

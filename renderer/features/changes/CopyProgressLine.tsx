@@ -1,5 +1,5 @@
 /** A Review-mode copy being made: which folder, what phase, how many files of how many. */
-import { useReview } from '../../app/context';
+import { useReview } from '../../services/context';
 
 export function CopyProgressLine({ chatId }: { chatId: string }) {
   const progress = useReview((s) => s.progress[chatId]);

@@ -11,7 +11,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ApplyProblem, CopyChanges, FileChange, HunkConflict } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { reviewActions } from './actions';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { useFocusAfter } from '../../ui/useFocusAfter';
@@ -46,7 +47,7 @@ function plural(n: number, one: string): string {
 }
 
 export function CopyReview({ chatId, copy, layout, comments }: { chatId: string; copy: CopyChanges; layout: DiffLayout; comments: ReviewComments }) {
-  const { api, stores } = useServices();
+  const review = useActions(reviewActions);
   const { files, hostPath } = copy;
   const [selectedPath, setSelectedPath] = useState<string | null>(null);
   const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
@@ -78,15 +79,15 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
     if (!file || !file.diffOmitted || fetchKey === null || fetched[fetchKey]) return;
     let live = true;
     setDiffError(null);
-    api
-      .call('review.diff', { chatId, hostPath, path: file.path })
+    review
+      .diff({ chatId, hostPath, path: file.path })
       // Only this version's fetches are kept: the older ones can never be shown again.
       .then((f) => live && setFetched((m) => ({ ...Object.fromEntries(Object.entries(m).filter(([k]) => k.startsWith(`${copy.version}\u0000`))), [fetchKey]: f })))
       .catch((e: unknown) => live && setDiffError(errorInfo(e)));
     return () => {
       live = false;
     };
-  }, [api, chatId, hostPath, file, fetchKey, fetched, copy.version]);
+  }, [review, chatId, hostPath, file, fetchKey, fetched, copy.version]);
 
   const run = async (what: string, action: () => Promise<Outcome | null>) => {
     setBusy(what);
@@ -99,27 +100,27 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
       setError(errorInfo(e));
     } finally {
       setBusy(null);
-      void stores.review.getState().load(chatId);
+      review.reloadChanges(chatId);
     }
   };
 
   const apply = (mode: ApplyMode, only: string[] | undefined) =>
     run(`apply-${mode}`, async () => {
-      const r = await api.call('review.apply', { chatId, hostPath, mode, ...(only ? { files: only } : {}) });
+      const r = await review.apply({ chatId, hostPath, mode, ...(only ? { files: only } : {}) });
       if (r.ok) setChecked(new Set());
       return { action: 'applied', message: r.message, problems: r.problems, conflicts: [] };
     });
 
   const applyLines = (path: string, lines: { removed: number[]; added: number[] }) =>
     run('apply-lines', async () => {
-      const r = await api.call('review.applyLines', { chatId, hostPath, version: copy.version, files: [{ path, ...lines }] });
+      const r = await review.applyLines({ chatId, hostPath, version: copy.version, files: [{ path, ...lines }] });
       return { action: 'applied', message: r.message, problems: r.problems, conflicts: [], hunkConflicts: r.conflicts };
     });
 
   const comment = async (path: string, range: { side: 'new' | 'old'; startLine: number; endLine: number }, body: string) => {
     setError(null);
     try {
-      await api.call('review.comment', { chatId, hostPath, path, ...range, body });
+      await review.comment({ chatId, hostPath, path, ...range, body });
       return true;
     } catch (e) {
       setError(errorInfo(e));
@@ -130,33 +131,33 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
   };
 
   const closeComment = (id: string, action: 'resolve' | 'delete') =>
-    void api
-      .call('review.commentClose', { chatId, id, action })
+    void review
+      .closeComment({ chatId, id, action })
       .catch((e: unknown) => setError(errorInfo(e)))
       .finally(() => comments.reload());
 
   const push = () =>
     run('push', async () => {
-      setPushed(await api.call('review.push', { chatId, hostPath }));
+      setPushed(await review.push({ chatId, hostPath }));
       return null;
     });
 
   const undoApply = () =>
     run('undo-apply', async () => {
-      const r = await api.call('review.undoApply', { chatId, hostPath });
+      const r = await review.undoApply({ chatId, hostPath });
       return { action: 'undone', message: r.message, problems: r.problems, conflicts: [] };
     });
 
   const discard = () =>
     run('discard', async () => {
       setConfirmDiscard(false);
-      const r = await api.call('review.discard', { chatId, hostPath });
+      const r = await review.discard({ chatId, hostPath });
       return { action: 'applied', message: r.message, problems: [], conflicts: [] };
     });
 
   const refresh = () =>
     run('refresh', async () => {
-      const r = await api.call('review.refresh', { chatId, hostPath });
+      const r = await review.refresh({ chatId, hostPath });
       return { action: 'applied', message: r.message, problems: [], conflicts: r.conflicts };
     });
 
@@ -358,7 +359,7 @@ export function CopyReview({ chatId, copy, layout, comments }: { chatId: string;
           onDone={(message) => {
             setResolving(null);
             setOutcome({ action: 'applied', message, problems: [], conflicts: [] });
-            void stores.review.getState().load(chatId);
+            review.reloadChanges(chatId);
           }}
         />
       )}

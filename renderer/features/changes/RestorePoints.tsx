@@ -6,10 +6,11 @@
 import { useState } from 'react';
 import type { Checkpoint } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useReview, useServices } from '../../app/context';
+import { useActions, useReview } from '../../services/context';
+import { reviewActions } from './actions';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { ForkFromPoint } from '../compare/ForkFromPoint';
+import { ForkFromPoint } from '../compare';
 
 const NONE: readonly Checkpoint[] = [];
 
@@ -19,7 +20,7 @@ function describe(cp: Checkpoint): string {
 }
 
 export function RestorePoints({ chatId }: { chatId: string }) {
-  const { api, stores } = useServices();
+  const review = useActions(reviewActions);
   const checkpoints = useReview((s) => s.checkpoints[chatId]) ?? NONE;
   const [picked, setPicked] = useState<string>('');
   const [confirm, setConfirm] = useState<Checkpoint | null>(null);
@@ -36,14 +37,12 @@ export function RestorePoints({ chatId }: { chatId: string }) {
     setError(null);
     setMessage(null);
     try {
-      const r = await api.call('review.restore', { chatId, checkpointId: cp.id });
+      const r = await review.restore(chatId, cp.id);
       setMessage(r.message);
     } catch (e) {
       setError(errorInfo(e));
     } finally {
       setBusy(false);
-      void stores.review.getState().load(chatId);
-      void stores.review.getState().loadCheckpoints(chatId);
     }
   };
 

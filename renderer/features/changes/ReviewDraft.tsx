@@ -1,12 +1,13 @@
 /** The review draft: how many comments wait to be sent, and the button that sends them to the chat's agent as one message. */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { reviewActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import type { ReviewComments } from './useReviewComments';
 
 export function ReviewDraft({ chatId, comments }: { chatId: string; comments: ReviewComments }) {
-  const { api } = useServices();
+  const review = useActions(reviewActions);
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState<string | null>(null);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
@@ -17,7 +18,7 @@ export function ReviewDraft({ chatId, comments }: { chatId: string; comments: Re
     setBusy(true);
     setError(null);
     try {
-      const r = await api.call('review.sendComments', { chatId });
+      const r = await review.sendComments(chatId);
       setSent(`Sent ${r.sent} ${r.sent === 1 ? 'comment' : 'comments'} to the chat's agent.`);
     } catch (e) {
       setError(errorInfo(e));

@@ -5,14 +5,15 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useAgent, useReview, useServices } from '../../app/context';
+import { useActions, useAgent, useReview } from '../../services/context';
+import { reviewActions } from './actions';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 const SHOWN_FILES = 8;
 
 export function TurnChanges({ chatId, turnMessageId }: { chatId: string; turnMessageId: string }) {
-  const { api, stores } = useServices();
+  const review = useActions(reviewActions);
   const checkpoint = useReview((s) => s.checkpoints[chatId]?.find((c) => c.reason === 'turn' && c.messageId === turnMessageId));
   const running = useAgent((s) => s.byChat[chatId]?.running ?? false);
   const [confirm, setConfirm] = useState(false);
@@ -28,14 +29,12 @@ export function TurnChanges({ chatId, turnMessageId }: { chatId: string; turnMes
     setBusy(true);
     setError(null);
     try {
-      const r = await api.call('review.undoTurn', { chatId, messageId: turnMessageId });
+      const r = await review.undoTurn(chatId, turnMessageId);
       setResult(r.message);
     } catch (e) {
       setError(errorInfo(e));
     } finally {
       setBusy(false);
-      void stores.review.getState().loadCheckpoints(chatId);
-      if (stores.review.getState().changes[chatId]) void stores.review.getState().load(chatId);
     }
   };
 

@@ -1,6 +1,6 @@
 /** A chat's count of changed files in its Review-mode copies, or null when it has none. */
 import type { ChatView } from '../../../shared/contract';
-import { useReview } from '../../app/context';
+import { useReview } from '../../services/context';
 
 /** The count from `live` (the last `review.changed` for the chat) or else the chat's attachments. */
 export function changedFiles(chat: ChatView, live: number | undefined): number | null {

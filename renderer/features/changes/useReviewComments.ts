@@ -2,7 +2,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ReviewComment } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { reviewActions } from './actions';
 
 export interface ReviewComments {
   comments: ReviewComment[];
@@ -11,14 +12,14 @@ export interface ReviewComments {
 }
 
 export function useReviewComments(chatId: string, version: string): ReviewComments {
-  const { api } = useServices();
+  const review = useActions(reviewActions);
   const [comments, setComments] = useState<ReviewComment[]>([]);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    api
-      .call('review.comments', { chatId })
+    review
+      .comments(chatId)
       .then((r) => {
         if (!live) return;
         setComments(r.comments);
@@ -28,7 +29,7 @@ export function useReviewComments(chatId: string, version: string): ReviewCommen
     return () => {
       live = false;
     };
-  }, [api, chatId, version, tick]);
+  }, [review, chatId, version, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { comments, error, reload };
 }

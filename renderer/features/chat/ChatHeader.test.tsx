@@ -3,9 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/errors';
 import { chatView, createFakeApi } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
-import { useChats } from '../../app/context';
+import { useChats } from '../../services/context';
 import { ChatHeader } from './ChatHeader';
 import { StatusBar } from '../status/StatusBar';
+
+/**
+ * Clicks "Choose this folder" once it can be pressed: while the dialog's first listing loads the
+ * button is disabled (a user waits for it too), and under load that listing can come after the
+ * path is typed; a click on the disabled button would do nothing.
+ */
+async function chooseThisFolder(dialog: HTMLElement): Promise<void> {
+  const button = within(dialog).getByRole('button', { name: 'Choose this folder' }) as HTMLButtonElement;
+  await waitFor(() => expect(button.disabled).toBe(false));
+  fireEvent.click(button);
+}
 
 function SelectedHeader() {
   const chat = useChats((s) => s.chats.find((c) => c.id === s.selectedId) ?? null);
@@ -55,7 +66,7 @@ describe('ChatHeader attachments', () => {
     await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects/site'));
     fireEvent.click(within(dialog).getByRole('button', { name: 'Go up' }));
     await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects'));
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await chooseThisFolder(dialog);
 
     await screen.findByRole('button', { name: 'Detach /home/me/projects' });
     expect(screen.queryByRole('dialog')).toBeNull();
@@ -87,7 +98,7 @@ describe('ChatHeader attachments', () => {
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/etc' } });
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await chooseThisFolder(dialog);
 
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('/etc is a system folder; Berth does not mount it.')).toBeTruthy();
@@ -120,7 +131,7 @@ describe('ChatHeader attachments', () => {
 
     fireEvent.click(within(dialog).getByRole('button', { name: /projects/ }));
     await waitFor(() => expect((within(dialog).getByRole('textbox', { name: 'Folder path' }) as HTMLInputElement).value).toBe('/home/me/projects'));
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await chooseThisFolder(dialog);
     await waitFor(() => expect(attaches()).toHaveLength(1));
 
     // The next picker starts there.
@@ -187,7 +198,7 @@ describe('ChatHeader attach modes', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     expect(dialog.textContent).toContain('through its own copy');
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await chooseThisFolder(dialog);
 
     await screen.findByRole('button', { name: 'Detach /home/me/projects/site' });
     expect(api.callsTo('workspace.attach')).toContainEqual({
@@ -390,7 +401,7 @@ describe('ChatHeader: what attaching changes', () => {
     expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
     expect(api.callsTo('workspace.attachPreview')).toEqual([{ chatId: 'c1', action: 'attach', mode: 'review' }]);
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await chooseThisFolder(dialog);
     await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual(expect.objectContaining({ path: '/home/me/projects/site' })));
     expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
   });
@@ -407,7 +418,7 @@ describe('ChatHeader: what attaching changes', () => {
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
-    fireEvent.click(within(dialog).getByRole('button', { name: 'Choose this folder' }));
+    await chooseThisFolder(dialog);
     const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
     expect(ask.textContent).toContain('history (80 MB)');
     fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));

@@ -4,12 +4,12 @@
  * chat switches (App); the parts with state of their own are keyed by the chat.
  */
 import type { ChatView } from '../../../shared/contract';
-import { ChangesButton } from '../changes/ChangesPanel';
+import { ChangesButton } from '../changes';
 import { Attachments } from './Attachments';
 import { SandboxPanel } from './SandboxPanel';
-import { NetworkView } from '../network/NetworkView';
-import { PortsView } from '../ports/PortsView';
-import { EnvironmentView } from '../environment/EnvironmentView';
+import { NetworkView } from '../network';
+import { PortsView } from '../ports';
+import { EnvironmentView } from '../environment';
 import { Notice } from '../../ui/Notice';
 import { useUntilRecreated } from './useUntilRecreated';
 

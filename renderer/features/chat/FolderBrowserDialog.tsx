@@ -6,10 +6,10 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AttachMode, DirectoryListing } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { modeSentence } from '../changes/AttachModePicker';
+import { modeSentence } from '../changes';
 
 export const LAST_FOLDER_KEY = 'berth.lastFolder';
 

@@ -1,46 +1,17 @@
 /** The chat's sandbox: its state (with pull progress), errors with Retry, and a details disclosure. */
 import { useId, useMemo, useState } from 'react';
-import type { SandboxState } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useConnection, useEngine, useProfiles, useSandbox, useServices } from '../../app/context';
+import { useActions, useChats, useConnection, useEngine, useProfiles, useSandbox } from '../../services/context';
+import { sandboxActions } from './actions';
 import { displaySandbox } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { LOCAL_WARNING, SANDBOX_LABELS } from '../../ui/messages';
+import { ProgressBar } from '../../ui/ProgressBar';
 import { SandboxUse } from './SandboxUse';
 import { SandboxStop } from './SandboxStop';
 
-export const SANDBOX_LABELS: Record<SandboxState, string> = {
-  none: 'not started',
-  building: 'building image',
-  pulling: 'pulling image',
-  creating: 'creating container',
-  starting: 'starting',
-  running: 'running',
-  stopped: 'stopped',
-  error: 'error',
-  local: 'local (no sandbox)',
-};
-
-export const LOCAL_WARNING = 'no sandbox: commands run on this computer with your permissions';
-
-export function ProgressBar({ fraction, label, text }: { fraction: number | null; label: string; text?: string | undefined }) {
-  const percent = fraction === null ? null : Math.round(Math.min(1, Math.max(0, fraction)) * 100);
-  return (
-    <div
-      className={`progress${percent === null ? ' indeterminate' : ''}`}
-      role="progressbar"
-      aria-label={label}
-      aria-valuemin={0}
-      aria-valuemax={100}
-      aria-valuenow={percent ?? undefined}
-      aria-valuetext={text ?? (percent === null ? undefined : `${percent}%`)}
-    >
-      <div className="progress-fill" style={percent === null ? undefined : { width: `${percent}%` }} />
-    </div>
-  );
-}
-
 export function SandboxPanel({ chatId }: { chatId: string }) {
-  const { api, stores } = useServices();
+  const sandbox = useActions(sandboxActions);
   const view = useSandbox((s) => s.views[chatId]);
   const loadError = useSandbox((s) => s.loadErrors[chatId]);
   const display = useMemo(() => displaySandbox(view), [view]);
@@ -57,14 +28,11 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
     setRetrying(true);
     setRetryError(null);
     try {
-      await api.call('sandbox.exec', { chatId, command: ':' });
-      const terminals = stores.terminals.getState();
-      if (!(terminals.byChat[chatId] ?? []).some((t) => t.state !== 'exited')) void terminals.open(chatId);
+      await sandbox.bringUp(chatId);
     } catch (e) {
       setRetryError(errorInfo(e));
     } finally {
       setRetrying(false);
-      void stores.sandbox.getState().load(chatId);
     }
   };
 
@@ -129,7 +97,7 @@ export function SandboxPanel({ chatId }: { chatId: string }) {
       {loadError && !shownBelow(loadError) && (
         <div className="alert-with-action">
           <ErrorAlert error={loadError} />
-          <button type="button" onClick={() => void stores.sandbox.getState().load(chatId)}>
+          <button type="button" onClick={() => sandbox.reload(chatId)}>
             Check again
           </button>
         </div>

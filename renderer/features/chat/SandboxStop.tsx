@@ -4,12 +4,13 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { sandboxActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { StopProcessesDialog, type BusyTerminals } from './StopProcessesDialog';
 
 export function SandboxStop({ chatId }: { chatId: string }) {
-  const { api, stores } = useServices();
+  const sandbox = useActions(sandboxActions);
   const [busy, setBusy] = useState(false);
   const [running, setRunning] = useState<BusyTerminals | null>(null);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
@@ -19,19 +20,18 @@ export function SandboxStop({ chatId }: { chatId: string }) {
     setBusy(true);
     setError(null);
     try {
-      await api.call('sandbox.stop', { chatId });
+      await sandbox.stop(chatId);
     } catch (e) {
       setError(errorInfo(e));
     } finally {
       setBusy(false);
-      void stores.sandbox.getState().load(chatId);
     }
   };
 
   const ask = async () => {
     let now: BusyTerminals = [];
     try {
-      now = (await api.call('terminal.busy', { chatId })).terminals;
+      now = await sandbox.busyTerminals(chatId);
     } catch {
       // Not knowing is no reason to refuse: Stop goes ahead as asked.
     }

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { SandboxStatsSample } from '../../../shared/contract';
-import { useChats } from '../../app/context';
+import { useChats } from '../../services/context';
 import { chatView, createFakeApi, profileView, DEFAULT_SETTINGS } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
 import { Sidebar } from '../sidebar/Sidebar';

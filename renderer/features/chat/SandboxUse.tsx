@@ -6,28 +6,19 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { SandboxStatsSample, SandboxUsage } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useConnection, useServices } from '../../app/context';
+import { useActions, useConnection } from '../../services/context';
+import { sandboxActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { formatBytes } from '../../ui/format';
 import { Sparkline } from '../../ui/Sparkline';
 
 /** About a minute of readings (the engine sends one a second). */
 export const KEEP_SAMPLES = 60;
 
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? v : v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
-}
-
 const percent = (used: number, limit: number | null) => (limit ? ` (${Math.round((used / limit) * 100)} %)` : '');
 
 export function SandboxUse({ chatId, running, cpuLimit }: { chatId: string; running: boolean; cpuLimit: number | null }) {
-  const { api } = useServices();
+  const sandbox = useActions(sandboxActions);
   const epoch = useConnection((c) => c.epoch);
   const [samples, setSamples] = useState<SandboxStatsSample[]>([]);
   const [usage, setUsage] = useState<SandboxUsage | null>(null);
@@ -37,19 +28,16 @@ export function SandboxUse({ chatId, running, cpuLimit }: { chatId: string; runn
   useEffect(() => {
     if (!running) return;
     setSamples([]);
-    const off = api.on('sandbox.stats', ({ chatId: id, sample }) => {
-      if (id === chatId) setSamples((list) => [...list.slice(-(KEEP_SAMPLES - 1)), sample]);
-    });
-    api.call('sandbox.watchStats', { chatId }).catch((e: unknown) => setError(errorInfo(e)));
-    return () => {
-      off();
-      api.call('sandbox.unwatchStats', { chatId }).catch(() => undefined);
-    };
-  }, [api, chatId, running, epoch]);
+    return sandbox.watchStats(
+      chatId,
+      (sample) => setSamples((list) => [...list.slice(-(KEEP_SAMPLES - 1)), sample]),
+      (e) => setError(errorInfo(e)),
+    );
+  }, [sandbox, chatId, running, epoch]);
 
   const measure = useCallback(() => {
-    api.call('sandbox.usage', { chatId }).then(setUsage, (e: unknown) => setError(errorInfo(e)));
-  }, [api, chatId]);
+    sandbox.usage(chatId).then(setUsage, (e: unknown) => setError(errorInfo(e)));
+  }, [sandbox, chatId]);
   // Again when the sandbox starts or stops: the writable layer comes and goes with the container.
   useEffect(measure, [measure, running]);
 

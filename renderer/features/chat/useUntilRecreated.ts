@@ -4,7 +4,7 @@
  * (a notice that describes the future goes away when the future arrives).
  */
 import { useCallback, useRef, useState } from 'react';
-import { useSandbox, useServices } from '../../app/context';
+import { useSandbox, useServices } from '../../services/context';
 
 export interface FutureNotice {
   /** The notice to show now, or null (none, dismissed, or it came true). */

@@ -5,11 +5,11 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useServices } from '../../app/context';
+import { useChats, useServices } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
-import { FileDiff } from '../changes/FileDiff';
+import { FileDiff } from '../changes';
 import { compareActions, type Attempt } from './actions';
 import { attemptsOn, compareRows } from './compareModel';
 import './compare.css';

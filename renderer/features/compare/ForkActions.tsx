@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useAgent, useChats, useServices } from '../../app/context';
+import { useAgent, useChats, useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
 import { compareActions } from './actions';

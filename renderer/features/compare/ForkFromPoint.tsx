@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { Checkpoint } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { MESSAGES } from '../../ui/messages';
 import { compareActions } from './actions';

@@ -5,7 +5,8 @@
  */
 import { useState } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
-import { useServices } from '../../app/context';
+import { useActions, useServices } from '../../services/context';
+import { conversationActions } from './actions';
 import type { Conversation } from '../../stores/agent';
 
 function totals(messages: readonly AgentMessage[]): { input: number; output: number } {
@@ -19,7 +20,8 @@ function totals(messages: readonly AgentMessage[]): { input: number; output: num
 }
 
 export function AgentOptions({ chatId, conversation, profileModel }: { chatId: string; conversation: Conversation; profileModel: string | null }) {
-  const { api, stores } = useServices();
+  const { stores } = useServices();
+  const conversationCalls = useActions(conversationActions);
   const [models, setModels] = useState<string[] | null>(null);
   const [listError, setListError] = useState<string | null>(null);
   const { options, contextWindow, running } = conversation;
@@ -27,8 +29,8 @@ export function AgentOptions({ chatId, conversation, profileModel }: { chatId: s
   const used = totals(conversation.messages);
   const loadModels = () => {
     if (models !== null) return;
-    api.call('agent.models', { chatId }).then(
-      (r) => setModels(r.models),
+    conversationCalls.models(chatId).then(
+      (list) => setModels(list),
       (error: unknown) => setListError(error instanceof Error ? error.message : String(error)),
     );
   };

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ApprovalRequest } from '../../../shared/contract';
 import type { ApprovalDecision } from '../../stores/agent';
-import { APPROVAL_KEYS } from '../shortcuts/shortcuts';
+import { APPROVAL_KEYS } from '../shortcuts';
 
 export interface ApprovalPromptProps {
   request: ApprovalRequest;

@@ -6,7 +6,7 @@ import './conversation.css';
 import { useEffect, useRef } from 'react';
 import { resolveProvider } from '../../../shared/agentProvider';
 import type { ChatView, ProfileView } from '../../../shared/contract';
-import { useAgent, useProfiles, useServices } from '../../app/context';
+import { useAgent, useProfiles, useServices } from '../../services/context';
 import { EMPTY_CONVERSATION } from '../../stores/agent';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { AgentOptions } from './AgentOptions';

@@ -4,8 +4,8 @@
  */
 import { memo } from 'react';
 import type { AgentMessage } from '../../../shared/contract';
-import { TurnChanges } from '../changes/TurnChanges';
-import { ForkActions } from '../compare/ForkActions';
+import { TurnChanges } from '../changes';
+import { ForkActions } from '../compare';
 import { MarkdownText, useThrottledText } from './Markdown';
 import { NoticeView, UsageLine } from './NoticeView';
 import { ToolCallCard } from './ToolCallCard';

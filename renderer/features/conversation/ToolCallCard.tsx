@@ -1,7 +1,7 @@
 /** One tool call: what ran, where, how it ended; its output collapsed; a subagent's work under it. */
 import { useId, useState, type ReactNode } from 'react';
 import type { AgentToolCall } from '../../../shared/contract';
-import { FileDiff } from '../changes/FileDiff';
+import { FileDiff } from '../changes';
 import { callName, formatDuration, STATUS_LABELS } from './tree';
 
 /**

@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AppProvider } from '../../app/context';
+import { AppProvider } from '../../services/context';
 import { createStores } from '../../stores';
 import { chatView, createFakeApi, noEnvironment } from '../../test/fakeApi';
 import { PortsView } from '../ports/PortsView';
@@ -13,7 +13,7 @@ function setup(offers: { folder: string; configs: string[]; remembered: string |
   api.environments.alpha = { offers, status: noEnvironment('alpha') };
   const stores = createStores(api, api.connection);
   render(
-    <AppProvider services={{ api, stores, output: null, reconnectNow: () => {}, later: (run) => run() }}>
+    <AppProvider services={{ api, stores, reconnectNow: () => {}, later: (run) => run() }}>
       <EnvironmentView chat={chat} />
       <PortsView chatId="alpha" />
     </AppProvider>,
@@ -42,7 +42,7 @@ describe('EnvironmentView', () => {
         ignored: [{ key: 'privileged', reason: 'a privileged container could reach this computer' }], ports: [{ port: 3000, label: 'Web app' }],
       }),
     );
-    expect(screen.getByText(/5\.0 MB/)).toBeTruthy();
+    expect(screen.getByText(/5\.0 MiB/)).toBeTruthy();
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Environment details' })));
     expect(screen.getByRole('list', { name: 'Ignored settings' }).textContent).toContain('privileged: a privileged container could reach this computer');
     api.environments.alpha = { offers: [], status: { ...noEnvironment('alpha'), state: 'ready', ports: [{ port: 3000, label: 'Web app' }] } };

@@ -8,23 +8,19 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ChatView, EnvironmentStatus, Response } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { environmentActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { formatBytes } from '../../ui/format';
 
 type Offers = Response<'environment.detect'>['offers'];
-
-export function formatBytes(n: number): string {
-  if (n < 1024 * 1024) return `${Math.max(1, Math.round(n / 1024))} KB`;
-  if (n < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return `${(n / 1024 ** 3).toFixed(2)} GB`;
-}
 
 function folderName(p: string): string {
   return p.split(/[\\/]/).filter(Boolean).pop() ?? p;
 }
 
 export function EnvironmentView({ chat }: { chat: ChatView }) {
-  const { api } = useServices();
+  const environment = useActions(environmentActions);
   const [offers, setOffers] = useState<Offers>([]);
   const [status, setStatus] = useState<EnvironmentStatus | null>(null);
   const [choice, setChoice] = useState('');
@@ -40,18 +36,18 @@ export function EnvironmentView({ chat }: { chat: ChatView }) {
     setBusy(true);
     setError(null);
     try {
-      setStatus(rebuild ? await api.call('environment.rebuild', { chatId: chat.id }) : await api.call('environment.use', { chatId: chat.id, folder, config }));
+      setStatus(rebuild ? await environment.rebuild(chat.id) : await environment.use(chat.id, folder, config));
     } catch (e) {
       setError(errorInfo(e));
     } finally {
       setBusy(false);
       setStep(null);
     }
-  }, [api, chat.id]);
+  }, [environment, chat.id]);
 
   useEffect(() => {
     let live = true;
-    api.call('environment.detect', { chatId: chat.id }).then(
+    environment.detect(chat.id).then(
       (answer) => {
         if (!live) return;
         setOffers(answer.offers);
@@ -70,16 +66,9 @@ export function EnvironmentView({ chat }: { chat: ChatView }) {
     return () => {
       live = false;
     };
-  }, [api, chat.id, folders, use]);
+  }, [environment, chat.id, folders, use]);
 
-  useEffect(() => {
-    const offStatus = api.on('environment.status', (s) => s.chatId === chat.id && setStatus(s));
-    const offProgress = api.on('sandbox.progress', (p) => p.chatId === chat.id && busy && setStep(p.message));
-    return () => {
-      offStatus();
-      offProgress();
-    };
-  }, [api, chat.id, busy]);
+  useEffect(() => environment.watch(chat.id, { status: setStatus, step: (message) => busy && setStep(message) }), [environment, chat.id, busy]);
 
   if (offers.length === 0 && (!status || status.state === 'none')) return null;
   const choices = offers.flatMap((o) => o.configs.map((c) => ({ value: `${o.folder}\n${c}`, label: offers.length > 1 ? `${folderName(o.folder)}: ${c}` : c })));

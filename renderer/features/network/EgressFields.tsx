@@ -1,9 +1,15 @@
 /** The profile form's network part: the egress mode, what it allows in plain words, and the allowlist. */
 import { useId, type Ref } from 'react';
 import type { EgressMode, EngineSetting } from '../../../shared/contract';
-import type { ProfileFormValues } from '../profiles/profileForm';
 import { EGRESS_PRESETS, hasPreset, withPreset } from '../../../shared/egressPresets';
 import { allowFromText, allowProblems, allowlistEngineNote, EGRESS_EXPLAINED, EGRESS_LABELS } from './egressText';
+
+/** The two fields of a profile's form this part edits (the form's values hold them under these names). */
+export interface EgressValues {
+  egress: EgressMode;
+  /** The allowlist as the user types it, one entry a line. */
+  egressAllow: string;
+}
 
 export function EgressFields({
   values,
@@ -13,8 +19,8 @@ export function EgressFields({
   networkRef,
   engineKind,
 }: {
-  values: Pick<ProfileFormValues, 'egress' | 'egressAllow'>;
-  set: <K extends 'egress' | 'egressAllow'>(key: K, value: ProfileFormValues[K]) => void;
+  values: EgressValues;
+  set: { (key: 'egress', value: EgressMode): void; (key: 'egressAllow', value: string): void };
   /** After a save was tried: the entries main would refuse are named here, by line (and only here). */
   showErrors: boolean;
   /** The allowlist's text area: the form puts the focus there when a save finds entries to fix. */

@@ -1,6 +1,6 @@
 import { act, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AppProvider } from '../../app/context';
+import { AppProvider } from '../../services/context';
 import { createStores } from '../../stores';
 import { chatView, createFakeApi } from '../../test/fakeApi';
 import { NetworkView } from './NetworkView';
@@ -11,7 +11,7 @@ function setup() {
   const pending: Array<() => void> = [];
   const later = (run: () => void) => void pending.push(run);
   const view = render(
-    <AppProvider services={{ api, stores, output: null, reconnectNow: () => {}, later }}>
+    <AppProvider services={{ api, stores, reconnectNow: () => {}, later }}>
       <NetworkView chatId="alpha" />
     </AppProvider>,
   );

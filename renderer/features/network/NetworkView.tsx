@@ -9,7 +9,7 @@ import { useEffect, useId, useState } from 'react';
 import type { EgressMode, NetworkRequest } from '../../../shared/contract';
 import { NETWORK_LOG_LIMIT, type AllowScope, type ChatGrant } from '../../../shared/egress';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { EGRESS_EXPLAINED, refusedGroups, requestResult, type RefusedGroup } from './egressText';
 import { ChatGrantList, RefusedGroups } from './RefusedGroups';

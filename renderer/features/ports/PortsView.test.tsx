@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { AppProvider } from '../../app/context';
+import { AppProvider } from '../../services/context';
 import { createStores } from '../../stores';
 import { chatView, createFakeApi } from '../../test/fakeApi';
 import { PortsView } from './PortsView';
@@ -10,7 +10,7 @@ function setup() {
   api.ports.alpha = [{ port: 8000, hostPort: null }];
   const stores = createStores(api, api.connection);
   render(
-    <AppProvider services={{ api, stores, output: null, reconnectNow: () => {}, later: (run) => run() }}>
+    <AppProvider services={{ api, stores, reconnectNow: () => {}, later: (run) => run() }}>
       <PortsView chatId="alpha" />
     </AppProvider>,
   );

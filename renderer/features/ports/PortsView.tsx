@@ -6,14 +6,15 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { ListeningPortView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useActions } from '../../services/context';
+import { portsActions } from './actions';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 /** A server the user just started shows up within this long while the section is open. */
 const REFRESH_MS = 3000;
 
 export function PortsView({ chatId }: { chatId: string }) {
-  const { api } = useServices();
+  const portCalls = useActions(portsActions);
   const [open, setOpen] = useState(false);
   const [running, setRunning] = useState(false);
   const [ports, setPorts] = useState<ListeningPortView[]>([]);
@@ -26,24 +27,24 @@ export function PortsView({ chatId }: { chatId: string }) {
   useEffect(() => {
     if (!open) return;
     let live = true;
-    api.call('environment.detect', { chatId }).then((a) => live && setDeclared(a.status.ports), () => undefined);
+    portCalls.declared(chatId).then((ports) => live && setDeclared(ports), () => undefined);
     return () => {
       live = false;
     };
-  }, [api, chatId, open]);
+  }, [portCalls, chatId, open]);
   const labelOf = (port: number) => declared.find((d) => d.port === port)?.label ?? null;
   const waiting = declared.filter((d) => !ports.some((p) => p.port === d.port));
 
   const refresh = useCallback(async (live: () => boolean = () => true) => {
     try {
-      const answer = await api.call('ports.list', { chatId });
+      const answer = await portCalls.list(chatId);
       if (!live()) return;
       setRunning(answer.running);
       setPorts(answer.ports);
     } catch (e) {
       if (live()) setError(errorInfo(e));
     }
-  }, [api, chatId]);
+  }, [portCalls, chatId]);
 
   useEffect(() => {
     if (!open) return;
@@ -96,12 +97,12 @@ export function PortsView({ chatId }: { chatId: string }) {
                       {' '}
                       <a href={p.forward.url} target="_blank" rel="noopener noreferrer">Open in browser</a>{' '}
                       <button type="button" onClick={() => void copy(p)}>{copied === p.port ? 'Copied' : 'Copy URL'}</button>{' '}
-                      <button type="button" onClick={() => void act(() => api.call('ports.close', { chatId, port: p.port }))} aria-label={`Stop forwarding port ${p.port}`}>Stop forwarding</button>
+                      <button type="button" onClick={() => void act(() => portCalls.close(chatId, p.port))} aria-label={`Stop forwarding port ${p.port}`}>Stop forwarding</button>
                     </>
                   ) : (
                     <>
                       {' '}
-                      <button type="button" onClick={() => void act(() => api.call('ports.open', { chatId, port: p.port }))} aria-label={`Forward port ${p.port}`}>Forward to this computer</button>
+                      <button type="button" onClick={() => void act(() => portCalls.open(chatId, p.port))} aria-label={`Forward port ${p.port}`}>Forward to this computer</button>
                     </>
                   )}
                 </li>

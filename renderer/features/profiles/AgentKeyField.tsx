@@ -6,7 +6,7 @@
 import { useEffect, useId, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import type { KeyStatus } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 /** What the profile form's Save does with the field: take the pasted key, then report it stored. */

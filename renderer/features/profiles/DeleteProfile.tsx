@@ -5,8 +5,8 @@
  */
 import { useState } from 'react';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useChats, useReview, useServices } from '../../app/context';
-import { changedFiles, unappliedLoss } from '../changes/useChangedCount';
+import { useChats, useReview, useServices } from '../../services/context';
+import { changedFiles, unappliedLoss } from '../changes';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 export function DeleteProfile({ name, onDeleted }: { name: string; onDeleted(): void }) {

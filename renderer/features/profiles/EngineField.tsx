@@ -7,7 +7,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { DockerContextView, EngineSetting, EngineStatus } from '../../../shared/contract';
 import { errorInfo } from '../../api/errors';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 import { engineFromForm, type EngineFieldName, type EngineResult, type ProfileFormValues } from './profileForm';
 
 const KINDS: { value: EngineSetting['kind']; label: string }[] = [

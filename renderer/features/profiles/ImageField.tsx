@@ -3,7 +3,7 @@
  * images and Berth's own base image, which works offline.
  */
 import { useEffect, useId, useState } from 'react';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
 
 export function ImageField({ value, onChange }: { value: string; onChange(value: string): void }) {
   const { api } = useServices();

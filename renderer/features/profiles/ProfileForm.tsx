@@ -2,15 +2,13 @@
 import { cloneElement, isValidElement, useEffect, useId, useRef, useState, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import type { ProfileView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useProfiles, useServices } from '../../app/context';
+import { useProfiles, useServices } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { MESSAGES } from '../../ui/messages';
-import { LOCAL_WARNING } from '../chat/SandboxPanel';
-import { formatBytes } from '../chat/SandboxUse';
+import { formatBytes } from '../../ui/format';
+import { LOCAL_WARNING, MESSAGES } from '../../ui/messages';
 import { AgentKeyField, type AgentKeyHandle } from './AgentKeyField';
 import { ImageField } from './ImageField';
-import { EgressFields } from '../network/EgressFields';
-import { allowlistEngineNote, allowProblems } from '../network/egressText';
+import { EgressFields, allowlistEngineNote, allowProblems } from '../network';
 import { EngineField } from './EngineField';
 import { changedSettings, engineFromForm, formChanged, formFromProfile, NEW_PROFILE, settingsFromForm, type ProfileFormValues } from './profileForm';
 

@@ -1,7 +1,7 @@
 /** Profiles: the list, and a form to create one or edit the chosen one. */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { DEFAULT_PROFILE } from '../../../shared/contract';
-import { useProfiles } from '../../app/context';
+import { useProfiles } from '../../services/context';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { DeleteProfile } from './DeleteProfile';

@@ -1,7 +1,7 @@
 /** The profile form's values (as typed) and their conversion to the contract's settings. */
 import { DEFAULT_EGRESS_ALLOW, EngineSetting, type EgressMode, type ProfileSettings, type ProfileSettingsInput, type ProfileView } from '../../../shared/contract';
 import { BERTH_BASE_IMAGE } from '../../../shared/contract';
-import { allowFromText } from '../network/egressText';
+import { allowFromText } from '../network';
 
 export interface ProfileFormValues {
   name: string;

@@ -1,5 +1,5 @@
 /** Beside a chat in the sidebar: it waits for the user's approval, or its agent finished while the user was elsewhere. */
-import { useAttention } from '../../app/context';
+import { useAttention } from '../../services/context';
 import { attentionOf, pressureText } from '../../stores/attention';
 
 const WORDS = {

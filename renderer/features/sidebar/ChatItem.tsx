@@ -1,8 +1,8 @@
 /** One chat in the list: a button named by its title; the selected one offers rename and delete. */
 import { memo, useEffect, useRef, useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
-import { useServices } from '../../app/context';
-import { ChangedCountBadge } from '../changes/ChangedCountBadge';
+import { useServices } from '../../services/context';
+import { ChangedCountBadge } from '../changes';
 import { AttentionBadge, PressureMark } from './AttentionBadge';
 
 /** Memoized: `onDelete` is the list's one callback (it takes the chat), so a row re-renders only when its own props change. */

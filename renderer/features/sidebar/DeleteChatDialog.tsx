@@ -1,8 +1,8 @@
 /** Confirms deleting a chat, saying plainly what goes with it. */
 import { useState } from 'react';
 import type { ChatView } from '../../../shared/contract';
-import { useServices } from '../../app/context';
-import { unappliedLoss, useChangedCount } from '../changes/useChangedCount';
+import { useServices } from '../../services/context';
+import { unappliedLoss, useChangedCount } from '../changes';
 import { Dialog } from '../../ui/Dialog';
 
 export function DeleteChatDialog({ chat, onClose }: { chat: ChatView; onClose(): void }) {

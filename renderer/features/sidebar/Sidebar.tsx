@@ -1,7 +1,7 @@
 /** The chat list: grouped by profile, filterable; New chat, inline rename, delete with confirmation. */
 import { memo, useId, useMemo, useState, type ReactNode } from 'react';
 import type { ChatView } from '../../../shared/contract';
-import { useChats, useProfiles, useServices } from '../../app/context';
+import { useChats, useProfiles, useServices } from '../../services/context';
 import { DEFAULT_PROFILE, groupChats } from '../../stores/chats';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { ChatItem } from './ChatItem';

@@ -4,7 +4,7 @@
  * back. The status bar says the rest (connecting, reconnecting).
  */
 import { LINK_EXPIRED, linkExpiredHint } from '../../api/wsClient';
-import { useConnection } from '../../app/context';
+import { useConnection } from '../../services/context';
 
 export function ConnectionBanner() {
   const expired = useConnection((s) => s.state === 'expired');

@@ -1,24 +1,14 @@
 /** The images Berth prepares in the background (full sandbox image, egress proxy, setup commands), with their progress. */
 import { useEffect, useState } from 'react';
 import type { ImagePreparation } from '../../../shared/imagePreparation';
-import { useServices } from '../../app/context';
-import { ProgressBar } from '../chat/SandboxPanel';
+import { useActions } from '../../services/context';
+import { statusActions } from './actions';
+import { ProgressBar } from '../../ui/ProgressBar';
 
 export function PreparationItems() {
-  const { api } = useServices();
+  const status = useActions(statusActions);
   const [items, setItems] = useState<ImagePreparation[]>([]);
-  useEffect(() => {
-    let live = true;
-    const off = api.on('images.status', ({ preparations }) => setItems(preparations));
-    api.call('images.status', {}).then(
-      ({ preparations }) => live && setItems(preparations),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-      off();
-    };
-  }, [api]);
+  useEffect(() => status.watchPreparations(setItems), [status]);
   return (
     <>
       {items.map((p) => (

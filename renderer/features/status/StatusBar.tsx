@@ -1,7 +1,7 @@
 /** The Docker engine's state and, over WebSocket, the connection's. */
 import { useEffect, useState } from 'react';
 import type { EngineStatus } from '../../../shared/contract';
-import { useConnection, useEngine, useServices } from '../../app/context';
+import { useConnection, useEngine, useServices } from '../../services/context';
 import { PreparationItems } from './PreparationItems';
 
 export function EngineStatusItem() {

@@ -5,10 +5,10 @@
  */
 import { useId, useMemo, type KeyboardEvent } from 'react';
 import type { TerminalView } from '../../../shared/contract';
-import { useSandbox, useServices, useTerminals } from '../../app/context';
+import { useSandbox, useServices, useTerminals } from '../../services/context';
 import { displaySandbox, isBringingUp } from '../../stores/sandbox';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { SANDBOX_LABELS } from '../chat/SandboxPanel';
+import { SANDBOX_LABELS } from '../../ui/messages';
 import { getTerminal } from './registry';
 import { TerminalPane } from './TerminalPane';
 

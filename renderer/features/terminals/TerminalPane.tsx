@@ -2,11 +2,13 @@
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { TerminalView } from '../../../shared/contract';
-import { useServices } from '../../app/context';
+import { useServices } from '../../services/context';
+import { useTerminalScreens } from './screensContext';
 import { FIND_HIGHLIGHT_LIMIT, type XtermSession } from './xtermSession';
 
 export function TerminalPane({ terminal, visible }: { terminal: TerminalView; visible: boolean }) {
-  const { stores, terminalSessions: sessions } = useServices();
+  const { stores } = useServices();
+  const sessions = useTerminalScreens();
   const hostRef = useRef<HTMLDivElement>(null);
   const [session, setSession] = useState<XtermSession | null>(null);
   const [findOpen, setFindOpen] = useState(false);

@@ -11,7 +11,7 @@ import type { BerthApi } from '../../api/types';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl';
 import { TERMINAL_FONT } from '../../../shared/terminalFont';
 import { terminalNote } from '../../../shared/terminalNote';
-import { matchShortcut } from '../shortcuts/shortcuts';
+import { matchShortcut } from '../shortcuts';
 import { CursorBlink } from './cursorBlink';
 import type { TerminalOutputHub } from './outputHub';
 import { OutputJoiner } from '../../../shared/outputJoiner';

@@ -1,5 +1,9 @@
-/** What components reach through context: the API (never which transport), stores, terminal output. */
-import { createContext, useContext, type ReactNode } from 'react';
+/**
+ * What components reach through context: the API (never which transport) and the stores. It sits
+ * below features and app/, so a feature reaches the app's services without importing the app that
+ * composes it; the terminal screens are the terminals feature's own context (features/terminals).
+ */
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { BerthApi } from '../api/types';
 import type { Stores } from '../stores';
@@ -12,17 +16,10 @@ import type { AgentState } from '../stores/agent';
 import type { ReviewState } from '../stores/review';
 import type { AttentionStoreState } from '../stores/attention';
 import type { ConnectionInfo } from '../api/types';
-import type { TerminalOutputHub } from '../features/terminals/outputHub';
-import type { TerminalSessions } from '../features/terminals/sessions';
-import type { XtermSession } from '../features/terminals/xtermSession';
 
 export interface AppServices {
   api: BerthApi;
   stores: Stores;
-  /** Null where no terminal is shown (component tests). */
-  output: TerminalOutputHub | null;
-  /** The xterm screens, kept across chat switches; absent where no terminal is shown (component tests). */
-  terminalSessions?: TerminalSessions<XtermSession> | null;
   reconnectNow(): void;
   /** Asks once for the permission to notify (browser host); absent where main notifies. */
   askToNotify?: () => void;
@@ -44,6 +41,16 @@ export function useServices(): AppServices {
   const services = useContext(ServicesContext);
   if (!services) throw new Error('AppProvider is missing');
   return services;
+}
+
+/**
+ * A feature's actions: its calls to main and the store updates that follow them, made once per
+ * app. Components call these, never the API (GitHub Desktop's one way in for every intent, kept
+ * per feature); lint refuses `api` taken from useServices in a feature.
+ */
+export function useActions<T>(make: (api: BerthApi, stores: Stores) => T): T {
+  const { api, stores } = useServices();
+  return useMemo(() => make(api, stores), [make, api, stores]);
 }
 
 // Selectors must return stable values (a field, or a primitive): zustand re-renders on change.

@@ -1,0 +1,43 @@
+/**
+ * The chat's sandbox as the header's panel acts on it: each call to main and the store reload
+ * that follows. Components call these, never the API.
+ */
+import type { BerthApi, EventPayload } from '../../api/types';
+import type { Stores } from '../../stores';
+
+export function sandboxActions(api: BerthApi, stores: Stores) {
+  const reload = (chatId: string) => void stores.sandbox.getState().load(chatId);
+  return {
+    /** The sandbox's status, asked again (after the engine failed to answer). */
+    reload,
+    /** Brings the sandbox up again: a no-op command, then a terminal if the chat has none running. */
+    async bringUp(chatId: string): Promise<void> {
+      try {
+        await api.call('sandbox.exec', { chatId, command: ':' });
+        const terminals = stores.terminals.getState();
+        if (!(terminals.byChat[chatId] ?? []).some((t) => t.state !== 'exited')) void terminals.open(chatId);
+      } finally {
+        reload(chatId);
+      }
+    },
+    async stop(chatId: string): Promise<void> {
+      try {
+        await api.call('sandbox.stop', { chatId });
+      } finally {
+        reload(chatId);
+      }
+    },
+    /** The chat's terminals that run something now (Stop asks first when there are). */
+    busyTerminals: async (chatId: string) => (await api.call('terminal.busy', { chatId })).terminals,
+    /** The engine's readings, one a second while watched; returns the unwatch. Errors go to `failed`. */
+    watchStats(chatId: string, onSample: (sample: EventPayload<'sandbox.stats'>['sample']) => void, failed: (error: unknown) => void): () => void {
+      const off = api.on('sandbox.stats', ({ chatId: id, sample }) => id === chatId && onSample(sample));
+      api.call('sandbox.watchStats', { chatId }).catch(failed);
+      return () => {
+        off();
+        api.call('sandbox.unwatchStats', { chatId }).catch(() => undefined);
+      };
+    },
+    usage: (chatId: string) => api.call('sandbox.usage', { chatId }),
+  };
+}
