@@ -7,12 +7,13 @@ import { useRef, useState } from 'react';
 import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
 import type { Picked, Response } from '../../api/types';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { useFocusAfter } from '../../ui/useFocusAfter';
 import { focusConversation } from '../conversation';
 import { MESSAGES } from '../../ui/messages';
 import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice, CopyProgressLine, ReviewCopySummary } from '../changes';
+import { folderActions } from './actions';
 import { FolderBrowserDialog } from './FolderBrowserDialog';
 import { StopProcessesDialog, type BusyTerminals } from './StopProcessesDialog';
 import type { FutureNotice } from './useUntilRecreated';
@@ -25,7 +26,7 @@ const MODE_BADGES: Record<AttachMode, { text: string; className: string }> = {
 
 /** `notice`: main's word on what the change does to the sandbox, shown by the header under its row. */
 export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNotice }) {
-  const { api, stores } = useServices();
+  const folders = useActions(folderActions);
   /** The last choice, offered again next time. */
   const [choice, setChoice] = useState<AttachChoice>(DEFAULT_CHOICE);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
@@ -51,7 +52,7 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
   const askFirst = async (action: 'attach' | 'detach', about: { mode?: AttachMode; path?: string }, go: (confirm: string | undefined, asked: boolean) => void) => {
     let preview: Response<'workspace.attachPreview'>;
     try {
-      preview = await api.call('workspace.attachPreview', { chatId: chat.id, action, ...about });
+      preview = await folders.preview(chat.id, action, about);
     } catch (e) {
       // Main could not judge the change (the chat is gone, say): the change would fail alike.
       setError(errorInfo(e));
@@ -85,7 +86,7 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
     /** Set when the folder main holds is answered from here on (settle ends the busy state). */
     let handedOver = false;
     try {
-      const result = await api.pickFolder(chat.id, chosen);
+      const result = await folders.pick(chat.id, chosen);
       if (typeof result === 'object' && 'notice' in result) {
         setStep(null);
         notice.show(result.notice);
@@ -96,7 +97,7 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
         // holds it until this page answers, after asking (unless the user already agreed for this attach).
         setStep(null);
         const { token, reason, running } = result.confirm;
-        const answer = (attach: boolean) => void settle(() => api.confirmFolder(token, attach));
+        const answer = (attach: boolean) => void settle(() => folders.answerPicked(token, attach));
         handedOver = true;
         if (agreed.current !== null || running.length === 0) answer(true);
         else setConfirm({ action: 'attach', running, reason, go: () => answer(true), cancel: () => answer(false) });
@@ -125,13 +126,11 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
     }
   };
 
-  /** Attach or detach: both answer with the chat's folders and, maybe, a notice. */
-  const change = async (request: () => Promise<{ attachments: ChatView['attachments']; notice: string | null }>) => {
+  /** Attach or detach: the chat's folders are in the store then, and main's notice, if any, is shown. */
+  const change = async (request: () => Promise<string | null>) => {
     begin();
     try {
-      const result = await request();
-      stores.chats.getState().setAttachments(chat.id, result.attachments);
-      notice.show(result.notice);
+      notice.show(await request());
     } catch (e) {
       setError(errorInfo(e));
     } finally {
@@ -141,8 +140,7 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
 
   const attach = async (path: string) => {
     setStep(null);
-    const contents = choice.mode === 'review' ? { contents: choice.contents } : {};
-    const go = (confirm: string | undefined) => void change(() => api.call('workspace.attach', { chatId: chat.id, path, mode: choice.mode, ...contents, ...(confirm ? { confirm } : {}) }));
+    const go = (confirm: string | undefined) => void change(() => folders.attach(chat.id, path, choice, confirm));
     // Asked again now that the folder is known (a git history too large for the slot needs a new
     // container), unless the user already agreed to stop what runs: main's token for that says so.
     const token = agreed.current;
@@ -152,7 +150,7 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
   };
 
   const detach = (path: string) =>
-    askFirst('detach', { path }, (confirm) => void change(() => api.call('workspace.detach', { chatId: chat.id, path, ...(confirm ? { confirm } : {}) })));
+    askFirst('detach', { path }, (confirm) => void change(() => folders.detach(chat.id, path, confirm)));
 
   return (
     <section className="attachments" aria-label="Attached folders">
