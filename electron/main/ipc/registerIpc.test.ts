@@ -6,9 +6,9 @@ import { methods, type ChatView } from '../../../shared/contract.js';
 import { createCore, type BerthCore } from '../core.js';
 import { FOLDER_CHOICE_TTL_MS } from '../../../shared/folderPicker.js';
 import { CALL_CHANNEL, CONFIRM_FOLDER_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type IpcReply } from './protocol.js';
-import { IPC_EXCLUDED_METHODS, IPC_METHODS, PICK_FOLDER_DIALOG, REFUSED_SENDER_MESSAGE, registerIpc, type IpcRegistration, type RegisterIpcOptions } from './registerIpc.js';
+import { IPC_EXCLUDED_METHODS, IPC_METHODS, PICK_FOLDER_DIALOG, REFUSED_SENDER_MESSAGE, registerIpc, type IpcRegistration } from './registerIpc.js';
 import { isTrustedSenderUrl } from './securityPolicy.js';
-import { FakeIpcMain, FakeWindow, fakeDialog, senderEvent } from './testDoubles.js';
+import { FakeIpcMain, FakeWindow, RUNNING, fakeDialog, senderEvent, whileRunning } from './testDoubles.js';
 
 let tmp: string;
 let core: BerthCore;
@@ -17,32 +17,6 @@ let win: FakeWindow | null;
 let registration: IpcRegistration;
 let dialog: ReturnType<typeof fakeDialog>;
 let clock = 1_000_000;
-
-/** What runs in the chat's terminals, as main's preview would list it. */
-const RUNNING = [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }];
-
-/**
- * The core, as if something ran in every chat's terminals: the engine here does not answer, so
- * no terminal can run, and main's preview (workspace.attachPreview) says so for an attach that
- * replaces the container. Its token is main's own, redeemed by the real attach.
- */
-function whileRunning(real: BerthCore): RegisterIpcOptions<FakeWindow>['core'] {
-  return {
-    call: (method, params) => real.call(method, params),
-    onEvent: (listener) => real.onEvent(listener),
-    connectClient: () => {
-      const client = real.connectClient();
-      return {
-        ...client,
-        call: async (method, params) => {
-          const result = await client.call(method, params);
-          const preview = result as { recreates?: boolean };
-          return method === 'workspace.attachPreview' && preview.recreates ? { ...preview, running: RUNNING, needsConfirmation: true } : result;
-        },
-      };
-    },
-  };
-}
 
 function setUp(dialogResult = { canceled: true, filePaths: [] as string[] }) {
   registration?.dispose();
