@@ -43,8 +43,10 @@ export const LAYERS = {
   // MCP servers in the sandbox: the official MCP SDK over an engine exec's streams.
   'main/agent/mcp': { files: ['electron/main/agent/mcp/'], may: ['main/agent/provider', 'main/engine', 'main/policy', 'shared'], packages: [...NODE_ONLY, '@modelcontextprotocol/sdk'] },
   'main/agent': { files: ['electron/main/agent/'], may: ['main/agent/mcp', 'main/agent/provider', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  // Forks: a chat forked at a turn (its conversation, copies and home) and Try again's message, calling review/ and the agent down.
+  'main/forks': { files: ['electron/main/forks/'], may: ['main/agent', 'main/sandbox', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // The composition root builds everything below the transports.
-  'main/core': { files: ['electron/main/core', 'electron/main/core/'], may: ['main/environment', 'main/agent', 'main/agent/mcp', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
+  'main/core': { files: ['electron/main/core', 'electron/main/core/'], may: ['main/environment', 'main/forks', 'main/agent', 'main/agent/mcp', 'main/agent/provider', 'main/terminal', 'main/sandbox', 'main/egress', 'main/ports', ...BELOW_SANDBOX], packages: NODE_ONLY },
   // Transports: the browser host and Electron's IPC (the only main code with Electron).
   'main/host': { files: ['electron/main/host/'], may: ['main/core', 'main/agent', 'main/policy', 'main/base', 'shared'], packages: [...NODE_ONLY, 'ws'] },
   'main/ipc-protocol': { files: ['electron/main/ipc/protocol'], may: ['shared'], packages: [] },

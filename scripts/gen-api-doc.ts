@@ -29,12 +29,10 @@ export const METHOD_DESCRIPTIONS: Partial<Record<MethodName, string>> = {
   'chats.fork': "A new chat from a turn of another: the conversation up to that turn ('after': as it ended; 'before': just before the user's message), each Review copy as it was there, a copy of the chat's home, the same profile and folders, and its own container. A chat that writes a folder directly (read-write) is refused with why.",
   'chats.retry': "Try again in a new chat: forks before the chat's last turn and sends the same message there; at most 3 chats try one message.",
   'tasks.register': "Registers a task (a subagent) of a chat; with `parentId` it shares that task's container.",
-  'workspace.attach': "Attaches a folder of this computer to a chat at /workspace (checked, resolved through links). Mode 'review' (the default) mounts the chat's own copy of the folder instead, kept in Berth's data dir; 'readwrite' mounts the folder itself; 'readonly' mounts it read-only.",
-  'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command.',
-  'workspace.attachEffect':
-    "Whether attaching (in a mode, and the folder when known) or detaching a folder would replace the chat's running container, stopping what runs in its terminals, and why; false for a Review-mode copy that fills or leaves the slot of the warm sandbox the chat took. Without `path`, an attach is judged for a folder that fits the slot. The page asks about running commands only when this says true.",
+  'workspace.attach': "Attaches a folder of this computer to a chat at /workspace (checked, resolved through links). Mode 'review' (the default) mounts the chat's own copy of the folder instead, kept in Berth's data dir; 'readwrite' mounts the folder itself; 'readonly' mounts it read-only. Takes workspace.attachPreview's `confirm` token, required when the attach stops what runs in the chat's terminals.",
+  'workspace.detach': 'Detaches a folder from a chat; the container is recreated without it on the next command. Takes workspace.attachPreview\'s `confirm` token, required when the detach stops what runs in the chat\'s terminals.',
   'workspace.attachPreview':
-    "What an attach or detach would do, decided by main for every client: `recreates` and `reason` as workspace.attachEffect, `running` (what runs in the chat's terminals), `needsConfirmation` (the change stops what runs: ask the user first, with `summary`), and when the container is replaced a one-use `token`: pass it as `confirm` to workspace.attach or workspace.detach. A token is good once, only for the client it was given to and the same chat, action, folder and mode.",
+    "What an attach or detach would do, decided by main for every client: `recreates` (the chat's running container is replaced, stopping what runs in its terminals; false for a Review-mode copy that fills or leaves the slot of the warm sandbox the chat took) and `reason` (why), `running` (what runs in the chat's terminals), `needsConfirmation` (the change stops what runs: ask the user first, with `summary`), and when the container is replaced a one-use `token`: pass it as `confirm` to workspace.attach or workspace.detach, which refuse a change that needs confirmation without it. Without `path`, an attach is judged for a folder that fits the slot. A token is good once, only for the client it was given to and the same chat, action, folder and mode.",
   'sandbox.exec': "Runs one command in the chat's (or task's) sandbox and returns its output, exit code and working directory.",
   'sandbox.interrupt': "Interrupts the command running in the chat's (or task's) sandbox, if any.",
   'sandbox.status': "Reports the state of the chat's sandbox: container, image, network, last error.",
@@ -244,9 +242,9 @@ export function renderApiDoc(): string {
   out.push('');
   out.push(
     'The desktop app never takes a host path from its page (`workspace.attach` and `workspace.browse` are not reachable over IPC). ' +
-      '`berth:pickFolder` shows the native dialog in main and attaches the chosen folder at once, unless attaching it would replace ' +
-      "the chat's running container (`workspace.attachEffect`): then main keeps the path and answers `confirm: { token, reason }`, " +
-      'and the page, having asked about what runs in the terminals, answers on `berth:confirmFolder`. A token is good once, only ' +
+      '`berth:pickFolder` shows the native dialog in main and attaches the chosen folder at once, unless attaching it would stop ' +
+      "what runs in the chat's terminals (`workspace.attachPreview`'s `needsConfirmation`): then main keeps the path and answers " +
+      '`confirm: { token, reason, running }`, and the page, having asked the user, answers on `berth:confirmFolder`. A token is good once, only ' +
       `for the window it was given to, for ${FOLDER_CHOICE_TTL_MS / 60_000} minutes. Both answer inside \`{ ok, result | error }\`.`,
   );
   out.push('');

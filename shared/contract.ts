@@ -245,7 +245,7 @@ const Rows = z.number().int().min(1).max(500);
 
 const Empty = z.object({}).strict();
 
-/** Which attach or detach a question is about (workspace.attachEffect, workspace.attachPreview). */
+/** Which attach or detach a question is about (workspace.attachPreview). */
 export const AttachEffectRequest = z
   .object({
     chatId: ChatId,
@@ -379,31 +379,21 @@ export const methods = {
   /** What the engine's machine has (docker info: NCPU, MemTotal): the most a profile's limits can ask for. */
   'engine.resources': { request: z.object({ profile: ProfileName.optional() }).strict(), response: z.object({ cpus: z.number(), memoryBytes: z.number() }) },
   /**
-   * Whether attaching (in a mode; the folder too when known) or detaching a folder would replace
-   * the chat's running container, stopping what runs in its terminals, or leave it running (a
-   * Review-mode copy seen through the slot of the warm sandbox the chat took). Asked before the
-   * page asks the user about running commands. Without `path`, an attach is judged for a folder
+   * What attaching (in a mode; the folder too when known) or detaching a folder would do, decided
+   * by main for every transport: whether the chat's running container is replaced (`recreates`,
+   * stopping what runs in its terminals) or left running (a Review-mode copy seen through the slot
+   * of the warm sandbox the chat took) and why, what runs in the chat's terminals now, whether the
+   * user is asked first (`needsConfirmation`: it stops what runs) with one sentence to ask with,
+   * and a one-use token that workspace.attach or workspace.detach takes as the user's yes (without
+   * it, a change that needs the yes is refused). Without `path`, an attach is judged for a folder
    * that fits (a plain folder, or a repository whose history a slot copies).
    */
-  'workspace.attachEffect': {
+  'workspace.attachPreview': {
     request: AttachEffectRequest,
     response: z.object({
       /** True: the container that runs now is replaced (what runs in it stops). */
       recreates: z.boolean(),
       /** Why, when it does. */
-      reason: z.string().nullable(),
-    }),
-  },
-  /**
-   * What an attach or detach would do, decided by main for every transport: whether the running
-   * container is replaced and why, what runs in the chat's terminals now, whether the user is
-   * asked first (`needsConfirmation`: it stops what runs) with one sentence to ask with, and a
-   * one-use token that workspace.attach or workspace.detach takes as the user's yes.
-   */
-  'workspace.attachPreview': {
-    request: AttachEffectRequest,
-    response: z.object({
-      recreates: z.boolean(),
       reason: z.string().nullable(),
       running: z.array(BusyTerminal),
       needsConfirmation: z.boolean(),

@@ -47,6 +47,11 @@ export const FOLDER_MESSAGES = {
     hint: 'Apply or discard the changes in the Changes panel first.',
   }),
   notAttached: (path: string) => `"${path}" is not attached to this chat.`,
+  /** An attach or detach that stops what runs came without the user's yes (`summary`: policy/attachConfirmation's sentence). */
+  confirmationNeeded: (action: 'attach' | 'detach', summary: string) => ({
+    message: `The ${action} was not done, because it needs your confirmation first: ${summary}`,
+    hint: `Confirm the ${action} when Berth asks (a client asks workspace.attachPreview and passes its token as confirm).`,
+  }),
   confirmationRefused: (action: 'attach' | 'detach') => ({
     message: `The ${action} was not done: its confirmation was already used, expired or was given for another change.`,
     hint: `Try the ${action} again; Berth asks again if it still stops what runs.`,

@@ -23,10 +23,10 @@ describe('PreloadClient', () => {
     const attached = { hostPath: '/home/me/site', containerPath: '/workspace', readOnly: false, mode: 'readwrite' as const, review: null, attachedAt: 1, writeWarning: null };
     const answered: unknown[][] = [];
     const client = new PreloadClient(bridge({
-      pickFolder: () => Promise.resolve({ attached: null, notice: null, confirm: { token: 'tok', reason: 'Attaching recreates the chat’s sandbox.' } }),
+      pickFolder: () => Promise.resolve({ attached: null, notice: null, confirm: { token: 'tok', reason: 'Attaching recreates the chat’s sandbox.', running: [{ terminalId: 't1', title: 'Terminal 1', processes: ['sleep 9'] }] } }),
       confirmFolder: (...args) => (answered.push(args), Promise.resolve({ attached: args[1] ? attached : null, notice: null, confirm: null })),
     }));
-    await expect(client.pickFolder('c', { mode: 'readwrite' })).resolves.toEqual({ confirm: { token: 'tok', reason: 'Attaching recreates the chat’s sandbox.' } });
+    await expect(client.pickFolder('c', { mode: 'readwrite' })).resolves.toEqual({ confirm: { token: 'tok', reason: 'Attaching recreates the chat’s sandbox.', running: [{ terminalId: 't1', title: 'Terminal 1', processes: ['sleep 9'] }] } });
     await expect(client.confirmFolder('tok', true)).resolves.toBe('picked');
     await expect(client.confirmFolder('tok', false)).resolves.toBe('cancelled');
     expect(answered).toEqual([['tok', true], ['tok', false]]);

@@ -1,7 +1,7 @@
 /** The desktop transport: `window.berth`, exposed by the preload (docs/transport.md). */
 import type { AttachMode, AttachmentView, CopyContentsInput } from '../../shared/contract';
 
-type BridgeAnswer = { attached: AttachmentView | null; notice?: string | null; confirm?: { token: string; reason: string | null } | null };
+type BridgeAnswer = { attached: AttachmentView | null; notice?: string | null; confirm?: Extract<PickFolderResult, { confirm: unknown }>['confirm'] | null };
 import type { AttachChoice, BerthApi, ConnectionInfo, ConnectionSource, EventName, EventPayload, MethodName, PickFolderResult, Picked, Request, Response } from './types';
 import { toApiError } from './errors';
 

@@ -14,11 +14,12 @@ export interface AttachChoice {
 }
 
 /**
- * 'confirm': the desktop chose a folder whose attach would replace the chat's running container;
- * nothing is attached until the page answers `confirmFolder` with the token (after asking the
- * user, when the terminals run something). `reason` is main's word on why.
+ * 'confirm': the desktop chose a folder whose attach would replace the chat's running container
+ * and stop what runs in its terminals (`running`, as main judged: workspace.attachPreview);
+ * nothing is attached until the page answers `confirmFolder` with the token, after asking the
+ * user. `reason` is main's word on why.
  */
-export type PickFolderResult = Picked | 'cancelled' | 'browse' | { confirm: { token: string; reason: string | null } };
+export type PickFolderResult = Picked | 'cancelled' | 'browse' | { confirm: { token: string; reason: string | null; running: Response<'terminal.busy'>['terminals'] } };
 
 /** The desktop attached the folder: with main's notice when there is one (e.g. the sandbox is recreated, and why). */
 export type Picked = 'picked' | { notice: string };

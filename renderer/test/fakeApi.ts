@@ -111,6 +111,8 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
   const connectionListeners = new Set<(info: ConnectionInfo) => void>();
   let connectionInfo: ConnectionInfo = { transport: 'ws', state: 'open', epoch: 1, retryAt: null };
   let terminalCount = 0;
+  /** workspace.attachPreview's tokens, numbered. */
+  let confirmCount = 0;
   /** Each chat's last terminal number, as main counts them (never reused). */
   const terminalNumbers = new Map<string, number>();
   /** As main: "Chat N", a number never given twice. */
@@ -327,11 +329,15 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     },
     'terminal.list': ({ chatId }) => ({ terminals: fake.terminals.filter((t) => t.chatId === chatId) }),
     'terminal.busy': () => ({ terminals: [] }),
-    // As main answers for a chat without a warm sandbox: every change of its folders recreates it.
-    'workspace.attachEffect': () => ({ recreates: true, reason: 'Docker cannot add a folder to a running container' }),
-    'workspace.attachPreview': () => ({
-      recreates: true, reason: 'Docker cannot add a folder to a running container', running: [], needsConfirmation: false, summary: null, token: null,
-    }),
+    // As main answers for a chat without a warm sandbox: every change of its folders recreates it,
+    // so it is asked about when something runs in its terminals (terminal.busy, as a test sets it).
+    'workspace.attachPreview': async ({ chatId }) => {
+      const { terminals: running } = await (handlers['terminal.busy'] ?? defaults['terminal.busy'])({ chatId });
+      return {
+        recreates: true, reason: 'Docker cannot add a folder to a running container', running, needsConfirmation: running.length > 0,
+        summary: running.length > 0 ? 'Restarts the chat’s sandbox, stopping what runs.' : 'Restarts the chat’s sandbox; nothing runs in its terminals.', token: `confirm-${++confirmCount}`,
+      };
+    },
     'terminal.input': ({ terminalId }) => {
       terminal(terminalId);
       return {};

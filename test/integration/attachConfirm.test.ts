@@ -69,4 +69,39 @@ describe('attach confirmation', () => {
       other.dispose();
     }
   });
+
+  it('refuses an attach or detach that stops what runs when no confirmation comes with it, and changes nothing', async () => {
+    const profile = (await h.profile(core, { image: BUSYBOX })).name;
+    const chat = await core.chats.create({ profile });
+    const page = core.connectClient();
+    try {
+      // Nothing runs yet (no container): the attach needs no confirmation and goes ahead without one.
+      const first = h.workspace('unconfirmed-first', { 'a.txt': 'a' });
+      await page.call('workspace.attach', { chatId: chat.id, path: first, mode: 'readwrite' });
+      expect((await attachmentsOf(chat.id))?.map((a) => a.hostPath)).toEqual([first]);
+
+      const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+      await waitFor(async () => output.get(term.terminalId)?.includes('$ ') || undefined, 'the prompt', 30_000);
+      await core.terminal.input({ terminalId: term.terminalId, data: 'sleep 300\n' });
+      await waitFor(async () => ((await core.terminal.busy({ chatId: chat.id })).terminals.length > 0 ? true : undefined), 'sleep running', 30_000);
+
+      const second = h.workspace('unconfirmed-second', { 'b.txt': 'b' });
+      const askFirst = { code: 'invalid_request', message: expect.stringMatching(/needs your confirmation first: .*stopping what runs in 1 terminal \(sleep 300\)/), hint: expect.stringMatching(/[Cc]onfirm/) };
+      await expect(page.call('workspace.attach', { chatId: chat.id, path: second, mode: 'readwrite' })).rejects.toMatchObject(askFirst);
+      // Berth itself is held to the same question.
+      await expect(core.workspace.attach({ chatId: chat.id, path: second, mode: 'readwrite' })).rejects.toMatchObject(askFirst);
+      await expect(page.call('workspace.detach', { chatId: chat.id, path: first })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/[Dd]etach/) });
+      // Nothing changed: the folders are as they were and the command still runs in the same sandbox.
+      expect((await attachmentsOf(chat.id))?.map((a) => a.hostPath)).toEqual([first]);
+      expect((await core.terminal.busy({ chatId: chat.id })).terminals).toMatchObject([{ processes: ['sleep 300'] }]);
+
+      // Confirmed: attached.
+      const preview = (await page.call('workspace.attachPreview', { chatId: chat.id, action: 'attach', mode: 'readwrite', path: second })) as Preview;
+      expect(preview.needsConfirmation).toBe(true);
+      await page.call('workspace.attach', { chatId: chat.id, path: second, mode: 'readwrite', confirm: preview.token });
+      expect((await attachmentsOf(chat.id))?.map((a) => a.hostPath)).toEqual([first, second]);
+    } finally {
+      page.dispose();
+    }
+  });
 });

@@ -68,7 +68,7 @@ describe('terminals of a pooled chat whose folders move in its running container
     await run(sub.terminalId, 'cd /workspace/src && cat main.txt', 'SUB');
 
     const site = h.workspace('site', { 'index.html': '<p>hi</p>\n' });
-    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: site })).toEqual({ recreates: false, reason: null });
+    expect(await core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'review', path: site })).toMatchObject({ recreates: false, reason: null, token: null });
     const second = await core.workspace.attach({ chatId: chat.id, path: site });
     expect(second.attachments.map((a) => a.containerPath)).toEqual(['/workspace/notes', '/workspace/site']);
     expect((await core.sandbox.status({ chatId: chat.id })).containerId).toBe(containerId);

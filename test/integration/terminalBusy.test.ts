@@ -41,7 +41,10 @@ describe.each([BUSYBOX, BOOKWORM])('terminals on %s', (image) => {
     }, 'sleep in the list', 30_000);
     expect(busy).toEqual([{ terminalId: one.terminalId, title: 'Terminal 1', processes: ['sleep 300'] }]);
 
-    await core.workspace.attach({ chatId: chat.id, path: h.workspace('busy-ws', { 'here.txt': 'x' }), mode: 'readwrite' });
+    // The attach stops the sleep: confirmed, as the page's dialog does.
+    const folder = h.workspace('busy-ws', { 'here.txt': 'x' });
+    const { token } = await core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: folder });
+    await core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite', confirm: token ?? undefined });
     await waitFor(async () => output.get(one.terminalId)?.includes('this terminal started again') || undefined, 'the restart note', 60_000);
     await core.terminal.input({ terminalId: one.terminalId, data: 'ls /workspace\n' });
     await waitFor(async () => output.get(one.terminalId)?.includes('here.txt') || undefined, 'the new folder in the same terminal', 30_000);

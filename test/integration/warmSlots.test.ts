@@ -102,8 +102,8 @@ describe('slot folders of warm sandboxes', () => {
 
     const folder = h.workspace('notes', { 'todo.txt': 'one\n' });
     // Main knows beforehand: the copy keeps the running container; a read-write folder does not.
-    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: folder })).toEqual({ recreates: false, reason: null });
-    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite' })).toMatchObject({ recreates: true, reason: expect.stringMatching(/read-write/) });
+    expect(await core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'review', path: folder })).toMatchObject({ recreates: false, reason: null, token: null });
+    expect(await core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'readwrite' })).toMatchObject({ recreates: true, reason: expect.stringMatching(/read-write/) });
     const attached = await core.workspace.attach({ chatId: chat.id, path: folder });
     expect(attached.attachment.mode).toBe('review');
     // Where a chat's one folder always is.
@@ -142,7 +142,7 @@ describe('slot folders of warm sandboxes', () => {
     expect(otherMounts.some((m) => m.Source.startsWith(slot))).toBe(false);
 
     // Detach: the copy goes (it had no changes left after Apply), from the slot too, and main said so.
-    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: folder })).toEqual({ recreates: false, reason: null });
+    expect(await core.workspace.attachPreview({ chatId: chat.id, action: 'detach', path: folder })).toMatchObject({ recreates: false, reason: null, token: null });
     await core.workspace.detach({ chatId: chat.id, path: folder });
     expect(fs.readdirSync(slot)).toEqual([]);
     // Same container still, its /workspace empty again.
@@ -239,7 +239,7 @@ describe('slot folders of warm sandboxes', () => {
     const profile = (await h.profile(core, { warmPool: 1, image: BOOKWORM })).name;
     const { chat, containerId } = await pooledChat(core, profile);
     const repo = userRepo('gitbig');
-    expect((await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: repo })).reason).toMatch(/history \(\d+ (bytes|KB)\)/);
+    expect((await core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'review', path: repo })).reason).toMatch(/history \(\d+ (bytes|KB)\)/);
     const attached = await core.workspace.attach({ chatId: chat.id, path: repo });
     expect(attached.notice).toMatch(/history \(\d+ (bytes|KB)\) is more than the 100 bytes a ready sandbox copies/);
     expect(await sh(core, chat.id, 'git log --format=%s')).toBe('second\nfirst\n');
@@ -262,7 +262,7 @@ describe('slot folders of warm sandboxes', () => {
     await core.workspace.attach({ chatId: chat.id, path: notes });
     await sh(core, chat.id, 'echo two >> todo.txt');
     const term = await core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
-    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'review', path: site })).toEqual({ recreates: false, reason: null });
+    expect(await core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'review', path: site })).toMatchObject({ recreates: false, reason: null, token: null });
     const second = await core.workspace.attach({ chatId: chat.id, path: site });
     expect(second.notice).toBeNull();
     expect(second.attachments.map((a) => a.containerPath)).toEqual(['/workspace/notes', '/workspace/site']);
@@ -289,7 +289,7 @@ describe('slot folders of warm sandboxes', () => {
     // Detaching lays the slot out as a container made with the rest would have it.
     const [notesPath, sitePath] = third.attachments.map((a) => a.hostPath) as [string, string];
     await core.review.apply({ chatId: chat.id, hostPath: sitePath });
-    expect(await core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: site })).toEqual({ recreates: false, reason: null });
+    expect(await core.workspace.attachPreview({ chatId: chat.id, action: 'detach', path: site })).toMatchObject({ recreates: false, reason: null, token: null });
     const left = await core.workspace.detach({ chatId: chat.id, path: site });
     expect(left.notice).toBeNull();
     expect(left.attachments.map((a) => a.containerPath)).toEqual(['/workspace/notes', '/workspace/app']);

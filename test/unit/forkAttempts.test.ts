@@ -11,7 +11,7 @@ import { ManualClock } from '../support/manualClock.js';
 import { TempDirs } from '../support/tempDirs.js';
 import { openDatabase } from '../../electron/main/store/database.js';
 import { createStore, type Store } from '../../electron/main/store/repositories.js';
-import { ChatForks, MAX_ATTEMPTS } from '../../electron/main/review/forkChat.js';
+import { ChatForks, MAX_ATTEMPTS, type ForkDeps } from '../../electron/main/forks/chatForks.js';
 import type { ReviewService } from '../../electron/main/review/reviewService.js';
 
 const temp = new TempDirs();
@@ -37,15 +37,19 @@ beforeEach(() => {
   const review = { copyFor: () => null, removeChat: () => {} } as unknown as ReviewService;
   forks = new ChatForks({
     dataDir, store, clock: new ManualClock(), review,
-    requireChat: (id) => store.chats.get(id)!,
-    createChat: (like, title) => {
-      const c = { id: `fork${++n}`, profile: like.profile, title, image: null, createdAt: n };
-      store.chats.insert(c);
-      return c;
-    },
-    homeFor: (profile, key) => path.join(dataDir, 'homes', profile, key),
-    running: async () => false,
-    send: (chatId, text) => message(chatId, `${chatId}-again`, 'user', text, 3),
+    sessions: {
+      requireChat: (id: string) => store.chats.get(id)!,
+      createChat: (req: { profile: string; title?: string }) => {
+        const c = { id: `fork${++n}`, profile: req.profile, title: req.title ?? 'fork', image: null, createdAt: n };
+        store.chats.insert(c);
+        return c;
+      },
+    } as unknown as ForkDeps['sessions'],
+    homes: { homeFor: (profile: string, key: string) => path.join(dataDir, 'homes', profile, key) } as ForkDeps['homes'],
+    agent: {
+      history: async () => ({ running: false }),
+      send: (chatId: string, text: string) => ({ message: message(chatId, `${chatId}-again`, 'user', text, 3) }),
+    } as unknown as ForkDeps['agent'],
   });
 });
 afterEach(() => {

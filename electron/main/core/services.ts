@@ -19,11 +19,12 @@ import { SandboxService } from '../sandbox/sandboxService.js';
 import { WarmPool } from '../sandbox/warmPool.js';
 import { ImagePreparer, preparationHooks } from '../sandbox/imagePreparations.js';
 import { EnvironmentService } from '../environment/environmentService.js';
-import { copyRewriter } from '../terminal/copyRewrite.js';
+import { followCopyRewrites } from '../terminal/copyRewrite.js';
 import { McpServers, mcpContainer } from '../agent/mcp/mcpServers.js';
 import { LIST_PORTS_COMMAND } from '../ports/common/listeningPorts.js';
 import { ReviewEdits } from '../review/reviewEdits.js';
 import { ReviewComments } from '../review/reviewComments.js';
+import { ChatForks } from '../forks/chatForks.js';
 import { SessionService } from '../sessions/sessionService.js';
 import { directlyWritableFolders } from '../sessions/mountedFolders.js';
 import { directWriterOf } from '../policy/attachmentOverlap.js';
@@ -133,6 +134,8 @@ export function buildServices(options: CoreOptions) {
     onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
   });
   const sessions = new SessionService(store, clock, (p) => resolveAttachableFolder(p, hostFacts()));
+  // Lower parts tell higher ones through these (events.ts): review/ before it uses a chat's copies, sandbox/ when its folders change.
+  const mainEvents = new MainEvents();
   sessions.ensureDefaultProfile(baseImage.tag);
   // Review mode: per-chat copies of folders attached in that mode (review/). Its copies' life and
   // the record they belong to are the chat's folders' (folders/chatFolders.ts).
@@ -140,9 +143,8 @@ export function buildServices(options: CoreOptions) {
     dataDir,
     events,
     clock,
+    mainEvents,
     attachments: (chatId) => folders.reviewAttachments(chatId),
-    rewriting: (chatId, write) => copyRewriter(sandbox, terminals)(chatId, write),
-    pull: (chatId) => sandbox.pullRemoteCopies(chatId),
     writableBySandbox: (hostPath) => directWriterOf(directlyWritableFolders(store), hostPath),
     chatTitle: (chatId) => store.chats.get(chatId)?.title ?? chatId,
     slotOf: (chatId) => {
@@ -167,10 +169,11 @@ export function buildServices(options: CoreOptions) {
     writeWarnings: (chat, readWrite, hasReviewCopies) =>
       decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
   });
-  const mainEvents = new MainEvents();
   const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
   const restartMarks = new BerthRestartMarks({ load: () => store.settings.get(RESTART_MARK_KEY), save: (v) => store.settings.set(RESTART_MARK_KEY, v) });
   const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents, restartMarks);
+  // Review's writes into a remote sandbox's copies start it and its terminals again (terminal/copyRewrite).
+  followCopyRewrites(mainEvents, sandbox, terminals);
   const pool = new WarmPool({
     store,
     engine,
@@ -221,7 +224,7 @@ export function buildServices(options: CoreOptions) {
   };
   const ports = new PortService({
     container: runningContainer,
-    onGone: (listener) => manager.onGone(listener),
+    containers: manager,
     saved: { get: () => store.settings.get('port_forwards') ?? undefined, set: (v) => store.settings.set('port_forwards', v) },
   });
 
@@ -229,7 +232,7 @@ export function buildServices(options: CoreOptions) {
   const keys = new ProviderKeys(store, secrets, clock);
   const mcp = new McpServers({
     container: (chatId) => mcpContainer(chatId, sandbox, runningContainer),
-    onGone: (listener) => manager.onGone(listener),
+    containers: manager,
     egress: (chatId) => sandbox.resolve(chatId).profile.settings.egress,
     connect: (c, host, port) => ports.connectFrom({ ...c, engine: manager.engineOf(c.key) }, host, port),
   });
@@ -263,26 +266,18 @@ export function buildServices(options: CoreOptions) {
 
   const reviewEdits = new ReviewEdits(review);
   const reviewComments = new ReviewComments({
-    review, store: store.reviewComments, clock, send: (chatId, text) => agent.send(chatId, text).message,
+    review, store: store.reviewComments, clock,
     folderOf: (chatId, hostPath) => folders.views(sessions.requireChat(chatId)).find((a) => a.hostPath === hostPath)?.containerPath ?? hostPath,
   });
 
-  const deletion = new DeletionService({
-    store,
-    sessions,
-    manager,
-    engine,
-    dataDir,
-    endChat: async (chatId) => {
-      await agent.stopAll(chatId);
-      terminals.closeForChat(chatId);
-      await ports.closeChat(chatId);
-      await egress.forgetChat(chatId).catch(() => undefined);
-    },
-    pool,
-    review,
-    folders,
-    removeProxy: (profile) => egress.removeProxy(profile),
+  // Forks (chats.fork, chats.retry): above review/ and agent/, calling both down.
+  const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: manager, agent });
+
+  const deletion = new DeletionService({ store, sessions, manager, engine, dataDir, mainEvents, ports, egress, pool, review, folders });
+  // A chat being deleted: its agent turns and terminals end before it goes (DeletionService waits).
+  mainEvents.on('chat.ending', async ({ chatId }) => {
+    await agent.stopAll(chatId);
+    terminals.closeForChat(chatId);
   });
   /** Warm sandboxes are kept on this computer's engine only (a remote one would hold volumes and copies idle there). */
   const fillPool = (profile: Parameters<WarmPool['fill']>[0]) => {
@@ -298,6 +293,6 @@ export function buildServices(options: CoreOptions) {
     dataDir, clock, log, env, hostUser, store, instanceId, events, engines, engine, engineOfProfile, hostFacts,
     baseImage, egressImage, egress, manager, sessions, sandbox, folders, terminals, review, touchReview,
     stats, ports, keys, agent, deletion, pool, fillPool, engineCheck, withAttachments,
-    preparer, environments, mcp, reviewEdits, reviewComments, confirmations,
+    preparer, environments, mcp, reviewEdits, reviewComments, confirmations, forks,
   };
 }

@@ -287,7 +287,7 @@ export class ChatFolders {
    * when it would not. A pooled chat's Review-mode copy filling or leaving its slot changes
    * nothing (review/slotFolders.ts).
    */
-  async remountReason(req: ParsedRequest<'workspace.attachEffect'>): Promise<string | null> {
+  async remountReason(req: ParsedRequest<'workspace.attachPreview'>): Promise<string | null> {
     const chat = this.sessions.requireChat(req.chatId);
     const shape = this.shapeOf(chat);
     const keeps = null;

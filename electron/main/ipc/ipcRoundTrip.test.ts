@@ -11,7 +11,7 @@ import { createBridge, type BerthBridge, type BridgeError } from '../../preload/
 import { createCore, type BerthCore } from '../core.js';
 import { registerIpc, type IpcRegistration } from './registerIpc.js';
 import { isTrustedSenderUrl } from './securityPolicy.js';
-import { FakeIpcMain, FakeIpcRenderer, FakeWindow, fakeDialog, senderEvent } from './testDoubles.js';
+import { FakeIpcMain, FakeIpcRenderer, FakeWindow, fakeDialog, senderEvent, whileRunning } from './testDoubles.js';
 
 let tmp: string;
 let core: BerthCore;
@@ -29,7 +29,8 @@ beforeEach(() => {
   win.renderer = ipcRenderer;
   registration = registerIpc({
     ipcMain,
-    core,
+    // As if something ran in the chat's terminals, so main holds a folder whose attach replaces the container.
+    core: whileRunning(core),
     getWindow: () => win,
     dialog: fakeDialog({ canceled: false, filePaths: [project] }),
     isTrustedSender: (url) => isTrustedSenderUrl(url, { devServerOrigin: null }),
@@ -45,7 +46,7 @@ afterEach(async () => {
 
 /**
  * pickFolder, then the page's yes when main holds the folder (no Docker here: whether a container
- * runs is unknown, so main says attaching may replace it and waits for the page's answer).
+ * runs is unknown, so main says attaching may replace it and, something running, waits for the page's answer).
  */
 async function pickAndAttach(...args: Parameters<BerthBridge['pickFolder']>) {
   const picked = await bridge.pickFolder(...args);

@@ -8,7 +8,7 @@ import { FOLDER_CHOICE_TTL_MS } from '../../../shared/folderPicker.js';
 import { CALL_CHANNEL, CONFIRM_FOLDER_CHANNEL, EVENT_CHANNEL, PICK_FOLDER_CHANNEL, type IpcReply } from './protocol.js';
 import { IPC_EXCLUDED_METHODS, IPC_METHODS, PICK_FOLDER_DIALOG, REFUSED_SENDER_MESSAGE, registerIpc, type IpcRegistration } from './registerIpc.js';
 import { isTrustedSenderUrl } from './securityPolicy.js';
-import { FakeIpcMain, FakeWindow, fakeDialog, senderEvent } from './testDoubles.js';
+import { FakeIpcMain, FakeWindow, RUNNING, fakeDialog, senderEvent, whileRunning } from './testDoubles.js';
 
 let tmp: string;
 let core: BerthCore;
@@ -23,7 +23,7 @@ function setUp(dialogResult = { canceled: true, filePaths: [] as string[] }) {
   dialog = fakeDialog(dialogResult);
   registration = registerIpc({
     ipcMain,
-    core,
+    core: whileRunning(core),
     getWindow: () => win,
     dialog,
     isTrustedSender: (url) => isTrustedSenderUrl(url, { devServerOrigin: null }),
@@ -233,9 +233,9 @@ describe('registerIpc: pickFolder', () => {
     setUp({ canceled: false, filePaths: [folder] });
     const chat = (await core.call('chats.create', {})) as ChatView;
     // The engine does not answer here, so whether a container runs is unknown: main says it may be replaced.
-    expect(await core.call('workspace.attachEffect', { chatId: chat.id, action: 'attach', mode: 'readonly', path: folder })).toMatchObject({ recreates: true });
+    expect(await core.call('workspace.attachPreview', { chatId: chat.id, action: 'attach', mode: 'readonly', path: folder })).toMatchObject({ recreates: true });
     const held = await pick({ chatId: chat.id, readOnly: true });
-    expect(held).toMatchObject({ ok: true, result: { attached: null, notice: null, confirm: { token: expect.any(String), reason: expect.any(String) } } });
+    expect(held).toMatchObject({ ok: true, result: { attached: null, notice: null, confirm: { token: expect.any(String), reason: expect.any(String), running: RUNNING } } });
     // Nothing attached, and the page was never told the host path.
     expect(await attachmentsOf(chat.id)).toEqual([]);
     expect(JSON.stringify(held)).not.toContain(folder);

@@ -2,9 +2,10 @@
  * Electron IPC for the core (docs/transport.md): every contract method is reachable through
  * `berth:call`, except `workspace.attach` and `workspace.browse`: the desktop app never takes
  * a host path from the renderer. A folder is attached through `berth:pickFolder`, which shows
- * the native dialog in main; when attaching it would replace the chat's running container, the
- * path stays here behind a one-use token (FolderChoices) and the page, having asked the user
- * about what runs in the terminals, answers on `berth:confirmFolder`. Core events go to the
+ * the native dialog in main; when attaching it would stop what runs in the chat's terminals
+ * (workspace.attachPreview says so), the path stays here behind a one-use token (FolderChoices)
+ * with the preview's confirmation, and the page, having asked the user, answers on
+ * `berth:confirmFolder`. Core events go to the
  * window on `berth:event`. *
  * Every handler first checks its sender: the main window's own webContents, its top frame,
  * at one of the app's own URLs. A refused sender gets a thrown error and nothing else happens;
@@ -13,7 +14,7 @@
  * Electron is passed in (ipcMain, dialog, the window), so this runs and is tested under Node.
  */
 import { randomUUID } from 'node:crypto';
-import { methods, type AttachMode, type CopyContents, type MethodName } from '../../../shared/contract.js';
+import { methods, type AttachMode, type CopyContents, type MethodName, type Response } from '../../../shared/contract.js';
 import { BerthError, toErrorPayload } from '../../../shared/errors.js';
 import { ConfirmFolderRequest, FOLDER_CHOICE_TTL_MS, PickFolderRequest } from '../../../shared/folderPicker.js';
 import type { BerthCore } from '../core.js';
@@ -84,6 +85,8 @@ interface FolderChoice {
   mode: AttachMode;
   contents: CopyContents | undefined;
   expires: number;
+  /** workspace.attachPreview's token for this attach: the attach passes it as the user's yes. */
+  confirm: string | null;
 }
 
 /** At most this many choices wait per window (one per chat is kept; these are what a page that never answers can pile up). */
@@ -162,8 +165,11 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
   };
 
   const attach = async (c: FolderChoice): Promise<PickFolderResult> => {
-    // Whether this folder may be attached is the core's decision (workspace validation).
-    const result = (await core.call('workspace.attach', { chatId: c.chatId, path: c.path, mode: c.mode, ...(c.contents ? { contents: c.contents } : {}) })) as {
+    // Whether this folder may be attached is the core's decision (workspace validation), and so
+    // is whether it needs the user's yes: asked as the window's client, which holds the token.
+    const result = (await client.call('workspace.attach', {
+      chatId: c.chatId, path: c.path, mode: c.mode, ...(c.contents ? { contents: c.contents } : {}), ...(c.confirm ? { confirm: c.confirm } : {}),
+    })) as {
       attachment: PickFolderResult['attached'];
       notice: string | null;
     };
@@ -189,24 +195,21 @@ export function registerIpc<W extends WindowLike>(options: RegisterIpcOptions<W>
       const folder = choice.canceled ? undefined : choice.filePaths[0];
       if (!folder) return { attached: null, notice: null, confirm: null };
       const { chatId, mode, contents } = parsed.data;
-      const c: FolderChoice = {
-        sender: event.sender.id, chatId, path: folder, mode, contents, expires: now() + FOLDER_CHOICE_TTL_MS,
-      };
-      // What the page asks about before a folder chosen in its own browser (workspace.attachEffect),
+      // What the page asks about before a folder chosen in its own browser (workspace.attachPreview),
       // asked here now that the folder is known: a git history too large for a warm sandbox's slot, say.
       // It fails only as the attach would (no such chat): that error, said once.
-      const effect = (await core.call('workspace.attachEffect', { chatId, action: 'attach', mode, path: folder })) as {
-        recreates: boolean;
-        reason: string | null;
+      const preview = (await client.call('workspace.attachPreview', { chatId, action: 'attach', mode, path: folder })) as Response<'workspace.attachPreview'>;
+      const c: FolderChoice = {
+        sender: event.sender.id, chatId, path: folder, mode, contents, expires: now() + FOLDER_CHOICE_TTL_MS, confirm: preview.token,
       };
-      if (!effect.recreates) return attach(c);
+      if (!preview.needsConfirmation) return attach(c);
       forgetExpired();
       // One waiting choice per chat: choosing again replaces the last.
       for (const [token, w] of choices) if (w.chatId === chatId) choices.delete(token);
       while (choices.size >= MAX_WAITING_CHOICES) choices.delete(choices.keys().next().value as string);
       const token = randomUUID();
       choices.set(token, c);
-      return { attached: null, notice: null, confirm: { token, reason: effect.reason } };
+      return { attached: null, notice: null, confirm: { token, reason: preview.reason, running: preview.running } };
     });
   });
 

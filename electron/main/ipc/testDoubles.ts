@@ -5,7 +5,7 @@
  * channel, invoke rejecting without one, send delivering to the renderer's listeners).
  */
 import { EventEmitter } from 'node:events';
-import type { IpcInvokeEventLike, IpcMainLike, WindowLike } from './registerIpc.js';
+import type { IpcInvokeEventLike, IpcMainLike, RegisterIpcOptions, WindowLike } from './registerIpc.js';
 import { APP_INDEX_URL } from './securityPolicy.js';
 
 type Handler = (event: IpcInvokeEventLike, ...args: unknown[]) => unknown;
@@ -91,6 +91,32 @@ export function fakeDialog(result: { canceled: boolean; filePaths: string[] }) {
     async showOpenDialog(window: unknown, options: unknown) {
       calls.push({ window, options });
       return result;
+    },
+  };
+}
+
+/** What runs in the chat's terminals, as main's preview would list it. */
+export const RUNNING = [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }];
+
+/**
+ * The core, as if something ran in every chat's terminals: the engine here does not answer, so
+ * no terminal can run, and main's preview (workspace.attachPreview) says so for an attach that
+ * replaces the container. Its token is main's own, redeemed by the real attach.
+ */
+export function whileRunning(real: RegisterIpcOptions<FakeWindow>['core']): RegisterIpcOptions<FakeWindow>['core'] {
+  return {
+    call: (method, params) => real.call(method, params),
+    onEvent: (listener) => real.onEvent(listener),
+    connectClient: () => {
+      const client = real.connectClient();
+      return {
+        ...client,
+        call: async (method, params) => {
+          const result = await client.call(method, params);
+          const preview = result as { recreates?: boolean };
+          return method === 'workspace.attachPreview' && preview.recreates ? { ...preview, running: RUNNING, needsConfirmation: true } : result;
+        },
+      };
     },
   };
 }

@@ -26,7 +26,7 @@ function setup(savedBefore?: string) {
       if (!chats.has(chatId)) throw new BerthError('not_found', `No chat ${chatId}.`);
       return running;
     },
-    onGone: (l) => (gone.add(l), () => gone.delete(l)),
+    containers: { onGone: (l: (key: string) => void) => (gone.add(l), () => gone.delete(l)) },
     saved: { get: () => saved, set: (v) => (saved = v) },
   });
   return {

@@ -36,7 +36,8 @@ export interface PortServiceDeps {
   /** The chat's running container, or null when none runs (never starts one). */
   container(chatId: string): Promise<PortContainer | null>;
   /** Hears that a key's container stops or goes away. */
-  onGone(listener: (key: string) => void): () => void;
+  /** The sandboxes' containers, whose going ends their forwards (SandboxContainers, subscribed to, never called up). */
+  containers: { onGone(listener: (key: string) => void): () => void };
   /** Where open forwards are kept across restarts of Berth (a settings value). */
   saved: { get(): string | undefined; set(value: string): void };
   /** Static busybox candidates on this computer (tests: their own). */
@@ -75,7 +76,7 @@ export class PortService {
   private disposing = false;
 
   constructor(private readonly deps: PortServiceDeps) {
-    this.stopGone = deps.onGone((key) => {
+    this.stopGone = deps.containers.onGone((key) => {
       if (this.disposing) return;
       for (const f of [...this.forwards.values()]) if (f.key === key) void this.end(f);
     });

@@ -1,5 +1,5 @@
 /**
- * A fork's copies (review/forkChat.ts): a new chat's Review copy of the same folder, holding what
+ * A fork's copies (forks/chatForks.ts): a new chat's Review copy of the same folder, holding what
  * the original's copy held at a checkpoint, and a link-safe copy of the chat's home.
  *
  * The copy is made from Berth's own tracking repository, never from the chat's work tree: the

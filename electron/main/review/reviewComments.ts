@@ -6,7 +6,6 @@
  * copy in Berth's tracking repository (ReviewService.onCopy), never through the copy's own files.
  */
 import { randomUUID } from 'node:crypto';
-import type { AgentMessage } from '../../../shared/agent.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { ReviewComment } from '../../../shared/reviewComments.js';
 import type { Clock } from '../base/clock.js';
@@ -30,8 +29,6 @@ export interface ReviewCommentsDeps {
   clock: Clock;
   /** Where the chat sees a folder (/workspace/...), for the message; the host path when it has none. */
   folderOf: (chatId: string, hostPath: string) => string;
-  /** Sends a user message to the chat's agent (a turn starts). */
-  send: (chatId: string, text: string) => AgentMessage;
 }
 
 const MAX_LINES = 2000;
@@ -90,14 +87,16 @@ export class ReviewComments {
     return {};
   }
 
-  /** Sends the draft as one message to the chat's agent; its comments become 'sent'. */
-  async send(chatId: string): Promise<{ sent: number; message: AgentMessage }> {
+  /** The draft as one message to the chat's agent, and the comments in it (sent by the caller: review/ never calls the agent). */
+  async draft(chatId: string): Promise<{ text: string; ids: string[] }> {
     const { comments } = await this.list(chatId);
     const drafts = comments.filter((c) => c.state === 'draft');
     if (drafts.length === 0) throw new BerthError('invalid_request', 'There are no comments to send.', { hint: 'Choose lines in a file’s diff and write a comment first.' });
-    const text = reviewMessage(drafts.map((c) => ({ ...c, folder: this.deps.folderOf(chatId, c.hostPath) })));
-    const message = this.deps.send(chatId, text);
-    this.deps.store.setState(chatId, drafts.map((c) => c.id), 'sent', this.deps.clock.now());
-    return { sent: drafts.length, message };
+    return { text: reviewMessage(drafts.map((c) => ({ ...c, folder: this.deps.folderOf(chatId, c.hostPath) }))), ids: drafts.map((c) => c.id) };
+  }
+
+  /** The draft's comments were sent: they become 'sent'. */
+  markSent(chatId: string, ids: string[]): void {
+    this.deps.store.setState(chatId, ids, 'sent', this.deps.clock.now());
   }
 }

@@ -9,7 +9,7 @@ import { BerthError } from '../../../shared/errors.js';
 import {
   type Checkpoint, type CopyChanges, type CopyContents, type FileChange,
 } from '../../../shared/review.js';
-import type { EventHub } from '../events.js';
+import type { EventHub, MainEvents } from '../events.js';
 import { branchNameFor, selectChanges, touchedPaths } from '../policy/reviewPolicy.js';
 import type { Clock } from '../base/clock.js';
 import { applyWrites } from './applyToFolder.js';
@@ -36,14 +36,10 @@ export interface ReviewDeps {
   dataDir: string;
   events: EventHub;
   clock: Clock;
+  /** Told (and waited for) before Berth uses a chat's copies and around a write into them (events.ts `copies.*`): never called up into. */
+  mainEvents: MainEvents;
   /** The chat's Review-mode attachments, in order. */
   attachments: (chatId: string) => ReviewAttachment[];
-  /**
-   * Runs `write` (Berth writing into the chat's copies: undo, restore, discard, refresh) as the
-   * chat's sandbox needs it (terminal/copyRewrite.ts): in place while a local sandbox and its
-   * terminals keep running; a remote sandbox is started again with the rewritten copies.
-   */
-  rewriting: <T>(chatId: string, write: () => Promise<T>) => Promise<T>;
   chatTitle: (chatId: string) => string;
   /** The chat's slot folder, when it took a warm sandbox (review/slotFolders.ts): its first folder copy fills it. */
   slotOf?: (chatId: string) => string | null;
@@ -51,19 +47,11 @@ export interface ReviewDeps {
   sessionFolders?: (chatId: string) => { hostPath: string; mode: string }[];
   /** The most of a git repository's history a slot's copy takes (reviewCopy SLOT_HISTORY_MAX_BYTES by default). */
   slotHistoryMaxBytes?: number;
-  /**
-   * Brings the chat's copies on a remote engine into their copies here before Berth reads or
-   * writes them (sandbox/sandboxContainers syncRemoteCopies); nothing for a local sandbox. A remote
-   * engine that does not answer leaves the copy here as it was last brought.
-   */
-  pull?: (chatId: string) => Promise<void>;
   /** Who else can write a host folder directly (a chat's read-write attachment, a profile's mount), as a sentence's subject; null when no sandbox can. */
   writableBySandbox?: (hostPath: string) => string | null;
 }
 
-
 const COUNT_DEBOUNCE_MS = 400;
-
 
 export class ReviewService {
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -122,7 +110,8 @@ export class ReviewService {
   private serial<T>(chatId: string, work: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(chatId) ?? Promise.resolve();
     const pulled = async () => {
-      await this.deps.pull?.(chatId).catch(() => undefined);
+      // A remote engine that does not answer leaves the copy here as it was last brought.
+      await this.deps.mainEvents.emitAndWait('copies.willUse', { chatId }).catch(() => undefined);
       return work();
     };
     const next = prev.then(pulled, pulled);
@@ -134,9 +123,19 @@ export class ReviewService {
     return next;
   }
 
-  /** One review operation that writes into the chat's copies (ReviewDeps.rewriting). */
+  /** One review operation that writes into the chat's copies (ReviewDeps.mainEvents). */
   private rewrite<T>(chatId: string, work: () => Promise<T>): Promise<T> {
-    return this.serial(chatId, () => this.deps.rewriting(chatId, work));
+    return this.serial(chatId, () => this.rewriting(chatId, work));
+  }
+
+  /** A write into the chat's copies, with what runs on them told before and after (`copies.rewritten` even when it fails). */
+  private async rewriting<T>(chatId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      await this.deps.mainEvents.emitAndWait('copies.willRewrite', { chatId });
+      return await work();
+    } finally {
+      this.deps.mainEvents.emit('copies.rewritten', { chatId });
+    }
   }
 
   // ---------- making and removing copies ----------
@@ -380,7 +379,7 @@ export class ReviewService {
         version: async (snap) => (await this.listings.listing(copy, snap ?? (await copy.snapshot()))).version,
         readOnly: (snap) => void (read = snap),
         write: async (changes) => applyWrites(copy.meta.hostPath, await folderWrites(copy, changes)),
-        rewriting: (write) => this.deps.rewriting(chatId, write),
+        rewriting: (write) => this.rewriting(chatId, write),
         now: () => this.deps.clock.now(),
       };
       try {

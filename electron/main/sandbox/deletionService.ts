@@ -3,6 +3,7 @@
  * networks and homes. The records go first: if Berth dies midway, or the engine cannot be
  * reached, the orphan sweep removes the containers later; the homes go now either way.
  */
+import type { MainEvents } from '../events.js';
 import type { ChatFolders } from '../folders/chatFolders.js';
 import type { ReviewService } from '../review/reviewService.js';
 import type { WarmPool } from './warmPool.js';
@@ -30,16 +31,18 @@ export interface DeletionServiceDeps {
   manager: SandboxContainers;
   engine: Engine;
   dataDir: string;
-  /** Ends what runs for the chat above the sandbox (its agent turns, its terminals) before it goes. */
-  endChat(chatId: string): Promise<void>;
+  /** Told (`chat.ending`, waited for) so that what runs for the chat above the sandbox (its agent turns, its terminals) ends before it goes. */
+  mainEvents: MainEvents;
+  /** The chat's port forwards close with it (ports/portService.ts). */
+  ports: { closeChat(chatId: string): Promise<void> };
+  /** The chat's own egress allowances go with it, and a deleted profile's proxy (egress/egressService.ts). */
+  egress: { forgetChat(chatId: string): Promise<void>; removeProxy(profile: string): Promise<void> };
   /** The profile's warm sandboxes and their reservations go with it (`drop`). */
   pool: Pick<WarmPool, 'drop'>;
   /** The chat's Review-mode copies go with it (`removeChat`, given the host folders they were of). */
   review: Pick<ReviewService, 'removeChat'>;
   /** The chat's slot folder goes with it, if it took a warm sandbox (`removeSlot`). */
   folders: Pick<ChatFolders, 'removeSlot'>;
-  /** Removes the profile's egress proxy (egress/egressService.ts), if it has one. */
-  removeProxy(profile: string): Promise<void>;
 }
 
 export class DeletionService {
@@ -54,7 +57,9 @@ export class DeletionService {
 
   private async removeChat(chat: ChatRecord): Promise<void> {
     const { store, sessions, manager } = this.deps;
-    await this.deps.endChat(chat.id);
+    await this.deps.mainEvents.emitAndWait('chat.ending', { chatId: chat.id });
+    await this.deps.ports.closeChat(chat.id);
+    await this.deps.egress.forgetChat(chat.id).catch(() => undefined);
     // Read before the rows go (deleting the chat deletes its attachments).
     const reviewPaths = store.attachments.forChat(chat.id).filter((a) => a.mode === 'review').map((a) => a.hostPath);
     const taskIds = store.transaction(() => {
@@ -109,7 +114,7 @@ export class DeletionService {
       if (!(error instanceof BerthError && error.code === 'engine_unreachable')) throw error;
     });
     store.profiles.delete(profile.name);
-    await this.deps.removeProxy(profile.name).catch(() => undefined);
+    await this.deps.egress.removeProxy(profile.name).catch(() => undefined);
     if (profile.settings.egress === 'open') await engine.removeNetwork(networkNameFor(profile.name)).catch(() => undefined);
     fs.rmSync(path.join(dataDir, 'profiles', folderNameFor(profile.name)), { recursive: true, force: true });
     return chats.length;

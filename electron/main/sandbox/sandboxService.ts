@@ -48,9 +48,12 @@ export class SandboxService {
     private readonly homeDir: string,
     /** The chat's folders: what its container's mounts are planned from (folders/chatFolders.ts). */
     private readonly folders: ChatFolders,
-    /** Tells terminal/ (which subscribes) when a chat's folders changed under its running shells. */
+    /** Tells terminal/ (which subscribes) when a chat's folders changed under its running shells; hears review/ use a chat's copies. */
     private readonly mainEvents: MainEvents,
-  ) {}
+  ) {
+    // Review reads and writes its copies here: a remote sandbox's are brought back first.
+    mainEvents.on('copies.willUse', ({ chatId }) => this.pullRemoteCopies(chatId));
+  }
 
   /** The project environment's workspaceFolder, where the chat's terminals and the agent start. */
   private environmentDir(r: ResolvedTarget): string | null {
@@ -122,7 +125,7 @@ export class SandboxService {
   }
 
   /** Whether an attach or detach would replace the chat's running container (the attach dialog asks first when it would). */
-  async attachEffect(req: ParsedRequest<'workspace.attachEffect'>): Promise<{ recreates: boolean; reason: string | null }> {
+  async attachEffect(req: ParsedRequest<'workspace.attachPreview'>): Promise<{ recreates: boolean; reason: string | null }> {
     const reason = await this.folders.remountReason(req);
     const keeps = { recreates: false, reason: null };
     if (reason === null) return keeps;

@@ -16,19 +16,35 @@
  * starts (sandbox/remoteSandbox): those cannot change in place from here, so the sandbox and its
  * copy volumes go, and its terminals start again in place in the new one, saying why.
  */
+import { toDisposable } from '../base/disposables.js';
+import type { Disposable, MainEvents } from '../events.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
 import type { TerminalService } from './terminalService.js';
 
 export const REMOTE_REWRITE_NOTE =
   'The chat’s copy was changed from outside (undo, restore, discard or refresh) and its sandbox runs on a remote engine, which holds its own copy: the sandbox was started again with the new one, and this terminal with it.';
 
-export function copyRewriter(sandbox: SandboxService, terminals: TerminalService) {
-  return <T>(chatId: string, write: () => Promise<T>): Promise<T> => {
-    if (!sandbox.runsRemotely(chatId)) return write();
-    return terminals.restartAround(chatId, REMOTE_REWRITE_NOTE, async () => {
-      await sandbox.stop(chatId);
-      await sandbox.dropRemoteCopies(chatId);
-      return write();
-    });
-  };
+/**
+ * Follows review/'s writes into a chat's copies (it emits `copies.willRewrite`, waits, writes,
+ * then emits `copies.rewritten`): for a remote sandbox, its terminals let go of it, it stops and
+ * its copy volumes go before the write, and the terminals start again after it, done or failed.
+ */
+export function followCopyRewrites(mainEvents: MainEvents, sandbox: SandboxService, terminals: TerminalService): Disposable {
+  /** Per chat under a rewrite: how its terminals start again. */
+  const letGo = new Map<string, (note: string) => void>();
+  const before = mainEvents.on('copies.willRewrite', async ({ chatId }) => {
+    if (!sandbox.runsRemotely(chatId)) return;
+    letGo.set(chatId, terminals.letGo(chatId));
+    await sandbox.stop(chatId);
+    await sandbox.dropRemoteCopies(chatId);
+  });
+  const after = mainEvents.on('copies.rewritten', ({ chatId }) => {
+    const startAgain = letGo.get(chatId);
+    letGo.delete(chatId);
+    startAgain?.(REMOTE_REWRITE_NOTE);
+  });
+  return toDisposable(() => {
+    before.dispose();
+    after.dispose();
+  });
 }

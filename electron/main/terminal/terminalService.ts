@@ -212,20 +212,19 @@ export class TerminalService {
   }
 
   /**
-   * `work` replaces the chat's sandbox (a remote one whose copies Berth rewrote: terminal/copyRewrite):
-   * its running terminals let go of it first, so its going ends none of them, and start again in
-   * place in the new one after `note`, what is typed meanwhile kept for them.
+   * The chat's sandbox is about to be replaced (a remote one whose copies Berth rewrites:
+   * terminal/copyRewrite): its running terminals let go of it first, so its going ends none of
+   * them; the function returned starts them again in place in the new one after `note`, what is
+   * typed meanwhile kept for them.
    */
-  async restartAround<T>(chatId: string, note: string, work: () => Promise<T>): Promise<T> {
+  letGo(chatId: string): (note: string) => void {
     const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running');
     for (const t of running) this.detach(t);
-    try {
-      return await work();
-    } finally {
+    return (note) => {
       const c = this.change(chatId);
       c.restarted = { seq: c.seq, note };
       void this.restart(chatId, note, running);
-    }
+    };
   }
 
   /**

@@ -6,13 +6,14 @@
 import { useRef, useState } from 'react';
 import type { AttachMode, ChatView } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import type { Picked } from '../../api/types';
-import { useServices } from '../../services/context';
+import type { Picked, Response } from '../../api/types';
+import { useActions } from '../../services/context';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { useFocusAfter } from '../../ui/useFocusAfter';
 import { focusConversation } from '../conversation';
 import { MESSAGES } from '../../ui/messages';
 import { AttachModeDialog, DEFAULT_CHOICE, type AttachChoice, CopyProgressLine, ReviewCopySummary } from '../changes';
+import { folderActions } from './actions';
 import { FolderBrowserDialog } from './FolderBrowserDialog';
 import { StopProcessesDialog, type BusyTerminals } from './StopProcessesDialog';
 import type { FutureNotice } from './useUntilRecreated';
@@ -25,7 +26,7 @@ const MODE_BADGES: Record<AttachMode, { text: string; className: string }> = {
 
 /** `notice`: main's word on what the change does to the sandbox, shown by the header under its row. */
 export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNotice }) {
-  const { api, stores } = useServices();
+  const folders = useActions(folderActions);
   /** The last choice, offered again next time. */
   const [choice, setChoice] = useState<AttachChoice>(DEFAULT_CHOICE);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
@@ -35,39 +36,31 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
   const [confirm, setConfirm] = useState<{ action: 'attach' | 'detach'; running: BusyTerminals; reason: string | null; go(): void; cancel?(): void } | null>(null);
   // Attached (or not): the user's next move is to ask the agent or use the folder.
   useFocusAfter(busy, focusConversation);
-  /** The user already agreed to stop what runs, for the attach under way: not asked again once its folder is chosen. */
-  const agreed = useRef(false);
+  /**
+   * The user already agreed to stop what runs, for the attach under way: main's token for it
+   * (judged for the mode before the folder was chosen, so good for the folder then chosen), and
+   * not asked again once the folder is known.
+   */
+  const agreed = useRef<string | null>(null);
 
   /**
-   * Runs `go` at once when the change keeps the running container (main says so: a Review-mode
-   * copy filling or leaving a warm sandbox's slot) or nothing runs in the chat's terminals, else
-   * after the user agrees.
+   * Asks main what the change does (workspace.attachPreview: main decides for every transport)
+   * and runs `go` with its token at once when it stops nothing that runs (the container is kept,
+   * e.g. a Review-mode copy filling or leaving a warm sandbox's slot, or nothing runs in the
+   * chat's terminals), else after the user agrees. `asked`: the user was asked and agreed.
    */
-  const askFirst = async (action: 'attach' | 'detach', go: () => void, about: { mode?: AttachMode; path?: string }) => {
-    let reason: string | null = null;
+  const askFirst = async (action: 'attach' | 'detach', about: { mode?: AttachMode; path?: string }, go: (confirm: string | undefined, asked: boolean) => void) => {
+    let preview: Response<'workspace.attachPreview'>;
     try {
-      const effect = await api.call('workspace.attachEffect', { chatId: chat.id, action, ...about });
-      if (!effect.recreates) {
-        go();
-        return;
-      }
-      reason = effect.reason;
-    } catch {
-      // Not knowing: ask as if it recreates (asking once too often stops nothing).
+      preview = await folders.preview(chat.id, action, about);
+    } catch (e) {
+      // Main could not judge the change (the chat is gone, say): the change would fail alike.
+      setError(errorInfo(e));
+      return;
     }
-    await askIfBusy(action, reason, go);
-  };
-
-  /** The change recreates the sandbox: `go` at once when nothing runs in the chat's terminals, else after the user agrees (`cancel` if not). */
-  const askIfBusy = async (action: 'attach' | 'detach', reason: string | null, go: () => void, cancel?: () => void) => {
-    let running: BusyTerminals = [];
-    try {
-      running = (await api.call('terminal.busy', { chatId: chat.id })).terminals;
-    } catch {
-      // Not knowing is no reason to block the change: it goes ahead as before.
-    }
-    if (running.length === 0) go();
-    else setConfirm({ action, running, reason, go, ...(cancel ? { cancel } : {}) });
+    const token = preview.token ?? undefined;
+    if (!preview.needsConfirmation) go(token, false);
+    else setConfirm({ action, running: preview.running, reason: preview.reason, go: () => go(token, true) });
   };
 
   const begin = () => {
@@ -80,9 +73,12 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
   const pick = async (chosen: AttachChoice) => {
     setChoice(chosen);
     setStep(null);
-    agreed.current = false;
+    agreed.current = null;
     // The folder is not chosen yet: main judges the mode (a folder that fits a warm sandbox's slot).
-    await askFirst('attach', () => void pickNow(chosen), { mode: chosen.mode });
+    await askFirst('attach', { mode: chosen.mode }, (token, asked) => {
+      if (asked) agreed.current = token ?? null;
+      void pickNow(chosen);
+    });
   };
 
   const pickNow = async (chosen: AttachChoice) => {
@@ -90,21 +86,21 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
     /** Set when the folder main holds is answered from here on (settle ends the busy state). */
     let handedOver = false;
     try {
-      const result = await api.pickFolder(chat.id, chosen);
+      const result = await folders.pick(chat.id, chosen);
       if (typeof result === 'object' && 'notice' in result) {
         setStep(null);
         notice.show(result.notice);
         return;
       }
       if (typeof result === 'object') {
-        // The desktop's dialog chose a folder that needs a new container: main holds it until
-        // this page answers, after asking (unless the user already agreed for this attach).
+        // The desktop's dialog chose a folder whose attach stops what runs (main judged it): main
+        // holds it until this page answers, after asking (unless the user already agreed for this attach).
         setStep(null);
-        const { token, reason } = result.confirm;
-        const answer = (attach: boolean) => void settle(() => api.confirmFolder(token, attach));
+        const { token, reason, running } = result.confirm;
+        const answer = (attach: boolean) => void settle(() => folders.answerPicked(token, attach));
         handedOver = true;
-        if (agreed.current) answer(true);
-        else await askIfBusy('attach', reason, () => answer(true), () => answer(false));
+        if (agreed.current !== null || running.length === 0) answer(true);
+        else setConfirm({ action: 'attach', running, reason, go: () => answer(true), cancel: () => answer(false) });
         return;
       }
       // 'picked': main attached it and emits chats.changed, which refetches the list.
@@ -130,13 +126,11 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
     }
   };
 
-  /** Attach or detach: both answer with the chat's folders and, maybe, a notice. */
-  const change = async (request: () => Promise<{ attachments: ChatView['attachments']; notice: string | null }>) => {
+  /** Attach or detach: the chat's folders are in the store then, and main's notice, if any, is shown. */
+  const change = async (request: () => Promise<string | null>) => {
     begin();
     try {
-      const result = await request();
-      stores.chats.getState().setAttachments(chat.id, result.attachments);
-      notice.show(result.notice);
+      notice.show(await request());
     } catch (e) {
       setError(errorInfo(e));
     } finally {
@@ -146,15 +140,17 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
 
   const attach = async (path: string) => {
     setStep(null);
-    const contents = choice.mode === 'review' ? { contents: choice.contents } : {};
-    const go = () => void change(() => api.call('workspace.attach', { chatId: chat.id, path, mode: choice.mode, ...contents }));
+    const go = (confirm: string | undefined) => void change(() => folders.attach(chat.id, path, choice, confirm));
     // Asked again now that the folder is known (a git history too large for the slot needs a new
-    // container), unless the user already agreed to stop what runs.
-    if (agreed.current) go();
-    else await askFirst('attach', go, { mode: choice.mode, path });
+    // container), unless the user already agreed to stop what runs: main's token for that says so.
+    const token = agreed.current;
+    agreed.current = null;
+    if (token !== null) go(token);
+    else await askFirst('attach', { mode: choice.mode, path }, go);
   };
 
-  const detach = (path: string) => askFirst('detach', () => void change(() => api.call('workspace.detach', { chatId: chat.id, path })), { path });
+  const detach = (path: string) =>
+    askFirst('detach', { path }, (confirm) => void change(() => folders.detach(chat.id, path, confirm)));
 
   return (
     <section className="attachments" aria-label="Attached folders">
@@ -204,7 +200,6 @@ export function Attachments({ chat, notice }: { chat: ChatView; notice: FutureNo
           }}
           onConfirm={() => {
             setConfirm(null);
-            if (confirm.action === 'attach') agreed.current = true;
             confirm.go();
           }}
         />

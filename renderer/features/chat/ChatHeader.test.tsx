@@ -3,45 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/errors';
 import { chatView, createFakeApi } from '../../test/fakeApi';
 import { renderWithApp } from '../../test/render';
-import { useChats } from '../../services/context';
-import { ChatHeader } from './ChatHeader';
 import { StatusBar } from '../status/StatusBar';
-
-/**
- * Clicks "Choose this folder" once it can be pressed: while the dialog's first listing loads the
- * button is disabled (a user waits for it too), and under load that listing can come after the
- * path is typed; a click on the disabled button would do nothing.
- */
-async function chooseThisFolder(dialog: HTMLElement): Promise<void> {
-  const button = within(dialog).getByRole('button', { name: 'Choose this folder' }) as HTMLButtonElement;
-  await waitFor(() => expect(button.disabled).toBe(false));
-  fireEvent.click(button);
-}
-
-function SelectedHeader() {
-  const chat = useChats((s) => s.chats.find((c) => c.id === s.selectedId) ?? null);
-  return chat ? <ChatHeader chat={chat} /> : null;
-}
-
-/** "Attach folder…", keep the mode offered (Review), "Choose folder…". */
-async function openAttach() {
-  fireEvent.click(await screen.findByRole('button', { name: 'Attach folder…' }));
-  const how = await screen.findByRole('dialog', { name: 'Attach a folder' });
-  fireEvent.click(within(how).getByRole('button', { name: 'Choose folder…' }));
-}
-
-function setup() {
-  const api = createFakeApi({
-    chats: [
-      chatView({
-        id: 'c1',
-        title: 'Site',
-        attachments: [{ hostPath: '/home/me/notes', containerPath: '/workspace/notes', readOnly: true, mode: 'readonly', review: null, attachedAt: 1, writeWarning: null }],
-      }),
-    ],
-  });
-  return renderWithApp(<SelectedHeader />, api);
-}
+import { SelectedHeader, chooseFolder, chooseThisFolder, openAttach, setup } from './testDoubles';
 
 describe('ChatHeader attachments', () => {
   it('shows attached folders with their access and detaches one', async () => {
@@ -51,7 +14,7 @@ describe('ChatHeader attachments', () => {
     expect(within(list).getByText('read-only')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Detach /home/me/notes' }));
     await waitFor(() => expect(screen.queryByRole('list', { name: 'Attached folders' })).toBeNull());
-    expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]);
+    expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes', confirm: expect.any(String) }]);
   });
 
   it('browses folders in the page when the host cannot open a dialog, then attaches the chosen one', async () => {
@@ -70,7 +33,7 @@ describe('ChatHeader attachments', () => {
 
     await screen.findByRole('button', { name: 'Detach /home/me/projects' });
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', mode: 'readonly' });
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/home/me/projects', mode: 'readonly', confirm: expect.any(String) });
   });
 
   it('keeps a path typed before the first listing arrives', async () => {
@@ -97,13 +60,12 @@ describe('ChatHeader attachments', () => {
     api.folders['/etc'] = [];
     await openAttach();
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
-    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/etc' } });
-    await chooseThisFolder(dialog);
+    await chooseFolder(dialog, '/etc');
 
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('/etc is a system folder; Berth does not mount it.')).toBeTruthy();
     expect(within(alert).getByText('Attach a project folder instead.')).toBeTruthy();
-    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', mode: 'review', contents: { ignored: false, include: [] } });
+    expect(api.callsTo('workspace.attach')).toContainEqual({ chatId: 'c1', path: '/etc', mode: 'review', contents: { ignored: false, include: [] }, confirm: expect.any(String) });
   });
 
   it('offers Choose only for a folder that exists and attach accepts, says why not, and starts at the last folder chosen', async () => {
@@ -197,8 +159,7 @@ describe('ChatHeader attach modes', () => {
     fireEvent.click(within(how).getByRole('button', { name: 'Choose folder…' }));
     const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
     expect(dialog.textContent).toContain('through its own copy');
-    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
-    await chooseThisFolder(dialog);
+    await chooseFolder(dialog, '/home/me/projects/site');
 
     await screen.findByRole('button', { name: 'Detach /home/me/projects/site' });
     expect(api.callsTo('workspace.attach')).toContainEqual({
@@ -206,6 +167,8 @@ describe('ChatHeader attach modes', () => {
       path: '/home/me/projects/site',
       mode: 'review',
       contents: { ignored: true, include: ['.env', 'config/dev.key'] },
+      // Main's token for the change (the fake's chat has a container to replace), passed along.
+      confirm: expect.any(String),
     });
     const list = screen.getByRole('list', { name: 'Attached folders' });
     expect(within(list).getByText('review')).toBeTruthy();
@@ -356,137 +319,5 @@ describe('ChatHeader sandbox', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Sandbox details' }));
     const moves = await screen.findByRole('note', { name: 'Engine differs from the profile' });
     expect(moves.textContent).toBe("Runs on /var/run/docker.sock; this chat's profile now uses ssh://me@box. It moves there when its sandbox stops (Stop, or idle stop); its home folder and installed packages stay behind.");
-  });
-});
-
-describe('ChatHeader: what attaching changes', () => {
-  it('asks before a detach would stop what runs in the terminals, naming it; Cancel keeps the folder', async () => {
-    const { api } = setup();
-    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
-    fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
-    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
-    expect(within(ask).getByRole('list', { name: 'Running in the terminals' }).textContent).toContain('Terminal 1npm run dev');
-    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
-    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    expect(api.callsTo('workspace.detach')).toEqual([]);
-    fireEvent.click(screen.getByRole('button', { name: 'Detach /home/me/notes' }));
-    fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Stop them and detach' }));
-    await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
-  });
-
-  it('asks before an attach only when something runs; the folder browser comes after agreeing', async () => {
-    const { api } = setup();
-    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
-    await openAttach();
-    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
-    fireEvent.click(within(ask).getByRole('button', { name: 'Stop them and attach' }));
-    await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
-  });
-
-  it('asks nothing when main says a pooled Review attach keeps the running container, though something runs', async () => {
-    const { api } = setup();
-    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
-    await openAttach();
-    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
-    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
-    expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'attach', mode: 'review' }]);
-    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
-    await chooseThisFolder(dialog);
-    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual(expect.objectContaining({ path: '/home/me/projects/site' })));
-    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
-  });
-
-  it('asks once the chosen folder turns out to need a new container (a large git history), naming why; Cancel attaches nothing', async () => {
-    const { api } = setup();
-    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
-    const why = 'Attaching recreates the chat’s sandbox: a git repository whose history (80 MB) is more than the 64 MB a ready sandbox copies.';
-    api.handle('workspace.attachEffect', (req) => (req.path === '/home/me/projects/site' ? { recreates: true, reason: why } : { recreates: false, reason: null }));
-    await openAttach();
-    const dialog = await screen.findByRole('dialog', { name: 'Choose a folder to attach' });
-    fireEvent.change(within(dialog).getByRole('textbox', { name: 'Folder path' }), { target: { value: '/home/me/projects/site' } });
-    await chooseThisFolder(dialog);
-    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
-    expect(ask.textContent).toContain('history (80 MB)');
-    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
-    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull());
-    // Only the picker's own call (the browser host answers "browse"); no folder was attached.
-    expect(api.callsTo('workspace.attach').filter((c) => (c as { path?: string }).path !== undefined)).toEqual([]);
-  });
-
-  it('asks nothing before a detach that main says keeps the running container (a copy leaving its slot)', async () => {
-    const { api } = setup();
-    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 1', processes: ['npm run dev'] }] }));
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
-    fireEvent.click(await screen.findByRole('button', { name: 'Detach /home/me/notes' }));
-    await waitFor(() => expect(api.callsTo('workspace.detach')).toEqual([{ chatId: 'c1', path: '/home/me/notes' }]));
-    expect(api.callsTo('workspace.attachEffect')).toEqual([{ chatId: 'c1', action: 'detach', path: '/home/me/notes' }]);
-    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
-  });
-
-  it('on the desktop, a chosen folder that needs a new container is asked about first, naming why; Cancel lets main drop it', async () => {
-    const { api } = setup();
-    api.handle('terminal.busy', () => ({ terminals: [{ terminalId: 't1', title: 'Terminal 2', processes: ['sleep 600'] }] }));
-    // Before the dialog main judged the mode alone (it fits a warm sandbox's slot); the folder chosen does not.
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
-    const why = 'Attaching recreates the chat’s sandbox: a git repository whose history (80 MB) is more than the 64 MB a ready sandbox copies.';
-    api.pickFolderResult = { confirm: { token: 'tok-1', reason: why } };
-    await openAttach();
-    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
-    expect(ask.textContent).toContain('history (80 MB)');
-    expect(within(ask).getByRole('list', { name: 'Running in the terminals' }).textContent).toContain('sleep 600');
-    // Nothing answered yet: main still holds the folder.
-    expect(api.callsTo('workspace.attach').filter((c) => (c as { via?: string }).via === 'confirmFolder')).toEqual([]);
-    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
-    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-1', attach: false }));
-    expect(api.callsTo('workspace.attach')).not.toContainEqual(expect.objectContaining({ via: 'confirmFolder', attach: true }));
-    expect(screen.queryByRole('dialog')).toBeNull();
-  });
-
-  it('on the desktop, agreeing attaches the folder main holds; with nothing running it attaches without asking', async () => {
-    const { api } = setup();
-    let running = [{ terminalId: 't1', title: 'Terminal 2', processes: ['npm run dev'] }];
-    api.handle('terminal.busy', () => ({ terminals: running }));
-    api.handle('workspace.attachEffect', () => ({ recreates: false, reason: null }));
-    api.pickFolderResult = { confirm: { token: 'tok-2', reason: null } };
-    api.confirmFolderResult = { notice: "The chat's sandbox is recreated the next time it runs a command." };
-    await openAttach();
-    const ask = await screen.findByRole('dialog', { name: 'Stop what runs in the terminals?' });
-    fireEvent.click(within(ask).getByRole('button', { name: 'Stop them and attach' }));
-    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-2', attach: true }));
-    // Main's notice is said, as for an attach on the browser host.
-    expect((await screen.findByRole('status')).textContent).toContain('sandbox is recreated');
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Attach folder…' }).hasAttribute('disabled')).toBe(false));
-
-    running = [];
-    api.pickFolderResult = { confirm: { token: 'tok-3', reason: null } };
-    await openAttach();
-    await waitFor(() => expect(api.callsTo('workspace.attach')).toContainEqual({ via: 'confirmFolder', token: 'tok-3', attach: true }));
-    expect(screen.queryByRole('dialog', { name: 'Stop what runs in the terminals?' })).toBeNull();
-  });
-
-  it('on the desktop, a held folder that expired says so and what to do', async () => {
-    const { api } = setup();
-    api.pickFolderResult = { confirm: { token: 'tok-4', reason: null } };
-    api.confirmFolderResult = new ApiError('invalid_request', 'The folder you chose was not attached: its choice expired (after 2 minutes) or was already answered.', 'Choose the folder again.');
-    await openAttach();
-    const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toContain('its choice expired');
-    expect(alert.textContent).toContain('Choose the folder again.');
-  });
-
-  it("shows a read-write folder's write warning with it", async () => {
-    const api = createFakeApi({
-      chats: [
-        chatView({
-          id: 'c1',
-          title: 'Site',
-          attachments: [{ hostPath: '/srv/r', containerPath: '/workspace', readOnly: false, mode: 'readwrite', review: null, attachedAt: 1, writeWarning: 'The sandbox cannot write to this folder: it belongs to root.' }],
-        }),
-      ],
-    });
-    renderWithApp(<SelectedHeader />, api);
-    const list = await screen.findByRole('list', { name: 'Attached folders' });
-    expect(within(list).getByRole('alert').textContent).toContain('cannot write to this folder');
   });
 });

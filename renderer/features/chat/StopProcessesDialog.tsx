@@ -18,7 +18,7 @@ export function StopProcessesDialog({
   /** 'stop': Stop in the sandbox details. */
   action: 'attach' | 'detach' | 'stop';
   busy: BusyTerminals;
-  /** Main's word on why the sandbox is recreated (workspace.attachEffect), when it gave one. */
+  /** Main's word on why the sandbox is recreated (workspace.attachPreview), when it gave one. */
   reason?: string | null;
   onConfirm(): void;
   onClose(): void;

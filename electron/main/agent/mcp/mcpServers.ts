@@ -25,7 +25,8 @@ export interface McpContainer {
 export interface McpServersDeps {
   /** The chat's running container (started if it is not). */
   container(chatId: string): Promise<McpContainer>;
-  onGone(listener: (key: string) => void): () => void;
+  /** The sandboxes' containers, whose going ends their servers (SandboxContainers, subscribed to, never called up). */
+  containers: { onGone(listener: (key: string) => void): () => void };
   /** The chat's profile's network: an HTTP server is reached by its rules. */
   egress(chatId: string): EgressMode;
   /** A TCP connection opened inside the chat's container, as its user (absent: no HTTP servers). */
@@ -56,7 +57,7 @@ export class McpServers {
   private readonly stopGone: () => void;
 
   constructor(private readonly deps: McpServersDeps) {
-    this.stopGone = deps.onGone((key) => {
+    this.stopGone = deps.containers.onGone((key) => {
       for (const [id, p] of this.live) {
         void p.then((l) => {
           if (l.key === key) void this.stop(id);

@@ -3,7 +3,7 @@ import type { Handlers } from '../handler.js';
 import type { Services } from '../services.js';
 
 export function reviewHandlers(s: Services): Handlers<'review'> {
-  const { review, reviewEdits, reviewComments, sessions } = s;
+  const { review, reviewEdits, reviewComments, sessions, agent } = s;
   const chat = (chatId: string) => sessions.requireChat(chatId).id;
   return {
     'review.changes': (req) => review.changes(chat(req.chatId), req.hostPath, req.diffs),
@@ -22,7 +22,14 @@ export function reviewHandlers(s: Services): Handlers<'review'> {
     'review.comments': (req) => reviewComments.list(chat(req.chatId)),
     'review.comment': (req) => reviewComments.add({ ...req, chatId: chat(req.chatId) }),
     'review.commentClose': async (req) => reviewComments.close(chat(req.chatId), req.id, req.action),
-    'review.sendComments': (req) => reviewComments.send(chat(req.chatId)),
+    'review.sendComments': async (req) => {
+      // The draft goes to the agent from here: review/ never calls it.
+      const chatId = chat(req.chatId);
+      const { text, ids } = await reviewComments.draft(chatId);
+      const { message } = agent.send(chatId, text);
+      reviewComments.markSent(chatId, ids);
+      return { sent: ids.length, message };
+    },
     'review.push': (req) => review.push(chat(req.chatId), req.hostPath),
   };
 }

@@ -37,21 +37,21 @@ describe('WorkspaceService on the fake engine', () => {
     const chat = await f.chat();
     const folder = f.folder('site');
     // No container yet: nothing runs, nothing is replaced.
-    expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite' })).toEqual({ recreates: false, reason: null });
+    expect(await f.core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'readwrite' })).toMatchObject({ recreates: false, reason: null, needsConfirmation: false, token: null });
     await f.core.workspace.attach({ chatId: chat.id, path: folder, mode: 'readwrite' });
     await f.core.sandbox.exec({ chatId: chat.id, command: 'true' });
     // A chat without a warm sandbox: every change of its folders makes a new container, Review copies too.
     for (const mode of ['review', 'readonly'] as const) {
-      expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode })).toMatchObject({ recreates: true, reason: expect.stringMatching(/running container/) });
+      expect(await f.core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode })).toMatchObject({ recreates: true, reason: expect.stringMatching(/running container/) });
     }
-    expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: folder })).toEqual({ recreates: false, reason: null });
-    expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: folder })).toMatchObject({ recreates: true });
-    expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'detach', path: f.folder('never') })).toEqual({ recreates: false, reason: null });
+    expect(await f.core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: folder })).toMatchObject({ recreates: false, reason: null, needsConfirmation: false, token: null });
+    expect(await f.core.workspace.attachPreview({ chatId: chat.id, action: 'detach', path: folder })).toMatchObject({ recreates: true });
+    expect(await f.core.workspace.attachPreview({ chatId: chat.id, action: 'detach', path: f.folder('never') })).toMatchObject({ recreates: false, reason: null, needsConfirmation: false, token: null });
     // A folder the attach refuses replaces nothing (the refusal is the attach's to say).
     for (const refused of ['/etc', '/', f.folder('gone') + '/missing']) {
-      expect(await f.core.workspace.attachEffect({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: refused })).toEqual({ recreates: false, reason: null });
+      expect(await f.core.workspace.attachPreview({ chatId: chat.id, action: 'attach', mode: 'readwrite', path: refused })).toMatchObject({ recreates: false, reason: null, needsConfirmation: false, token: null });
     }
-    await expect(f.core.call('workspace.attachEffect', { chatId: chat.id, action: 'detach' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(f.core.call('workspace.attachPreview', { chatId: chat.id, action: 'detach' })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('refuses what is not a folder, and a folder nested in another chat’s writable one, with a clear error and nothing saved', async () => {

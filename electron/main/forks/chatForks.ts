@@ -4,6 +4,7 @@
  * checkpoint, review/forkCopy.ts), a copy of the chat's home, and the same folders. Its container
  * is its own, made when it is first used, from its own attachments like any chat's.
  * "Try again in a new chat" forks before the last turn and sends the same message again.
+ * It sits above review/ and agent/ and calls both down: review/ never calls the agent.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,11 +13,14 @@ import { attemptFamily, attemptRoot } from '../../../shared/attempts.js';
 import { BerthError } from '../../../shared/errors.js';
 import type { AgentChatOptions, AgentMessage, AttachMode } from '../../../shared/contract.js';
 import type { Clock } from '../base/clock.js';
+import type { AgentService } from '../agent/agentService.js';
 import { qualifyTaskId } from '../policy/containerKey.js';
 import { forkCut, forkRefusal, lastTurn, type ForkAt } from '../policy/forkPolicy.js';
-import { CheckpointStore } from './checkpointStore.js';
-import { copyTreeLinkSafe, forkCopy } from './forkCopy.js';
-import type { ReviewService } from './reviewService.js';
+import { CheckpointStore } from '../review/checkpointStore.js';
+import { copyTreeLinkSafe, forkCopy } from '../review/forkCopy.js';
+import type { ReviewService } from '../review/reviewService.js';
+import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
+import type { SessionService } from '../sessions/sessionService.js';
 
 /** At most this many chats try one message (the original and two more): each is a container and a copy. */
 export const MAX_ATTEMPTS = 3;
@@ -52,11 +56,11 @@ export interface ForkDeps {
   store: ForkStore;
   clock: Clock;
   review: ReviewService;
-  requireChat: (chatId: string) => ChatRecord;
-  createChat: (like: ChatRecord, title: string) => ChatRecord;
-  homeFor: (profile: string, key: string) => string;
-  running: (chatId: string) => Promise<boolean>;
-  send: (chatId: string, text: string) => AgentMessage;
+  sessions: Pick<SessionService, 'requireChat' | 'createChat'>;
+  /** Where a chat's home is (SandboxContainers.homeFor). */
+  homes: Pick<SandboxContainers, 'homeFor'>;
+  /** Whether a turn runs (a running chat forks only at an ended turn), and Try again's message sent. */
+  agent: Pick<AgentService, 'history' | 'send'>;
 }
 
 function refused(why: string, hint: string): BerthError {
@@ -82,16 +86,17 @@ export class ChatForks {
 
   async fork(chatId: string, messageId: string, at: ForkAt, title?: string, attemptOf: string | null = null): Promise<ChatRecord> {
     const { store, review } = this.deps;
-    const chat = this.deps.requireChat(chatId);
+    const chat = this.deps.sessions.requireChat(chatId);
     const folders = store.attachments.forChat(chat.id).filter((a) => a.provenance === 'session');
     const refusal = forkRefusal(folders);
     if (refusal) throw refused(refusal, 'Attach that folder in Review mode instead (a private copy per chat), then fork.');
     const messages = store.agentMessages.forChat(chat.id);
     const stored = this.checkpoints.load(chat.id);
-    const cut = forkCut(messages.map((m) => m.message), stored, messageId, at, await this.deps.running(chat.id));
+    const cut = forkCut(messages.map((m) => m.message), stored, messageId, at, (await this.deps.agent.history(chat.id)).running);
     if (!cut.ok) throw refused(cut.why, 'Pick a turn of this chat that has ended.');
 
-    const fork = this.deps.createChat(chat, title ?? `${chat.title} (fork)`);
+    // Never a warm sandbox: its copies go into work/ folders of their own, mounted when its container is made.
+    const fork = this.deps.sessions.createChat({ profile: chat.profile, title: title ?? `${chat.title} (fork)`, ...(chat.image ? { image: chat.image } : {}) });
     try {
       store.chatForks.record({ chatId: fork.id, forkedFrom: chat.id, attemptOf });
       const copyIds = new Map<string, string>();
@@ -120,8 +125,8 @@ export class ChatForks {
         store.agentMessages.save({ ...message, id, chatId: fork.id }, results);
       }
       store.agentChatOptions.set(fork.id, store.agentChatOptions.get(chat.id));
-      const home = this.deps.homeFor(chat.profile, qualifyTaskId(chat.profile, chat.id));
-      await copyTreeLinkSafe(home, this.deps.homeFor(chat.profile, qualifyTaskId(chat.profile, fork.id)), ownerOf(home));
+      const home = this.deps.homes.homeFor(chat.profile, qualifyTaskId(chat.profile, chat.id));
+      await copyTreeLinkSafe(home, this.deps.homes.homeFor(chat.profile, qualifyTaskId(chat.profile, fork.id)), ownerOf(home));
       return fork;
     } catch (error) {
       this.forget(fork);
@@ -131,7 +136,7 @@ export class ChatForks {
 
   /** Forks before the chat's last turn and sends its message again there. */
   async retry(chatId: string): Promise<{ chat: ChatRecord; message: AgentMessage }> {
-    const chat = this.deps.requireChat(chatId);
+    const chat = this.deps.sessions.requireChat(chatId);
     const lineage = (c: ChatRecord) => ({ ...c, attemptOf: this.deps.store.chatForks.get(c.id)?.attemptOf ?? null });
     // Counted by the recorded lineage: a renamed attempt still counts, a chat that only shares the title does not.
     const me = lineage(chat);
@@ -142,7 +147,7 @@ export class ChatForks {
     const last = lastTurn(this.deps.store.agentMessages.forChat(chat.id).map((m) => m.message));
     if (!last) throw refused('This chat has no message to try again.', 'Send a message first.');
     const fork = await this.fork(chat.id, last.id, 'before', `${attemptBase(chat.title)} (attempt ${attemptsSoFar + 1})`, attemptRoot(me));
-    return { chat: fork, message: this.deps.send(fork.id, last.content) };
+    return { chat: fork, message: this.deps.agent.send(fork.id, last.content).message };
   }
 
   private forget(fork: ChatRecord): void {
@@ -151,7 +156,7 @@ export class ChatForks {
     store.chats.delete(fork.id);
     review.removeChat(fork.id, paths);
     this.checkpoints.remove(fork.id);
-    fs.rmSync(this.deps.homeFor(fork.profile, qualifyTaskId(fork.profile, fork.id)), { recursive: true, force: true });
+    fs.rmSync(this.deps.homes.homeFor(fork.profile, qualifyTaskId(fork.profile, fork.id)), { recursive: true, force: true });
   }
 }
 
