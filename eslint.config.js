@@ -100,6 +100,26 @@ export default tseslint.config(
     rules: { 'local/layering': ['error', LAYERING] },
   },
   {
+    // One way in for every intent (GitHub Desktop's dispatcher, kept per feature): a feature's
+    // components and hooks call its actions (features/<name>/actions.ts, through useActions),
+    // which alone hold the API; stores hold it for what they load.
+    files: ['renderer/features/**/*.{ts,tsx}'],
+    ignores: ['renderer/features/**/actions.ts', '**/*.test.{ts,tsx}'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "VariableDeclarator[init.callee.name='useServices'] > ObjectPattern > Property[key.name='api']",
+          message: "Call the feature's actions (features/<name>/actions.ts, through useActions), not the API.",
+        },
+        {
+          selector: "MemberExpression[object.callee.name='useServices'][property.name='api']",
+          message: "Call the feature's actions (features/<name>/actions.ts, through useActions), not the API.",
+        },
+      ],
+    },
+  },
+  {
     // Plain Node scripts.
     files: ['scripts/**/*.mjs'],
     languageOptions: { globals: { console: 'readonly', process: 'readonly' } },

@@ -123,6 +123,15 @@ describe('the imports that once passed lint now fail it', () => {
     expect(await layering('electron/main/sandbox/probe.ts', "import fs from 'node:fs';")).toEqual([]);
   });
 
+  it("refuses the API in a feature's component, and lets its actions module hold it", async () => {
+    const rule = async (file: string, code: string) =>
+      ((await eslint.lintText(code, { filePath: path.join(ROOT, file) }))[0]?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+    const component = "import { useServices } from '../../services/context';\nexport function Probe() {\n  const { api } = useServices();\n  void api.call('chats.list', {});\n  return null;\n}\n";
+    expect(await rule('renderer/features/chat/Probe.tsx', component)).toEqual([expect.stringMatching(/feature's actions/)]);
+    expect(await rule('renderer/features/chat/probe.ts', "import { useServices } from '../../services/context';\nexport const probe = () => useServices().api;\n")).toEqual([expect.stringMatching(/feature's actions/)]);
+    expect(await rule('renderer/features/chat/actions.ts', "import type { BerthApi } from '../../api/types';\nexport const probeActions = (api: BerthApi) => ({ list: () => api.call('chats.list', {}) });\n")).toEqual([]);
+  });
+
   it('passes the same files importing what they may', async () => {
     expect(await layering('electron/main/sandbox/probe.ts', "import type { Clock } from '../base/clock.js';\nimport fs from 'node:fs';")).toEqual([]);
     expect(await layering('electron/main/engine/probe.ts', "import Docker from 'dockerode';")).toEqual([]);

@@ -6,7 +6,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AttachMode, DirectoryListing } from '../../../shared/contract';
 import { errorInfo, type ApiErrorInfo } from '../../api/errors';
-import { useServices } from '../../services/context';
+import { useActions } from '../../services/context';
+import { folderActions } from './actions';
 import { Dialog } from '../../ui/Dialog';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { modeSentence } from '../changes';
@@ -45,7 +46,7 @@ export interface FolderBrowserProps {
 }
 
 export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserProps) {
-  const { api } = useServices();
+  const folders = useActions(folderActions);
   const [listing, setListing] = useState<DirectoryListing | null>(null);
   const [pathInput, setPathInput] = useState('');
   const [error, setError] = useState<ApiErrorInfo | null>(null);
@@ -61,7 +62,7 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
     if (!initial) setNavigated(true);
     setLoading(true);
     try {
-      const next = await api.call('workspace.browse', path === undefined ? {} : { path });
+      const next = await folders.browse(path);
       setListing(next);
       if (!(initial && typedByUser.current)) setPathInput(next.path);
       setError(null);
@@ -80,7 +81,7 @@ export function FolderBrowserDialog({ mode, onChoose, onClose }: FolderBrowserPr
     void (async () => {
       if (last !== null) {
         try {
-          const next = await api.call('workspace.browse', { path: last });
+          const next = await folders.browse(last);
           setListing(next);
           if (!typedByUser.current) setPathInput(next.path);
           return;

@@ -56,6 +56,8 @@ export function folderActions(api: BerthApi, stores: Stores) {
   };
   const confirmed = (confirm: string | undefined) => (confirm ? { confirm } : {});
   return {
+    /** A folder of this computer with its subfolders, for the page's own folder browser (main's start when `path` is absent). */
+    browse: (path?: string) => api.call('workspace.browse', path === undefined ? {} : { path }),
     preview: (chatId: string, action: 'attach' | 'detach', about: { mode?: AttachMode; path?: string }) => api.call('workspace.attachPreview', { chatId, action, ...about }),
     attach: async (chatId: string, path: string, choice: AttachChoice, confirm: string | undefined) =>
       folders(chatId, await api.call('workspace.attach', { chatId, path, mode: choice.mode, ...(choice.mode === 'review' ? { contents: choice.contents } : {}), ...confirmed(confirm) })),
