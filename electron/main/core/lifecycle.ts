@@ -22,7 +22,7 @@ export function start(s: Services, reapIntervalMs: number | undefined): Started 
   // containers); each profile's pool fills in the background once that sweep is done.
   // Then slot folders whose chat and reservation are both gone (Berth died while removing them).
   const forgotten = pool.forgetEarlierRun().then(() => {
-    const alive = (profile: string) => new Set([...store.chats.list(profile).map((c) => c.id), ...store.warmSlots.list(profile).map((w) => w.chatId)]);
+    const alive = (profile: string) => new Set([...store.chats.list(profile).map((c) => c.id), ...store.warmReservations.list(profile).map((w) => w.chatId)]);
     try {
       sweepSlots(dataDir, store.profiles.list().map((p) => p.name), alive);
     } catch {

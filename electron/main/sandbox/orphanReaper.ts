@@ -57,7 +57,7 @@ export class OrphanReaper {
     const { engine } = handle;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
     // A chat id reserved for a warm sandbox (sandbox/warmPool.ts) is alive: its container waits for its chat.
-    const alive = (id: string) => store.chats.get(id) !== undefined || store.warmSlots.has(id);
+    const alive = (id: string) => store.chats.get(id) !== undefined || store.warmReservations.has(id);
     const orphans = selectOrphans(mine, instanceId, alive, (p) => store.profiles.get(p) !== undefined);
     await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key], engine).catch(() => undefined)));
     // A remote engine's homes and folder copies are volumes of their key: they go with it.

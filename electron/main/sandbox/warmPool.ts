@@ -79,8 +79,8 @@ export class WarmPool implements Disposable {
    * dropped with their containers and homes, and every profile is then filled afresh.
    */
   async forgetEarlierRun(): Promise<void> {
-    const earlier = this.deps.store.warmSlots.list();
-    this.deps.store.warmSlots.clear();
+    const earlier = this.deps.store.warmReservations.list();
+    this.deps.store.warmReservations.clear();
     await Promise.all(earlier.map((s) => this.discard(s.chatId, s.profile).catch(() => undefined)));
   }
 
@@ -93,7 +93,7 @@ export class WarmPool implements Disposable {
     if (!this.eligible(profile)) return { miss: 'off' };
     const mine = [...this.reservations.values()].filter((s) => s.profile === profile.name && !s.dropped);
     const reservation = mine.find((s) => s.release !== null) ?? mine[0];
-    if (!reservation || !this.deps.store.warmSlots.delete(reservation.chatId)) return { miss: 'refilling' };
+    if (!reservation || !this.deps.store.warmReservations.delete(reservation.chatId)) return { miss: 'refilling' };
     this.reservations.delete(reservation.chatId);
     reservation.taken = true;
     reservation.release?.();
@@ -128,9 +128,9 @@ export class WarmPool implements Disposable {
 
   /** The profile changed or went: its warm sandboxes no longer match it. */
   async drop(profileName: string): Promise<void> {
-    const ids = this.deps.store.warmSlots.list(profileName).map((s) => s.chatId);
+    const ids = this.deps.store.warmReservations.list(profileName).map((s) => s.chatId);
     for (const chatId of ids) {
-      this.deps.store.warmSlots.delete(chatId);
+      this.deps.store.warmReservations.delete(chatId);
       const reservation = this.reservations.get(chatId);
       if (reservation) this.abandon(reservation);
     }
@@ -148,8 +148,8 @@ export class WarmPool implements Disposable {
     for (const reservation of [...this.reservations.values()]) this.abandon(reservation);
     // A bring-up in progress ends first, so nothing is made after it was removed.
     await Promise.allSettled([...this.fills]);
-    const reserved = this.deps.store.warmSlots.list();
-    this.deps.store.warmSlots.clear();
+    const reserved = this.deps.store.warmReservations.list();
+    this.deps.store.warmReservations.clear();
     await Promise.all(reserved.map((s) => this.discard(s.chatId, s.profile).catch(() => undefined)));
   }
 
@@ -174,7 +174,7 @@ export class WarmPool implements Disposable {
 
   private async fillNow(profile: ProfileRecord): Promise<void> {
     const { store, engine, clock } = this.deps;
-    const short = () => store.warmSlots.list(profile.name).length < profile.settings.warmPool;
+    const short = () => store.warmReservations.list(profile.name).length < profile.settings.warmPool;
     // A full pool asks the engine nothing (a fill is asked for at every new chat and sandbox start).
     if (!short()) return;
     // Never a pull or a build in the background: only what the engine already has is warmed.
@@ -190,7 +190,7 @@ export class WarmPool implements Disposable {
     }
     while (!this.disposed && store.profiles.get(profile.name) && short()) {
       const reservation: Reservation = { chatId: randomUUID(), profile: profile.name, release: null, taken: false, dropped: false, environment: environment?.source ?? null };
-      store.warmSlots.insert(reservation.chatId, profile.name, clock.now());
+      store.warmReservations.insert(reservation.chatId, profile.name, clock.now());
       this.reservations.set(reservation.chatId, reservation);
       let held: Disposable;
       try {
@@ -202,7 +202,7 @@ export class WarmPool implements Disposable {
         // A chat that took it meanwhile gets its sandbox the ordinary way (and sees why).
         if (!reservation.taken) {
           this.reservations.delete(reservation.chatId);
-          store.warmSlots.delete(reservation.chatId);
+          store.warmReservations.delete(reservation.chatId);
           await this.discard(reservation.chatId, profile.name).catch(() => undefined);
         }
         return;

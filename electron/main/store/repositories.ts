@@ -195,8 +195,8 @@ export class SettingsRepo {
   }
 }
 
-/** Chat ids reserved for warm sandboxes (sandbox/warmPool.ts). */
-export class WarmSlotsRepo {
+/** Chat ids reserved for warm sandboxes (sandbox/warmPool.ts); the table keeps the name it was made with, warm_slots. */
+export class WarmReservationsRepo {
   constructor(private readonly db: Db) {}
   list(profile?: string): { chatId: string; profile: string }[] {
     const rows = (profile === undefined
@@ -230,7 +230,7 @@ export interface Store {
   agentMessages: AgentMessagesRepo;
   agentChatOptions: AgentChatOptionsRepo;
   providerKeys: ProviderKeysRepo;
-  warmSlots: WarmSlotsRepo;
+  warmReservations: WarmReservationsRepo;
   reviewComments: ReviewCommentsRepo;
   chatForks: ChatForksRepo;
   /** Runs fn in one transaction: all of it lands, or none. */
@@ -250,7 +250,7 @@ export function createStore(db: Db): Store {
     agentMessages: new AgentMessagesRepo(db),
     agentChatOptions: new AgentChatOptionsRepo(db),
     providerKeys: new ProviderKeysRepo(db),
-    warmSlots: new WarmSlotsRepo(db),
+    warmReservations: new WarmReservationsRepo(db),
     reviewComments: new ReviewCommentsRepo(db),
     chatForks: new ChatForksRepo(db),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
