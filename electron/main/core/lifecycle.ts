@@ -17,7 +17,7 @@ export interface Started {
 }
 
 export function start(s: Services, reapIntervalMs: number | undefined): Started {
-  const { store, pool, fillPool, dataDir, manager, instanceId, clock, engines, egress, ports, events } = s;
+  const { store, pool, fillPool, dataDir, containers, instanceId, clock, engines, egress, ports, events } = s;
   // Warm sandboxes of an earlier run go before the first sweep (it then removes their
   // containers); each profile's pool fills in the background once that sweep is done.
   // Then slot folders whose chat and reservation are both gone (Berth died while removing them).
@@ -30,7 +30,7 @@ export function start(s: Services, reapIntervalMs: number | undefined): Started 
     }
   });
   const reaper = new OrphanReaper({
-    store, manager, instanceId, clock,
+    store, containers, instanceId, clock,
     // Every engine a Docker profile names gets its handle (and health) before the sweep.
     engines: () => {
       for (const p of store.profiles.list()) if (p.settings.backend === 'docker') engines.forSetting(p.settings.engine);
@@ -54,7 +54,7 @@ export function start(s: Services, reapIntervalMs: number | undefined): Started 
       return;
     }
     if (event !== 'engine.status' || (payload as { state: string }).state !== 'ok') return;
-    manager.forgetEngineErrors();
+    containers.forgetEngineErrors();
     // The engine is back (or answered for the first time): warm what could not be warmed.
     for (const p of store.profiles.list()) fillPool(p);
   });
@@ -76,7 +76,7 @@ export async function stop(s: Services, started: Started, inFlight: Promise<unkn
   await Promise.race([settle, new Promise((resolve) => setTimeout(resolve, DISPOSE_WAIT_MS).unref())]);
   await s.ports.dispose();
   await s.mcp.dispose();
-  await s.manager.dispose();
+  await s.containers.dispose();
   await s.egress.dispose().catch(() => undefined);
   s.store.close();
 }

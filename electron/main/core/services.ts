@@ -101,7 +101,7 @@ export function buildServices(options: CoreOptions) {
     },
     egressOptions,
   );
-  const manager = new SandboxContainers({
+  const containers = new SandboxContainers({
     chooseImage: (req, running) => preparer.choose(req, running),
     imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
     egress,
@@ -128,7 +128,7 @@ export function buildServices(options: CoreOptions) {
   // Berth's own images made ahead (the full default environment, profiles' setup commands: sandbox/imagePreparations).
   const preparer: ImagePreparer = new ImagePreparer({
     engine, baseTag: baseImage.tag, engineIsLocal, env, egress: egressImage, profiles: store.profiles,
-    networks: manager,
+    networks: containers,
     onChange: (preparations) => events.emit('images.status', { preparations }),
     onDefaultReady: () => void Promise.all(store.profiles.list().filter((p) => p.settings.image === baseImage.tag).map((p) => pool.drop(p.name).then(() => fillPool(p)))),
     onSetupReady: (name) => void pool.drop(name).then(() => { const p = store.profiles.get(name); if (p) fillPool(p); }),
@@ -169,9 +169,9 @@ export function buildServices(options: CoreOptions) {
     writeWarnings: (chat, readWrite, hasReviewCopies) =>
       decideWritable(hostUser, sessions.requireProfile(chat.profile).settings.sandboxUser, folderOwners(readWrite), hasReviewCopies).warnings,
   });
-  const sandbox = new SandboxService(store, sessions, manager, events, clock, os.homedir(), folders, mainEvents);
+  const sandbox = new SandboxService(store, sessions, containers, events, clock, os.homedir(), folders, mainEvents);
   const restartMarks = new BerthRestartMarks({ load: () => store.settings.get(RESTART_MARK_KEY), save: (v) => store.settings.set(RESTART_MARK_KEY, v) });
-  const terminals = new TerminalService(sandbox, manager, events, clock, mainEvents, restartMarks);
+  const terminals = new TerminalService(sandbox, containers, events, clock, mainEvents, restartMarks);
   // Review's writes into a remote sandbox's copies start it and its terminals again (terminal/copyRewrite).
   followCopyRewrites(mainEvents, sandbox, terminals);
   const pool = new WarmPool({
@@ -179,12 +179,12 @@ export function buildServices(options: CoreOptions) {
     engine,
     clock,
     sandbox,
-    containers: manager,
+    containers,
     folders,
     egressImage: egressImage.tag,
   });
   // Project environments (README: Environments): a chat's devcontainer.json, built and prepared once.
-  const environments = new EnvironmentService({ store, sessions, sandbox, manager, events, mainEvents, clock, pool });
+  const environments = new EnvironmentService({ store, sessions, sandbox, containers, events, mainEvents, clock, pool });
   // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
   // hundreds of events a second, and asking the review service (it reads the chat's attachments
   // from the store) for each one measured over half of the main process's time per event
@@ -210,7 +210,7 @@ export function buildServices(options: CoreOptions) {
     },
     homeFolder: (chatId) => {
       const r = sandbox.resolve(chatId);
-      return r.target.kind === 'container' ? manager.homeFor(r.profile.name, r.target.key) : null;
+      return r.target.kind === 'container' ? containers.homeFor(r.profile.name, r.target.key) : null;
     },
   });
 
@@ -218,13 +218,13 @@ export function buildServices(options: CoreOptions) {
   const runningContainer = async (chatId: string) => {
     const s = await sandbox.status(chatId);
     if (s.state !== 'running' || !s.key || !s.containerId) return null;
-    const engine = manager.engineOf(s.key);
+    const engine = containers.engineOf(s.key);
     const user = (await engine.inspectContainer(s.containerId))?.user;
     return user ? { key: s.key, id: s.containerId, user, engine } : null;
   };
   const ports = new PortService({
     container: runningContainer,
-    containers: manager,
+    containers,
     saved: { get: () => store.settings.get('port_forwards') ?? undefined, set: (v) => store.settings.set('port_forwards', v) },
   });
 
@@ -232,9 +232,9 @@ export function buildServices(options: CoreOptions) {
   const keys = new ProviderKeys(store, secrets, clock);
   const mcp = new McpServers({
     container: (chatId) => mcpContainer(chatId, sandbox, runningContainer),
-    containers: manager,
+    containers,
     egress: (chatId) => sandbox.resolve(chatId).profile.settings.egress,
-    connect: (c, host, port) => ports.connectFrom({ ...c, engine: manager.engineOf(c.key) }, host, port),
+    connect: (c, host, port) => ports.connectFrom({ ...c, engine: containers.engineOf(c.key) }, host, port),
   });
   const agent = new AgentService({
     mcp,
@@ -271,9 +271,9 @@ export function buildServices(options: CoreOptions) {
   });
 
   // Forks (chats.fork, chats.retry): above review/ and agent/, calling both down.
-  const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: manager, agent });
+  const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: containers, agent });
 
-  const deletion = new DeletionService({ store, sessions, manager, engine, dataDir, mainEvents, ports, egress, pool, review, folders });
+  const deletion = new DeletionService({ store, sessions, containers, engine, dataDir, mainEvents, ports, egress, pool, review, folders });
   // A chat being deleted: its agent turns and terminals end before it goes (DeletionService waits).
   mainEvents.on('chat.ending', async ({ chatId }) => {
     await agent.stopAll(chatId);
@@ -291,7 +291,7 @@ export function buildServices(options: CoreOptions) {
 
   return {
     dataDir, clock, log, env, hostUser, store, instanceId, events, engines, engine, engineOfProfile, hostFacts,
-    baseImage, egressImage, egress, manager, sessions, sandbox, folders, terminals, review, touchReview,
+    baseImage, egressImage, egress, containers, sessions, sandbox, folders, terminals, review, touchReview,
     stats, ports, keys, agent, deletion, pool, fillPool, engineCheck, withAttachments,
     preparer, environments, mcp, reviewEdits, reviewComments, confirmations, forks,
   };

@@ -38,7 +38,7 @@ export interface EnvironmentDeps {
   store: Store;
   sessions: SessionService;
   sandbox: SandboxService;
-  manager: SandboxContainers;
+  containers: SandboxContainers;
   events: EventHub;
   /** Tells terminal/ (which subscribes) that the chat's sandbox is made again from another image. */
   mainEvents: MainEvents;
@@ -180,7 +180,7 @@ export class EnvironmentService {
       this.save(chat.id, current);
       const target = this.deps.sandbox.resolve(chat.id).target;
       if (target.kind !== 'container') throw new BerthError('invalid_request', 'This chat has no sandbox to prepare.');
-      const engine = this.deps.manager.engineOf(target.key, profile.settings);
+      const engine = this.deps.containers.engineOf(target.key, profile.settings);
       const ops = engine.environmentImages();
       const progress = (message: string, fraction: number | null = null) =>
         this.deps.events.emit('sandbox.progress', { chatId: chat.id, key: target.key, phase: 'building', message, fraction });
@@ -225,8 +225,8 @@ export class EnvironmentService {
         this.builds++;
         startImage = `berth-env-base:${key.slice(0, 20)}`;
         progress(`Building ${plan.build.dockerfile} (profile ${profile.name}, egress ${profile.settings.egress})…`, 0);
-        await this.deps.manager.ensureNetwork({ key: target.key, profile, onProgress: (_phase, message, fraction) => progress(message, fraction) });
-        const network = this.deps.manager.networkName(profile, target.key) ?? 'none';
+        await this.deps.containers.ensureNetwork({ key: target.key, profile, onProgress: (_phase, message, fraction) => progress(message, fraction) });
+        const network = this.deps.containers.networkName(profile, target.key) ?? 'none';
         const proxyArgs = profile.settings.egress === 'allowlist' ? proxyBuildArgs() : {};
         await ops.build(
           {

@@ -28,7 +28,7 @@ export const PROFILE_DELETE_CONCURRENCY = 4;
 export interface DeletionServiceDeps {
   store: Store;
   sessions: SessionService;
-  manager: SandboxContainers;
+  containers: SandboxContainers;
   engine: Engine;
   dataDir: string;
   /** Told (`chat.ending`, waited for) so that what runs for the chat above the sandbox (its agent turns, its terminals) ends before it goes. */
@@ -56,7 +56,7 @@ export class DeletionService {
   }
 
   private async removeChat(chat: ChatRecord): Promise<void> {
-    const { store, sessions, manager } = this.deps;
+    const { store, sessions, containers } = this.deps;
     await this.deps.mainEvents.emitAndWait('chat.ending', { chatId: chat.id });
     await this.deps.ports.closeChat(chat.id);
     await this.deps.egress.forgetChat(chat.id).catch(() => undefined);
@@ -71,9 +71,9 @@ export class DeletionService {
     this.deps.review.removeChat(chat.id, reviewPaths);
     this.deps.folders.removeSlot(chat.profile, chat.id);
     const local = sessions.requireProfile(chat.profile).settings.backend === 'local';
-    const keys = local ? [] : await manager.removeForChat(chat.id).catch(() => [] as string[]);
+    const keys = local ? [] : await containers.removeForChat(chat.id).catch(() => [] as string[]);
     for (const key of new Set([...keys, qualifyTaskId(chat.profile, chat.id), ...taskIds])) {
-      fs.rmSync(manager.homeFor(chat.profile, key), { recursive: true, force: true });
+      fs.rmSync(containers.homeFor(chat.profile, key), { recursive: true, force: true });
     }
   }
 
@@ -85,7 +85,7 @@ export class DeletionService {
    */
   async deleteProfile(name: string, onChatRemoved: (chatId: string) => void = () => undefined): Promise<number> {
     this.assertOpen();
-    const { store, sessions, manager, engine, dataDir } = this.deps;
+    const { store, sessions, containers, engine, dataDir } = this.deps;
     const profile = sessions.requireProfile(name);
     if (profile.name === 'default') {
       throw new BerthError('invalid_request', 'The default profile cannot be deleted.', { hint: 'Delete its chats instead.' });
@@ -110,7 +110,7 @@ export class DeletionService {
     if (errors.length > 0) throw errors[0];
     // An engine that does not answer (this one, or any other Berth has talked to) does not keep
     // the profile, as for a chat: its records go now, its containers at a sweep that reaches it.
-    await manager.removeForProfile(profile.name).catch((error: unknown) => {
+    await containers.removeForProfile(profile.name).catch((error: unknown) => {
       if (!(error instanceof BerthError && error.code === 'engine_unreachable')) throw error;
     });
     store.profiles.delete(profile.name);

@@ -14,7 +14,7 @@ export interface OrphanReaperDeps {
   /** Every engine the profiles name (sandbox/engineRegistry): each is swept. */
   engines: () => EngineHandle[];
   store: Store;
-  manager: SandboxContainers;
+  containers: SandboxContainers;
   instanceId: string;
   clock: Clock;
   /** How often to sweep after the first; 0 turns the periodic sweep off. */
@@ -45,7 +45,7 @@ export class OrphanReaper {
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (this.deps.sweepNetworks) {
       // A sandbox being brought up has its network before its container: its key counts as live.
-      const live = new Set([...results.flatMap((r) => (r.status === 'fulfilled' ? r.value.live : [])), ...this.deps.manager.keys()]);
+      const live = new Set([...results.flatMap((r) => (r.status === 'fulfilled' ? r.value.live : [])), ...this.deps.containers.keys()]);
       if (!failed) await this.deps.sweepNetworks(live).catch(() => undefined);
     }
     if (failed) throw failed.reason;
@@ -53,13 +53,13 @@ export class OrphanReaper {
   }
 
   private async reapOn(handle: EngineHandle): Promise<{ removed: number; live: string[] }> {
-    const { store, manager, instanceId } = this.deps;
+    const { store, containers, instanceId } = this.deps;
     const { engine } = handle;
     const mine = await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId });
     // A chat id reserved for a warm sandbox (sandbox/warmPool.ts) is alive: its container waits for its chat.
     const alive = (id: string) => store.chats.get(id) !== undefined || store.warmReservations.has(id);
     const orphans = selectOrphans(mine, instanceId, alive, (p) => store.profiles.get(p) !== undefined);
-    await Promise.all(orphans.map((c) => manager.removeContainer(c.id, c.labels[LABEL.key], engine).catch(() => undefined)));
+    await Promise.all(orphans.map((c) => containers.removeContainer(c.id, c.labels[LABEL.key], engine).catch(() => undefined)));
     // A remote engine's homes and folder copies are volumes of their key: they go with it.
     if (handle.ref.remote) {
       await Promise.all(orphans.map((c) => engine.removeVolumes({ [LABEL.instance]: instanceId, [LABEL.key]: c.labels[LABEL.key] ?? '' }).catch(() => undefined)));
@@ -67,7 +67,7 @@ export class OrphanReaper {
     for (const c of mine) {
       if (orphans.includes(c) || !c.running) continue;
       const profile = store.profiles.get(c.labels[LABEL.profile] ?? '');
-      if (profile && c.labels[LABEL.key]) manager.adopt(c.labels[LABEL.key] as string, c.id, profile.settings, handle);
+      if (profile && c.labels[LABEL.key]) containers.adopt(c.labels[LABEL.key] as string, c.id, profile.settings, handle);
     }
     const after = this.deps.sweepNetworks ? await engine.findContainers({ [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: instanceId }) : [];
     return { removed: orphans.length, live: after.map((c) => c.labels[LABEL.key] ?? '') };

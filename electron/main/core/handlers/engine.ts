@@ -6,13 +6,13 @@ import type { Handlers } from '../handler.js';
 import type { Services } from '../services.js';
 
 export function engineHandlers(s: Services): Handlers<'engine'> {
-  const { engines, manager, store, engineCheck, engine, baseImage, engineOfProfile, env } = s;
+  const { engines, containers, store, engineCheck, engine, baseImage, engineOfProfile, env } = s;
   /**
    * The engines the status bar lists: this computer's, each one a profile names, and any a sandbox
    * still runs on. One no longer in use drops out, and its error with it (a deleted profile's).
    */
   const enginesInUse = () => {
-    const used = new Set([engines.forSetting(DEFAULT_ENGINE_SETTING).ref.id, ...manager.engineIdsInUse()]);
+    const used = new Set([engines.forSetting(DEFAULT_ENGINE_SETTING).ref.id, ...containers.engineIdsInUse()]);
     for (const p of store.profiles.list()) {
       const ref = engines.refFor(p.settings.engine);
       if (ref) used.add(ref.id);
