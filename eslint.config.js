@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+import reactHooks from 'eslint-plugin-react-hooks';
 import local from './eslint-rules/layering.mjs';
 
 // The directions in docs/architecture.md, enforced by `local/layering` for every file of every
@@ -98,6 +99,13 @@ export default tseslint.config(
     files: ['**/*.{ts,tsx,mts,mjs}'],
     plugins: { local },
     rules: { 'local/layering': ['error', LAYERING] },
+  },
+  {
+    // React's own check that hooks run in the same order every render: a hook after an early
+    // return once threw React error 310 in the Review e2e (ForkActions), which no unit test hit.
+    files: ['renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error' },
   },
   {
     // One way in for every intent (GitHub Desktop's dispatcher, kept per feature): a feature's

@@ -17,8 +17,8 @@ export function ForkActions({ chatId, turnMessageId }: { chatId: string; turnMes
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiErrorInfo | null>(null);
   const [comparing, setComparing] = useState(false);
-  if (running) return null;
   const actions = useActions(compareActions);
+  if (running) return null;
   const run = (work: () => Promise<void>) => async () => {
     setBusy(true);
     setError(null);
