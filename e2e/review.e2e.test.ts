@@ -5,14 +5,15 @@
  * changes reach the folder), discard; then two chats on one repository, and the second Apply
  * refused with the conflicting file listed.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName, writeTree } from '../test/support/harness.js';
-import { type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
+import type { OpenAiTestServer } from '../test/support/openaiTestServer.js';
+import { userGit } from '../test/support/userGit.js';
 import { closeAgentApp, openAgentApp } from './support/agentApp.js';
+import { writeResponder, type ScriptedWrite } from './support/scriptedWrites.js';
 import { shot, type RunningHost } from './support/browserHost.js';
 import { attach } from './support/ui.js';
 
@@ -25,7 +26,7 @@ let provider: OpenAiTestServer;
 const profile = uniqueName('review');
 
 /** What the agent does for each thing the user asks: one write, then a short answer. */
-const SCRIPT: Record<string, { path: string; content: string; answer: string }> = {
+const SCRIPT: Record<string, ScriptedWrite> = {
   'Write a greeting': { path: 'greeting.txt', content: 'hello from the agent\n', answer: 'Wrote greeting.txt.' },
   'Rewrite the readme': { path: 'readme.md', content: '# Rewritten by the agent\n', answer: 'Rewrote readme.md.' },
   'Make a scratch file': { path: 'scratch.txt', content: 'scratch\n', answer: 'Made scratch.txt.' },
@@ -33,24 +34,8 @@ const SCRIPT: Record<string, { path: string; content: string; answer: string }> 
   'Write B': { path: 'shared.txt', content: 'from chat B\n', answer: 'Wrote B.' },
 };
 
-/** Answers by the user's last message: a write_file call, then (after its result) the answer. */
-function responder(req: RecordedRequest): Step {
-  const messages = req.body.messages;
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const step = SCRIPT[typeof lastUser?.content === 'string' ? lastUser.content : ''];
-  if (!step) return { status: 500, error: { message: `review e2e: no script for ${JSON.stringify(lastUser?.content)}` } };
-  if (messages[messages.length - 1]?.role === 'tool') return { text: step.answer };
-  return { toolCalls: [{ name: 'write_file', arguments: { path: step.path, content: step.content } }] };
-}
-
 /** The user's own git, as they would run it. */
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1' },
-  });
-}
+const git = (repo: string, ...args: string[]) => userGit(repo, root, ...args);
 
 function userRepo(name: string): string {
   const repo = path.join(root, name);
@@ -114,7 +99,7 @@ async function closeChanges(): Promise<void> {
 }
 
 beforeAll(async () => {
-  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder }));
+  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder: writeResponder(SCRIPT, 'review e2e') }));
 });
 
 afterAll(() => closeAgentApp({ root, host, browser, provider }));

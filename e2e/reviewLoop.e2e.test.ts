@@ -5,14 +5,15 @@
  * chat's terminal keeps running through all of it (the same shell, its background job alive),
  * and afterwards the sandbox user can still write every file and folder of the chat's copy.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_GID, SANDBOX_UID, chownTree, uniqueName, writeTree } from '../test/support/harness.js';
-import { type OpenAiTestServer, type RecordedRequest, type Step } from '../test/support/openaiTestServer.js';
+import type { OpenAiTestServer } from '../test/support/openaiTestServer.js';
+import { userGit } from '../test/support/userGit.js';
 import { closeAgentApp, openAgentApp } from './support/agentApp.js';
+import { writeResponder, type ScriptedWrite } from './support/scriptedWrites.js';
 import type { RunningHost } from './support/browserHost.js';
 import { activeTerminal, attach, newChatAtPrompt, typeInTerminal, waitForTerminal } from './support/ui.js';
 
@@ -25,29 +26,14 @@ let provider: OpenAiTestServer;
 const profile = uniqueName('loop');
 
 /** What the agent writes for each thing the user asks, then its answer. */
-const SCRIPT: Record<string, { path: string; content: string; answer: string }> = {
+const SCRIPT: Record<string, ScriptedWrite> = {
   'Write a greeting': { path: 'greeting.txt', content: 'hello from the agent\n', answer: 'Wrote greeting.txt.' },
   'Rewrite the readme': { path: 'readme.md', content: '# Rewritten by the agent\n', answer: 'Rewrote readme.md.' },
   'Add a helper': { path: 'src/lib/helper.js', content: 'export const help = 1;\n', answer: 'Added src/lib/helper.js.' },
   'Make a scratch file': { path: 'notes/scratch.txt', content: 'scratch\n', answer: 'Made notes/scratch.txt.' },
 };
 
-function responder(req: RecordedRequest): Step {
-  const messages = req.body.messages;
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const step = SCRIPT[typeof lastUser?.content === 'string' ? lastUser.content : ''];
-  if (!step) return { status: 500, error: { message: `review loop e2e: no script for ${JSON.stringify(lastUser?.content)}` } };
-  if (messages[messages.length - 1]?.role === 'tool') return { text: step.answer };
-  return { toolCalls: [{ name: 'write_file', arguments: { path: step.path, content: step.content } }] };
-}
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=U', '-c', 'user.email=u@example.com', ...args], {
-    cwd: repo,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1' },
-  });
-}
+const git = (repo: string, ...args: string[]) => userGit(repo, root, ...args);
 
 const conversation = () => page.getByRole('region', { name: 'Conversation' });
 const changes = () => page.getByRole('region', { name: 'Changes', exact: true });
@@ -86,7 +72,7 @@ async function shellState(tag: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder }));
+  ({ root, host, browser, page, provider } = await openAgentApp({ profile, key: KEY, responder: writeResponder(SCRIPT, 'review loop e2e') }));
 });
 
 afterAll(() => closeAgentApp({ root, host, browser, provider }));
