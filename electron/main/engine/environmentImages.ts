@@ -54,7 +54,12 @@ export function environmentImageOps(call: Call): EnvironmentImageOps {
     build: (request, onProgress) => call(`build the environment image ${request.tag}`, (docker) => build(docker, request, onProgress)),
     commit: (containerId, repo, tag, changes) =>
       call(`save the prepared environment ${repo}:${tag}`, async (docker) => {
-        const answer = (await docker.getContainer(containerId).commit({ repo, tag, pause: true, changes })) as { Id?: string };
+        // Not paused: the chat's terminals, port relays and shell keep exec'ing into this container,
+        // and an exec that reaches a frozen container (cgroup v1 freezer) waits in runc while holding
+        // the engine's lock on it, so the commit's own unpause never comes. Seen here: containers
+        // left "Up … (Paused)" for 20 minutes with every `docker rmi` and `docker unpause` hung until
+        // the freezer was thawed by hand. The create-time commands have ended when this runs.
+        const answer = (await docker.getContainer(containerId).commit({ repo, tag, pause: false, changes })) as { Id?: string };
         return answer.Id ?? '';
       }),
     inspect: (ref) =>
