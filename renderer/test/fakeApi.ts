@@ -24,10 +24,11 @@ import type {
   SandboxStatus,
   TerminalView,
 } from '../../shared/contract';
-import { ALLOW_ONCE_MS, exactEntryFor, type ChatGrant, type NetworkRequest } from '../../shared/egress';
+import type { ChatGrant, NetworkRequest } from '../../shared/egress';
 import { ApiError } from '../api/errors';
 import type { BerthApi, ConnectionInfo, ConnectionSource, PickFolderResult, Picked } from '../api/types';
 import { forkHandlers } from './fakeFork';
+import { networkHandlers } from './fakeNetwork';
 import { reviewCommentHandlers } from './fakeReviewComments';
 import { agentMessage, chatView, countChanges, freshId, noEnvironment, OK_ENGINE, profileView, reviewInfo, type AgentEventName, type FakeConversation } from './fakeViews';
 
@@ -447,22 +448,6 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
       if (!cp) throw notFound('turn');
       return { restored: cp.changedFiles, message: `Undid this turn: ${cp.changedFiles.length} files restored.` };
     },
-    'network.log': ({ chatId }) => {
-      const chat = fake.chats.find((c) => c.id === chatId);
-      const p = fake.profiles.find((x) => x.name === chat?.profile);
-      return {
-        mode: p?.settings.egress ?? 'allowlist', requests: [...(fake.network[chatId]?.requests ?? [])], grants: [...(fake.network[chatId]?.grants ?? [])],
-        httpOnly: (p?.settings.egressAllow ?? []).filter((e) => e.includes(' ')),
-      };
-    },
-    // The first chat's network question: not asked unless a test handles network.startingPoint.
-    'network.startingPoint': () => ({ ask: false }),
-    'network.chooseStartingPoint': ({ choice }) => {
-      const p = fake.profiles.find((x) => x.name === 'default');
-      const egress = choice === 'locked' ? 'none' : choice === 'open' ? 'open' : 'allowlist';
-      if (p) p.settings = { ...p.settings, egress };
-      return { applied: true, egress, egressAllow: p?.settings.egressAllow ?? [] };
-    },
     'ports.list': ({ chatId }) => ({
       running: chatId in fake.ports,
       ports: (fake.ports[chatId] ?? []).map((p) => ({ port: p.port, forward: p.hostPort === null ? null : fakeForward(p.port, p.hostPort) })),
@@ -484,27 +469,7 @@ export function createFakeApi(seed: FakeSeed = {}): FakeApi {
     'environment.use': ({ chatId, folder, config }) => ({ ...noEnvironment(chatId), state: 'ready', folder, source: config, image: 'berth-env:fake', preparedAt: 1, sizeBytes: 1024 }),
     'environment.rebuild': ({ chatId }) => ({ ...noEnvironment(chatId), state: 'ready', image: 'berth-env:fake' }),
     'environment.settings': ({ keep }) => ({ keep: keep ?? 5 }),
-    'network.allow': ({ chatId, host, port, scope }) => {
-      const chat = fake.chats.find((c) => c.id === chatId);
-      const old = fake.profiles.find((x) => x.name === chat?.profile);
-      if (!old) throw notFound('profile');
-      const entry = exactEntryFor(host, port);
-      const net = (fake.network[chatId] ??= { requests: [], grants: [] });
-      if (scope !== 'profile') {
-        net.grants = [...net.grants.filter((g) => g.entry !== entry), { entry, scope, expiresAt: scope === 'once' ? Date.now() + ALLOW_ONCE_MS : null }];
-        queueMicrotask(() => emit('network.grants', { chatId, grants: [...net.grants] }));
-        return { entry, egressAllow: old.settings.egressAllow, grants: [...net.grants] };
-      }
-      const p = profileView(old.name, { ...old.settings, egressAllow: [...old.settings.egressAllow, entry] });
-      fake.profiles = fake.profiles.map((x) => (x.name === p.name ? p : x));
-      return { entry, egressAllow: p.settings.egressAllow, grants: [...net.grants] };
-    },
-    'network.revoke': ({ chatId, entry }) => {
-      const net = (fake.network[chatId] ??= { requests: [], grants: [] });
-      net.grants = net.grants.filter((g) => g.entry !== entry);
-      queueMicrotask(() => emit('network.grants', { chatId, grants: [...net.grants] }));
-      return { grants: [...net.grants] };
-    },
+    ...networkHandlers(fake, emit),
   };
 
   return fake;
