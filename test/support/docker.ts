@@ -47,6 +47,12 @@ export async function removeInstanceContainers(instanceId: string, { volumes = f
   return left;
 }
 
+/** The environment images (built bases, prepared images) one Berth instance made. */
+export async function removeInstanceImages(instanceId: string, host?: string): Promise<void> {
+  const ids = (await dockerAt(host, 'image', 'ls', '-q', '--filter', `label=berth.instance=${instanceId}`, '--filter', 'label=berth.env.key')).split('\n').filter(Boolean);
+  if (ids.length) await dockerOkAt(host, 'image', 'rm', '-f', ...new Set(ids));
+}
+
 /** Volumes these instances' chats left on this machine's engine (a remote engine's homes and folder copies), should a test fail before deleting its chat. */
 export async function removeInstanceVolumes(instanceIds: readonly string[]): Promise<void> {
   for (const instance of instanceIds) {

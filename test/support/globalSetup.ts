@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BOOKWORM, BUSYBOX, dockerOk, dockerOkAt, removeInstanceContainers } from './docker.js';
+import { BOOKWORM, BUSYBOX, dockerOk, dockerOkAt, removeInstanceContainers, removeInstanceImages } from './docker.js';
 import { recordedIn } from './testRun.js';
 
 /**
@@ -58,6 +58,9 @@ export async function teardown(): Promise<void> {
   // Each on the engine it was made on (the podman project's on Podman).
   const left: string[] = [];
   for (const { value, host } of recordedIn(runDir, 'instances')) left.push(...(await removeInstanceContainers(value, { host: host ?? undefined })));
+  // Environment images are shared between test files through their tags, so a file's own
+  // clean-up can miss one another file made meanwhile: every image this run's Berths made goes here.
+  for (const { value, host } of recordedIn(runDir, 'instances')) await removeInstanceImages(value, host ?? undefined);
   const nets: string[] = [];
   for (const { value, host } of recordedIn(runDir, 'networks')) {
     if (!(await dockerOkAt(host ?? undefined, 'network', 'inspect', value))) continue;

@@ -184,7 +184,7 @@ export function buildServices(options: CoreOptions) {
     egressImage: egressImage.tag,
   });
   // Project environments (README: Environments): a chat's devcontainer.json, built and prepared once.
-  const environments = new EnvironmentService({ store, sessions, sandbox, containers, events, mainEvents, clock, pool });
+  const environments = new EnvironmentService({ store, sessions, sandbox, containers, events, mainEvents, clock, pool, instanceId });
   // Terminal output may have written into the chat's Review copies: recount soon. A flood sends
   // hundreds of events a second, and asking the review service (it reads the chat's attachments
   // from the store) for each one measured over half of the main process's time per event

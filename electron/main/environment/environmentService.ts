@@ -45,6 +45,8 @@ export interface EnvironmentDeps {
   /** The profile's warm sandboxes, made again from an environment its chats took. */
   pool: Pick<WarmPool, 'rewarm'>;
   clock: Clock;
+  /** Labels the bases this Berth builds (shared by every Berth through their tag), so the one that made an image can be told. */
+  instanceId: string;
 }
 
 function none(chatId: string): EnvironmentStatus {
@@ -232,7 +234,7 @@ export class EnvironmentService {
           {
             contextDir: joinInside(folder, plan.build.context), files: context.files, dockerfile: relativeInside(plan.build.context, plan.build.dockerfile),
             tag: startImage, buildArgs: { ...plan.build.args, ...proxyArgs }, target: plan.build.target, networkMode: network,
-            labels: { [LABEL.app]: APP_LABEL_VALUE, [ENV_LABEL.role]: 'base', [ENV_LABEL.key]: key },
+            labels: { [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: this.deps.instanceId, [ENV_LABEL.role]: 'base', [ENV_LABEL.key]: key },
           },
           (p) => progress(p.message, p.fraction),
         );
