@@ -6,6 +6,9 @@
  * requests (median latency), on one keep-alive connection each path, as a browser does.
  * Targets: throughput ≥ 0.5× and median small-request latency ≤ 2× the published port.
  *
+ * Beside both, the same client through a plain Engine API forward (portsFloor.ts): the floor
+ * that any forward keeping to the Engine API shares with Berth's.
+ *
  * Also --fresh Upgrade requests (a WebSocket's handshake), each on a new connection through
  * the forward: what a connection's start costs (no target).
  *
@@ -22,6 +25,7 @@ import { docker, removeInstanceContainers } from '../test/support/docker.js';
 import { NET_IMAGE } from '../test/support/pretendInternet.js';
 import { waitFor } from '../test/support/waitFor.js';
 import { cpuSince, sampleCpu, type CpuSample } from './portsCpu.js';
+import { plainEngineForward, type PlainForward } from './portsFloor.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, small: { type: 'string', default: '1000' }, fresh: { type: 'string', default: '50' } } });
 const runs = Math.max(1, Number(values.runs));
@@ -130,6 +134,7 @@ async function main(): Promise<void> {
   const core = createCore({ dataDir, reapIntervalMs: 0 });
   const instance = core.instanceId;
   let published: string | null = null;
+  let floor: PlainForward | null = null;
   try {
     const profile = (await core.profiles.create({ name: `bench-ports-${process.pid}`, image: NET_IMAGE, egress: 'none' })).name;
     const chat = await core.chats.create({ profile });
@@ -150,10 +155,14 @@ async function main(): Promise<void> {
     const viaBerth = () => sampleCpu(sandboxId, []);
     const viaCli = () => sampleCpu([publishedId], [hostPort as string]);
     // Alternate, so load on the shared machine falls on both paths alike.
+    floor = await plainEngineForward(publishedId);
+    const viaFloor = `http://127.0.0.1:${floor.port}`;
     const berth = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first }, viaBerth);
     const cli = await measure(plain, {}, viaCli);
+    const bare = await measure(viaFloor, {}, viaCli);
     const berth2 = await measure(`http://127.0.0.1:${forward.hostPort}`, { cookie: first }, viaBerth);
     const cli2 = await measure(plain, {}, viaCli);
+    const bare2 = await measure(viaFloor, {}, viaCli);
     const both = (x: CpuSample, y: CpuSample): CpuSample => ({ berth: (x.berth + y.berth) / 2, engine: (x.engine + y.engine) / 2, containers: (x.containers + y.containers) / 2 });
     const mean = (x: Measured, y: Measured) => ({
       mbPerSecond: (x.mbPerSecond + y.mbPerSecond) / 2,
@@ -163,6 +172,7 @@ async function main(): Promise<void> {
     });
     const b = mean(berth, berth2);
     const c = mean(cli, cli2);
+    const f = mean(bare, bare2);
     const throughput = b.mbPerSecond / c.mbPerSecond;
     const latency = b.medianMs / c.medianMs;
     console.log(`load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -173,9 +183,14 @@ async function main(): Promise<void> {
     for (const [what, key] of [['per MiB        ', 'big'], ['per request    ', 'small'], ['per connection ', 'fresh']] as const) {
       console.log(`CPU ${what}forward: ${cpu(b.cpu[key])}; published: ${cpu(c.cpu[key])}`);
     }
+    console.log(
+      `plain Engine API forward (one exec and the smallest relay per connection, nothing of Berth's): ${f.mbPerSecond.toFixed(1)} MB/s (${(f.mbPerSecond / c.mbPerSecond).toFixed(2)}× the published port), ` +
+        `small request ${f.medianMs.toFixed(2)} ms (${(f.medianMs / c.medianMs).toFixed(2)}×): the floor of any forward through the engine`,
+    );
     console.log(`throughput ratio ${throughput.toFixed(2)} (target ≥ 0.5) ${throughput >= 0.5 ? 'PASS' : 'FAIL'}`);
     console.log(`latency ratio    ${latency.toFixed(2)} (target ≤ 2) ${latency <= 2 ? 'PASS' : 'FAIL'}`);
   } finally {
+    await floor?.close();
     if (published) await docker('rm', '-f', published).catch(() => undefined);
     await core.dispose();
     await removeInstanceContainers(instance);
