@@ -12,11 +12,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
-import { LABEL } from '../../electron/main/policy/containerSpec.js';
 import { folderNameFor } from '../../electron/main/policy/names.js';
-import { BOOKWORM, docker, inspect } from '../support/docker.js';
+import { BOOKWORM, inspect } from '../support/docker.js';
 import { Harness, SANDBOX_GID, SANDBOX_UID, chownTree } from '../support/harness.js';
 import { waitFor } from '../support/waitFor.js';
+import { containersOf, pooledChat } from '../support/warmPool.js';
 
 const h = new Harness();
 afterAll(() => h.cleanup(), 120_000);
@@ -26,15 +26,6 @@ interface Inspected {
   Mounts: { Source: string; Destination: string; RW: boolean }[];
 }
 
-async function containersOf(core: BerthCore, profile: string): Promise<{ id: string; chat: string }[]> {
-  const out = await docker('ps', '-a', '--filter', `label=${LABEL.instance}=${core.instanceId}`, '--filter', `label=${LABEL.profile}=${profile}`,
-    '--format', `{{.ID}} {{.Label "${LABEL.chat}"}}`);
-  return out.split('\n').filter(Boolean).map((l) => {
-    const [id, chat] = l.split(' ');
-    return { id: id as string, chat: chat ?? '' };
-  });
-}
-
 const slotsOf = (dataDir: string, profile: string) => path.join(dataDir, 'profiles', folderNameFor(profile), 'slots');
 const slotOf = (dataDir: string, profile: string, chatId: string) => path.join(slotsOf(dataDir, profile), folderNameFor(chatId));
 
@@ -42,18 +33,6 @@ async function sh(core: BerthCore, chatId: string, command: string): Promise<str
   const r = await core.sandbox.exec({ chatId, command });
   if (r.exitCode !== 0) throw new Error(`${command} exited ${r.exitCode}: ${r.output}`);
   return r.output;
-}
-
-async function pooledChat(core: BerthCore, profile: string) {
-  const chats = new Set((await core.chats.list({})).chats.map((c) => c.id));
-  await waitFor(async () => (await containersOf(core, profile)).some((c) => c.chat && !chats.has(c.chat)), 'a warm sandbox', 60_000);
-  const warm = new Set((await containersOf(core, profile)).map((c) => c.chat));
-  const chat = await core.chats.create({ profile });
-  expect(warm.has(chat.id), 'the chat took a warm sandbox').toBe(true);
-  // A chat may take a warm sandbox still coming up (its container made, not yet started): its
-  // status names the container once that bring-up is done.
-  const containerId = await waitFor(async () => (await core.sandbox.status({ chatId: chat.id })).containerId ?? undefined, 'the warm sandbox up', 60_000);
-  return { chat, containerId };
 }
 
 /** A git repository as a user has it: two commits, an uncommitted edit. */

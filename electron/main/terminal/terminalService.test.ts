@@ -78,6 +78,19 @@ describe('TerminalService on the fake engine', () => {
     expect(f.engine.containers.size).toBe(1);
   });
 
+  it('gives a half-typed line back to the shell that starts again in the recreated sandbox', async () => {
+    f = fakeCore();
+    const chat = await f.chat();
+    const term = await f.core.terminal.open({ chatId: chat.id, cols: 80, rows: 24 });
+    const output = () => f!.of('terminal.data').filter((d) => d.terminalId === term.terminalId).map((d) => d.data).join('');
+    await f.core.terminal.input({ terminalId: term.terminalId, data: 'pw' });
+    await f.core.workspace.attach({ chatId: chat.id, path: f.folder('site'), mode: 'readwrite' });
+    await expect.poll(output).toContain('this terminal started again');
+    // Enter, typed once the new shell runs, runs the whole line: the keys typed before were given to it.
+    await expect.poll(async () => f!.core.terminal.input({ terminalId: term.terminalId, data: 'd\r' }).then(() => true, () => false)).toBe(true);
+    await expect.poll(output).toContain('/workspace\r\n');
+  });
+
   it('a new terminal takes the place of the chat’s ended ones', async () => {
     f = fakeCore();
     const chat = await f.chat();

@@ -9,7 +9,7 @@ import type { TerminalView } from '../../../shared/contract.js';
 import { BerthError } from '../../../shared/errors.js';
 import { terminalNote } from '../../../shared/terminalNote.js';
 import type { TtyProcess } from '../engine/dockerEngine.js';
-import type { Disposable, EventHub, MainEvents } from '../events.js';
+import type { EventHub, MainEvents } from '../events.js';
 import { TERMINAL_ENV } from './common/terminalProcesses.js';
 import { processesIn } from './processList.js';
 import type { SandboxService } from '../sandbox/sandboxService.js';
@@ -18,8 +18,9 @@ import { systemClock, type Clock } from '../base/clock.js';
 import { TERMINAL_OUTPUT } from '../../../shared/flowControl.js';
 import { FlowControl } from './flowControl.js';
 import { OutputJoiner } from '../../../shared/outputJoiner.js';
-import { ReplayBuffer } from './replayBuffer.js';
-import { ViewSizes, type TerminalSize } from './common/viewSizes.js';
+import { newTerminal, type Terminal } from './terminalRecord.js';
+import { afterTyping } from './common/typedLine.js';
+import type { TerminalSize } from './common/viewSizes.js';
 import { ENVIRONMENT_CHANGED_NOTE, FOLDERS_CHANGED_NOTE, RECREATED_NOTE } from './restartNotes.js';
 import type { BerthRestartMarks } from './berthRestart.js';
 
@@ -32,28 +33,6 @@ export const UNWATCHED_TTL_MS = 15 * 60_000;
 const EXITED_TTL_MS = 10 * 60_000;
 const SHELL = ['/bin/sh', '-c', 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi'];
 
-interface Terminal {
-  view: TerminalView;
-  key: string;
-  containerId: string;
-  /** The uid:gid its shell runs as. */
-  user: string;
-  /** Keeps the container from idling while the terminal runs; disposed (once) when it ends. */
-  hold: Disposable;
-  process: TtyProcess | null;
-  replay: ReplayBuffer;
-  /** Joins output that follows closely into one event; the replay holds only what was sent. */
-  output: OutputJoiner | null;
-  /** One account per connected client: the slowest screen sets the pace. */
-  flows: Map<string, FlowControl>;
-  /** Each view's size: the smallest sets the shell's. */
-  sizes: ViewSizes;
-  paused: boolean;
-  /** Between its old container and the new one (restartForChat): the old one going is expected. */
-  restarting: boolean;
-  /** What was typed while it was restarting: sent to the new shell once it runs. */
-  typedAhead: string;
-}
 
 export class TerminalService {
   private readonly terminals = new Map<string, Terminal>();
@@ -115,22 +94,7 @@ export class TerminalService {
   /** `replaces`: a terminal of this chat the new one takes the place of (Restart): it keeps that one's name. */
   async open(chatId: string, cols: number, rows: number, replaces?: string, client: string | null = null): Promise<TerminalView> {
     const seqBefore = this.changes.get(chatId)?.seq ?? 0;
-    const terminal: Terminal = {
-      view: { terminalId: randomUUID(), chatId, title: '', state: 'starting', exitReason: null, cols, rows },
-      key: '',
-      containerId: '',
-      user: '',
-      // Until it has started, a terminal holds nothing: ending it then lets go of nothing.
-      hold: { dispose: () => undefined },
-      process: null,
-      replay: new ReplayBuffer(REPLAY_CHARS),
-      output: null,
-      flows: new Map(),
-      sizes: new ViewSizes(),
-      paused: false,
-      restarting: false,
-      typedAhead: '',
-    };
+    const terminal = newTerminal({ terminalId: randomUUID(), chatId, title: '', state: 'starting', exitReason: null, cols, rows }, REPLAY_CHARS);
     terminal.sizes.set(client, { cols, rows });
     const started = await this.sandbox.startForTerminal(chatId, (where) => this.startShell(terminal, where.key, where.containerId, where.user, where.workingDir));
     const proc = started.started;
@@ -247,6 +211,7 @@ export class TerminalService {
    */
   async restartIdleForChat(chatId: string, restartNote: string, keptNote: string): Promise<void> {
     const running = [...this.terminals.values()].filter((t) => t.view.chatId === chatId && t.view.state === 'running' && t.process);
+    const inputs = new Map(running.map((t) => [t, t.inputs]));
     // Not known what runs (the engine did not answer): every shell is kept, none stopped unasked.
     const found = await this.processes(running);
     const c = this.change(chatId);
@@ -254,7 +219,8 @@ export class TerminalService {
     const idle: Terminal[] = [];
     for (const t of running) {
       if (t.view.state !== 'running' || !t.process) continue;
-      if (found && (found.get(t.view.terminalId) ?? []).length === 0) idle.push(t);
+      // Idle: nothing runs, no line is half typed, and nothing was typed while that was looked up.
+      if (found && (found.get(t.view.terminalId) ?? []).length === 0 && t.typedLine === '' && t.inputs === inputs.get(t)) idle.push(t);
       else if (t.output) {
         t.output.push(terminalNote(keptNote));
         t.output.flush();
@@ -293,6 +259,8 @@ export class TerminalService {
   }
 
   private detach(t: Terminal): void {
+    // The line being typed in the old shell is typed again in the new one.
+    if (t.process) t.typedAhead = t.typedLine;
     t.restarting = true;
     const old = t.process;
     t.process = null;
@@ -389,6 +357,8 @@ export class TerminalService {
 
   input(terminalId: string, data: string): void {
     const t = this.require(terminalId);
+    t.inputs++;
+    t.typedLine = afterTyping(t.typedLine, data);
     if (t.view.state === 'running' && !t.process && t.restarting) {
       // Typed while its sandbox is recreated: the new shell gets it (within reason).
       if (t.typedAhead.length + data.length > TYPE_AHEAD_CHARS) {
