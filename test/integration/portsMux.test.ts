@@ -31,11 +31,16 @@ beforeAll(async () => {
   profile = (await h.profile(core, { image: NET_IMAGE, egress: 'none' })).name;
 });
 
-/** The relay processes in the sandbox (`python3 -I -S -c …`, `perl -e …`; `busybox nc …` or `bash -c …` one per connection before), with their uid. */
+/**
+ * The relay processes in the sandbox (`python3 -I -S -c …`, `perl -e …`; one per connection before:
+ * `busybox nc …`, listeningPorts' `python3 -c` relay or `bash -c exec 3<>…`), with their uid. Matched
+ * by the relays' own command lines: any other `bash -c` or `python3 -c` running at that moment (a
+ * command of Berth's own, the listing itself) is not a relay.
+ */
 async function relays(chatId: string): Promise<Array<{ pid: string; uid: string; shared: boolean }>> {
   const listing = await core.sandbox.exec({
     chatId,
-    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c "*|"python3 -I -S -c "*|"perl -e "*|"busybox nc "*|"bash -c "*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
+    command: `for p in /proc/[0-9]*; do c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); case "$c" in "python3 -c import os, select, socket, sys"*|"python3 -I -S -c "*|"perl -e "*|"busybox nc "*|"bash -c exec 3<>"*) echo "\${p#/proc/} $(awk '/^Uid:/ {print $2}' $p/status) $(echo "$c" | grep -c '${MUX_MARKER}')";; esac; done`,
   });
   return listing.output
     .trim()
