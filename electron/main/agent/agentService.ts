@@ -20,7 +20,7 @@ import { TurnContext } from './turnContext.js';
 import { closeInterruptedTurns, markOpen } from './openTurns.js';
 import { runMcpCall } from './mcp/mcpCall.js';
 import type { McpServers } from './mcp/mcpServers.js';
-import { describeCall, isEdit, preview, previewText } from './callText.js';
+import { describeCall, isEdit, plannedCall, preview, previewText } from './callText.js';
 import type { ProviderKeys } from './providerKeys.js';
 import { commitEdit, prepareEdit, type PreparedEdit } from './sandboxEdit.js';
 import { findFiles, search } from './sandboxSearch.js';
@@ -282,9 +282,13 @@ export class AgentService {
       show(false);
       reply.content = completion.content;
       if (completion.usage) reply.usage = completion.usage;
-      reply.toolCalls = completion.toolCalls.map((c) => ({
-        id: c.id, name: c.name, arguments: c.arguments, status: 'running', command: null, cwd: null, exitCode: null, durationMs: null, output: null, subtaskId: null,
-      }));
+      reply.toolCalls = completion.toolCalls.map((c) => {
+        const planned = plannedCall(c.name, c.arguments);
+        return {
+          id: c.id, name: c.name, arguments: c.arguments, status: 'running', command: planned?.command ?? null, cwd: planned?.cwd ?? null,
+          exitCode: null, durationMs: null, output: null, subtaskId: null,
+        };
+      });
       this.save(reply);
       if (reply.toolCalls.length === 0) {
         this.finish(turn, reply);
@@ -332,7 +336,10 @@ export class AgentService {
       return `Error: invalid arguments (${why}).`;
     }
     const args = parsed.data as Record<string, unknown>;
-    update({ command: describeCall(name, args), cwd: typeof args.workdir === 'string' ? args.workdir : null });
+    const command = describeCall(name, args);
+    const cwd = typeof args.workdir === 'string' ? args.workdir : null;
+    // Saved with the answer already (plannedCall) unless something changed the call since.
+    if (call.command !== command || call.cwd !== cwd) update({ command, cwd });
     if (name === 'delegate_task' && run.depth >= MAX_DEPTH) {
       update({ status: 'failed', output: `Subagents nest at most ${MAX_DEPTH} deep.` });
       return `Error: subagents nest at most ${MAX_DEPTH} deep; do this task yourself.`;

@@ -1,5 +1,6 @@
 /** How a tool call is described on its card and in its approval. Pure. */
-import type { AgentToolName } from '../../../shared/contract.js';
+import { AGENT_TOOL_NAMES, type AgentToolName } from '../../../shared/contract.js';
+import { toolArgs } from './toolSpecs.js';
 import type { PreparedEdit } from './sandboxEdit.js';
 import type { PreparedWrite } from './sandboxTools.js';
 
@@ -27,4 +28,23 @@ export function describeCall(name: AgentToolName, args: Record<string, unknown>)
     case 'list_dir': return `list ${String(args.path ?? '.')}`;
     case 'delegate_task': return String(args.title ?? args.task).slice(0, 200);
   }
+}
+
+/**
+ * The command and folder a call's card shows, when its arguments are valid (null otherwise: the
+ * call then says what is wrong with them). Known when the model's answer arrives, so the answer
+ * is saved with them once, not saved again just before the call runs.
+ */
+export function plannedCall(name: string, argumentsJson: string): { command: string; cwd: string | null } | null {
+  if (!(AGENT_TOOL_NAMES as readonly string[]).includes(name)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(argumentsJson || '{}');
+  } catch {
+    return null;
+  }
+  const parsed = toolArgs[name as AgentToolName].safeParse(raw);
+  if (!parsed.success) return null;
+  const args = parsed.data as Record<string, unknown>;
+  return { command: describeCall(name as AgentToolName, args), cwd: typeof args.workdir === 'string' ? args.workdir : null };
 }

@@ -18,6 +18,10 @@ describe('the listening-ports reading after an agent command', () => {
     expect(splitPortsEpilogue(`x\n[… cut …]\n   0: 0A\n${M}\n`, M)).toEqual({ output: `x\n[… cut …]\n   0: 0A\n${M}\n`, listing: null });
   });
 
+  it('reads the tables with the shell’s own builtins, starting no process', () => {
+    expect(withPortsEpilogue('true', M)).not.toMatch(/\bcat\b/);
+  });
+
   it('keeps the command’s exit status', () => {
     expect(withPortsEpilogue('make test', M)).toMatch(/^make test\n__berth_rc=\$\?; .*exit \$__berth_rc$/);
   });
