@@ -78,6 +78,12 @@ export interface OpenAiTestServerOptions {
   /** Context windows GET /v1/models states, per model id (as OpenRouter's context_length). */
   contextLength?: Record<string, number>;
   responder?: Responder;
+  /**
+   * Timing marks for a bench (bench/agent.ts): a request's body has all arrived, before the
+   * server parses it; an answer's first byte is about to be written, after the server built it.
+   * What the server itself spends between them is not the client's time.
+   */
+  marks?: { received?: () => void; answering?: () => void };
 }
 
 export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}): Promise<OpenAiTestServer> {
@@ -98,6 +104,7 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
   async function route(req: http.IncomingMessage, res: http.ServerResponse, signal: AbortSignal): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const raw = await readBody(req);
+    if (req.method === 'POST') opts.marks?.received?.();
     if (req.method === 'GET' && path === '/v1/models') {
       if (!authorized(req, res)) return;
       const data = (opts.models ?? ['test-model']).map((id) => ({
@@ -127,7 +134,7 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
     } catch (err) {
       step = { status: 500, error: { message: `OpenAI test server: the responder threw: ${String(err)}`, type: 'server_error' } };
     }
-    await play(step, body, index, res, signal);
+    await play(step, body, index, res, signal, opts.marks?.answering);
   }
 
   function authorized(req: http.IncomingMessage, res: http.ServerResponse): boolean {
@@ -184,7 +191,7 @@ function exhausted(why: string): Step {
   return { status: 500, error: { message: `OpenAI test server: script exhausted (${why}).`, type: 'server_error' } };
 }
 
-async function play(step: Step, body: RecordedRequest['body'], index: number, res: http.ServerResponse, signal: AbortSignal): Promise<void> {
+async function play(step: Step, body: RecordedRequest['body'], index: number, res: http.ServerResponse, signal: AbortSignal, answering?: () => void): Promise<void> {
   const id = `chatcmpl-test${index}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: object, finish: string | null = null) =>
@@ -240,6 +247,7 @@ async function play(step: Step, body: RecordedRequest['body'], index: number, re
     ...(body.stream_options?.include_usage ? [`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: usageOf(body, pieces, calls) })}\n\n`] : []),
     'data: [DONE]\n\n',
   ];
+  answering?.();
   res.writeHead(200, SSE_HEADERS);
   for (const [i, frame] of frames.entries()) {
     if (i > 0 && step.chunkDelayMs && !(await sleep(step.chunkDelayMs, signal))) return;
