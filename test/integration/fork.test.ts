@@ -106,6 +106,25 @@ describe('Fork a chat at a turn', () => {
     expect(fs.readFileSync(path.join(repo, 'one.txt'), 'utf8')).toBe('mine\n');
   });
 
+  it('the fork takes the files git ignores (a turn\'s node_modules) as they are, links as links', async () => {
+    const repo = s.userRepo('ignored', { '.gitignore': 'node_modules/\nbuild/\n', 'a.txt': 'a1\n' });
+    const chat = await core.chats.create({ profile, title: 'installs' });
+    await core.workspace.attach({ chatId: chat.id, path: repo });
+    server.setResponder(byTurn(
+      { toolCalls: [{ name: 'terminal', arguments: { command: 'mkdir -p node_modules/left-pad build && echo "module.exports = 1" > node_modules/left-pad/index.js && ln -s /etc/shadow node_modules/planted && echo out > build/app.js' } }] },
+      { text: 'Installed.' },
+    ));
+    expect((await runTurn(core, chat.id, 'install')).error).toBeNull();
+    const turn = (await core.agent.history({ chatId: chat.id })).messages.find((m) => m.role === 'user')!;
+    const fork = await core.chats.fork({ chatId: chat.id, messageId: turn.id });
+    expect(await sh(fork.chatId, 'cat node_modules/left-pad/index.js build/app.js; readlink node_modules/planted')).toBe('module.exports = 1\nout\n/etc/shadow\n');
+    // Berth copied the link, never what it names on this computer.
+    expect(fs.lstatSync(path.join(copyWorkDir(fork.chatId), 'node_modules', 'planted')).isSymbolicLink()).toBe(true);
+    expect(notSandboxOwned(copyWorkDir(fork.chatId))).toEqual([]);
+    // Still ignored in the fork: nothing to review or apply.
+    expect((await core.review.changes({ chatId: fork.chatId })).copies[0]!.files).toEqual([]);
+  });
+
   it('refuses a chat that writes a folder directly, saying why', async () => {
     const folder = h.workspace('direct', { 'x.txt': 'x\n' });
     chownTree(folder, SANDBOX_UID, SANDBOX_GID);

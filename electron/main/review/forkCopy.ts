@@ -14,7 +14,10 @@ import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import { branchNameFor } from '../policy/reviewPolicy.js';
 import { chownTree, runChild } from './copyOwner.js';
-import { gitText } from './git.js';
+import { gitText, gitZ } from './git.js';
+import { syncToShadow } from './shadowCopy.js';
+import { overrideAttributes } from './trackAttributes.js';
+import { REVIEW_LIMITS } from '../../../shared/review.js';
 import { at, closeQuietly, entryAt, listAt, openDirAt, openRoot } from './linkSafe.js';
 import { ReviewCopy } from './reviewCopy.js';
 
@@ -45,12 +48,83 @@ export async function forkCopy(from: ReviewCopy, input: { dir: string; chatId: s
     });
     const tree = input.commit ? await gitText(['rev-parse', `${input.commit}^{tree}`], { gitDir: copy.trackDir }) : from.meta.baseTree;
     await copy.checkOutFresh(tree);
+    if (from.meta.kind === 'git') await carryIgnored(from, copy.workDir);
     if (input.owner) await chownTree(copy.workDir, input.owner);
     copy.saveMeta();
     return copy;
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/**
+ * Files git ignores in the original's copy (the node_modules a turn installed, build output) are
+ * in no checkpoint, so the fork's checkout lacks them and its first `npm test` would fail: they
+ * come as they are now. git lists them on the copy's shadow (never on the copy itself: see
+ * shadowCopy.ts), a whole ignored folder as one entry; each is then copied from the copy by
+ * descriptor, never through a link, into the fork's folder, whose own path is checked too (a
+ * link the chat committed is never followed there either).
+ */
+async function carryIgnored(from: ReviewCopy, toWork: string): Promise<void> {
+  await syncToShadow(from.workDir, from.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes);
+  overrideAttributes(from.trackDir);
+  const listed = await gitZ(['ls-files', '-z', '-o', '-i', '--exclude-standard', '--directory'], {
+    gitDir: from.trackDir, workTree: from.shadowDir, indexFile: path.join(from.trackDir, 'index'), cwd: from.shadowDir,
+  });
+  const root = openRoot(from.workDir);
+  try {
+    for (const entry of listed) {
+      const parts = entry.replace(/\/$/, '').split('/');
+      const name = parts.pop() as string;
+      if (!parts.every((p) => p !== '' && p !== '.' && p !== '..') || name === '' || name === '..' || name === '.git') continue;
+      const target = path.join(toWork, ...parts, name);
+      if (!realFolders(toWork, parts) || fs.existsSync(target)) continue;
+      let dirFd: number | null = root;
+      const opened: number[] = [];
+      for (const p of parts) {
+        dirFd = openDirAt(dirFd, p);
+        if (dirFd === null) break;
+        opened.push(dirFd);
+      }
+      try {
+        if (dirFd !== null) await copyEntryAt(dirFd, name, target);
+      } finally {
+        opened.forEach(closeQuietly);
+      }
+    }
+  } finally {
+    closeQuietly(root);
+  }
+}
+
+/** Each of `parts` under `root` is a real folder (made when missing), none a link. */
+function realFolders(root: string, parts: readonly string[]): boolean {
+  let dir = root;
+  for (const p of parts) {
+    dir = path.join(dir, p);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(dir);
+    } catch {
+      fs.mkdirSync(dir, { mode: 0o755 });
+      continue;
+    }
+    if (!st.isDirectory()) return false;
+  }
+  return true;
+}
+
+/** One entry of the folder `dirFd`, copied to `target` as copyTreeLinkSafe copies. */
+async function copyEntryAt(dirFd: number, name: string, target: string): Promise<void> {
+  const e = entryAt(dirFd, name);
+  if (e.kind === 'link') fs.symlinkSync(e.target, target);
+  else if (e.kind === 'file') copyFileNoFollow(dirFd, name, target);
+  else if (e.kind === 'dir') {
+    const fd = openDirAt(dirFd, name);
+    if (fd === null) return;
+    fs.mkdirSync(target, { mode: e.st.mode & 0o777 });
+    await copyFolderFd(fd, target);
   }
 }
 
@@ -64,7 +138,13 @@ export async function copyTreeLinkSafe(fromRoot: string, toRoot: string, owner: 
   // A chat whose sandbox never started has no home yet: the fork's is made at its first start, as any chat's.
   if (!fs.existsSync(fromRoot)) return;
   fs.mkdirSync(toRoot, { recursive: true, mode: 0o755 });
-  const stack: { fd: number; to: string }[] = [{ fd: openRoot(fromRoot), to: toRoot }];
+  await copyFolderFd(openRoot(fromRoot), toRoot);
+  if (owner) await chownTree(toRoot, owner);
+}
+
+/** The folder open at `rootFd` (closed here) copied into the existing folder `toRoot`. */
+async function copyFolderFd(rootFd: number, toRoot: string): Promise<void> {
+  const stack: { fd: number; to: string }[] = [{ fd: rootFd, to: toRoot }];
   let n = 0;
   try {
     while (stack.length > 0) {
@@ -92,7 +172,6 @@ export async function copyTreeLinkSafe(fromRoot: string, toRoot: string, owner: 
   } finally {
     for (const d of stack) closeQuietly(d.fd);
   }
-  if (owner) await chownTree(toRoot, owner);
 }
 
 function copyFileNoFollow(dirFd: number, name: string, target: string): void {
