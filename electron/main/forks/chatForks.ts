@@ -102,12 +102,16 @@ export class ChatForks {
       const copyIds = new Map<string, string>();
       for (const a of folders) {
         if (a.mode === 'review') {
-          const from = review.copyFor(chat.id, a.hostPath);
-          if (!from) continue;
-          const made = await forkCopy(from, {
-            dir: review.copyDirFor(fork.id, a.hostPath), chatId: fork.id, commit: cut.commitFor(from.meta.copyId),
-            owner: ownerOf(from.workDir), now: this.deps.clock.now(),
-          });
+          if (!review.copyFor(chat.id, a.hostPath)) continue;
+          // In the original's Review queue: the fork reads its copy's shadow and repository while
+          // no checkpoint or listing of the original writes them.
+          const { from, made } = await review.onCopy(chat.id, a.hostPath, async (from) => ({
+            from,
+            made: await forkCopy(from, {
+              dir: review.copyDirFor(fork.id, a.hostPath), chatId: fork.id, commit: cut.commitFor(from.meta.copyId),
+              owner: ownerOf(from.workDir), now: this.deps.clock.now(),
+            }),
+          }));
           copyIds.set(from.meta.copyId, made.meta.copyId);
         }
         store.attachments.upsert({ chatId: fork.id, hostPath: a.hostPath, readOnly: a.readOnly, mode: a.mode, provenance: 'session', attachedAt: this.deps.clock.now() });
