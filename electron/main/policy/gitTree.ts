@@ -65,6 +65,8 @@ export interface EditedTree {
   root: string;
   /** The tree objects made (the root and every tree on a changed path), to be written. */
   trees: { oid: string; content: Buffer }[];
+  /** Each folder on a changed path as the new tree has it (null: no longer there). */
+  folders: Map<string, Buffer | null>;
 }
 
 /** The folders a path lies in, outermost first: '' (the root), 'a', 'a/b' for 'a/b/c'. */
@@ -97,6 +99,7 @@ export function editTree(trees: ReadonlyMap<string, Buffer | null>, changes: Rea
   }
   const order = [...inFolder.keys()].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : b.split('/').length - a.split('/').length));
   const made: { oid: string; content: Buffer }[] = [];
+  const folders = new Map<string, Buffer | null>();
   let root = '';
   for (const dir of order) {
     const old = trees.get(dir) ?? null;
@@ -112,12 +115,14 @@ export function editTree(trees: ReadonlyMap<string, Buffer | null>, changes: Rea
     const oid = objectId('tree', content, algo);
     if (dir === '') {
       root = oid;
+      folders.set('', content);
       made.push({ oid, content });
       continue;
     }
     const gone = entries.size === 0;
+    folders.set(dir, gone ? null : content);
     if (!gone) made.push({ oid, content });
     inFolder.get(parentOf(dir))!.push({ name: baseName(dir), entry: gone ? null : { mode: TREE_MODE, oid }, tree: true });
   }
-  return { root, trees: made };
+  return { root, trees: made, folders };
 }
