@@ -6,7 +6,7 @@
  * review.diff showed it, the base's folders): three git processes at once that were a third of
  * its time (bench:review --hunks-only). Bounded (oldest dropped first); per tracking repository.
  */
-import { parseRawDiff, type RawChange } from '../policy/reviewPolicy.js';
+import type { RawChange } from '../policy/reviewPolicy.js';
 import { readObjects } from './blobBatch.js';
 import type { ReviewCopy } from './reviewCopy.js';
 
