@@ -18,6 +18,8 @@ export interface FileApply {
   before: EntryChange;
   after: EntryChange;
   baseAfter: EntryChange;
+  /** Its entry in the copy's base now. */
+  baseBefore: EntryChange;
   /** The file's new bytes (unused when `after` is null: it is removed). */
   content: Buffer;
 }
@@ -45,7 +47,11 @@ export function recordAndWrite(
     made.push(...out.trees.map((t) => ({ type: 'tree' as const, ...t })));
     return out;
   };
-  const [userBefore, userAfter, baseAfter] = [tree((f) => f.before), tree((f) => f.after), tree((f) => f.baseAfter)];
+  // Where the folder's files were the base's (the usual case), the folder's trees are the base's: made once.
+  const baseAfter = tree((f) => f.baseAfter);
+  const asBase = applied.every((f) => same(f.before, f.baseBefore));
+  const userBefore = asBase ? { root: copy.meta.baseTree } : tree((f) => f.before);
+  const userAfter = asBase && applied.every((f) => same(f.after, f.baseAfter)) ? baseAfter : tree((f) => f.after);
   writeLooseObjects(copy.trackDir, made);
   keepTrees(copy, baseAfter.root, baseAfter.folders);
   // The copy's changes against the new base, which the count after the apply asks for: git works

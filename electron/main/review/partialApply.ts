@@ -12,6 +12,7 @@
  * repository as loose objects: git apply --cached, write-tree, a diff-tree of what to write and
  * a read of it were five git processes one after another (12.9x git apply's time before).
  */
+import { isUtf8 as isValidUtf8 } from 'node:buffer';
 import { BerthError } from '../../../shared/errors.js';
 import { REVIEW_LIMITS, type ApplyProblem, type HunkConflict, type LineSelection } from '../../../shared/review.js';
 import { foldersOf, hashAlgoOf, objectId, type EntryChange, type HashAlgo } from '../policy/gitTree.js';
@@ -34,10 +35,8 @@ export interface LinesOutcome {
   message: string;
 }
 
-/** Text whose bytes survive a round trip through a JavaScript string: a patch of it says exactly its bytes. */
-function isUtf8(buf: Buffer): boolean {
-  return Buffer.from(buf.toString('utf8'), 'utf8').equals(buf);
-}
+/** Text whose bytes survive a round trip through a JavaScript string (valid UTF-8): a patch of it says exactly its bytes. */
+const isUtf8 = (buf: Buffer): boolean => isValidUtf8(buf);
 
 /** Why a change can only be applied whole (review.apply), or null. */
 function wholeOnly(c: RawChange, patch: FilePatch | null): string | null {
@@ -174,7 +173,7 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     const modeChange = c.oldMode !== c.newMode ? c.newMode : null;
     const oid = deleted ? '' : blobOf(content, algo, made, known);
     applied.push({
-      path: c.path, before, content,
+      path: c.path, before, content, baseBefore: c.status === 'added' ? null : { mode: c.oldMode, oid: c.oldOid },
       after: deleted ? null : { mode: modeChange ?? before?.mode ?? c.newMode, oid },
       baseAfter: deleted ? null : { mode: modeChange ?? c.oldMode, oid: baseOut === out ? oid : blobOf(Buffer.from(baseOut.text, 'utf8'), algo, made, known) },
     });
