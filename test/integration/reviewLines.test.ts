@@ -154,6 +154,24 @@ describe('Review: apply by hunk and by line', () => {
     expect(fs.readFileSync(outside, 'utf8')).toBe(BASE);
   });
 
+  it('a change with bytes that are not UTF-8 is applied whole only; a real U+FFFD in the text goes in by lines', async () => {
+    const dir = plainFolder('lines-bytes');
+    const { chatId, hostPath } = await s.reviewChat(dir);
+    const latin1 = Buffer.concat([Buffer.from(with_({ 3: 'caf' }).slice(0, -1)), Buffer.from([0xe9, 0x0a])]).toString('latin1');
+    await chatWrites(chatId, { 'f.txt': with_({ 3: 'chat \uFFFD three' }) });
+    const { version, patch } = await fileDiff(chatId, hostPath, 'f.txt');
+    expect((await core.review.applyLines({ chatId, hostPath, version, files: [{ path: 'f.txt', ...wholeHunk(patch.hunks[0]!) }] })).ok).toBe(true);
+    expect(read(dir, 'f.txt')).toBe(with_({ 3: 'chat \uFFFD three' }));
+
+    // The last line ends in byte 0xE9 (Latin-1 "é"): a string would not say it.
+    await s.sh(chatId, `cd /workspace && printf '%s' '${Buffer.from(latin1, 'latin1').toString('base64')}' | base64 -d > f.txt`);
+    const next = await fileDiff(chatId, hostPath, 'f.txt');
+    const r = await core.review.applyLines({ chatId, hostPath, version: next.version, files: [{ path: 'f.txt', ...wholeHunk(next.patch.hunks.at(-1)!) }] });
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/"f.txt" can only be applied as a whole file: it is not UTF-8 text/);
+    expect(read(dir, 'f.txt')).toBe(with_({ 3: 'chat \uFFFD three' }));
+  });
+
   it('.gitattributes, a filter and the copy’s own git config have no say in the applied bytes', async () => {
     const repo = s.userRepo('lines-attrs', { 'f.txt': BASE });
     const { chatId, hostPath } = await s.reviewChat(repo);
