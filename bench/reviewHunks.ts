@@ -2,7 +2,10 @@
  * Apply by hunk against git's own apply: 100 chosen hunks across 50 files of a Review copy applied
  * to the user's folder with review.applyLines, against `git apply` of the same hunks as one patch
  * on a checkout of the same repository. Each Berth run is undone (review.undoApply) before the
- * next; each git run is reset with `git checkout -- .`.
+ * next; each git run is reset with `git checkout -- .`. The first run is shown apart: later ones
+ * find the base's folders and the new base's changes kept (review/diffMemo), as a second apply
+ * on the same base (after an undo) does. CPU: Berth's process and the git processes it ran
+ * (/proc/self/stat), against git apply's own (bash's time), averaged over the runs.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +18,23 @@ import { ms, summarize } from './stats.js';
 
 const FILES = 50;
 const TARGET_RATIO = 2;
+const CLOCK_TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** CPU time (ms) of this process's children that ended and were waited for (/proc/self/stat cutime + cstime). */
+function childrenCpuMs(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * CLOCK_TICK_MS;
+}
+
+/** CPU time (ms) of one `git apply`, from bash's `time` (getrusage of the child, to the millisecond). */
+function gitApplyCpuMs(cwd: string, patchFile: string): number {
+  const out = execFileSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time git -c safe.directory=* apply "$1" ; } 2>&1', 'bash', patchFile], {
+    cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_NOSYSTEM: '1' },
+  });
+  const [user, sys] = out.trim().split('\n').at(-1)!.split(' ').map(Number);
+  return ((user ?? 0) + (sys ?? 0)) * 1000;
+}
 
 function git(cwd: string, args: string[], input?: string): string {
   return execFileSync('git', ['-c', 'safe.directory=*', '-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], {
@@ -62,18 +82,26 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
 
   const berth: number[] = [];
   const peerTimes: number[] = [];
+  let berthCpu = 0;
   for (let run = 0; run < runs; run++) {
     const g0 = performance.now();
     git(peer, ['apply', patchFile]);
     peerTimes.push(performance.now() - g0);
     git(peer, ['checkout', '--', '.']);
 
-    const b0 = performance.now();
+    const [b0, cpu0, kids0] = [performance.now(), process.cpuUsage(), childrenCpuMs()];
     const out = await core.review.applyLines({ chatId: chat.id, hostPath: attachment.hostPath, version: copy.version, files });
     berth.push(performance.now() - b0);
+    const cpu = process.cpuUsage(cpu0);
+    berthCpu += (cpu.user + cpu.system) / 1000 + childrenCpuMs() - kids0;
     if (!out.ok) throw new Error(`applyLines refused: ${out.message}`);
     const undone = await core.review.undoApply({ chatId: chat.id, hostPath: attachment.hostPath });
     if (!undone.ok) throw new Error(`undo refused: ${undone.message}`);
+  }
+  let peerCpu = 0;
+  for (let run = 0; run < runs; run++) {
+    peerCpu += gitApplyCpuMs(peer, patchFile);
+    git(peer, ['checkout', '--', '.']);
   }
   const b = summarize(berth);
   const g = summarize(peerTimes);
@@ -83,5 +111,9 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
   console.log('| metric | Berth review.applyLines | git apply (one patch) | ratio | target |');
   console.log('|---|---|---|---|---|');
   console.log(`| apply ${hunks} chosen hunks | ${ms(b.median)} | ${ms(g.median)} | ${ratio.toFixed(2)}× | ≤ ${TARGET_RATIO}×${ratio <= TARGET_RATIO ? '' : ' (missed)'} |`);
+  console.log(`| first run | ${ms(berth[0]!)} | ${ms(peerTimes[0]!)} | | |`);
+  // CPU does not wait on the machine's other work: Berth's process (its share of the run) and the git it ran, per apply and per hunk.
+  const perHunk = (total: number) => `${(total / runs).toFixed(1)} ms (${((total / runs / hunks) * 1000).toFixed(0)} µs per hunk)`;
+  console.log(`| CPU per apply (mean) | ${perHunk(berthCpu)} | ${perHunk(peerCpu)} | ${(berthCpu / peerCpu).toFixed(2)}× | |`);
   await core.chats.delete({ chatId: chat.id });
 }

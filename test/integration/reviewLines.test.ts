@@ -120,6 +120,58 @@ describe('Review: apply by hunk and by line', () => {
     expect(read(repo, 'f.txt')).toBe(mine);
   });
 
+  it('undo after lines applied to a folder with the user’s own edits gives back their bytes and leaves their other files alone', async () => {
+    const repo = s.userRepo('lines-undo-edits', { 'f.txt': BASE, 'g.txt': BASE });
+    const { chatId, hostPath } = await s.reviewChat(repo);
+    await chatWrites(chatId, { 'f.txt': with_({ 5: 'chat five', 15: 'chat fifteen' }) });
+    const { version, patch } = await fileDiff(chatId, hostPath, 'f.txt');
+    const mine = `mine 0\r\n${BASE}no newline at the end`;
+    fs.writeFileSync(path.join(repo, 'f.txt'), mine);
+    fs.chmodSync(path.join(repo, 'f.txt'), 0o755);
+    fs.writeFileSync(path.join(repo, 'g.txt'), 'the user’s own\n');
+    const r = await core.review.applyLines({ chatId, hostPath, version, files: [{ path: 'f.txt', ...wholeHunk(patch.hunks[1]!) }] });
+    expect(r).toMatchObject({ ok: true, applied: ['f.txt'] });
+    expect(read(repo, 'f.txt')).toBe(`mine 0\r\n${with_({ 15: 'chat fifteen' })}no newline at the end`);
+    expect(fs.statSync(path.join(repo, 'f.txt')).mode & 0o777).toBe(0o755);
+    expect((await core.review.undoApply({ chatId, hostPath })).ok).toBe(true);
+    expect(fs.readFileSync(path.join(repo, 'f.txt'))).toEqual(Buffer.from(mine));
+    expect(fs.statSync(path.join(repo, 'f.txt')).mode & 0o777).toBe(0o755);
+    expect(read(repo, 'g.txt')).toBe('the user’s own\n');
+  });
+
+  it('a chosen file the user replaced with a link is refused in words; nothing is written, the link and what it names stay', async () => {
+    const dir = plainFolder('lines-link');
+    const { chatId, hostPath } = await s.reviewChat(dir);
+    await chatWrites(chatId, { 'f.txt': with_({ 3: 'chat three' }) });
+    const { version, patch } = await fileDiff(chatId, hostPath, 'f.txt');
+    const outside = path.join(h.workspace('lines-link-outside', { 'target.txt': BASE }), 'target.txt');
+    fs.rmSync(path.join(dir, 'f.txt'));
+    fs.symlinkSync(outside, path.join(dir, 'f.txt'));
+    const r = await core.review.applyLines({ chatId, hostPath, version, files: [{ path: 'f.txt', ...wholeHunk(patch.hunks[0]!) }] });
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/"f.txt" in your folder is a link/);
+    expect(fs.readlinkSync(path.join(dir, 'f.txt'))).toBe(outside);
+    expect(fs.readFileSync(outside, 'utf8')).toBe(BASE);
+  });
+
+  it('a change with bytes that are not UTF-8 is applied whole only; a real U+FFFD in the text goes in by lines', async () => {
+    const dir = plainFolder('lines-bytes');
+    const { chatId, hostPath } = await s.reviewChat(dir);
+    const latin1 = Buffer.concat([Buffer.from(with_({ 3: 'caf' }).slice(0, -1)), Buffer.from([0xe9, 0x0a])]).toString('latin1');
+    await chatWrites(chatId, { 'f.txt': with_({ 3: 'chat \uFFFD three' }) });
+    const { version, patch } = await fileDiff(chatId, hostPath, 'f.txt');
+    expect((await core.review.applyLines({ chatId, hostPath, version, files: [{ path: 'f.txt', ...wholeHunk(patch.hunks[0]!) }] })).ok).toBe(true);
+    expect(read(dir, 'f.txt')).toBe(with_({ 3: 'chat \uFFFD three' }));
+
+    // The last line ends in byte 0xE9 (Latin-1 "é"): a string would not say it.
+    await s.sh(chatId, `cd /workspace && printf '%s' '${Buffer.from(latin1, 'latin1').toString('base64')}' | base64 -d > f.txt`);
+    const next = await fileDiff(chatId, hostPath, 'f.txt');
+    const r = await core.review.applyLines({ chatId, hostPath, version: next.version, files: [{ path: 'f.txt', ...wholeHunk(next.patch.hunks.at(-1)!) }] });
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/"f.txt" can only be applied as a whole file: it is not UTF-8 text/);
+    expect(read(dir, 'f.txt')).toBe(with_({ 3: 'chat \uFFFD three' }));
+  });
+
   it('.gitattributes, a filter and the copy’s own git config have no say in the applied bytes', async () => {
     const repo = s.userRepo('lines-attrs', { 'f.txt': BASE });
     const { chatId, hostPath } = await s.reviewChat(repo);

@@ -94,8 +94,8 @@ describe('hunkPatch', () => {
     const base = 'a\nb\nc\nd\ne\nf\ng\n';
     const patch = parseFilePatch(unifiedDiff('f', base, base.replace('d\n', 'D\n')));
     const hunks = selectHunks(patch, wholeHunk(patch.hunks[0]!));
-    expect(hunksFit(hunks, base, base)).toEqual({ fits: true });
-    expect(hunksFit(hunks, base, `top\n${base}`)).toEqual({ fits: true });
+    expect(hunksFit(hunks, base, base)).toMatchObject({ fits: true });
+    expect(hunksFit(hunks, base, `top\n${base}`)).toMatchObject({ fits: true });
     const changed = hunksFit(hunks, base, base.replace('c\n', 'C\n'));
     expect(changed).toMatchObject({ fits: false, why: 'changed', theirsStart: 1 });
     expect(hunksFit(hunks, base, `${base}${base}`)).toMatchObject({ fits: false, why: 'ambiguous' });

@@ -102,7 +102,7 @@ function occurrences(lines: readonly string[], pre: readonly string[]): number[]
 }
 
 export type HunkFit =
-  | { fits: true }
+  | { fits: true; /** Where each hunk's old lines start in the folder's file (0-based line index). */ at: number[] }
   | { fits: false; why: 'changed' | 'ambiguous'; hunk: Hunk; /** The folder's lines where the hunk would go now (1-based start). */ theirsStart: number; theirs: string[] };
 
 /**
@@ -112,8 +112,10 @@ export type HunkFit =
  * the nearest; Berth asks instead). The first that does not fit is returned with the lines there.
  */
 export function hunksFit(hunks: readonly Hunk[], baseText: string, nowText: string): HunkFit {
-  if (baseText === nowText) return { fits: true };
+  // git numbers an empty old side one line before where it is (0: the file's start).
+  if (baseText === nowText) return { fits: true, at: hunks.map((h) => (h.lines.some((l) => l.kind !== '+') ? h.oldStart - 1 : h.oldStart)) };
   const now = textLines(nowText);
+  const at: number[] = [];
   let from = 0;
   let shift = 0;
   for (const h of hunks) {
@@ -122,16 +124,20 @@ export function hunksFit(hunks: readonly Hunk[], baseText: string, nowText: stri
     const where = () => now.slice(expected, expected + Math.max(pre.length, 1));
     if (pre.length === 0) {
       // A hunk with no old lines (adding to an empty file) fits only a file still empty.
-      if (now.length === 0) continue;
+      if (now.length === 0) {
+        at.push(0);
+        continue;
+      }
       return { fits: false, why: 'changed', hunk: h, theirsStart: 1, theirs: now.slice(0, 3) };
     }
     // Anywhere in the file, not only after the last hunk: git apply looks nearest first, either way.
     const found = occurrences(now, pre);
     if (found.length > 1) return { fits: false, why: 'ambiguous', hunk: h, theirsStart: expected + 1, theirs: where() };
-    const at = found[0];
-    if (at === undefined || at < from) return { fits: false, why: 'changed', hunk: h, theirsStart: expected + 1, theirs: where() };
-    shift = at - (h.oldStart - 1);
-    from = at + pre.length;
+    const start = found[0];
+    if (start === undefined || start < from) return { fits: false, why: 'changed', hunk: h, theirsStart: expected + 1, theirs: where() };
+    at.push(start);
+    shift = start - (h.oldStart - 1);
+    from = start + pre.length;
   }
-  return { fits: true };
+  return { fits: true, at };
 }

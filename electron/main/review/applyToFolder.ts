@@ -133,7 +133,14 @@ export function applyWrites(root: string, writes: readonly FolderWrite[]): strin
     }
     throw new BerthError('review_failed', `Nothing was applied: ${(error as Error).message}`, { hint: 'Fix what the message names in your folder and apply again.' });
   }
-  for (const b of backups) fs.rmSync(b.backup, { force: true });
+  // unlink, not rmSync: rmSync's own lstat and checks were a fifth of writing 50 files (bench:review --hunks-only).
+  for (const b of backups) {
+    try {
+      fs.unlinkSync(b.backup);
+    } catch {
+      fs.rmSync(b.backup, { force: true });
+    }
+  }
   return madeDirs.map((d) => path.relative(root, d));
 }
 

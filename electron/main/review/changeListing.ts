@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { REVIEW_LIMITS, type CopyChanges, type FileChange } from '../../../shared/review.js';
 import { NULL_OID, SYMLINK_MODE } from '../policy/reviewPolicy.js';
+import { filePatches, treeChanges } from './diffMemo.js';
 import { git } from './git.js';
 import type { ReviewCopy } from './reviewCopy.js';
 
@@ -50,7 +51,7 @@ export class ChangeListings {
     const snap = taken ?? (await copy.snapshot());
     const key = listingKey(copy, snap);
     const cached = this.listings.get(copy.meta.copyId);
-    const count = cached && cached.key === key ? cached.files.length : (await copy.diff(copy.meta.baseTree, snap.tree)).length + snap.large.length;
+    const count = cached && cached.key === key ? cached.files.length : (await treeChanges(copy, copy.meta.baseTree, snap.tree)).length + snap.large.length;
     return { count, version: versionOf(key) };
   }
 
@@ -65,7 +66,7 @@ export class ChangeListings {
     const cached = this.listings.get(copy.meta.copyId);
     if (cached && cached.key === key) return cached;
     const base = copy.meta.baseTree;
-    const [raw, numstat] = await Promise.all([copy.diff(base, snap.tree), this.numstat(copy, base, snap.tree)]);
+    const [raw, numstat] = await Promise.all([treeChanges(copy, base, snap.tree), this.numstat(copy, base, snap.tree)]);
     // Above the diff limit git calls a file binary without reading it through (core.bigFileThreshold):
     // only those need their size looked up, to tell "too large" from "binary".
     const maybeLarge = raw.filter((c) => numstat.get(c.path)?.binary ?? true);
@@ -159,11 +160,8 @@ export class ChangeListings {
     const map = new Map<string, string>();
     if (files.length === 0) return map;
     const paths = files.flatMap((f) => (f.oldPath ? [f.oldPath, f.path] : [f.path]));
-    const text = await copy.patch(from, to, paths);
-    const byHeader = new Map<string, string>();
-    for (const s of text.split(/^(?=diff --git )/m)) {
-      if (s.startsWith('diff --git ')) byHeader.set(s.slice(0, s.indexOf('\n')), s);
-    }
+    // Kept (diffMemo): an apply of chosen lines asks for the same diffs again.
+    const byHeader = await filePatches(copy, from, to, paths);
     for (const f of files) {
       const found = byHeader.get(`diff --git a/${f.oldPath ?? f.path} b/${f.path}`);
       if (found !== undefined) map.set(f.path, found);

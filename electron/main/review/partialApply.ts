@@ -1,26 +1,31 @@
 /**
- * Apply by hunk and by line: the chosen lines of the chat's changes, as a patch made with
- * policy/hunkPatch, put on the user's folder as it is now. git's own `git apply --cached` does the
- * applying, in Berth's tracking repository on a throwaway index read from a snapshot of the
- * folder: it never looks at a work tree (so no filter, attribute of the copy or the folder, hook
- * or configuration of the copy has any say: the repository, its info/attributes override and the
- * -c settings are Berth's, review/git.ts), and it applies a whole patch or nothing. Berth checks
- * first that every hunk fits without ambiguity (hunksFit); then the changed entries are written
- * into the folder by applyToFolder, all or nothing, never through a link, and the copy's base
- * takes the same patch, so what was not chosen stays a change still to apply.
+ * Apply by hunk and by line: the chosen lines of the chat's changes (policy/hunkPatch) put into
+ * the user's files as they are now. Berth checks that every chosen hunk fits each file without
+ * ambiguity, then makes the new text itself (policy/hunkApply: exactly the file's own lines and
+ * the chosen ones, or the hunk that does not fit is named), from the folder's bytes read
+ * link-safe (folderFiles) and git's own diff of the copy: no git apply, no work tree, so no
+ * filter, attribute of the copy or the folder, hook or configuration of anyone's has a say.
+ * Nothing is written unless every file fits; then the files are written by applyToFolder, all or
+ * nothing, never through a link, and the copy's base takes the same lines, so what was not
+ * chosen stays a change still to apply. The trees an undo needs (the folder's applied files
+ * before and after, the base after) are made in Berth (policy/gitTree) and written into its own
+ * repository as loose objects: git apply --cached, write-tree, a diff-tree of what to write and
+ * a read of it were four git processes one after another (bench:review --hunks-only).
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { BerthError } from '../../../shared/errors.js';
-import type { ApplyProblem, HunkConflict, LineSelection } from '../../../shared/review.js';
-import { hunksFit, parseFilePatch, selectHunks, selectionPatch, selectsAll, type FilePatch } from '../policy/hunkPatch.js';
+import { REVIEW_LIMITS, type ApplyProblem, type HunkConflict, type LineSelection } from '../../../shared/review.js';
+import { foldersOf, hashAlgoOf, objectId, type EntryChange, type HashAlgo } from '../policy/gitTree.js';
+import { patchedText } from '../policy/hunkApply.js';
+import { parseFilePatch, selectHunks, selectsAll, type FilePatch, type Hunk } from '../policy/hunkPatch.js';
 import { GITLINK_MODE, SYMLINK_MODE, touchedPaths, unsafePathReason, type RawChange } from '../policy/reviewPolicy.js';
 import { readBlobs } from './blobBatch.js';
-import { git, gitText } from './git.js';
 import type { CopyTools } from './copyTools.js';
+import { filePatches, treeChanges, treeObjects } from './diffMemo.js';
+import { readFolderFiles, type FolderFile } from './folderFiles.js';
+import { recordAndWrite, type FileApply } from './linesRecord.js';
+import type { NewObject } from './looseObjects.js';
 import type { ReviewCopy } from './reviewCopy.js';
-import { overrideAttributes } from './trackAttributes.js';
 
 export interface LinesOutcome {
   ok: boolean;
@@ -28,39 +33,6 @@ export interface LinesOutcome {
   conflicts: HunkConflict[];
   problems: ApplyProblem[];
   message: string;
-}
-
-
-/**
- * A tree: `tree` with `patch` applied by git (index only, in Berth's repository), or git's words
- * when it does not apply. `index`: an index file of Berth's that holds exactly `tree` (the user
- * snapshot's), copied instead of a read-tree: a git process less.
- */
-export async function applyPatchToTree(copy: ReviewCopy, tree: string, patch: string, index?: string): Promise<{ tree: string } | { error: string }> {
-  overrideAttributes(copy.trackDir);
-  const scratch = path.join(copy.trackDir, `apply-${randomBytes(4).toString('hex')}`);
-  const opts = { gitDir: copy.trackDir, indexFile: scratch };
-  try {
-    if (index) fs.copyFileSync(index, scratch);
-    else await git(['read-tree', tree], opts);
-    const res = await git(['apply', '--cached', '--whitespace=nowarn', '--recount', '-'], { ...opts, input: patch, okCodes: [1] });
-    if (res.code !== 0) return { error: res.stderr.trim().split('\n').slice(-2).join(' ') };
-    return { tree: await gitText(['write-tree'], opts) };
-  } finally {
-    fs.rmSync(scratch, { force: true });
-  }
-}
-
-/** One git diff split into its files, by each file's `diff --git` header. */
-export function splitByFile(text: string): Map<string, string> {
-  const byHeader = new Map<string, string>();
-  for (const s of text.split(/^(?=diff --git )/m)) if (s.startsWith('diff --git ')) byHeader.set(s.slice(0, s.indexOf('\n')), s);
-  return byHeader;
-}
-
-/** Text whose bytes survive a round trip through a JavaScript string: a patch of it says exactly its bytes. */
-function isUtf8(buf: Buffer): boolean {
-  return Buffer.from(buf.toString('utf8'), 'utf8').equals(buf);
 }
 
 /** Why a change can only be applied whole (review.apply), or null. */
@@ -72,41 +44,52 @@ function wholeOnly(c: RawChange, patch: FilePatch | null): string | null {
   return null;
 }
 
-/** The copy and the user's folder, each taken into its own index of Berth's repository. */
-export interface Taken {
-  snap: { tree: string; large: string[] };
-  userNow: { tree: string; large: string[]; index: string };
+const modeOf = (executable: boolean) => (executable ? '100755' : '100644');
+
+/** A blob's id; its content goes with the objects to write unless the repository has it already (`known`). */
+function blobOf(content: Buffer, algo: HashAlgo, objects: NewObject[], known: readonly string[]): string {
+  const oid = objectId('blob', content, algo);
+  if (!known.includes(oid)) objects.push({ type: 'blob', oid, content });
+  return oid;
 }
 
-/** Takes the copy and the folder in at once (separate indexes of the same repository). */
-export async function takeBoth(copy: ReviewCopy): Promise<Taken> {
-  const [snap, userNow] = await Promise.all([copy.snapshot(), copy.userSnapshot()]);
-  return { snap, userNow };
+function conflictOf(path: string, fit: { why: HunkConflict['why']; hunk: Hunk; theirsStart: number; theirs: string[] }): HunkConflict {
+  return {
+    path, why: fit.why, mineStart: fit.theirsStart, mine: fit.theirs,
+    base: fit.hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text), chat: fit.hunk.lines.filter((l) => l.kind !== '-').map((l) => l.text),
+  };
+}
+
+/** A chosen file that is one of the copy's changes, with what is known of it before any blob is read. */
+interface Picked {
+  c: RawChange;
+  sel: LineSelection;
+  text: string | undefined;
+  mine: FolderFile;
+  /** The folder's file is the base's (same blob id): the base need not be read. */
+  mineIsBase: boolean;
 }
 
 /**
- * Applies the chosen lines of `taken` (the snapshots the caller checked the version on: taken
- * once, not again here). Nothing is written unless every chosen hunk fits the folder now; the
- * conflicts are returned with both sides instead.
+ * Applies the chosen lines against `snap` (the copy's snapshot the caller checked the version
+ * on: taken once, not again here). Nothing is written unless every chosen hunk fits the folder
+ * now; the conflicts are returned with both sides instead.
  */
-export async function applyLines(copy: ReviewCopy, selections: readonly LineSelection[], tools: Pick<CopyTools, 'write' | 'now'>, taken: Taken): Promise<LinesOutcome> {
+export async function applyLines(copy: ReviewCopy, selections: readonly LineSelection[], tools: Pick<CopyTools, 'now'>, snap: { tree: string }): Promise<LinesOutcome> {
   const base = copy.meta.baseTree;
-  const { snap, userNow } = taken;
-  // The copy's changes, the diffs of the asked paths and the three sides of each, by three git
-  // processes at once (one after the other they were a third of an apply's time, bench:review).
-  // What is read for a path that turns out not to be a change is never used; a path that cannot
-  // be one (outside the folder: git would stop on it) is not asked, and is refused below. A
-  // folder still at the copy's base has the base's content: it is not read twice.
+  const algo = hashAlgoOf(base);
+  // A path that cannot be a change (outside the folder: git would stop on it) is not asked, and is refused below.
   const asked = [...new Set(selections.map((s) => s.path))].filter((p) => unsafePathReason(p) === null);
-  const atBase = userNow.tree === base;
-  const per = atBase ? 2 : 3;
-  const [changes, patchText, sides] = await Promise.all([
-    copy.diff(base, snap.tree),
-    copy.patch(base, snap.tree, asked),
-    readBlobs(copy, asked.flatMap((p) => [`${base}:${p}`, `${snap.tree}:${p}`, ...(atBase ? [] : [`${userNow.tree}:${p}`])])),
-  ]);
+  // What git is asked (the copy's changes, the base's folders on the chosen paths) is what the
+  // version check and the panel asked a moment before: kept (diffMemo), or one process each at once.
+  const folders = treeObjects(copy, base, [...new Set(asked.flatMap(foldersOf))]);
+  const changesNow = treeChanges(copy, base, snap.tree);
+  folders.catch(() => undefined);
+  // The folder's files while git works.
+  const mineOf = readFolderFiles(copy.meta.hostPath, asked, REVIEW_LIMITS.maxTrackedFileBytes);
+  const changes = await changesNow;
   const problems: ApplyProblem[] = [];
-  const picked: { c: RawChange; sel: LineSelection }[] = [];
+  const chosen: { c: RawChange; sel: LineSelection }[] = [];
   for (const sel of selections) {
     const c = changes.find((x) => x.path === sel.path);
     if (!c) {
@@ -115,17 +98,31 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     }
     const unsafe = touchedPaths(c).map(unsafePathReason).find(Boolean);
     if (unsafe) problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" cannot be applied: ${unsafe}` });
-    else picked.push({ c, sel });
+    else chosen.push({ c, sel });
   }
-  const texts = splitByFile(patchText);
+  // A changed file's diff is the same whichever paths it is asked with: the one review.diff showed is kept.
+  const byStatus = new Map(chosen.map(({ c }) => [c.path, c.status]));
+  const texts = await filePatches(copy, base, snap.tree, asked, (p) => (byStatus.get(p) === 'modified' ? `diff --git a/${p} b/${p}` : null));
+  const picked: Picked[] = chosen.map(({ c, sel }) => {
+    const mine = mineOf.get(c.path) ?? { kind: 'missing' };
+    return { c, sel, text: texts.get(`diff --git a/${c.path} b/${c.path}`), mine, mineIsBase: mine.kind === 'file' && objectId('blob', mine.data, algo) === c.oldOid };
+  });
+  // Blobs only where the folder's file is not the base's (its text is needed), and both sides
+  // where the diff is not plain UTF-8 (U+FFFD: what git printed may not say the bytes).
+  const sides = (p: Picked) => [...(p.mineIsBase || p.c.status === 'added' ? [] : [`${base}:${p.c.path}`]), ...(p.text?.includes('\uFFFD') ? [`${base}:${p.c.path}`, `${snap.tree}:${p.c.path}`] : [])];
+  const revs = [...new Set(picked.flatMap(sides))];
+  const blobs = new Map((await readBlobs(copy, revs)).map((b, i) => [revs[i]!, b]));
   const conflicts: HunkConflict[] = [];
-  const patches: string[] = [];
-  for (const { c, sel } of picked) {
-    const text = texts.get(`diff --git a/${c.path} b/${c.path}`);
+  const applied: FileApply[] = [];
+  const made: NewObject[] = [];
+  for (const { c, sel, text, mine, mineIsBase } of picked) {
     const patch = text === undefined ? null : parseFilePatch(text);
-    const i = asked.indexOf(c.path);
-    const [baseBuf, newBuf, mineBuf] = [sides[per * i] ?? Buffer.alloc(0), sides[per * i + 1] ?? Buffer.alloc(0), sides[per * i + (atBase ? 0 : 2)] ?? null];
-    const why = wholeOnly(c, patch) ?? (isUtf8(baseBuf) && isUtf8(newBuf) ? null : 'it is not UTF-8 text');
+    const mineBuf = mine.kind === 'file' ? mine.data : null;
+    const baseBuf = mineIsBase ? mineBuf! : (blobs.get(`${base}:${c.path}`) ?? Buffer.alloc(0));
+    // Lines are worked on as JavaScript strings, which say exactly the bytes of valid UTF-8 only. The new file is
+    // not read when the diff has no U+FFFD: it is the base and the diff's lines, UTF-8 when the base is. Null: there is none.
+    const newBuf = blobs.get(`${snap.tree}:${c.path}`);
+    const why = wholeOnly(c, patch) ?? (isUtf8(baseBuf) && (!newBuf || isUtf8(newBuf)) ? null : 'it is not UTF-8 text');
     if (why || !patch) {
       problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" can only be applied as a whole file: ${why}.` });
       continue;
@@ -134,26 +131,50 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
       problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" was ${c.status} by the chat: it is applied with all its lines or not at all.` });
       continue;
     }
-    const selected = selectionPatch(patch, sel);
-    if (selected === null) continue;
-    const mine = userNow.large.includes(c.path) ? null : mineBuf;
-    if ((mine === null) !== (c.status === 'added')) {
+    const hunks = selectHunks(patch, sel);
+    if (hunks.length === 0) continue;
+    if (mine.kind === 'other') {
+      problems.push({ path: c.path, kind: 'unsafe_path', message: mine.why });
+      continue;
+    }
+    if (mine.kind === 'large' || (mineBuf === null) !== (c.status === 'added')) {
       const hunk = patch.hunks[0];
       conflicts.push({
         path: c.path, why: 'gone', mineStart: 1, base: hunk?.lines.filter((l) => l.kind !== '+').map((l) => l.text) ?? [],
-        mine: mine === null ? [] : mine.toString('utf8').split('\n').slice(0, 3), chat: hunk?.lines.filter((l) => l.kind !== '-').map((l) => l.text) ?? [],
+        mine: mineBuf === null ? [] : mineBuf.toString('utf8').split('\n').slice(0, 3), chat: hunk?.lines.filter((l) => l.kind !== '-').map((l) => l.text) ?? [],
       });
       continue;
     }
-    const fit = hunksFit(selectHunks(patch, sel), baseBuf.toString('utf8'), (mine ?? Buffer.alloc(0)).toString('utf8'));
-    if (!fit.fits) {
-      conflicts.push({
-        path: c.path, why: fit.why, mineStart: fit.theirsStart, mine: fit.theirs,
-        base: fit.hunk.lines.filter((l) => l.kind !== '+').map((l) => l.text), chat: fit.hunk.lines.filter((l) => l.kind !== '-').map((l) => l.text),
-      });
+    if (mineBuf !== null && !mineIsBase && !isUtf8(mineBuf)) {
+      problems.push({ path: c.path, kind: 'unsafe_path', message: `"${c.path}" can only be applied as a whole file: it is not UTF-8 text in your folder now.` });
       continue;
     }
-    patches.push(selected);
+    const mineText = (mineBuf ?? Buffer.alloc(0)).toString('utf8');
+    const baseText = mineIsBase ? mineText : baseBuf.toString('utf8');
+    const out = patchedText(hunks, baseText, mineText);
+    if (!out.ok) {
+      conflicts.push(conflictOf(c.path, out.fit));
+      continue;
+    }
+    if (c.status === 'deleted' && out.text !== '') {
+      // The user added lines to a file the chat deleted: removing it would lose them.
+      conflicts.push(conflictOf(c.path, { why: 'changed', hunk: hunks[0]!, theirsStart: 1, theirs: out.text.split('\n').slice(0, 3) }));
+      continue;
+    }
+    // The chosen lines in the copy's base too: the same text where the folder is as the base has it.
+    const baseOut = mineText === baseText ? out : patchedText(hunks, baseText, baseText);
+    if (!baseOut.ok) throw new BerthError('review_failed', `The chosen lines of "${c.path}" do not apply to the copy's own base.`, { hint: 'Reload the Changes panel and choose again.' });
+    const known = [c.oldOid, c.newOid];
+    const before: EntryChange = mine.kind === 'file' ? { mode: modeOf(mine.executable), oid: blobOf(mine.data, algo, made, known) } : null;
+    const content = Buffer.from(out.text, 'utf8');
+    const deleted = c.status === 'deleted';
+    const modeChange = c.oldMode !== c.newMode ? c.newMode : null;
+    const oid = deleted ? '' : blobOf(content, algo, made, known);
+    applied.push({
+      path: c.path, before, content, baseBefore: c.status === 'added' ? null : { mode: c.oldMode, oid: c.oldOid },
+      after: deleted ? null : { mode: modeChange ?? before?.mode ?? c.newMode, oid },
+      baseAfter: deleted ? null : { mode: modeChange ?? c.oldMode, oid: baseOut === out ? oid : blobOf(Buffer.from(baseOut.text, 'utf8'), algo, made, known) },
+    });
   }
   const refuse = (message: string): LinesOutcome => ({ ok: false, applied: [], conflicts, problems, message });
   if (problems.length) return refuse(`Nothing was applied: ${problems[0]!.message}`);
@@ -161,23 +182,8 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     const files = [...new Set(conflicts.map((c) => c.path))];
     return refuse(`Nothing was applied: ${conflicts.length === 1 ? 'one hunk does' : `${conflicts.length} hunks do`} not fit your folder as it is now (${files.slice(0, 3).join(', ')}). Choose how to resolve ${conflicts.length === 1 ? 'it' : 'them'}.`);
   }
-  if (patches.length === 0) return { ok: true, applied: [], conflicts, problems, message: 'No lines were chosen; nothing was applied.' };
-  const patch = patches.join('');
-  // The folder still as the copy's base (the usual case): one apply stands for both.
-  const [userAfter, baseAfter] =
-    atBase
-      ? await applyPatchToTree(copy, userNow.tree, patch, userNow.index).then((t) => [t, t] as const)
-      : await Promise.all([applyPatchToTree(copy, userNow.tree, patch, userNow.index), applyPatchToTree(copy, base, patch)]);
-  if ('error' in userAfter) {
-    return refuse(`Nothing was applied: git could not apply the chosen lines to your folder as it is now (${userAfter.error}). Reload the Changes panel and choose again.`);
-  }
-  if ('error' in baseAfter) throw new BerthError('review_failed', `The chosen lines do not apply to the copy's own base (${baseAfter.error}).`, { hint: 'Reload the Changes panel and choose again.' });
-  const written = await copy.diff(userNow.tree, userAfter.tree);
-  const madeDirs = await tools.write(written);
-  const files = [...new Set(written.flatMap(touchedPaths))];
-  copy.meta.lastApply = { before: base, after: baseAfter.tree, files, madeDirs, at: tools.now(), userBefore: userNow.tree, userAfter: userAfter.tree };
-  copy.meta.baseTree = baseAfter.tree;
-  copy.saveMeta();
+  if (applied.length === 0) return { ok: true, applied: [], conflicts, problems, message: 'No lines were chosen; nothing was applied.' };
+  const files = recordAndWrite(copy, applied, made, await folders, algo, snap.tree, tools.now());
   return {
     ok: true, applied: files, conflicts: [], problems: [],
     message: `Applied the chosen lines of ${files.length} ${files.length === 1 ? 'file' : 'files'} to ${copy.meta.hostPath}${copy.meta.kind === 'git' ? ' as uncommitted changes' : ''}; the rest stays in the chat's copy.`,

@@ -28,6 +28,7 @@ import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
 import { chownTree } from './copyOwner.js';
 import { changedPaths, removeFromBoth, syncToShadow, writeBack } from './shadowCopy.js';
 import { makeSandboxRepo } from './sandboxRepo.js';
+import { keptOrTaken } from './snapshotMemo.js';
 import { breather, copyEntry, copyTree, indexEntryCount, scanFolder, tooManyFiles } from './copyFiles.js';
 import { SLOT_HISTORY_MAX_BYTES, historyProblem, userRepository } from './userRepository.js';
 
@@ -172,11 +173,10 @@ export class ReviewCopy {
     return { tree, large };
   }
 
-  /** The copy as it is now: its shadow brought up to date (read link-safe), then taken in by git. */
+  /** The copy as it is now: its shadow brought up to date (read link-safe), then taken in by git (or kept from the last look when nothing changed: snapshotMemo). */
   async snapshot(): Promise<{ tree: string; large: string[] }> {
     this.assertWorkTree();
-    await syncToShadow(this.workDir, this.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes);
-    return this.snapshotWith(this.copyGit(), this.shadowDir);
+    return keptOrTaken(this.trackDir, await syncToShadow(this.workDir, this.shadowDir, REVIEW_LIMITS.maxTrackedFileBytes), () => this.snapshotWith(this.copyGit(), this.shadowDir));
   }
 
   /** Removes files from the copy (never through a link) and from its shadow. */

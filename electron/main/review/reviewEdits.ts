@@ -5,7 +5,7 @@
  */
 import { BerthError } from '../../../shared/errors.js';
 import type { ConflictChoice, LineSelection } from '../../../shared/review.js';
-import { applyLines, takeBoth } from './partialApply.js';
+import { applyLines } from './partialApply.js';
 import type { ReviewService } from './reviewService.js';
 import { conflictView, resolveConflict } from './threeWay.js';
 
@@ -14,16 +14,16 @@ export class ReviewEdits {
 
   applyLines(chatId: string, hostPath: string, version: string, files: readonly LineSelection[]) {
     return this.review.onCopy(chatId, hostPath, async (copy, tools) => {
-      // One snapshot of each side, for the version check and the apply both.
-      const taken = await takeBoth(copy);
+      // One snapshot of the copy, for the version check and the apply both (the folder's files are read as they are when applied).
+      const snap = await copy.snapshot();
       // Applying lines writes the folder and the copy's base, never the copy's files.
-      tools.readOnly(taken.snap);
-      if ((await tools.version(taken.snap)) !== version) {
+      tools.readOnly(snap);
+      if ((await tools.version(snap)) !== version) {
         throw new BerthError('invalid_request', `The chat's copy of "${hostPath}" changed since these lines were chosen, so Berth applied nothing.`, {
           hint: 'Look at the changes again and choose the lines anew.',
         });
       }
-      return applyLines(copy, files, tools, taken);
+      return applyLines(copy, files, tools, snap);
     });
   }
 

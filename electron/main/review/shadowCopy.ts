@@ -56,9 +56,20 @@ function unchanged(copy: fs.Stats, shadow: fs.Stats | undefined): boolean {
   return Boolean(shadow?.isFile() && shadow.size === copy.size && Math.abs(shadow.mtimeMs - copy.mtimeMs) < 1 && execBit(shadow.mode) === execBit(copy.mode));
 }
 
+/**
+ * What a sync saw: whether it changed the shadow, and the newest ctime among the shadow's entries
+ * as it found them (its folders included): a change anyone else made to the shadow since a
+ * moment is newer than that moment (review/snapshotMemo).
+ */
+export interface ShadowLook {
+  changed: boolean;
+  newestCtimeMs: number;
+}
+
 /** Makes the shadow hold what the copy holds now, read without following any link. The copy's own top-level .git is never read. */
-export async function syncToShadow(copyRoot: string, shadowRoot: string, cap: number): Promise<void> {
+export async function syncToShadow(copyRoot: string, shadowRoot: string, cap: number): Promise<ShadowLook> {
   fs.mkdirSync(shadowRoot, { recursive: true, mode: 0o700 });
+  const look: ShadowLook = { changed: false, newestCtimeMs: fs.lstatSync(shadowRoot).ctimeMs };
   const rootFd = openRoot(copyRoot);
   const stack: { fd: number; shadow: string; top: boolean; gitDir: boolean }[] = [{ fd: rootFd, shadow: shadowRoot, top: true, gitDir: false }];
   let seen = 0;
@@ -67,13 +78,18 @@ export async function syncToShadow(copyRoot: string, shadowRoot: string, cap: nu
       const dir = stack.pop()!;
       try {
         const shadowNow = new Map<string, fs.Stats>();
-        for (const name of fs.readdirSync(dir.shadow)) shadowNow.set(name, fs.lstatSync(path.join(dir.shadow, name)));
+        for (const name of fs.readdirSync(dir.shadow)) {
+          const st = fs.lstatSync(path.join(dir.shadow, name));
+          shadowNow.set(name, st);
+          if (st.ctimeMs > look.newestCtimeMs) look.newestCtimeMs = st.ctimeMs;
+        }
         const keep = new Set<string>();
         for (const name of fs.readdirSync(`/proc/self/fd/${dir.fd}`)) {
           if (dir.top && name === '.git') continue;
           // A nested repository's .git: git reads its HEAD and refs to list it as a submodule; its objects are never needed.
           if (dir.gitDir && name === 'objects') {
             keep.add(name);
+            if (!shadowNow.get(name)?.isDirectory()) look.changed = true;
             fs.mkdirSync(path.join(dir.shadow, name), { recursive: true });
             continue;
           }
@@ -83,8 +99,12 @@ export async function syncToShadow(copyRoot: string, shadowRoot: string, cap: nu
           if (e.kind === 'dir') {
             const fd = openDirAt(dir.fd, name);
             keep.add(name);
-            // Swapped for something else since: the shadow keeps what it had for it this time.
-            if (fd === null) continue;
+            // Swapped for something else since: the shadow keeps what it had for it this time (not looked into: counted as a change).
+            if (fd === null) {
+              look.changed = true;
+              continue;
+            }
+            if (!shadowNow.get(name)?.isDirectory()) look.changed = true;
             removeShadowEntry(target, 'dir');
             fs.mkdirSync(target, { recursive: true, mode: 0o755 });
             stack.push({ fd, shadow: target, top: false, gitDir: name === '.git' });
@@ -92,16 +112,22 @@ export async function syncToShadow(copyRoot: string, shadowRoot: string, cap: nu
             keep.add(name);
             const was = shadowNow.get(name);
             if (was?.isSymbolicLink() && fs.readlinkSync(target) === e.target) continue;
+            look.changed = true;
             removeShadowEntry(target, 'none');
             fs.symlinkSync(e.target, target);
           } else if (e.kind === 'file') {
             keep.add(name);
             if (unchanged(e.st, shadowNow.get(name))) continue;
+            look.changed = true;
             takeFile(dir.fd, name, target, cap);
           }
           // Anything else (a FIFO, a socket, a device) git would not take either.
         }
-        for (const name of shadowNow.keys()) if (!keep.has(name)) fs.rmSync(path.join(dir.shadow, name), { recursive: true, force: true });
+        for (const name of shadowNow.keys()) {
+          if (keep.has(name)) continue;
+          look.changed = true;
+          fs.rmSync(path.join(dir.shadow, name), { recursive: true, force: true });
+        }
       } finally {
         closeQuietly(dir.fd);
       }
@@ -109,6 +135,7 @@ export async function syncToShadow(copyRoot: string, shadowRoot: string, cap: nu
   } finally {
     for (const d of stack) closeQuietly(d.fd);
   }
+  return look;
 }
 
 function takeFile(dirFd: number, name: string, target: string, cap: number): void {
