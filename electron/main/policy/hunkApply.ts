@@ -5,7 +5,9 @@
  * file" included), as git apply demands; and a line without its newline may only end the file,
  * which git apply would not check (it wrote "a\nbc\n" for a hunk that drops the last newline of
  * a file the user had added a line "c" to). So the text is exactly the chosen lines and the
- * file's own, or the hunk that does not fit is named. Pure.
+ * file's own, or the hunk that does not fit is named. Pure. Not jsdiff's applyPatch (diff@9):
+ * it places a hunk at the nearest offset where its lines match, where a hunk whose lines occur
+ * more than once must be refused here, and it converts line endings unless told not to.
  */
 import { hunksFit, textLines, type Hunk, type HunkFit } from './hunkPatch.js';
 
