@@ -133,6 +133,15 @@ export function readFileAt(dirFd: number, name: string, cap: number, attempts = 
 }
 
 /**
+ * How often a walk that makes folders looks again when the chat put something else in the way
+ * meanwhile. A chat that swaps a folder for a link in a tight loop wins each look about half the
+ * time: 5 looks lost all five once in a CI run of the restore race test (reviewRace), which ended
+ * the restore with nothing to tell the user. 64 looks cost a few syscalls each and only while
+ * something is in the way; losing all of them is 2^-64.
+ */
+const MAKE_ATTEMPTS = 64;
+
+/**
  * The directory at `rel` (names joined by '/') under `rootFd`, each component opened with
  * O_NOFOLLOW. `make`: a missing component is made (owned by `owner`), and a file or link in the
  * way of one is removed first (as git's checkout would remove it); without it, null when a
@@ -143,7 +152,7 @@ export function walkTo(rootFd: number, parts: readonly string[], make: { owner: 
   let fd = fs.openSync(`/proc/self/fd/${rootFd}`, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
   for (const name of parts) {
     let next: number | null = null;
-    for (let attempt = 0; attempt < 5 && next === null; attempt++) {
+    for (let attempt = 0; attempt < MAKE_ATTEMPTS && next === null; attempt++) {
       next = openDirAt(fd, name);
       if (next !== null || !make) break;
       const e = entryAt(fd, name);

@@ -19,6 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { BerthError } from '../../shared/errors.js';
 import type { RawChange } from '../policy/reviewPolicy.js';
 import { breather } from './copyFiles.js';
 import { closeQuietly, entryAt, openDirAt, openRoot, readFileAt, removeAt, removeIfEmptyAt, walkTo, writeAt, type Owner } from './linkSafe.js';
@@ -214,7 +215,7 @@ export function writeBack(copyRoot: string, shadowRoot: string, paths: readonly 
         continue;
       }
       const parent = walkTo(rootFd, parts.slice(0, -1), { owner });
-      if (parent === null) throw new Error(`could not make the folder of "${p}" in the copy`);
+      if (parent === null) throw chatKeptReplacing(p);
       try {
         const name = parts.at(-1)!;
         if (st.isSymbolicLink()) writeAt(parent, name, { kind: 'link', target: fs.readlinkSync(source) }, owner);
@@ -226,4 +227,12 @@ export function writeBack(copyRoot: string, shadowRoot: string, paths: readonly 
   } finally {
     closeQuietly(rootFd);
   }
+}
+
+/** A write into the copy lost every look to the chat, which kept putting something else where a folder goes. */
+function chatKeptReplacing(p: string): BerthError {
+  const folder = p.split('/').slice(0, -1).join('/');
+  return new BerthError('review_failed', `The chat kept replacing the folder "${folder}" while Berth wrote "${p}" into its copy, so the copy is only partly updated; nothing was written outside it.`, {
+    hint: 'Stop what runs in the chat (its terminals and the agent’s command), then do it again.',
+  });
 }
