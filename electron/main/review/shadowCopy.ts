@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BerthError } from '../../shared/errors.js';
+import { BerthError } from '../../../shared/errors.js';
 import type { RawChange } from '../policy/reviewPolicy.js';
 import { breather } from './copyFiles.js';
 import { closeQuietly, entryAt, openDirAt, openRoot, readFileAt, removeAt, removeIfEmptyAt, walkTo, writeAt, type Owner } from './linkSafe.js';
