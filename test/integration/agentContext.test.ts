@@ -11,6 +11,8 @@ import type { ChatMessage } from '../../electron/main/agent/provider/openaiClien
 import { SUMMARY_HEADING } from '../../electron/main/agent/conversation.js';
 import { agentSuite, history, runTurn } from '../support/agentDriver.js';
 import { byTurn, type RecordedRequest, type Step } from '../support/openaiTestServer.js';
+import { NO_OTHER_PROCESS, splitPortsEpilogue, withPortsEpilogue } from '../../electron/main/agent/common/portsEpilogue.js';
+import { waitFor } from '../support/waitFor.js';
 
 const KEY = 'sk-test-0123456789abcdef';
 const suite = agentSuite(KEY);
@@ -122,10 +124,41 @@ describe('a new port after a command', () => {
   it('is told to the model, read through the chat’s own shell', async () => {
     const { chatId } = await chat({});
     await suite.core.agent.setOptions({ chatId, instructions: false });
-    const listen = `(nohup python3 -c "import socket,time; s=socket.socket(); s.bind(('0.0.0.0', 8765)); s.listen(); time.sleep(60)" >/dev/null 2>&1 &); sleep 1`;
+    // The command waits until the server listens (port 8765 is 223D in the kernel's table).
+    const listen = `(nohup python3 -c "import socket,time; s=socket.socket(); s.bind(('0.0.0.0', 8765)); s.listen(); time.sleep(60)" >/dev/null 2>&1 &); until grep -q ':223D 00000000:0000 0A' /proc/net/tcp; do sleep 0.05; done`;
     suite.server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: listen } }] }, { text: 'done' }));
     expect((await runTurn(suite.core, chatId, 'serve', undefined, 120_000)).error).toBeNull();
     const [result] = toolResults(suite.server.requests.at(-1) as RecordedRequest);
     expect(result).toMatch(/\[The sandbox now listens on ports? [0-9, ]*8765/);
+  });
+
+  it('is told at a later command when the server binds after its own command ended', async () => {
+    const { chatId } = await chat({});
+    await suite.core.agent.setOptions({ chatId, instructions: false });
+    // A server that binds only when told to: its own command ends with nothing listening yet.
+    const late = `(nohup python3 -c "import os,socket,time
+while not os.path.exists('/tmp/bind-now'): time.sleep(0.05)
+s=socket.socket(); s.bind(('0.0.0.0', 8766)); s.listen(); time.sleep(60)" >/dev/null 2>&1 &)`;
+    const bind = `touch /tmp/bind-now; until grep -q ':223E 00000000:0000 0A' /proc/net/tcp; do sleep 0.05; done`;
+    suite.server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: late } }] }, { toolCalls: [{ name: 'terminal', arguments: { command: bind } }] }, { text: 'done' }));
+    expect((await runTurn(suite.core, chatId, 'serve', undefined, 120_000)).error).toBeNull();
+    const [started, bound] = toolResults(suite.server.requests.at(-1) as RecordedRequest);
+    expect(started).not.toContain('8766');
+    expect(bound).toMatch(/\[The sandbox now listens on ports? [0-9, ]*8766/);
+  });
+});
+
+describe.each(['berth-test:busybox', 'berth-test:bookworm'])('the ports reading after a command on %s', (image) => {
+  it('reads no table when no process was left that could listen, and reads them while one lives', async () => {
+    const p = await h.profile(suite.core, { image });
+    const { id: chatId } = await suite.core.chats.create({ profile: p.name, title: 'ports reading' });
+    const M = '__berth_ports_test';
+    const reading = async (command: string) => splitPortsEpilogue((await suite.core.sandbox.exec({ chatId, command: withPortsEpilogue(command, M) })).output, M);
+    expect(await reading('echo plain')).toEqual({ output: 'plain\n', listing: `${NO_OTHER_PROCESS}\n` });
+    // A process the command left running: the kernel's tables, header line first.
+    const withSleeper = await reading('sleep 300 >/dev/null 2>&1 &');
+    expect(withSleeper.listing).toMatch(/^\s*sl\s+local_address/);
+    await suite.core.sandbox.exec({ chatId, command: 'pkill sleep || killall sleep' });
+    await waitFor(async () => (await reading('true')).listing === `${NO_OTHER_PROCESS}\n`, 'the sleeper to be gone');
   });
 });

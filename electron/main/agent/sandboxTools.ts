@@ -9,7 +9,7 @@ import { BerthError } from '../../../shared/errors.js';
 import { resolveAgentPath, type AgentFolder } from '../policy/agentPaths.js';
 import { randomBytes } from 'node:crypto';
 import { readWindow } from './common/readWindow.js';
-import { splitPortsEpilogue, withPortsEpilogue } from './common/portsEpilogue.js';
+import { noOtherProcess, splitPortsEpilogue, withPortsEpilogue } from './common/portsEpilogue.js';
 import { shellQuote } from '../policy/shellProtocol.js';
 import type { ToolArgs } from './toolSpecs.js';
 
@@ -106,7 +106,8 @@ export class SandboxTools {
     const split = marker ? splitPortsEpilogue(ran.output, marker) : { output: ran.output, listing: null };
     const r = split.listing === null ? ran : { ...ran, output: split.output, outputBytes: ran.outputBytes - Buffer.byteLength(ran.output) + Buffer.byteLength(split.output) };
     const refusals = await this.sandbox.networkRefusals?.(caller.chatId, started, r.output).catch(() => null);
-    const opened = await this.sandbox.newPorts?.(caller.chatId, split.listing ?? undefined).catch(() => null);
+    // No process left that could listen: no port can have opened, and the ports seen stay as they were.
+    const opened = noOtherProcess(split.listing) ? null : await this.sandbox.newPorts?.(caller.chatId, split.listing ?? undefined).catch(() => null);
     let text = refusals ? `${execText(r)}\n${refusals}` : execText(r);
     if (opened) text = `${text}\n${opened}`;
     return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecResult } from '../../../shared/contract.js';
+import { NO_OTHER_PROCESS } from './common/portsEpilogue.js';
 import { SandboxTools, type AgentSandbox } from './sandboxTools.js';
 
 const result: ExecResult = { exitCode: 0, output: 'Serving HTTP on 0.0.0.0 port 8000', outputBytes: 34, truncated: false, timedOut: false, cwd: '/workspace', durationMs: 5, notices: [] };
@@ -49,4 +50,25 @@ describe('the terminal tool and new ports', () => {
     expect(heard).toEqual([listing, undefined]);
     expect(exited.output).toBe('hi\n');
   });
+
+  it('asks nothing about ports when no process was left that could listen', async () => {
+    let asked = 0;
+    const sandbox: AgentSandbox = {
+      exec: async (req) => {
+        const marker = /'(__berth_ports_[0-9a-f]+)'/.exec(req.command)?.[1] ?? 'none';
+        const output = `hi\n\n${marker}\n${NO_OTHER_PROCESS}\n${marker}\n`;
+        return { ...result, output, outputBytes: Buffer.byteLength(output) };
+      },
+      interrupt: async () => ({}),
+      folders: () => [],
+      newPorts: async () => {
+        asked++;
+        return '[The sandbox now listens on port 1.]';
+      },
+    };
+    const out = await new SandboxTools(sandbox).terminal({ chatId: 'c', taskId: undefined }, { command: 'echo hi' } as never);
+    expect(asked).toBe(0);
+    expect(out.resultForModel).toBe('exit code 0\nhi\n');
+  });
 });
+

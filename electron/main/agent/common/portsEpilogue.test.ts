@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitPortsEpilogue, withPortsEpilogue } from './portsEpilogue.js';
+import { NO_OTHER_PROCESS, noOtherProcess, splitPortsEpilogue, withPortsEpilogue } from './portsEpilogue.js';
 
 const M = '__berth_ports_0123abcd';
 
@@ -20,6 +20,15 @@ describe('the listening-ports reading after an agent command', () => {
 
   it('reads the tables with the shell’s own builtins, starting no process', () => {
     expect(withPortsEpilogue('true', M)).not.toMatch(/\bcat\b/);
+  });
+
+  it('reads the tables only when a process other than init, the shell and the command’s subshell is left', () => {
+    const e = withPortsEpilogue('true', M);
+    expect(e).toContain('for __berth_p in /proc/[0-9]*');
+    expect(e).toMatch(/if \[ -n "\$__berth_o" \]; then for __f in \/proc\/net\/tcp .* else printf '%s\\n' '__berth_no_other_process'; fi/);
+    expect(noOtherProcess(`${NO_OTHER_PROCESS}\n`)).toBe(true);
+    expect(noOtherProcess('')).toBe(false);
+    expect(noOtherProcess(null)).toBe(false);
   });
 
   it('keeps the command’s exit status', () => {
