@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,4 +84,38 @@ describe('the shadow written back into a copy', () => {
     expect(fs.readFileSync(path.join(outside, 'keep.txt'), 'utf8')).toBe('host\n');
     expect(fs.existsSync(path.join(copy, 'd'))).toBe(false);
   });
+});
+
+describe('writing back into a copy the chat keeps changing', () => {
+  it('writes every time while the chat swaps a folder for a link in a tight loop, and never through the link', async () => {
+    const outside = tmp('outside');
+    fs.writeFileSync(path.join(outside, 'notes.txt'), 'host\n');
+    const copy = tmp('copy');
+    const shadow = path.join(tmp('berth'), 'shadow');
+    fs.mkdirSync(path.join(copy, 'd'));
+    fs.mkdirSync(path.join(shadow, 'd'), { recursive: true });
+    fs.writeFileSync(path.join(shadow, 'd', 'notes.txt'), 'restored\n');
+    fs.symlinkSync(outside, path.join(copy, 'l'));
+    // Exchanges d and l (renameat2 RENAME_EXCHANGE) without pause; when a write replaced the link
+    // with a folder, the folder is moved aside and the link made again, so the race never ends.
+    const swapper = spawn('perl', ['-e', `chdir $ARGV[0] or die; my ($a, $b, $n) = ("d", "l", 0); while (1) { syscall(316, -100, $a, -100, $b, 2); unless (-l "d" || -l "l") { rename("l", "spare" . $n++); symlink($ARGV[1], "l") } }`, copy, outside], { stdio: 'ignore' });
+    const failures: string[] = [];
+    try {
+      // The swapper runs once d has been seen as the link.
+      while (!fs.lstatSync(path.join(copy, 'd'), { throwIfNoEntry: false })?.isSymbolicLink()) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 2000; i++) {
+        try {
+          writeBack(copy, shadow, [{ path: 'd/notes.txt', deleted: false }]);
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(failures).toEqual([]);
+    expect(fs.readdirSync(outside)).toEqual(['notes.txt']);
+    expect(fs.readFileSync(path.join(outside, 'notes.txt'), 'utf8')).toBe('host\n');
+    // Five looks per folder (as before) lost all five about once in 2,000 writes here.
+  }, 60_000);
 });
