@@ -125,6 +125,46 @@ describe('Fork a chat at a turn', () => {
     expect((await core.review.changes({ chatId: fork.chatId })).copies[0]!.files).toEqual([]);
   });
 
+  it('the fork carries the commits the chat made in its copy, on its own branch, never the chat\'s config, hooks or what a planted link names', async () => {
+    const repo = userRepo('commits');
+    const secretDir = h.workspace('host-secret', { 'secret.txt': 'HOST-SECRET-5521\n' });
+    const chat = await core.chats.create({ profile, title: 'commits' });
+    await core.workspace.attach({ chatId: chat.id, path: repo });
+    const commit = [
+      'echo committed > c.txt && git add c.txt && git -c user.name=Chat -c user.email=chat@sandbox commit -q -m "the chat\'s commit"',
+      // What must not come along: the chat's settings and hooks, and links to files of this computer.
+      "git config alias.x '!touch /tmp/x' && mkdir -p .git/hooks && printf '#!/bin/sh\\necho hook\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout",
+      `ln -s ${path.join(secretDir, 'secret.txt')} .git/refs/heads/planted && ln -s ${secretDir} .git/objects/planted`,
+    ].join(' && ');
+    server.setResponder(byTurn({ toolCalls: [{ name: 'terminal', arguments: { command: commit } }] }, { text: 'Committed.' }));
+    expect((await runTurn(core, chat.id, 'commit')).error).toBeNull();
+    const turn = (await core.agent.history({ chatId: chat.id })).messages.find((m) => m.role === 'user')!;
+
+    const fork = await core.chats.fork({ chatId: chat.id, messageId: turn.id });
+    const branch = `berth/${fork.chatId}`.slice(0, 66);
+    expect(await sh(fork.chatId, 'git log -1 --format=%s; git branch --show-current; git status --porcelain; git fsck --no-dangling >/dev/null 2>&1 && echo fsck-ok')).toBe(`the chat's commit\n${branch}\nfsck-ok\n`);
+    expect(await sh(fork.chatId, 'git config --get alias.x; test ! -e .git/hooks/post-checkout && echo no-hook; readlink .git/refs/heads/planted')).toBe(`no-hook\n${path.join(secretDir, 'secret.txt')}\n`);
+    // On this computer: the links came as links, and nothing of what they name is in the fork.
+    const forkGit = path.join(copyWorkDir(fork.chatId), '.git');
+    expect(fs.lstatSync(path.join(forkGit, 'refs', 'heads', 'planted')).isSymbolicLink()).toBe(true);
+    const holding: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of fs.readdirSync(dir)) {
+        const p = path.join(dir, name);
+        const st = fs.lstatSync(p);
+        if (st.isDirectory()) walk(p);
+        else if (st.isFile() && fs.readFileSync(p).includes('HOST-SECRET-5521')) holding.push(p);
+      }
+    };
+    walk(forkGit);
+    expect(holding).toEqual([]);
+    expect(notSandboxOwned(copyWorkDir(fork.chatId))).toEqual([]);
+
+    // The original goes; the fork's history stays, its own to commit on.
+    await core.chats.delete({ chatId: chat.id });
+    expect(await sh(fork.chatId, 'echo more >> c.txt && git -c user.name=F -c user.email=f@sandbox commit -qam more && git log --format=%s -2')).toBe("more\nthe chat's commit\n");
+  });
+
   it('refuses a chat that writes a folder directly, saying why', async () => {
     const folder = h.workspace('direct', { 'x.txt': 'x\n' });
     chownTree(folder, SANDBOX_UID, SANDBOX_GID);

@@ -1,6 +1,8 @@
 /**
  * A fork's copies (forks/chatForks.ts): a new chat's Review copy of the same folder, holding what
- * the original's copy held at a checkpoint, and a link-safe copy of the chat's home.
+ * the original's copy held at a checkpoint. Two things no checkpoint holds come as they are when
+ * the fork is made: the files git ignores (below) and the chat's own repository in the copy
+ * (review/forkGit.ts). The chat's home is copied by review/linkSafeCopy.ts.
  *
  * The copy is made from Berth's own tracking repository, never from the chat's work tree: the
  * repository (track.git, never mounted, 0700) is copied whole with cp (copy-on-write where the
@@ -14,11 +16,13 @@ import path from 'node:path';
 import { BerthError } from '../../../shared/errors.js';
 import { branchNameFor } from '../policy/reviewPolicy.js';
 import { chownTree, runChild } from './copyOwner.js';
+import { carrySandboxRepo } from './forkGit.js';
 import { gitText, gitZ } from './git.js';
 import { syncToShadow } from './shadowCopy.js';
 import { overrideAttributes } from './trackAttributes.js';
 import { REVIEW_LIMITS } from '../../../shared/review.js';
-import { at, closeQuietly, entryAt, listAt, openDirAt, openRoot } from './linkSafe.js';
+import { closeQuietly, openDirAt, openRoot } from './linkSafe.js';
+import { copyEntryAt } from './linkSafeCopy.js';
 import { ReviewCopy } from './reviewCopy.js';
 
 /** Runs a command, failing with what it said. */
@@ -48,7 +52,10 @@ export async function forkCopy(from: ReviewCopy, input: { dir: string; chatId: s
     });
     const tree = input.commit ? await gitText(['rev-parse', `${input.commit}^{tree}`], { gitDir: copy.trackDir }) : from.meta.baseTree;
     await copy.checkOutFresh(tree);
-    if (from.meta.kind === 'git') await carryIgnored(from, copy.workDir);
+    if (from.meta.kind === 'git') {
+      await carryIgnored(from, copy.workDir);
+      await carrySandboxRepo({ fromWork: from.workDir, fromBranch: from.meta.branch, toWork: copy.workDir, toBranch: copy.meta.branch, stage: path.join(dir, 'git-carry') });
+    }
     if (input.owner) await chownTree(copy.workDir, input.owner);
     copy.saveMeta();
     return copy;
@@ -113,82 +120,4 @@ function realFolders(root: string, parts: readonly string[]): boolean {
     if (!st.isDirectory()) return false;
   }
   return true;
-}
-
-/** One entry of the folder `dirFd`, copied to `target` as copyTreeLinkSafe copies. */
-async function copyEntryAt(dirFd: number, name: string, target: string): Promise<void> {
-  const e = entryAt(dirFd, name);
-  if (e.kind === 'link') fs.symlinkSync(e.target, target);
-  else if (e.kind === 'file') copyFileNoFollow(dirFd, name, target);
-  else if (e.kind === 'dir') {
-    const fd = openDirAt(dirFd, name);
-    if (fd === null) return;
-    fs.mkdirSync(target, { mode: e.st.mode & 0o777 });
-    await copyFolderFd(fd, target);
-  }
-}
-
-/**
- * Copies a folder the sandbox can write (the chat's home) into a new one, never following a link
- * the sandbox could put in the way: every folder is opened by descriptor without following links,
- * every file opened with O_NOFOLLOW and copied from that descriptor, links copied as links. The
- * new folder is Berth's alone while it is filled, then handed to `owner`.
- */
-export async function copyTreeLinkSafe(fromRoot: string, toRoot: string, owner: { uid: number; gid: number } | null): Promise<void> {
-  // A chat whose sandbox never started has no home yet: the fork's is made at its first start, as any chat's.
-  if (!fs.existsSync(fromRoot)) return;
-  fs.mkdirSync(toRoot, { recursive: true, mode: 0o755 });
-  await copyFolderFd(openRoot(fromRoot), toRoot);
-  if (owner) await chownTree(toRoot, owner);
-}
-
-/** The folder open at `rootFd` (closed here) copied into the existing folder `toRoot`. */
-async function copyFolderFd(rootFd: number, toRoot: string): Promise<void> {
-  const stack: { fd: number; to: string }[] = [{ fd: rootFd, to: toRoot }];
-  let n = 0;
-  try {
-    while (stack.length > 0) {
-      const dir = stack.pop()!;
-      try {
-        for (const name of listAt(dir.fd)) {
-          if (++n % 500 === 0) await new Promise((r) => setImmediate(r));
-          const target = path.join(dir.to, name);
-          const e = entryAt(dir.fd, name);
-          if (e.kind === 'dir') {
-            const fd = openDirAt(dir.fd, name);
-            if (fd === null) continue;
-            fs.mkdirSync(target, { mode: e.st.mode & 0o777 });
-            stack.push({ fd, to: target });
-          } else if (e.kind === 'link') {
-            fs.symlinkSync(e.target, target);
-          } else if (e.kind === 'file') {
-            copyFileNoFollow(dir.fd, name, target);
-          }
-        }
-      } finally {
-        closeQuietly(dir.fd);
-      }
-    }
-  } finally {
-    for (const d of stack) closeQuietly(d.fd);
-  }
-}
-
-function copyFileNoFollow(dirFd: number, name: string, target: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(at(dirFd, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  } catch {
-    return; // Gone or swapped for a link since it was listed: not copied.
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return;
-    // The descriptor's own magic link names the file it opened, whatever the name holds now.
-    fs.copyFileSync(`/proc/self/fd/${fd}`, target, fs.constants.COPYFILE_FICLONE);
-    fs.chmodSync(target, st.mode & 0o777);
-    fs.utimesSync(target, st.atime, st.mtime);
-  } finally {
-    fs.closeSync(fd);
-  }
 }

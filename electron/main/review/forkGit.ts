@@ -1,0 +1,109 @@
+/**
+ * A fork's copy of the chat's own repository: the `.git` inside a Review copy of a git folder
+ * (review/sandboxRepo.ts made it) holds what the chat did with git there, its commits, branches,
+ * index and logs. A fork takes it as it is when the fork is made (the fork's files are the
+ * turn's, from Berth's checkpoint; the chat's git has no checkpoints), so `git log` in the fork
+ * shows the chat's commits.
+ *
+ * The chat could write every byte of that `.git`, so it is copied without following a link
+ * (review/linkSafeCopy.ts: a link arrives as a link, never what it names), into a folder of
+ * Berth's that no sandbox sees, and the parts that steer git are Berth's own, never the chat's:
+ * `config` (a chat's alias, hooksPath or fsmonitor), `hooks/` and `objects/info/alternates` come
+ * from the fresh repository made for the fork, the last naming where the fork's container finds
+ * the user's objects. The branch the chat worked on becomes the fork's own branch
+ * (`berth/<fork>`), so the two chats' branches never share a name.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { closeQuietly, openDirAt, openRoot } from './linkSafe.js';
+import { copyFolderFd } from './linkSafeCopy.js';
+
+/** What git writes in HEAD and a loose ref: a SHA-1 or SHA-256 object name. */
+const OBJECT_NAME = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** Larger HEAD, ref or packed-refs files are not the chat's branch's; the fork keeps its fresh branch then. */
+const MAX_REF_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Replaces the fresh `.git` in `toWork` (made for the fork at the user's HEAD) by the chat's, as
+ * described above. `stage`: a free path beside the fork's copy, on its filesystem.
+ */
+export async function carrySandboxRepo(input: { fromWork: string; fromBranch: string | null; toWork: string; toBranch: string | null; stage: string }): Promise<void> {
+  const { stage } = input;
+  const fresh = path.join(input.toWork, '.git');
+  const root = openRoot(input.fromWork);
+  const gitFd = openDirAt(root, '.git');
+  closeQuietly(root);
+  // No repository of the chat's (it removed its .git): the fork keeps the fresh one.
+  if (gitFd === null) return;
+  fs.rmSync(stage, { recursive: true, force: true });
+  fs.mkdirSync(stage, { mode: 0o700 });
+  try {
+    await copyFolderFd(gitFd, stage);
+    for (const name of ['config', 'hooks']) fs.rmSync(path.join(stage, name), { recursive: true, force: true });
+    put(stage, ['config'], fs.readFileSync(path.join(fresh, 'config')));
+    const alternates = path.join(fresh, 'objects', 'info', 'alternates');
+    if (fs.existsSync(alternates)) put(stage, ['objects', 'info', 'alternates'], fs.readFileSync(alternates));
+    else fs.rmSync(path.join(stage, 'objects', 'info', 'alternates'), { force: true });
+    renameBranch(stage, input.fromBranch, input.toBranch);
+    fs.chmodSync(stage, 0o755);
+    fs.rmSync(fresh, { recursive: true, force: true });
+    fs.renameSync(stage, fresh);
+  } catch (error) {
+    fs.rmSync(stage, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** HEAD on the chat's branch: the fork's branch gets its commit, and HEAD names the fork's branch. Anything else (another branch, a detached HEAD) stays as the chat left it. */
+function renameBranch(stage: string, from: string | null, to: string | null): void {
+  if (!from || !to || from === to) return;
+  const head = readPlain(stage, ['HEAD'])?.trim();
+  if (head !== `ref: refs/heads/${from}`) return;
+  const commit = looseRef(stage, from) ?? packedRef(stage, from);
+  if (commit) put(stage, ['refs', 'heads', ...to.split('/')], `${commit}\n`);
+  put(stage, ['HEAD'], `ref: refs/heads/${to}\n`);
+}
+
+function looseRef(stage: string, branch: string): string | null {
+  const text = readPlain(stage, ['refs', 'heads', ...branch.split('/')])?.trim();
+  return text && OBJECT_NAME.test(text) ? text : null;
+}
+
+function packedRef(stage: string, branch: string): string | null {
+  for (const line of (readPlain(stage, ['packed-refs']) ?? '').split('\n')) {
+    const [name, ref] = line.trim().split(' ');
+    if (ref === `refs/heads/${branch}` && name && OBJECT_NAME.test(name)) return name;
+  }
+  return null;
+}
+
+/**
+ * A file of the staged copy read only when it and every folder above it are what they seem (no
+ * link: the copy keeps the chat's links as links, and Berth must not read what one names).
+ * The stage is Berth's alone, so what lstat saw stays true.
+ */
+function readPlain(stage: string, parts: readonly string[]): string | null {
+  let at = stage;
+  for (const [i, part] of parts.entries()) {
+    at = path.join(at, part);
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    const last = i === parts.length - 1;
+    if (!st || (last ? !st.isFile() || st.size > MAX_REF_FILE_BYTES : !st.isDirectory())) return null;
+  }
+  return fs.readFileSync(at, 'utf8');
+}
+
+/** Writes a file of Berth's into the stage: a link or file in the way of a folder, or where the file goes, is removed first, never written through. */
+function put(stage: string, parts: readonly string[], data: string | Buffer): void {
+  let at = stage;
+  for (const part of parts.slice(0, -1)) {
+    at = path.join(at, part);
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (st?.isDirectory()) continue;
+    if (st) fs.rmSync(at, { force: true });
+    fs.mkdirSync(at, { mode: 0o755 });
+  }
+  const file = path.join(at, parts.at(-1) as string);
+  fs.rmSync(file, { recursive: true, force: true });
+  fs.writeFileSync(file, data, { flag: 'wx', mode: 0o644 });
+}
