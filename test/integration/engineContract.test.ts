@@ -262,8 +262,10 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
   it('remote copies: a labelled volume filled and read back through archives, removed by label; an image carried by save and load', async () => {
     const labels = { [LABEL.app]: 'berth', [LABEL.instance]: instanceId, [LABEL.key]: 'default:vol' };
     const volume = `${instanceId}-vol`;
+    expect(await engine.hasVolume(volume)).toBe(false);
     expect(await engine.ensureVolume(volume, labels)).toBe(true);
     expect(await engine.ensureVolume(volume, labels)).toBe(false);
+    expect(await engine.hasVolume(volume)).toBe(true);
     const spec = body('vol');
     const withVolume = {
       ...spec,
@@ -290,6 +292,7 @@ describe.each(subjects)('the Engine contract: %s', (_name, make) => {
     expect(await rejectionCode(engine.getArchive(id, '/workspace/absent'))).toBe('container_failed');
     await engine.removeContainer(id);
     await engine.removeVolumes({ [LABEL.instance]: instanceId, [LABEL.key]: 'default:vol' });
+    expect(await engine.hasVolume(volume)).toBe(false);
     expect(await engine.ensureVolume(volume, labels)).toBe(true); // it was gone
     await engine.removeVolume(volume);
     await engine.removeVolume(volume); // already gone: no error

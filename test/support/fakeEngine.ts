@@ -606,6 +606,11 @@ export class FakeEngine implements Engine {
     return true;
   }
 
+  async hasVolume(name: string): Promise<boolean> {
+    this.enter('hasVolume');
+    return this.volumes.has(name);
+  }
+
   async removeVolume(name: string): Promise<void> {
     this.enter('removeVolume');
     const v = this.volumes.get(name);

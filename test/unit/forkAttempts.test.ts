@@ -29,7 +29,11 @@ function chat(id: string, title: string): string {
   return id;
 }
 
+/** What the remote home copy does in a test: nothing (a local profile), or fail. */
+let homeCopy: () => void;
+
 beforeEach(() => {
+  homeCopy = () => undefined;
   const dataDir = temp.make();
   store = createStore(openDatabase(dataDir));
   store.profiles.insert({ name: 'default', settings: ProfileSettings.parse({}), createdAt: 1 });
@@ -44,7 +48,9 @@ beforeEach(() => {
         store.chats.insert(c);
         return c;
       },
+      requireProfile: (name: string) => store.profiles.get(name)!,
     } as unknown as ForkDeps['sessions'],
+    remoteHomes: { copy: async () => homeCopy() },
     homes: { homeFor: (profile: string, key: string) => path.join(dataDir, 'homes', profile, key) } as ForkDeps['homes'],
     agent: {
       history: async () => ({ running: false }),
@@ -79,5 +85,16 @@ describe('Try again: the attempt count follows the fork lineage', () => {
     await expect(forks.retry(original)).rejects.toThrow(`tried in ${MAX_ATTEMPTS} chats already`);
     store.chats.delete(second.chat.id);
     expect((await forks.retry(original)).chat.id).toMatch(/^fork/);
+  });
+});
+
+describe('a fork whose remote home cannot be copied', () => {
+  it('is not made: the failure says so and no chat is left of it', async () => {
+    const original = chat('c1', 'remote');
+    homeCopy = () => {
+      throw new Error('the remote engine did not answer');
+    };
+    await expect(forks.retry(original)).rejects.toThrow('the remote engine did not answer');
+    expect(store.chats.list('default').map((c) => c.id)).toEqual([original]);
   });
 });

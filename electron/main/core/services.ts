@@ -6,6 +6,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { BERTH_BASE_IMAGE, DEFAULT_ENGINE_SETTING } from '../../../shared/contract.js';
+import type { ProfileSettings } from '../../../shared/contract.js';
+import type { PlannedMount } from '../policy/mountPlan.js';
 import { EventHub, MainEvents } from '../events.js';
 import { EngineCheckGate } from '../sandbox/engineCheckGate.js';
 import { sandboxUserFor, type HostUser } from '../policy/sandboxUser.js';
@@ -25,6 +27,7 @@ import { LIST_PORTS_COMMAND } from '../ports/common/listeningPorts.js';
 import { ReviewEdits } from '../review/reviewEdits.js';
 import { ReviewComments } from '../review/reviewComments.js';
 import { ChatForks } from '../forks/chatForks.js';
+import { RemoteHomes } from '../sandbox/remoteHomeCopy.js';
 import { SessionService } from '../sessions/sessionService.js';
 import { directlyWritableFolders } from '../sessions/mountedFolders.js';
 import { directWriterOf } from '../policy/attachmentOverlap.js';
@@ -101,6 +104,13 @@ export function buildServices(options: CoreOptions) {
     },
     egressOptions,
   );
+  const sandboxUser = (settings: ProfileSettings, mounts: readonly PlannedMount[]): string =>
+    decideWritable(
+      hostUser,
+      settings.sandboxUser,
+      folderOwners(mounts.filter((m) => m.origin === 'chat' && !m.readOnly).map((m) => m.source)),
+      mounts.some((m) => m.origin === 'review' || m.origin === 'slot'),
+    ).user;
   const containers = new SandboxContainers({
     chooseImage: (req, running) => preparer.choose(req, running),
     imageNote: (requested, image, noted) => preparer.noteNow(requested, image, noted),
@@ -112,13 +122,7 @@ export function buildServices(options: CoreOptions) {
     hostFacts,
     clock,
     baseImage,
-    sandboxUser: (settings, mounts) =>
-      decideWritable(
-        hostUser,
-        settings.sandboxUser,
-        folderOwners(mounts.filter((m) => m.origin === 'chat' && !m.readOnly).map((m) => m.source)),
-        mounts.some((m) => m.origin === 'review' || m.origin === 'slot'),
-      ).user,
+    sandboxUser,
     homeOwner: (_settings, user) => {
       if (hostUser.uid !== 0) return null;
       const [uid, gid] = user.split(':').map(Number);
@@ -271,7 +275,11 @@ export function buildServices(options: CoreOptions) {
   });
 
   // Forks (chats.fork, chats.retry): above review/ and agent/, calling both down.
-  const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: containers, agent });
+  const remoteHomes = new RemoteHomes({
+    instanceId, forProfile: (settings) => engines.forSetting(settings.engine), sandboxUser,
+    engineOf: (key, settings) => containers.engineOf(key, settings), engineRef: (key, settings) => containers.engineRef(key, settings),
+  });
+  const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: containers, remoteHomes, agent });
 
   const deletion = new DeletionService({ store, sessions, containers, engine, dataDir, mainEvents, ports, egress, pool, review, folders });
   // A chat being deleted: its agent turns and terminals end before it goes (DeletionService waits).

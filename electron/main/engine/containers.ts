@@ -262,6 +262,17 @@ export class DockerContainers {
     });
   }
 
+  hasVolume(name: string): Promise<boolean> {
+    return this.c.call(
+      `look for the volume ${name}`,
+      async (docker) => {
+        await docker.getVolume(name).inspect();
+        return true;
+      },
+      (error) => (statusOf(error) === 404 ? { value: false } : undefined),
+    );
+  }
+
   removeVolume(name: string): Promise<void> {
     return this.c.call(
       `remove the volume ${name}`,

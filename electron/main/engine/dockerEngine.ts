@@ -213,6 +213,9 @@ export class DockerEngine implements Engine {
   ensureVolume(name: string, labels: Record<string, string>): Promise<boolean> {
     return this.containers.ensureVolume(name, labels);
   }
+  hasVolume(name: string): Promise<boolean> {
+    return this.containers.hasVolume(name);
+  }
   removeVolume(name: string): Promise<void> {
     return this.containers.removeVolume(name);
   }

@@ -172,6 +172,8 @@ export interface Engine {
   writableLayerBytes(id: string): Promise<number | null>;
   /** Creates a named volume; false when it already existed (its content is then kept). */
   ensureVolume(name: string, labels: Record<string, string>): Promise<boolean>;
+  /** Whether a volume of that name exists. */
+  hasVolume(name: string): Promise<boolean>;
   removeVolume(name: string): Promise<void>;
   /** Removes every volume carrying all these labels. */
   removeVolumes(labels: Record<string, string>): Promise<void>;

@@ -20,6 +20,7 @@ import { CheckpointStore } from '../review/checkpointStore.js';
 import { forkCopy } from '../review/forkCopy.js';
 import { copyTreeLinkSafe } from '../review/linkSafeCopy.js';
 import type { ReviewService } from '../review/reviewService.js';
+import type { RemoteHomes } from '../sandbox/remoteHomeCopy.js';
 import type { SandboxContainers } from '../sandbox/sandboxContainers.js';
 import type { SessionService } from '../sessions/sessionService.js';
 
@@ -57,9 +58,11 @@ export interface ForkDeps {
   store: ForkStore;
   clock: Clock;
   review: ReviewService;
-  sessions: Pick<SessionService, 'requireChat' | 'createChat'>;
+  sessions: Pick<SessionService, 'requireChat' | 'createChat' | 'requireProfile'>;
   /** Where a chat's home is (SandboxContainers.homeFor). */
   homes: Pick<SandboxContainers, 'homeFor'>;
+  /** A home that is a volume of a remote engine, copied there (sandbox/remoteHomeCopy). */
+  remoteHomes: Pick<RemoteHomes, 'copy'>;
   /** Whether a turn runs (a running chat forks only at an ended turn), and Try again's message sent. */
   agent: Pick<AgentService, 'history' | 'send'>;
 }
@@ -132,6 +135,10 @@ export class ChatForks {
       store.agentChatOptions.set(fork.id, store.agentChatOptions.get(chat.id));
       const home = this.deps.homes.homeFor(chat.profile, qualifyTaskId(chat.profile, chat.id));
       await copyTreeLinkSafe(home, this.deps.homes.homeFor(chat.profile, qualifyTaskId(chat.profile, fork.id)), ownerOf(home));
+      const profile = this.deps.sessions.requireProfile(chat.profile);
+      await this.deps.remoteHomes.copy({
+        profile, fromKey: qualifyTaskId(chat.profile, chat.id), toKey: qualifyTaskId(chat.profile, fork.id), toChatId: fork.id, image: chat.image ?? profile.settings.image,
+      });
       return fork;
     } catch (error) {
       this.forget(fork);

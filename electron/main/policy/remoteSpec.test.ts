@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_HOME, buildContainerSpec } from './containerSpec.js';
-import { copyVolumeFor, directWritesOnRemote, homeVolumeFor, specForRemoteEngine } from './remoteSpec.js';
+import { LABEL, SANDBOX_HOME, buildContainerSpec } from './containerSpec.js';
+import { HOME_COPY_FROM, HOME_COPY_TO, copyVolumeFor, directWritesOnRemote, homeCopySpec, homeVolumeFor, remoteVolumeLabels, specForRemoteEngine } from './remoteSpec.js';
 
 const spec = buildContainerSpec({
   name: 'berth-abc-123',
@@ -52,5 +52,27 @@ describe('a container for a remote engine', () => {
         { source: '/srv/cache', readOnly: false, origin: 'profile' },
       ]),
     ).toEqual(['/home/me/site', '/srv/cache']);
+  });
+});
+
+describe('the helper that copies a fork’s home on a remote engine', () => {
+  it('mounts the original’s home read-only and the fork’s beside it, nothing of this computer, hardened as a sandbox', () => {
+    const helper = homeCopySpec(spec, 'berth-abc-1-home', 'berth-abc-2-home');
+    expect(helper.HostConfig.Mounts).toEqual([
+      { Type: 'volume', Source: 'berth-abc-1-home', Target: HOME_COPY_FROM, ReadOnly: true },
+      { Type: 'volume', Source: 'berth-abc-2-home', Target: HOME_COPY_TO, ReadOnly: false },
+    ]);
+    // The archive of the first, unpacked in the second's parent under the same name, lands in the second.
+    expect(HOME_COPY_FROM.split('/').at(-1)).toBe(HOME_COPY_TO.split('/').at(-1));
+    expect(helper.HostConfig).toMatchObject({ CapDrop: ['ALL'], Privileged: false, NetworkMode: 'none', PidsLimit: 64 });
+    expect(helper.HostConfig.SecurityOpt).toContain('no-new-privileges:true');
+    expect(helper.User).toBe('1000:1000');
+    expect(helper.Labels[LABEL.app]).toBe('berth');
+  });
+
+  it('labels remote volumes with their key, chat and profile, so deleting the chat finds them without a container', () => {
+    expect(remoteVolumeLabels(spec.Labels)).toEqual({ [LABEL.app]: 'berth', [LABEL.instance]: 'abc', [LABEL.key]: 'default:c', [LABEL.chat]: 'c', [LABEL.profile]: 'p' });
+    // A profile's shared container has no chat: no empty label that would match every shared volume.
+    expect(remoteVolumeLabels({ ...spec.Labels, [LABEL.chat]: '' })).not.toHaveProperty(LABEL.chat);
   });
 });

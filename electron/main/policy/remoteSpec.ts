@@ -5,7 +5,7 @@
  * a copy (workspace/remoteCopy), and one without a copy is refused. Pure.
  */
 import { createHash } from 'node:crypto';
-import { SANDBOX_HOME, type ContainerCreateBody, type EngineMount } from './containerSpec.js';
+import { LABEL, SANDBOX_HOME, type ContainerCreateBody, type EngineMount } from './containerSpec.js';
 import type { PlannedMount } from './mountPlan.js';
 
 export interface VolumeMount {
@@ -46,4 +46,34 @@ export function specForRemoteEngine(spec: ContainerCreateBody): ContainerCreateB
  */
 export function directWritesOnRemote(mounts: readonly Pick<PlannedMount, 'source' | 'readOnly' | 'origin'>[]): string[] {
   return mounts.filter((m) => m.origin !== 'review' && !m.readOnly).map((m) => m.source);
+}
+
+/** Where a home-copy helper mounts the two homes: the archive of the first, unpacked into the second's parent, lands in the second. */
+export const HOME_COPY_FROM = '/berth-home-copy/from/home';
+export const HOME_COPY_TO = '/berth-home-copy/to/home';
+
+/**
+ * A never-started container on a remote engine that mounts one chat's home volume (read-only)
+ * and another's, so a fork's home is copied there by the engine's archive calls (a remote home is
+ * a volume there, nothing of it on this computer). `spec`: the helper built as any sandbox is
+ * (buildContainerSpec: capabilities dropped, no-new-privileges, non-root, limits, labels, no
+ * network); its binds are replaced by the two volumes.
+ */
+export function homeCopySpec(spec: ContainerCreateBody, fromVolume: string, toVolume: string): ContainerCreateBody {
+  const mounts: VolumeMount[] = [
+    { Type: 'volume', Source: fromVolume, Target: HOME_COPY_FROM, ReadOnly: true },
+    { Type: 'volume', Source: toVolume, Target: HOME_COPY_TO, ReadOnly: false },
+  ];
+  return { ...spec, HostConfig: { ...spec.HostConfig, Mounts: mounts as unknown as EngineMount[] } };
+}
+
+/**
+ * The labels of a remote sandbox's volumes: its key's, and its chat's and profile's, so deleting
+ * the chat (or the profile) removes them whether or not a container still names them (a fork's
+ * home is made before its first container, and a sandbox moved to another engine leaves its
+ * home behind).
+ */
+export function remoteVolumeLabels(containerLabels: Readonly<Record<string, string>>): Record<string, string> {
+  const pick = [LABEL.app, LABEL.instance, LABEL.key, LABEL.chat, LABEL.profile];
+  return Object.fromEntries(pick.flatMap((k) => (containerLabels[k] ? [[k, containerLabels[k]]] : [])));
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Engine } from '../engine/dockerEngine.js';
 import { APP_LABEL_VALUE, LABEL, SANDBOX_HOME, type ContainerCreateBody } from '../policy/containerSpec.js';
 import type { PlannedMount } from '../policy/mountPlan.js';
+import { remoteVolumeLabels } from '../policy/remoteSpec.js';
 import { fillCopy, ownCopyRoot } from '../workspace/remoteCopy.js';
 
 interface VolumeMountLike {
@@ -22,7 +23,7 @@ function volumesOf(body: ContainerCreateBody): VolumeMountLike[] {
 
 /** Before create (the engine would make a missing volume itself, unlabelled): which volumes are new. */
 export async function prepareRemoteVolumes(engine: Engine, body: ContainerCreateBody): Promise<Set<string>> {
-  const labels = { [LABEL.app]: APP_LABEL_VALUE, [LABEL.instance]: body.Labels[LABEL.instance] ?? '', [LABEL.key]: body.Labels[LABEL.key] ?? '' };
+  const labels = remoteVolumeLabels({ ...body.Labels, [LABEL.app]: APP_LABEL_VALUE });
   const fresh = new Set<string>();
   for (const m of volumesOf(body)) if (await engine.ensureVolume(m.Source, labels)) fresh.add(m.Source);
   return fresh;

@@ -425,8 +425,8 @@ export class SandboxContainers {
       this.deps.engines.all().map(async ({ engine }) => {
         const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, ...labels });
         await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key], engine)));
-        // A remote engine's homes and folder copies are volumes labelled with their key.
-        await Promise.all(found.map((c) => engine.removeVolumes({ [LABEL.instance]: this.deps.instanceId, [LABEL.key]: c.labels[LABEL.key] ?? '' })));
+        // A remote engine's homes and folder copies are volumes labelled with their key, and with their chat and profile (a fork's home before its first container).
+        await Promise.all([...found.map((c) => ({ [LABEL.key]: c.labels[LABEL.key] ?? '' })), labels].map((l) => engine.removeVolumes({ [LABEL.instance]: this.deps.instanceId, ...l })));
         return found.map((c) => c.labels[LABEL.key] ?? '');
       }),
     );
