@@ -45,7 +45,7 @@ describe('the chat’s repository carried to a fork', () => {
   it('takes its history and index, moves its branch to the fork’s name, and keeps Berth’s config and alternates', async () => {
     const from = chatRepo({
       HEAD: 'ref: refs/heads/berth/chat\n', 'refs/heads/berth/chat': `${A}\n`, 'refs/heads/topic': `${B}\n`, index: 'DIRC', 'objects/aa/bbbb': 'object',
-      config: '[alias]\n\tx = !touch /tmp/x\n[core]\n\thooksPath = /tmp\n', 'hooks/post-checkout': '#!/bin/sh\n', 'objects/info/alternates': '/etc\n',
+      config: '[alias]\n\tx = !touch /tmp/x\n[core]\n\thooksPath = /tmp\n', 'hooks/post-checkout': '#!/bin/sh\n', 'objects/info/alternates': '/etc\n', 'index.lock': '',
     });
     const to = freshFork();
     await carry(from, to);
@@ -58,6 +58,8 @@ describe('the chat’s repository carried to a fork', () => {
     expect(git('config')).toBe('[core]\n\tbare = false\n');
     expect(git('objects/info/alternates')).toBe('/.berth-git/fork-copy\n');
     expect(fs.existsSync(path.join(to, '.git', 'hooks'))).toBe(false);
+    // A commit the chat was making as the fork was made leaves no lock that stops the fork's git.
+    expect(fs.existsSync(path.join(to, '.git', 'index.lock'))).toBe(false);
     expect(fs.existsSync(`${to}-stage`)).toBe(false);
   });
 

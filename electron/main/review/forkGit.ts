@@ -20,6 +20,8 @@ import { copyFolderFd } from './linkSafeCopy.js';
 
 /** What git writes in HEAD and a loose ref: a SHA-1 or SHA-256 object name. */
 const OBJECT_NAME = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** The lock files git takes beside a repository's top files while it writes them. */
+const GIT_LOCKS = ['index.lock', 'HEAD.lock', 'config.lock', 'packed-refs.lock', 'shallow.lock'];
 /** Larger HEAD, ref or packed-refs files are not the chat's branch's; the fork keeps its fresh branch then. */
 const MAX_REF_FILE_BYTES = 16 * 1024 * 1024;
 
@@ -39,7 +41,8 @@ export async function carrySandboxRepo(input: { fromWork: string; fromBranch: st
   fs.mkdirSync(stage, { mode: 0o700 });
   try {
     await copyFolderFd(gitFd, stage);
-    for (const name of ['config', 'hooks']) fs.rmSync(path.join(stage, name), { recursive: true, force: true });
+    // A git command the chat ran at that moment leaves its locks: the fork's git would refuse to start over them.
+    for (const name of ['config', 'hooks', ...GIT_LOCKS]) fs.rmSync(path.join(stage, name), { recursive: true, force: true });
     put(stage, ['config'], fs.readFileSync(path.join(fresh, 'config')));
     const alternates = path.join(fresh, 'objects', 'info', 'alternates');
     if (fs.existsSync(alternates)) put(stage, ['objects', 'info', 'alternates'], fs.readFileSync(alternates));
