@@ -155,8 +155,9 @@ export function walkTo(rootFd: number, parts: readonly string[], make: { owner: 
     for (let attempt = 0; attempt < MAKE_ATTEMPTS && next === null; attempt++) {
       next = openDirAt(fd, name);
       if (next !== null || !make) break;
-      const e = entryAt(fd, name);
-      if (e.kind !== 'missing' && e.kind !== 'dir') removeAt(fd, name);
+      // Not a folder when looked at: unlinked if it is still no folder (a file or link, never
+      // followed). Never removeAt: a folder swapped back in meanwhile would lose its content.
+      unlinkUnlessFolder(fd, name);
       next = makeDirAt(fd, name, make.owner);
     }
     closeQuietly(fd);
@@ -164,6 +165,15 @@ export function walkTo(rootFd: number, parts: readonly string[], make: { owner: 
     fd = next;
   }
   return fd;
+}
+
+/** Unlinks `name` in `dirFd` unless it is a folder (or gone) by then. */
+function unlinkUnlessFolder(dirFd: number, name: string): void {
+  try {
+    fs.unlinkSync(at(dirFd, name));
+  } catch (error) {
+    if (!['ENOENT', 'EISDIR', 'EPERM'].includes(code(error) ?? '')) throw error;
+  }
 }
 
 /**

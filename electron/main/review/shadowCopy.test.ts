@@ -93,6 +93,7 @@ describe('writing back into a copy the chat keeps changing', () => {
     const copy = tmp('copy');
     const shadow = path.join(tmp('berth'), 'shadow');
     fs.mkdirSync(path.join(copy, 'd'));
+    fs.writeFileSync(path.join(copy, 'd', 'keep.txt'), 'the chat’s own\n');
     fs.mkdirSync(path.join(shadow, 'd'), { recursive: true });
     fs.writeFileSync(path.join(shadow, 'd', 'notes.txt'), 'restored\n');
     fs.symlinkSync(outside, path.join(copy, 'l'));
@@ -114,6 +115,9 @@ describe('writing back into a copy the chat keeps changing', () => {
       swapper.kill('SIGKILL');
     }
     expect(failures).toEqual([]);
+    // The chat's folder, wherever the swapping left it, still holds its own file: a folder in the way is never emptied.
+    const folders = fs.readdirSync(copy).filter((n) => fs.lstatSync(path.join(copy, n)).isDirectory());
+    expect(folders.filter((n) => fs.existsSync(path.join(copy, n, 'keep.txt')))).toHaveLength(1);
     expect(fs.readdirSync(outside)).toEqual(['notes.txt']);
     expect(fs.readFileSync(path.join(outside, 'notes.txt'), 'utf8')).toBe('host\n');
     // Five looks per folder (as before) lost all five about once in 2,000 writes here.
