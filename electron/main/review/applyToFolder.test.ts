@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TempDirs } from '../../../test/support/tempDirs.js';
-import { applyWrites, leadingLinkProblem } from './applyToFolder.js';
+import { applyWrites, leadingLinkProblem, type FolderWrite } from './applyToFolder.js';
+import { readFileAt } from './linkSafe.js';
 
 const temp = new TempDirs();
 afterEach(() => temp.removeAll());
@@ -50,6 +52,78 @@ describe('applyWrites', () => {
     applyWrites(root, [{ kind: 'file', path: 'f', content: Buffer.from('new'), executable: false }]);
     expect(fs.readFileSync(path.join(outside, 'victim'), 'utf8')).toBe('safe');
     expect(fs.lstatSync(path.join(root, 'f')).isFile()).toBe(true);
+  });
+
+  /** What Berth read at `rel` (as an apply of chosen lines reads the file it puts lines into). */
+  const readKnown = (root: string, rel: string) => {
+    const dir = fs.openSync(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      const r = readFileAt(dir, rel, 1 << 20);
+      if (r.kind !== 'data') throw new Error(`${rel}: ${r.kind}`);
+      return { data: r.data, st: r.st };
+    } finally {
+      fs.closeSync(dir);
+    }
+  };
+
+  /** Makes `file` immutable (its replacing fails with EPERM) for the length of `check`; false where chattr is refused. */
+  const whileImmutable = (file: string, check: () => void): boolean => {
+    try {
+      execFileSync('chattr', ['+i', file], { stdio: 'ignore' });
+    } catch {
+      console.log('applyToFolder.test: chattr +i is refused here (it needs CAP_LINUX_IMMUTABLE and ext4 or the like); a roll-back case is skipped');
+      return false;
+    }
+    try {
+      check();
+    } finally {
+      execFileSync('chattr', ['-i', file]);
+    }
+    return true;
+  };
+  const texts = (root: string, files: string[]) => files.map((f) => fs.readFileSync(path.join(root, f), 'utf8'));
+
+  it('replaces a file whose bytes it read straight, and still takes back every file when a later one cannot be replaced', (ctx) => {
+    const root = temp.make();
+    fs.writeFileSync(path.join(root, 'a.txt'), 'a1\n');
+    fs.chmodSync(path.join(root, 'a.txt'), 0o640);
+    fs.writeFileSync(path.join(root, 'b.txt'), 'b1\n');
+    fs.writeFileSync(path.join(root, 'z.txt'), 'z1\n');
+    const writes = (): FolderWrite[] => [
+      { kind: 'file', path: 'a.txt', content: Buffer.from('a2\n'), executable: false, replaces: readKnown(root, 'a.txt') },
+      { kind: 'file', path: 'b.txt', content: Buffer.from('b2\n'), executable: false },
+      { kind: 'file', path: 'z.txt', content: Buffer.from('z2\n'), executable: false, replaces: readKnown(root, 'z.txt') },
+    ];
+    // The last file cannot be replaced, after the others were.
+    const ran = whileImmutable(path.join(root, 'z.txt'), () => {
+      expect(() => applyWrites(root, writes())).toThrow(/Nothing was applied/);
+      expect(texts(root, ['a.txt', 'b.txt', 'z.txt'])).toEqual(['a1\n', 'b1\n', 'z1\n']);
+      expect((fs.statSync(path.join(root, 'a.txt')).mode & 0o777).toString(8)).toBe('640');
+      expect(fs.readdirSync(root).sort()).toEqual(['a.txt', 'b.txt', 'z.txt']);
+    });
+    if (!ran) ctx.skip();
+    applyWrites(root, writes());
+    expect(texts(root, ['a.txt', 'b.txt', 'z.txt'])).toEqual(['a2\n', 'b2\n', 'z2\n']);
+    expect((fs.statSync(path.join(root, 'a.txt')).mode & 0o777).toString(8)).toBe('640');
+    expect(fs.readdirSync(root).sort()).toEqual(['a.txt', 'b.txt', 'z.txt']);
+  });
+
+  it('puts back what a file holds now when it changed since Berth read it and the apply fails', (ctx) => {
+    const root = temp.make();
+    fs.writeFileSync(path.join(root, 'a.txt'), 'read\n');
+    fs.writeFileSync(path.join(root, 'z.txt'), 'z1\n');
+    const known = readKnown(root, 'a.txt');
+    fs.writeFileSync(path.join(root, 'a.txt'), 'typed since\n');
+    const ran = whileImmutable(path.join(root, 'z.txt'), () => {
+      expect(() =>
+        applyWrites(root, [
+          { kind: 'file', path: 'a.txt', content: Buffer.from('chat\n'), executable: false, replaces: known },
+          { kind: 'file', path: 'z.txt', content: Buffer.from('z2\n'), executable: false },
+        ]),
+      ).toThrow(/Nothing was applied/);
+    });
+    if (!ran) ctx.skip();
+    expect(texts(root, ['a.txt', 'z.txt'])).toEqual(['typed since\n', 'z1\n']);
   });
 
   // Owners other than Berth's own can only be given as root (Berth's documented set-up here).

@@ -10,7 +10,8 @@ import { leadingLinkProblem } from './applyToFolder.js';
 import { closeQuietly, entryAt, readFileAt, walkTo } from './linkSafe.js';
 
 export type FolderFile =
-  | { kind: 'file'; data: Buffer; executable: boolean }
+  /** `st`: the fstat of the read, by which a write tells it is still this file (applyToFolder). */
+  | { kind: 'file'; data: Buffer; executable: boolean; st: fs.Stats }
   | { kind: 'missing' }
   /** Over the size Berth takes into git (REVIEW_LIMITS.maxTrackedFileBytes): not read. */
   | { kind: 'large' }
@@ -37,7 +38,7 @@ export function readFolderFiles(root: string, paths: readonly string[], cap: num
         continue;
       }
       const r = readFileAt(fd, name, cap);
-      if (r.kind === 'data') out.set(p, { kind: 'file', data: r.data, executable: (r.st.mode & 0o100) !== 0 });
+      if (r.kind === 'data') out.set(p, { kind: 'file', data: r.data, executable: (r.st.mode & 0o100) !== 0, st: r.st });
       else if (r.kind === 'large') out.set(p, { kind: 'large' });
       else if (r.kind === 'changing') out.set(p, { kind: 'other', why: `"${p}" in your folder kept changing while Berth read it; apply again when it is still.` });
       else {

@@ -7,7 +7,7 @@
  */
 import { BerthError } from '../../../shared/errors.js';
 import { editTree, type EntryChange, type HashAlgo } from '../policy/gitTree.js';
-import { applyWrites, type FolderWrite } from './applyToFolder.js';
+import { applyWrites, type FolderWrite, type KnownFile } from './applyToFolder.js';
 import { keepTrees, treeChanges } from './diffMemo.js';
 import { writeLooseObjects, type NewObject } from './looseObjects.js';
 import type { ReviewCopy } from './reviewCopy.js';
@@ -22,6 +22,8 @@ export interface FileApply {
   baseBefore: EntryChange;
   /** The file's new bytes (unused when `after` is null: it is removed). */
   content: Buffer;
+  /** The folder's file as it was read to make `content`, when there was one. */
+  read: KnownFile | null;
 }
 
 const same = (a: EntryChange, b: EntryChange) => a?.mode === b?.mode && a?.oid === b?.oid;
@@ -58,7 +60,7 @@ export function recordAndWrite(
   // on them while the folder is written (its answer is kept, diffMemo). Unused if the write fails.
   treeChanges(copy, baseAfter.root, snapTree).catch(() => undefined);
   const changed = applied.filter((f) => !same(f.before, f.after));
-  const writes: FolderWrite[] = changed.map((f) => (f.after ? { kind: 'file', path: f.path, content: f.content, executable: f.after.mode === '100755' } : { kind: 'delete', path: f.path }));
+  const writes: FolderWrite[] = changed.map((f) => (f.after ? { kind: 'file', path: f.path, content: f.content, executable: f.after.mode === '100755', replaces: f.read } : { kind: 'delete', path: f.path }));
   const madeDirs = applyWrites(copy.meta.hostPath, writes);
   const files = changed.map((f) => f.path);
   copy.meta.lastApply = { before: copy.meta.baseTree, after: baseAfter.root, files, madeDirs, at: now, userBefore: userBefore.root, userAfter: userAfter.root };

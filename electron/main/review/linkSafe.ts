@@ -120,6 +120,8 @@ export function readFileAt(dirFd: number, name: string, cap: number, attempts = 
         chunks.push(n === buf.length ? buf : buf.subarray(0, n));
         total += n;
         if (total > cap) break;
+        // Short of the buffer at the size fstat gave: the end, without a read more to meet it (the fstat after tells a file that grew).
+        if (n < buf.length && total === before.size) break;
       }
       const after = fs.fstatSync(fd);
       const steady = after.size === before.size && after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs && total === after.size;
