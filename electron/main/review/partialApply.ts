@@ -165,7 +165,8 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     const baseOut = mineText === baseText ? out : patchedText(hunks, baseText, baseText);
     if (!baseOut.ok) throw new BerthError('review_failed', `The chosen lines of "${c.path}" do not apply to the copy's own base.`, { hint: 'Reload the Changes panel and choose again.' });
     const known = [c.oldOid, c.newOid];
-    const before: EntryChange = mine.kind === 'file' ? { mode: modeOf(mine.executable), oid: blobOf(mine.data, algo, made, known) } : null;
+    // The folder's file as the base has it is the base's blob, already hashed to tell so.
+    const before: EntryChange = mine.kind === 'file' ? { mode: modeOf(mine.executable), oid: mineIsBase ? c.oldOid : blobOf(mine.data, algo, made, known) } : null;
     const content = Buffer.from(out.text, 'utf8');
     const deleted = c.status === 'deleted';
     const modeChange = c.oldMode !== c.newMode ? c.newMode : null;

@@ -50,7 +50,27 @@ export function openDatabase(dataDir: string): Db {
     db.close();
     throw error;
   }
+  keepStatements(db);
   return db;
+}
+
+/**
+ * Each SQL text is prepared once and its statement reused: the repositories prepare theirs on
+ * every call, and preparing cost more than running a one-row lookup (a profile, a chat: a
+ * Review operation makes several; bench:review --hunks-only, CPU profile). A statement is only
+ * ever run to its end here (run, get, all; none iterates), so one statement serves every call.
+ */
+function keepStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  const kept = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let statement = kept.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      kept.set(sql, statement);
+    }
+    return statement;
+  }) as Db['prepare'];
 }
 
 export function schemaVersion(db: Db): number {

@@ -38,9 +38,33 @@ export interface TaskRecord {
   override: TaskOverride | null;
 }
 
-/** Settings saved by an older Berth lack newer fields: they read back with those fields' defaults. */
+/** Freezes a parsed value and everything in it: one object shared by every reader. */
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) frozen(v);
+  }
+  return value;
+}
+
+/** Parsed profile settings by their stored text: a few profiles, each a few versions of its settings. */
+const parsedSettings = new Map<string, ProfileSettings>();
+const PARSED_SETTINGS_KEPT = 64;
+
+/**
+ * Settings saved by an older Berth lack newer fields: they read back with those fields' defaults.
+ * Parsed once per stored text and shared, frozen (no reader changes them; a new version is a new
+ * text): the parse took about 0.35 ms, and a Review operation reads its chat's profile two or
+ * three times (bench:review --hunks-only, CPU profile).
+ */
 function storedSettings(json: string): ProfileSettings {
-  return ProfileSettings.parse(JSON.parse(json));
+  let settings = parsedSettings.get(json);
+  if (!settings) {
+    settings = frozen(ProfileSettings.parse(JSON.parse(json)));
+    if (parsedSettings.size >= PARSED_SETTINGS_KEPT) parsedSettings.delete(parsedSettings.keys().next().value!);
+    parsedSettings.set(json, settings);
+  }
+  return settings;
 }
 
 export class ProfilesRepo {
