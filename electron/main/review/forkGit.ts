@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { closeQuietly, openDirAt, openRoot } from './linkSafe.js';
+import { closeQuietly, openDirAt, openRoot, readFileAt, walkTo, writeAt } from './linkSafe.js';
 import { copyFolderFd } from './linkSafeCopy.js';
 
 /** What git writes in HEAD and a loose ref: a SHA-1 or SHA-256 object name. */
@@ -80,33 +80,36 @@ function packedRef(stage: string, branch: string): string | null {
   return null;
 }
 
-/**
- * A file of the staged copy read only when it and every folder above it are what they seem (no
- * link: the copy keeps the chat's links as links, and Berth must not read what one names).
- * The stage is Berth's alone, so what lstat saw stays true.
- */
-function readPlain(stage: string, parts: readonly string[]): string | null {
-  let at = stage;
-  for (const [i, part] of parts.entries()) {
-    at = path.join(at, part);
-    const st = fs.lstatSync(at, { throwIfNoEntry: false });
-    const last = i === parts.length - 1;
-    if (!st || (last ? !st.isFile() || st.size > MAX_REF_FILE_BYTES : !st.isDirectory())) return null;
+/** The folder `parts` leads to in the stage, by descriptor (no link on the way followed); made where missing with `make`. */
+function stageDir(stage: string, parts: readonly string[], make: boolean): number | null {
+  const root = openRoot(stage);
+  try {
+    return walkTo(root, parts, make ? { owner: null } : null);
+  } finally {
+    closeQuietly(root);
   }
-  return fs.readFileSync(at, 'utf8');
 }
 
-/** Writes a file of Berth's into the stage: a link or file in the way of a folder, or where the file goes, is removed first, never written through. */
-function put(stage: string, parts: readonly string[], data: string | Buffer): void {
-  let at = stage;
-  for (const part of parts.slice(0, -1)) {
-    at = path.join(at, part);
-    const st = fs.lstatSync(at, { throwIfNoEntry: false });
-    if (st?.isDirectory()) continue;
-    if (st) fs.rmSync(at, { force: true });
-    fs.mkdirSync(at, { mode: 0o755 });
+/** A file of the staged copy, read without following a link on the way or at its end (the copy keeps the chat's links as links). */
+function readPlain(stage: string, parts: readonly string[]): string | null {
+  const dir = stageDir(stage, parts.slice(0, -1), false);
+  if (dir === null) return null;
+  try {
+    const read = readFileAt(dir, parts.at(-1) as string, MAX_REF_FILE_BYTES);
+    return read.kind === 'data' ? read.data.toString('utf8') : null;
+  } finally {
+    closeQuietly(dir);
   }
-  const file = path.join(at, parts.at(-1) as string);
-  fs.rmSync(file, { recursive: true, force: true });
-  fs.writeFileSync(file, data, { flag: 'wx', mode: 0o644 });
+}
+
+/** Writes a file of Berth's into the stage: a link or file in the way of a folder, or at the file's place, is replaced, never written through. */
+function put(stage: string, parts: readonly string[], data: string | Buffer): void {
+  const dir = stageDir(stage, parts.slice(0, -1), true);
+  // The stage is Berth's alone: nothing else puts a folder back in the way.
+  if (dir === null) throw new Error(`could not make the folder of ${parts.join('/')} in the fork's repository`);
+  try {
+    writeAt(dir, parts.at(-1) as string, { kind: 'file', data: Buffer.from(data), mode: 0o644, mtime: new Date() }, null);
+  } finally {
+    closeQuietly(dir);
+  }
 }
