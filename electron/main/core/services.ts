@@ -275,10 +275,7 @@ export function buildServices(options: CoreOptions) {
   });
 
   // Forks (chats.fork, chats.retry): above review/ and agent/, calling both down.
-  const remoteHomes = new RemoteHomes({
-    instanceId, forProfile: (settings) => engines.forSetting(settings.engine), sandboxUser,
-    engineOf: (key, settings) => containers.engineOf(key, settings), engineRef: (key, settings) => containers.engineRef(key, settings),
-  });
+  const remoteHomes = new RemoteHomes({ instanceId, engines, containers, sandboxUser });
   const forks = new ChatForks({ dataDir, store, clock, review, sessions, homes: containers, remoteHomes, agent });
 
   const deletion = new DeletionService({ store, sessions, containers, engine, dataDir, mainEvents, ports, egress, pool, review, folders });

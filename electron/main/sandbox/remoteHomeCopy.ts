@@ -14,15 +14,15 @@ import { buildContainerSpec, LABEL, APP_LABEL_VALUE } from '../policy/containerS
 import type { PlannedMount } from '../policy/mountPlan.js';
 import { containerNameFor } from '../policy/names.js';
 import { HOME_COPY_FROM, HOME_COPY_TO, homeCopySpec, homeVolumeFor, remoteVolumeLabels } from '../policy/remoteSpec.js';
-import type { EngineHandle } from './engineRegistry.js';
+import type { EngineRegistry } from './engineRegistry.js';
+import type { SandboxContainers } from './sandboxContainers.js';
 
 export interface RemoteHomesDeps {
   instanceId: string;
   /** The engine a profile names now. */
-  forProfile(settings: ProfileSettings): EngineHandle;
+  engines: Pick<EngineRegistry, 'forSetting'>;
   /** The engine a key's container is on (pinned where it runs), and which one that is. */
-  engineOf(key: string, settings: ProfileSettings): Engine;
-  engineRef(key: string, settings: ProfileSettings): EngineHandle['ref'];
+  containers: Pick<SandboxContainers, 'engineOf' | 'engineRef'>;
   sandboxUser(settings: ProfileSettings, mounts: readonly PlannedMount[]): string;
 }
 
@@ -47,9 +47,9 @@ export class RemoteHomes {
    */
   async copy(req: HomeCopyRequest): Promise<void> {
     const { settings } = req.profile;
-    const ref = this.deps.engineRef(req.fromKey, settings);
-    if (!ref.remote || ref.id !== this.deps.forProfile(settings).ref.id) return;
-    const engine = this.deps.engineOf(req.fromKey, settings);
+    const ref = this.deps.containers.engineRef(req.fromKey, settings);
+    if (!ref.remote || ref.id !== this.deps.engines.forSetting(settings.engine).ref.id) return;
+    const engine = this.deps.containers.engineOf(req.fromKey, settings);
     const fromName = containerNameFor(this.deps.instanceId, req.fromKey);
     const toName = containerNameFor(this.deps.instanceId, req.toKey);
     const fromVolume = homeVolumeFor(fromName);
