@@ -27,8 +27,6 @@ import { ShellSession } from './shellSession.js';
 
 const STOP_GRACE_SECONDS = 3;
 
-/** A chat of an allowlist profile that started before its proxy: what its header says. */
-
 export type GoneListener = (key: string, reason: string, replaced?: boolean) => void;
 
 export class SandboxContainers {
@@ -426,7 +424,8 @@ export class SandboxContainers {
         const found = await engine.findContainers({ [LABEL.instance]: this.deps.instanceId, ...labels });
         await Promise.all(found.map((c) => this.removeContainer(c.id, c.labels[LABEL.key], engine)));
         // A remote engine's homes and folder copies are volumes labelled with their key, and with their chat and profile (a fork's home before its first container).
-        await Promise.all([...found.map((c) => ({ [LABEL.key]: c.labels[LABEL.key] ?? '' })), labels].map((l) => engine.removeVolumes({ [LABEL.instance]: this.deps.instanceId, ...l })));
+        const volumeLabels = [...found.map((c) => ({ [LABEL.key]: c.labels[LABEL.key] ?? '' })), labels];
+        await Promise.all(volumeLabels.map((l) => engine.removeVolumes({ [LABEL.instance]: this.deps.instanceId, ...l })));
         return found.map((c) => c.labels[LABEL.key] ?? '');
       }),
     );
