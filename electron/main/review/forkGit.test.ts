@@ -1,18 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TempDirs } from '../../../test/support/tempDirs.js';
 import { carrySandboxRepo } from './forkGit.js';
 
-const dirs: string[] = [];
-function tmp(name: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), `berth-forkgit-${name}-`));
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const temp = new TempDirs();
+const tmp = (name: string) => temp.make(`berth-forkgit-${name}-`);
+afterEach(() => temp.removeAll());
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

@@ -1,19 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TempDirs } from '../../../test/support/tempDirs.js';
 import { syncToShadow, writeBack } from './shadowCopy.js';
 
-const dirs: string[] = [];
-function tmp(name: string): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), `berth-shadow-${name}-`));
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const temp = new TempDirs();
+const tmp = (name: string) => temp.make(`berth-shadow-${name}-`);
+afterEach(() => temp.removeAll());
 
 describe('a copy read into its shadow', () => {
   it('takes a link as a link and never reads what it names; skips a FIFO without waiting on it; a big file is a placeholder of its size', async () => {
