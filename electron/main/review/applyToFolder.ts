@@ -29,6 +29,11 @@ export type FolderWrite =
 
 /** Why a relative path cannot be written under root without following a link, or null. */
 export function leadingLinkProblem(root: string, rel: string): string | null {
+  return lookAt(root, rel).problem;
+}
+
+/** leadingLinkProblem's answer, and the entry at `rel` itself (lstat) when there is one. */
+function lookAt(root: string, rel: string): { problem: string | null; entry: fs.Stats | null } {
   const parts = rel.split('/');
   let cur = root;
   for (const part of parts.slice(0, -1)) {
@@ -37,19 +42,14 @@ export function leadingLinkProblem(root: string, rel: string): string | null {
     try {
       st = fs.lstatSync(cur);
     } catch {
-      return null; // missing from here on: created as real folders
+      return { problem: null, entry: null }; // missing from here on: created as real folders
     }
-    if (st.isSymbolicLink()) return `"${path.relative(root, cur)}" in your folder is a link; Berth never writes through links.`;
-    if (!st.isDirectory()) return `"${path.relative(root, cur)}" in your folder is a file, not a folder.`;
+    if (st.isSymbolicLink()) return { problem: `"${path.relative(root, cur)}" in your folder is a link; Berth never writes through links.`, entry: null };
+    if (!st.isDirectory()) return { problem: `"${path.relative(root, cur)}" in your folder is a file, not a folder.`, entry: null };
   }
-  const last = path.join(root, rel);
-  try {
-    const st = fs.lstatSync(last);
-    if (st.isDirectory()) return `"${rel}" in your folder is a folder; Berth does not replace folders.`;
-  } catch {
-    /* new */
-  }
-  return null;
+  const entry = fs.lstatSync(path.join(root, rel), { throwIfNoEntry: false }) ?? null;
+  if (entry?.isDirectory()) return { problem: `"${rel}" in your folder is a folder; Berth does not replace folders.`, entry };
+  return { problem: null, entry };
 }
 
 /** Creates the missing leading folders one by one (never following a link); returns those it made. */
@@ -106,7 +106,7 @@ export function applyWrites(root: string, writes: readonly FolderWrite[]): strin
   try {
     // 1. Everything new is written beside its target first; nothing visible changes yet.
     for (const w of writes) {
-      const problem = leadingLinkProblem(root, w.path);
+      const { problem, entry: existing } = lookAt(root, w.path);
       if (problem) throw new Error(problem);
       const target = path.join(root, w.path);
       if (w.kind === 'delete') {
@@ -116,7 +116,7 @@ export function applyWrites(root: string, writes: readonly FolderWrite[]): strin
       makeParents(root, w.path, madeDirs);
       const temp = `${target}${tag}`;
       // The owner (and a file's mode) of what it replaces, or the folder's owner for a new entry.
-      const { existing, owner } = ownerFor(target);
+      const owner = ownerFor(target, existing);
       if (w.kind === 'symlink') {
         fs.symlinkSync(w.target, temp);
         staged.push({ target, temp, previous: null });

@@ -13,16 +13,10 @@ export interface Owner {
   gid: number;
 }
 
-/** The entry at `target` when there is one, and the owner what is written there should have. */
-export function ownerFor(target: string): { existing: fs.Stats | null; owner: Owner } {
-  let existing: fs.Stats | null = null;
-  try {
-    existing = fs.lstatSync(target);
-  } catch {
-    /* new */
-  }
+/** The owner what is written at `target` should have: that of `existing` (the entry there, lstat), or of the folder for a new one. */
+export function ownerFor(target: string, existing: fs.Stats | null): Owner {
   const from = existing ?? fs.lstatSync(path.dirname(target));
-  return { existing, owner: { uid: from.uid, gid: from.gid } };
+  return { uid: from.uid, gid: from.gid };
 }
 
 /**
