@@ -1,11 +1,15 @@
 /**
  * Apply by hunk against git's own apply: 100 chosen hunks across 50 files of a Review copy applied
  * to the user's folder with review.applyLines, against `git apply` of the same hunks as one patch
- * on a checkout of the same repository. Each Berth run is undone (review.undoApply) before the
- * next; each git run is reset with `git checkout -- .`. The first run is shown apart: later ones
- * find the base's folders and the new base's changes kept (review/diffMemo), as a second apply
- * on the same base (after an undo) does. CPU: Berth's process and the git processes it ran
- * (/proc/self/stat), against git apply's own (bash's time), averaged over the runs.
+ * on the same folder (the user's repository itself, so both write the same directory: on ext4
+ * without a journal, as this machine's root, a create's cost grows with the inodes freed in its
+ * directory's block group in the last seconds, and two folders can land in different groups;
+ * bench/fileSystem.ts). Each Berth run is undone (review.undoApply) before the next; each git
+ * run is reset with `git checkout -- .` and the files given back to the sandbox user. The first
+ * run is shown apart: later ones find the base's folders and the new base's changes kept
+ * (review/diffMemo), as a second apply on the same base (after an undo) does. CPU: Berth's
+ * process and the git processes it ran (/proc/self/stat), against git apply's own (bash's
+ * time), averaged over the runs.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +18,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BerthCore } from '../electron/main/core.js';
 import { parseFilePatch, wholeHunk } from '../shared/diffHunks.js';
+import { fileSystemOf } from './fileSystem.js';
 import { ms, summarize } from './stats.js';
 
 const FILES = 50;
@@ -52,10 +57,14 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
   git(repo, ['init', '-q', '-b', 'main']);
   git(repo, ['add', '-A']);
   git(repo, ['commit', '-q', '-m', 'hunks']);
-  const peer = path.join(root, 'hunks-peer');
-  git(root, ['clone', '-q', repo, peer]);
   // The sandbox user (1000) writes the copy, which starts as the folder's owner has it.
-  execFileSync('chown', ['-R', '1000:1000', repo]);
+  const giveBack = () => execFileSync('chown', ['-R', '1000:1000', repo]);
+  giveBack();
+  const peer = repo;
+  const reset = () => {
+    git(peer, ['checkout', '--', '.']);
+    giveBack();
+  };
 
   const chat = await core.chats.create({ profile });
   const { attachment } = await core.workspace.attach({ chatId: chat.id, path: repo, mode: 'review' });
@@ -87,7 +96,7 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
     const g0 = performance.now();
     git(peer, ['apply', patchFile]);
     peerTimes.push(performance.now() - g0);
-    git(peer, ['checkout', '--', '.']);
+    reset();
 
     const [b0, cpu0, kids0] = [performance.now(), process.cpuUsage(), childrenCpuMs()];
     const out = await core.review.applyLines({ chatId: chat.id, hostPath: attachment.hostPath, version: copy.version, files });
@@ -101,13 +110,13 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
   let peerCpu = 0;
   for (let run = 0; run < runs; run++) {
     peerCpu += gitApplyCpuMs(peer, patchFile);
-    git(peer, ['checkout', '--', '.']);
+    reset();
   }
   const b = summarize(berth);
   const g = summarize(peerTimes);
   const ratio = b.median / g.median;
   console.log('');
-  console.log(`Apply by hunk: ${hunks} hunks across ${FILES} files (${runs} runs, medians)`);
+  console.log(`Apply by hunk: ${hunks} hunks across ${FILES} files (${runs} runs, medians); the folder is on ${fileSystemOf(repo)}`);
   console.log('| metric | Berth review.applyLines | git apply (one patch) | ratio | target |');
   console.log('|---|---|---|---|---|');
   console.log(`| apply ${hunks} chosen hunks | ${ms(b.median)} | ${ms(g.median)} | ${ratio.toFixed(2)}× | ≤ ${TARGET_RATIO}×${ratio <= TARGET_RATIO ? '' : ' (missed)'} |`);
