@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthCore } from '../../electron/main/core.js';
+import { syncToShadow } from '../../electron/main/review/shadowCopy.js';
+import { REVIEW_LIMITS } from '../../shared/review.js';
 import { BOOKWORM } from '../support/docker.js';
 import { runTurn } from '../support/agentDriver.js';
 import { nextEvent } from '../support/events.js';
@@ -81,6 +83,9 @@ describe('Fork a chat at a turn', () => {
 
     const fork = await core.chats.fork({ chatId: chat.id, messageId: firstTurn.id });
     expect(fork.title).toBe('original (fork)');
+    // The fork's copy and Berth's private mirror of it agree file for file: its first look reads nothing again.
+    const forkWork = copyWorkDir(fork.chatId);
+    expect((await syncToShadow(forkWork, path.join(path.dirname(forkWork), 'shadow'), REVIEW_LIMITS.maxTrackedFileBytes)).changed).toBe(false);
     // The conversation up to that turn, and its copy as the turn ended: not what turn two wrote.
     const history = (await core.agent.history({ chatId: fork.chatId })).messages;
     expect(history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['write one']);
