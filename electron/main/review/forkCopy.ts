@@ -13,9 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BerthError } from '../../../shared/errors.js';
 import { branchNameFor } from '../policy/reviewPolicy.js';
-import { chownTree, runChild } from './copyOwner.js';
+import { chownTree, runChecked } from './copyOwner.js';
 import { carrySandboxRepo } from './forkGit.js';
 import { gitText, gitZ } from './git.js';
 import { syncToShadow } from './shadowCopy.js';
@@ -24,12 +23,6 @@ import { REVIEW_LIMITS } from '../../../shared/review.js';
 import { closeQuietly, openDirAt, openRoot } from './linkSafe.js';
 import { copyEntryAt } from './linkSafeCopy.js';
 import { ReviewCopy } from './reviewCopy.js';
-
-/** Runs a command, failing with what it said. */
-async function run(cmd: string, args: readonly string[], what: string): Promise<void> {
-  const { code, stderr } = await runChild(cmd, args);
-  if (code !== 0) throw new BerthError('review_failed', `Berth could not ${what}: ${stderr.trim() || `${cmd} exited ${code}`}.`, { hint: 'Check the free space in Berth’s data folder, then fork again.' });
-}
 
 /**
  * The new chat's copy of `from`'s folder at `commit` (null: the folder as it was copied). Its
@@ -42,7 +35,7 @@ export async function forkCopy(from: ReviewCopy, input: { dir: string; chatId: s
   try {
     fs.mkdirSync(path.join(dir, 'work'), { mode: 0o700 });
     fs.mkdirSync(path.join(dir, 'shadow'), { mode: 0o700 });
-    await run('cp', ['-a', '--reflink=auto', from.trackDir, path.join(dir, 'track.git')], 'copy the chat’s tracking repository');
+    await runChecked('cp', ['-a', '--reflink=auto', from.trackDir, path.join(dir, 'track.git')], 'copy the chat’s tracking repository');
     // The index is a stat cache of the original's shadow; the fork's is made from the tree.
     fs.rmSync(path.join(dir, 'track.git', 'index'), { force: true });
     const copyId = path.basename(dir);

@@ -25,7 +25,7 @@ import { partitionSecrets, parseRawDiff, type RawChange } from '../policy/review
 import { git, gitText, gitZ, type GitOptions } from './git.js';
 import { emptySlot, fillSlot } from './slotFolders.js';
 import { forgetConvertedStat, overrideAttributes } from './trackAttributes.js';
-import { chownTree, runChild } from './copyOwner.js';
+import { chownTree, runChecked } from './copyOwner.js';
 import { changedPaths, removeFromBoth, syncToShadow, writeBack } from './shadowCopy.js';
 import { makeSandboxRepo } from './sandboxRepo.js';
 import { keptOrTaken } from './snapshotMemo.js';
@@ -296,24 +296,16 @@ export class ReviewCopy {
   }
 
   /**
-   * A new copy's files from a tree already in Berth's repository (a fork, review/forkCopy.ts):
-   * git checks the tree out into the shadow (Berth's private mirror, new and empty here; the
-   * index takes the files' stat data), then cp copies the shadow into work/ (Berth's own until a
-   * sandbox starts, a link copied as a link) with their times and modes, so the copy and its
-   * shadow agree file for file and the next look reads none of it again. Checking out into work/
-   * and reading it back into the shadow file by file took 28 of a 50,000-file fork's 47 s, the
-   * checkout 18 (bench:review --fork-only).
+   * A fork's files (forkCopy): checked out into the new shadow, then cp -a into work/, times kept, so the next look reads
+   * nothing again (reading work/ back into the shadow file by file took 28 of a 50,000-file fork's 47 s: bench:review).
    */
   async checkOutFresh(tree: string): Promise<void> {
     await git(['read-tree', tree], this.copyGit());
     await git(['checkout-index', '-a', '-f', '-q', '-u'], this.copyGit());
     this.meta.fileCount = indexEntryCount(path.join(this.trackDir, 'index')) ?? 0;
-    const { code, stderr } = await runChild('cp', ['-a', '--reflink=auto', `${this.shadowDir}/.`, this.workDir]);
-    if (code !== 0) {
-      throw new BerthError('review_failed', `Berth could not fill the new copy: ${stderr.trim() || `cp exited ${code}`}.`, { hint: 'Check the free space in Berth’s data folder, then try again.' });
-    }
-    const m = this.meta;
-    if (m.kind === 'git') await makeSandboxRepo({ workDir: this.workDir, trackDir: this.trackDir, branch: m.branch, headCommit: m.headCommit, alternates: objectsTargetFor(m.copyId), git: this.copyGit() });
+    await runChecked('cp', ['-a', '--reflink=auto', `${this.shadowDir}/.`, this.workDir], 'fill the new copy');
+    const { kind, branch, headCommit, copyId } = this.meta;
+    if (kind === 'git') await makeSandboxRepo({ workDir: this.workDir, trackDir: this.trackDir, branch, headCommit, alternates: objectsTargetFor(copyId), git: this.copyGit() });
   }
 
   // ---------- making a copy ----------
