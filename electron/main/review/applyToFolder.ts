@@ -75,14 +75,8 @@ function stillAsRead(now: fs.Stats | null, read: fs.Stats): boolean {
   return now !== null && now.isFile() && now.dev === read.dev && now.ino === read.ino && now.size === read.size && now.mtimeMs === read.mtimeMs && now.ctimeMs === read.ctimeMs;
 }
 
-/** What a replaced file held, with its owner and mode, for a failed apply to write back. */
-interface Previous {
-  data: Buffer;
-  st: fs.Stats;
-}
-
-/** Writes `prev` back at `target` as it was (through a new name renamed over whatever is there). */
-function putBack(target: string, prev: Previous, tag: string): void {
+/** Writes what a replaced file held back at `target`, with its owner and mode (through a new name renamed over whatever is there). */
+function putBack(target: string, prev: KnownFile, tag: string): void {
   const temp = `${target}${tag}.back`;
   const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
   try {
@@ -98,11 +92,11 @@ function putBack(target: string, prev: Previous, tag: string): void {
 /** Returns the folders it made (paths relative to root, parents first), for an undo to remove. */
 export function applyWrites(root: string, writes: readonly FolderWrite[]): string[] {
   const tag = `.berth-apply-${randomBytes(4).toString('hex')}`;
-  const staged: { target: string; temp: string | null; previous: Previous | null }[] = [];
+  const staged: { target: string; temp: string | null; previous: KnownFile | null }[] = [];
   const madeDirs: string[] = [];
   const backups: { target: string; backup: string }[] = [];
   const done: string[] = [];
-  const replaced: { target: string; previous: Previous }[] = [];
+  const replaced: { target: string; previous: KnownFile }[] = [];
   try {
     // 1. Everything new is written beside its target first; nothing visible changes yet.
     for (const w of writes) {
@@ -123,7 +117,7 @@ export function applyWrites(root: string, writes: readonly FolderWrite[]): strin
         giveTo((uid, gid) => fs.lchownSync(temp, uid, gid), fs.lstatSync(temp), owner, existing !== null, w.path);
       } else {
         const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, w.executable ? 0o755 : 0o644);
-        staged.push({ target, temp, previous: w.replaces && stillAsRead(existing, w.replaces.st) ? { data: w.replaces.data, st: existing! } : null });
+        staged.push({ target, temp, previous: w.replaces && stillAsRead(existing, w.replaces.st) ? w.replaces : null });
         try {
           fs.writeSync(fd, w.content);
           const made = fs.fstatSync(fd);

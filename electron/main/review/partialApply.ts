@@ -172,7 +172,7 @@ export async function applyLines(copy: ReviewCopy, selections: readonly LineSele
     const modeChange = c.oldMode !== c.newMode ? c.newMode : null;
     const oid = deleted ? '' : blobOf(content, algo, made, known);
     applied.push({
-      path: c.path, before, content, read: mine.kind === 'file' ? { data: mine.data, st: mine.st } : null, baseBefore: c.status === 'added' ? null : { mode: c.oldMode, oid: c.oldOid },
+      path: c.path, before, content, read: mine.kind === 'file' ? mine : null, baseBefore: c.status === 'added' ? null : { mode: c.oldMode, oid: c.oldOid },
       after: deleted ? null : { mode: modeChange ?? before?.mode ?? c.newMode, oid },
       baseAfter: deleted ? null : { mode: modeChange ?? c.oldMode, oid: baseOut === out ? oid : blobOf(Buffer.from(baseOut.text, 'utf8'), algo, made, known) },
     });
