@@ -23,15 +23,12 @@ export async function runChild(cmd: string, args: readonly string[]): Promise<{ 
 }
 
 /** Runs a command, failing with what it said: "Berth could not <what>". */
-export async function runChecked(cmd: string, args: readonly string[], what: string): Promise<void> {
+export async function runChecked(cmd: string, args: readonly string[], what: string, hint = 'Check the free space in Berth’s data folder, then try again.'): Promise<void> {
   const { code, stderr } = await runChild(cmd, args);
-  if (code !== 0) throw new BerthError('review_failed', `Berth could not ${what}: ${stderr.trim() || `${cmd} exited ${code}`}.`, { hint: 'Check the free space in Berth’s data folder, then try again.' });
+  if (code !== 0) throw new BerthError('review_failed', `Berth could not ${what}: ${stderr.trim() || `${cmd} exited ${code}`}.`, { hint });
 }
 
 /** chown -R in a child process. -h: never through a link. */
-export async function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
-  const { code, stderr } = await runChild('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root]);
-  if (code !== 0) throw new BerthError('review_failed', `Berth could not hand the copy to the sandbox user: ${stderr.trim() || `chown exited ${code}`}.`, {
-    hint: 'Check that Berth can change owners in its data folder (it runs as root), then try again.',
-  });
+export function chownTree(root: string, owner: { uid: number; gid: number }): Promise<void> {
+  return runChecked('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, root], 'hand the copy to the sandbox user', 'Check that Berth can change owners in its data folder (it runs as root), then try again.');
 }
