@@ -60,9 +60,8 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
   // The sandbox user (1000) writes the copy, which starts as the folder's owner has it.
   const giveBack = () => execFileSync('chown', ['-R', '1000:1000', repo]);
   giveBack();
-  const peer = repo;
   const reset = () => {
-    git(peer, ['checkout', '--', '.']);
+    git(repo, ['checkout', '--', '.']);
     giveBack();
   };
 
@@ -94,7 +93,7 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
   let berthCpu = 0;
   for (let run = 0; run < runs; run++) {
     const g0 = performance.now();
-    git(peer, ['apply', patchFile]);
+    git(repo, ['apply', patchFile]);
     peerTimes.push(performance.now() - g0);
     reset();
 
@@ -109,7 +108,7 @@ export async function benchHunks(core: BerthCore, profile: string, root: string,
   }
   let peerCpu = 0;
   for (let run = 0; run < runs; run++) {
-    peerCpu += gitApplyCpuMs(peer, patchFile);
+    peerCpu += gitApplyCpuMs(repo, patchFile);
     reset();
   }
   const b = summarize(berth);
